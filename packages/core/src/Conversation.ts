@@ -1,0 +1,28 @@
+/** The one-to-one chat between the buyer of a request and the seller of an offer on it. */
+export interface Conversation {
+  readonly id: string
+  readonly offerId: string
+  readonly buyerId: string
+  readonly sellerId: string
+  readonly createdAt: Date
+  readonly lastMessageAt: Date | null
+}
+
+export interface Message {
+  readonly id: string
+  readonly conversationId: string
+  readonly senderId: string
+  readonly messageText: string
+  readonly clientId: string | null
+  readonly readAt: Date | null
+  readonly createdAt: Date
+}
+
+export const isParty = (conversation: Pick<Conversation, "buyerId" | "sellerId">, userId: string) =>
+  conversation.buyerId === userId || conversation.sellerId === userId
+
+/** The other party of a conversation, seen from one of its parties. */
+export const otherParty = (conversation: Pick<Conversation, "buyerId" | "sellerId">, userId: string) =>
+  conversation.buyerId === userId ? conversation.sellerId : conversation.buyerId
+
+export const MESSAGE_MAX_LENGTH = 4000

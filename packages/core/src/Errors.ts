@@ -1,0 +1,168 @@
+import { Data } from "effect"
+
+/** Every error code of the API (decisions.md section 6). */
+export type ErrorCode =
+  | "VALIDATION_ERROR"
+  | "UNAUTHORIZED"
+  | "INVALID_OTP"
+  | "OTP_EXPIRED"
+  | "OTP_ATTEMPTS_EXCEEDED"
+  | "INVALID_REFRESH_TOKEN"
+  | "FORBIDDEN"
+  | "SELLER_NOT_APPROVED"
+  | "NOT_FOUND"
+  | "PAYLOAD_TOO_LARGE"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "REQUEST_NOT_ACTIVE"
+  | "REQUEST_ALREADY_CLOSED"
+  | "DUPLICATE_PENDING_OFFER"
+  | "OFFER_ALREADY_ACCEPTED"
+  | "OFFER_NOT_PENDING"
+  | "CANNOT_OFFER_ON_OWN_REQUEST"
+  | "DEAL_NOT_ACTIVE"
+  | "REPORT_NOT_PENDING"
+  | "SELLER_PROFILE_EXISTS"
+  | "SELLER_PROFILE_NOT_PENDING"
+  | "CANNOT_REPORT_SELF"
+  | "RATE_LIMITED"
+  | "INTERNAL_ERROR"
+
+/** A field-level problem: a message key of the catalogue and its parameters, localized at the edge. */
+export interface FieldProblem {
+  readonly key: string
+  readonly params?: Readonly<Record<string, string | number>>
+}
+
+/** Input broke a rule; `details` maps a field name to its problems. */
+export class ValidationFailed extends Data.TaggedError("ValidationFailed")<{
+  readonly details: Readonly<Record<string, ReadonlyArray<FieldProblem>>>
+}> {
+  readonly code = "VALIDATION_ERROR" as const
+  /** A validation failure of one field with one problem. */
+  static field(field: string, key: string, params?: Record<string, string | number>) {
+    return new ValidationFailed({ details: { [field]: [params ? { key, params } : { key }] } })
+  }
+}
+
+export class Unauthorized extends Data.TaggedError("Unauthorized")<{}> {
+  readonly code = "UNAUTHORIZED" as const
+}
+export class InvalidOtp extends Data.TaggedError("InvalidOtp")<{}> {
+  readonly code = "INVALID_OTP" as const
+}
+export class OtpExpired extends Data.TaggedError("OtpExpired")<{}> {
+  readonly code = "OTP_EXPIRED" as const
+}
+export class OtpAttemptsExceeded extends Data.TaggedError("OtpAttemptsExceeded")<{}> {
+  readonly code = "OTP_ATTEMPTS_EXCEEDED" as const
+}
+export class InvalidRefreshToken extends Data.TaggedError("InvalidRefreshToken")<{}> {
+  readonly code = "INVALID_REFRESH_TOKEN" as const
+}
+/** The caller is known but may not do this. */
+export class Forbidden extends Data.TaggedError("Forbidden")<{}> {
+  readonly code = "FORBIDDEN" as const
+}
+export class SellerNotApproved extends Data.TaggedError("SellerNotApproved")<{}> {
+  readonly code = "SELLER_NOT_APPROVED" as const
+}
+/** No such resource (or not visible to the caller). `resource` names which, for logs. */
+export class NotFound extends Data.TaggedError("NotFound")<{ readonly resource: string }> {
+  readonly code = "NOT_FOUND" as const
+}
+export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{}> {
+  readonly code = "PAYLOAD_TOO_LARGE" as const
+}
+export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType")<{}> {
+  readonly code = "UNSUPPORTED_MEDIA_TYPE" as const
+}
+export class RequestNotActive extends Data.TaggedError("RequestNotActive")<{}> {
+  readonly code = "REQUEST_NOT_ACTIVE" as const
+}
+export class RequestAlreadyClosed extends Data.TaggedError("RequestAlreadyClosed")<{}> {
+  readonly code = "REQUEST_ALREADY_CLOSED" as const
+}
+export class DuplicatePendingOffer extends Data.TaggedError("DuplicatePendingOffer")<{}> {
+  readonly code = "DUPLICATE_PENDING_OFFER" as const
+}
+export class OfferAlreadyAccepted extends Data.TaggedError("OfferAlreadyAccepted")<{}> {
+  readonly code = "OFFER_ALREADY_ACCEPTED" as const
+}
+export class OfferNotPending extends Data.TaggedError("OfferNotPending")<{}> {
+  readonly code = "OFFER_NOT_PENDING" as const
+}
+export class CannotOfferOnOwnRequest extends Data.TaggedError("CannotOfferOnOwnRequest")<{}> {
+  readonly code = "CANNOT_OFFER_ON_OWN_REQUEST" as const
+}
+export class DealNotActive extends Data.TaggedError("DealNotActive")<{}> {
+  readonly code = "DEAL_NOT_ACTIVE" as const
+}
+export class ReportNotPending extends Data.TaggedError("ReportNotPending")<{}> {
+  readonly code = "REPORT_NOT_PENDING" as const
+}
+export class SellerProfileExists extends Data.TaggedError("SellerProfileExists")<{}> {
+  readonly code = "SELLER_PROFILE_EXISTS" as const
+}
+export class SellerProfileNotPending extends Data.TaggedError("SellerProfileNotPending")<{}> {
+  readonly code = "SELLER_PROFILE_NOT_PENDING" as const
+}
+export class CannotReportSelf extends Data.TaggedError("CannotReportSelf")<{}> {
+  readonly code = "CANNOT_REPORT_SELF" as const
+}
+export class RateLimited extends Data.TaggedError("RateLimited")<{ readonly retryAfterMs: number }> {
+  readonly code = "RATE_LIMITED" as const
+}
+
+/** Every error the domain and the application services raise on purpose. */
+export type DomainError =
+  | ValidationFailed
+  | Unauthorized
+  | InvalidOtp
+  | OtpExpired
+  | OtpAttemptsExceeded
+  | InvalidRefreshToken
+  | Forbidden
+  | SellerNotApproved
+  | NotFound
+  | PayloadTooLarge
+  | UnsupportedMediaType
+  | RequestNotActive
+  | RequestAlreadyClosed
+  | DuplicatePendingOffer
+  | OfferAlreadyAccepted
+  | OfferNotPending
+  | CannotOfferOnOwnRequest
+  | DealNotActive
+  | ReportNotPending
+  | SellerProfileExists
+  | SellerProfileNotPending
+  | CannotReportSelf
+  | RateLimited
+
+/** HTTP status of each code (decisions.md section 6). */
+export const statusOfCode: Readonly<Record<ErrorCode, number>> = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  INVALID_OTP: 401,
+  OTP_EXPIRED: 401,
+  OTP_ATTEMPTS_EXCEEDED: 401,
+  INVALID_REFRESH_TOKEN: 401,
+  FORBIDDEN: 403,
+  SELLER_NOT_APPROVED: 403,
+  NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  REQUEST_NOT_ACTIVE: 422,
+  REQUEST_ALREADY_CLOSED: 422,
+  DUPLICATE_PENDING_OFFER: 422,
+  OFFER_ALREADY_ACCEPTED: 422,
+  OFFER_NOT_PENDING: 422,
+  CANNOT_OFFER_ON_OWN_REQUEST: 422,
+  DEAL_NOT_ACTIVE: 422,
+  REPORT_NOT_PENDING: 422,
+  SELLER_PROFILE_EXISTS: 422,
+  SELLER_PROFILE_NOT_PENDING: 422,
+  CANNOT_REPORT_SELF: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500
+}

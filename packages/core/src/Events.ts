@@ -1,0 +1,27 @@
+import { Data } from "effect"
+
+/**
+ * Domain events raised by transitions. The server writes them to an outbox table in the same
+ * transaction as the change that raised them; notifications are derived from them.
+ */
+export type DomainEvent = Data.TaggedEnum<{
+  RequestCreated: { readonly requestId: string; readonly buyerId: string }
+  RequestClosed: { readonly requestId: string; readonly buyerId: string; readonly reason: "owner" | "accepted" }
+  OfferCreated: { readonly offerId: string; readonly requestId: string; readonly sellerId: string; readonly buyerId: string; readonly conversationId: string }
+  OfferWithdrawn: { readonly offerId: string; readonly requestId: string; readonly sellerId: string }
+  OfferRejected: { readonly offerId: string; readonly requestId: string; readonly sellerId: string }
+  OfferAccepted: { readonly offerId: string; readonly requestId: string; readonly sellerId: string; readonly buyerId: string; readonly dealId: string }
+  DealCreated: { readonly dealId: string; readonly requestId: string; readonly offerId: string; readonly buyerId: string; readonly sellerId: string }
+  DealCompleted: { readonly dealId: string; readonly buyerId: string; readonly sellerId: string }
+  DealCancelled: { readonly dealId: string; readonly buyerId: string; readonly sellerId: string; readonly reason: string }
+  RatingSubmitted: { readonly ratingId: string; readonly dealId: string; readonly sellerId: string; readonly rating: number }
+  ReportFiled: { readonly reportId: string; readonly reporterId: string; readonly reportedUserId: string }
+  ReportResolved: { readonly reportId: string; readonly action: string; readonly status: string }
+  SellerProfileApplied: { readonly profileId: string; readonly userId: string }
+  SellerProfileApproved: { readonly profileId: string; readonly userId: string }
+  SellerProfileRejected: { readonly profileId: string; readonly userId: string }
+  SellerSuspended: { readonly profileId: string; readonly userId: string }
+  MessageSent: { readonly messageId: string; readonly conversationId: string; readonly senderId: string; readonly recipientId: string }
+}>
+export const DomainEvent = Data.taggedEnum<DomainEvent>()
+export type DomainEventTag = DomainEvent["_tag"]

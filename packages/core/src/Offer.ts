@@ -1,0 +1,144 @@
+import { Either, Schema } from "effect"
+import type { BuyRequest } from "./BuyRequest.js"
+import { closeRequest } from "./BuyRequest.js"
+import type { Deal } from "./Deal.js"
+import {
+  CannotOfferOnOwnRequest,
+  DuplicatePendingOffer,
+  OfferAlreadyAccepted,
+  OfferNotPending,
+  RequestNotActive,
+  SellerNotApproved
+} from "./Errors.js"
+import { DomainEvent } from "./Events.js"
+import type { SellerProfile } from "./SellerProfile.js"
+import { moved, type Transition } from "./Transition.js"
+
+export const OfferStatus = Schema.Literal("pending", "accepted", "rejected", "withdrawn")
+export type OfferStatus = typeof OfferStatus.Type
+
+/** A seller's answer to a buy request. */
+export interface Offer {
+  readonly id: string
+  readonly requestId: string
+  readonly sellerId: string
+  readonly price: number
+  readonly availability: string
+  readonly conditionNotes: string | null
+  readonly warrantyNotes: string | null
+  readonly status: OfferStatus
+  readonly createdAt: Date
+}
+
+export type NewOffer = Omit<Offer, "status" | "createdAt">
+
+/**
+ * An approved seller offers on an active request of somebody else, when they have no pending offer on it.
+ * The conversation between buyer and seller is created with the offer.
+ */
+export const createOffer = (args: {
+  readonly input: NewOffer
+  readonly request: BuyRequest
+  readonly sellerProfile: Pick<SellerProfile, "status"> | null
+  readonly sellerHasPendingOffer: boolean
+  readonly conversationId: string
+  readonly now: Date
+}): Transition<
+  { readonly offer: Offer; readonly request: BuyRequest },
+  SellerNotApproved | RequestNotActive | CannotOfferOnOwnRequest | DuplicatePendingOffer
+> => {
+  const { input, request } = args
+  if (args.sellerProfile?.status !== "approved") return Either.left(new SellerNotApproved())
+  if (request.buyerId === input.sellerId) return Either.left(new CannotOfferOnOwnRequest())
+  if (request.status !== "active") return Either.left(new RequestNotActive())
+  if (args.sellerHasPendingOffer) return Either.left(new DuplicatePendingOffer())
+  const offer: Offer = { ...input, status: "pending", createdAt: args.now }
+  return moved({ offer, request: { ...request, offerCount: request.offerCount + 1 } }, [
+    DomainEvent.OfferCreated({
+      offerId: offer.id,
+      requestId: request.id,
+      sellerId: offer.sellerId,
+      buyerId: request.buyerId,
+      conversationId: args.conversationId
+    })
+  ])
+}
+
+/** The seller withdraws a pending offer; the request's offer count drops by one. */
+export const withdrawOffer = (
+  offer: Offer,
+  request: BuyRequest
+): Transition<{ readonly offer: Offer; readonly request: BuyRequest }, OfferAlreadyAccepted | OfferNotPending> => {
+  if (offer.status === "accepted") return Either.left(new OfferAlreadyAccepted())
+  if (offer.status !== "pending") return Either.left(new OfferNotPending())
+  return moved(
+    { offer: { ...offer, status: "withdrawn" }, request: { ...request, offerCount: Math.max(0, request.offerCount - 1) } },
+    [DomainEvent.OfferWithdrawn({ offerId: offer.id, requestId: offer.requestId, sellerId: offer.sellerId })]
+  )
+}
+
+/** Pending offers of a request become rejected (on accept of another offer, or when the owner closes it). */
+export const rejectPendingOffers = (offers: ReadonlyArray<Offer>, exceptOfferId?: string) => {
+  const rejected = offers
+    .filter((o) => o.status === "pending" && o.id !== exceptOfferId)
+    .map((o): Offer => ({ ...o, status: "rejected" }))
+  return {
+    rejected,
+    events: rejected.map((o) => DomainEvent.OfferRejected({ offerId: o.id, requestId: o.requestId, sellerId: o.sellerId }))
+  }
+}
+
+/**
+ * The buyer accepts a pending offer of an active request: a deal is made, the offer is accepted, every
+ * other pending offer is rejected and the request is closed — all in one transition.
+ */
+export const acceptOffer = (args: {
+  readonly offer: Offer
+  readonly request: BuyRequest
+  readonly otherOffers: ReadonlyArray<Offer>
+  readonly dealId: string
+  readonly conversationId: string
+  readonly now: Date
+}): Transition<
+  { readonly offer: Offer; readonly request: BuyRequest; readonly rejected: ReadonlyArray<Offer>; readonly deal: Deal },
+  OfferAlreadyAccepted | OfferNotPending | RequestNotActive
+> => {
+  const { offer, request, now } = args
+  if (offer.status === "accepted") return Either.left(new OfferAlreadyAccepted())
+  if (offer.status !== "pending") return Either.left(new OfferNotPending())
+  const closed = closeRequest(request, now, "accepted")
+  if (Either.isLeft(closed)) return Either.left(new RequestNotActive())
+  const { rejected, events: rejectedEvents } = rejectPendingOffers(args.otherOffers, offer.id)
+  const deal: Deal = {
+    id: args.dealId,
+    requestId: request.id,
+    offerId: offer.id,
+    buyerId: request.buyerId,
+    sellerId: offer.sellerId,
+    conversationId: args.conversationId,
+    status: "accepted",
+    createdAt: now,
+    completedAt: null,
+    cancelledAt: null,
+    cancelReason: null,
+    cancelDescription: null
+  }
+  return moved({ offer: { ...offer, status: "accepted" }, request: closed.right.state, rejected, deal }, [
+    DomainEvent.OfferAccepted({
+      offerId: offer.id,
+      requestId: request.id,
+      sellerId: offer.sellerId,
+      buyerId: request.buyerId,
+      dealId: deal.id
+    }),
+    DomainEvent.DealCreated({
+      dealId: deal.id,
+      requestId: request.id,
+      offerId: offer.id,
+      buyerId: deal.buyerId,
+      sellerId: deal.sellerId
+    }),
+    ...closed.right.events,
+    ...rejectedEvents
+  ])
+}

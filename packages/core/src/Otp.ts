@@ -1,0 +1,45 @@
+import { Either } from "effect"
+import { InvalidOtp, OtpAttemptsExceeded, OtpExpired } from "./Errors.js"
+
+export const OTP_TTL_MS = 10 * 60 * 1000
+export const OTP_MAX_ATTEMPTS = 3
+export const OTP_LENGTH = 6
+
+/** The one code outstanding for a phone number. Only a hash of the code is kept. */
+export interface OtpChallenge {
+  readonly phoneNumber: string
+  readonly codeHash: string
+  readonly expiresAt: Date
+  readonly attempts: number
+  readonly consumedAt: Date | null
+}
+
+export const issueOtp = (phoneNumber: string, codeHash: string, now: Date): OtpChallenge => ({
+  phoneNumber,
+  codeHash,
+  expiresAt: new Date(now.getTime() + OTP_TTL_MS),
+  attempts: 0,
+  consumedAt: null
+})
+
+export type OtpVerdict =
+  | { readonly _tag: "Accepted"; readonly challenge: OtpChallenge }
+  | { readonly _tag: "Rejected"; readonly challenge: OtpChallenge | null; readonly error: InvalidOtp | OtpExpired | OtpAttemptsExceeded }
+
+/**
+ * One verification attempt. Every attempt counts, the right code included, so the fourth attempt on a
+ * code fails even when it is right. A used code is as good as none.
+ */
+export const attemptOtp = (challenge: OtpChallenge | null, codeMatches: boolean, now: Date): OtpVerdict => {
+  if (challenge === null || challenge.consumedAt !== null) return { _tag: "Rejected", challenge, error: new InvalidOtp() }
+  if (challenge.attempts >= OTP_MAX_ATTEMPTS) return { _tag: "Rejected", challenge, error: new OtpAttemptsExceeded() }
+  if (challenge.expiresAt.getTime() <= now.getTime()) return { _tag: "Rejected", challenge, error: new OtpExpired() }
+  const counted = { ...challenge, attempts: challenge.attempts + 1 }
+  return codeMatches
+    ? { _tag: "Accepted", challenge: { ...counted, consumedAt: now } }
+    : { _tag: "Rejected", challenge: counted, error: new InvalidOtp() }
+}
+
+/** Convenience for callers that want an Either. */
+export const otpResult = (verdict: OtpVerdict) =>
+  verdict._tag === "Accepted" ? Either.right(verdict.challenge) : Either.left(verdict.error)

@@ -1,0 +1,47 @@
+import { Either } from "effect"
+import type { Deal } from "./Deal.js"
+import { ValidationFailed } from "./Errors.js"
+import { DomainEvent } from "./Events.js"
+import { moved, type Transition } from "./Transition.js"
+
+/** A buyer's rating of the seller of a completed deal. */
+export interface Rating {
+  readonly id: string
+  readonly dealId: string
+  readonly sellerId: string
+  readonly buyerId: string
+  readonly rating: number
+  readonly reviewText: string | null
+  readonly createdAt: Date
+}
+
+export const isValidRatingValue = (value: number) => Number.isInteger(value) && value >= 1 && value <= 5
+
+/**
+ * The buyer of a completed deal rates its seller once. The spec calls each broken rule a validation
+ * error, so each names the field it is about.
+ */
+export const rateDeal = (args: {
+  readonly id: string
+  readonly deal: Deal
+  readonly alreadyRated: boolean
+  readonly rating: number
+  readonly reviewText: string | null
+  readonly now: Date
+}): Transition<Rating, ValidationFailed> => {
+  if (!isValidRatingValue(args.rating)) return Either.left(ValidationFailed.field("rating", "rating_range"))
+  if (args.deal.status !== "completed") return Either.left(ValidationFailed.field("deal_id", "deal_not_completed"))
+  if (args.alreadyRated) return Either.left(ValidationFailed.field("deal_id", "deal_already_rated"))
+  const rating: Rating = {
+    id: args.id,
+    dealId: args.deal.id,
+    sellerId: args.deal.sellerId,
+    buyerId: args.deal.buyerId,
+    rating: args.rating,
+    reviewText: args.reviewText,
+    createdAt: args.now
+  }
+  return moved(rating, [
+    DomainEvent.RatingSubmitted({ ratingId: rating.id, dealId: rating.dealId, sellerId: rating.sellerId, rating: rating.rating })
+  ])
+}

@@ -1,0 +1,48 @@
+import { Either, Schema } from "effect"
+import { CannotReportSelf, ReportNotPending } from "./Errors.js"
+import { DomainEvent } from "./Events.js"
+import { moved, type Transition } from "./Transition.js"
+import type { ReportReason, ResolveAction } from "./Values.js"
+
+export const ReportStatus = Schema.Literal("pending", "resolved", "dismissed")
+export type ReportStatus = typeof ReportStatus.Type
+
+/** A user's report about a seller. */
+export interface Report {
+  readonly id: string
+  readonly reporterId: string
+  readonly reportedUserId: string
+  readonly dealId: string | null
+  readonly reason: ReportReason
+  readonly description: string | null
+  readonly status: ReportStatus
+  readonly action: ResolveAction | null
+  readonly resolutionNotes: string | null
+  readonly resolvedAt: Date | null
+  readonly createdAt: Date
+}
+
+export type NewReport = Pick<Report, "id" | "reporterId" | "reportedUserId" | "dealId" | "reason" | "description">
+
+/** A user files a report about somebody else; it starts pending. */
+export const fileReport = (input: NewReport, now: Date): Transition<Report, CannotReportSelf> =>
+  input.reporterId === input.reportedUserId
+    ? Either.left(new CannotReportSelf())
+    : moved(
+        { ...input, status: "pending", action: null, resolutionNotes: null, resolvedAt: null, createdAt: now },
+        [DomainEvent.ReportFiled({ reportId: input.id, reporterId: input.reporterId, reportedUserId: input.reportedUserId })]
+      )
+
+/** An admin resolves a pending report: `dismiss` dismisses it, `warn` and `suspend_seller` resolve it. */
+export const resolveReport = (
+  report: Report,
+  action: ResolveAction,
+  notes: string | null,
+  now: Date
+): Transition<Report, ReportNotPending> => {
+  if (report.status !== "pending") return Either.left(new ReportNotPending())
+  const status = action === "dismiss" ? "dismissed" : "resolved"
+  return moved({ ...report, status, action, resolutionNotes: notes, resolvedAt: now }, [
+    DomainEvent.ReportResolved({ reportId: report.id, action, status })
+  ])
+}

@@ -1,0 +1,63 @@
+import { Either, Schema } from "effect"
+import { SellerProfileExists, SellerProfileNotPending } from "./Errors.js"
+import { DomainEvent } from "./Events.js"
+import { moved, type Transition } from "./Transition.js"
+
+export const SellerProfileStatus = Schema.Literal("pending", "approved", "rejected", "suspended")
+export type SellerProfileStatus = typeof SellerProfileStatus.Type
+
+/** A user's application to sell, and once approved their public seller identity. */
+export interface SellerProfile {
+  readonly id: string
+  readonly userId: string
+  readonly status: SellerProfileStatus
+  readonly businessName: string
+  readonly locationDistrict: string
+  readonly locationCity: string | null
+  readonly bio: string | null
+  readonly ratingAvg: number
+  readonly ratingCount: number
+  readonly createdAt: Date
+  readonly approvedAt: Date | null
+}
+
+export type NewSellerProfile = Pick<SellerProfile, "id" | "userId" | "businessName" | "locationDistrict" | "locationCity" | "bio">
+
+/** A user with no profile applies; the application is pending. */
+export const applyForSellerProfile = (
+  input: NewSellerProfile,
+  existing: SellerProfile | null,
+  now: Date
+): Transition<SellerProfile, SellerProfileExists> =>
+  existing !== null
+    ? Either.left(new SellerProfileExists())
+    : moved({ ...input, status: "pending", ratingAvg: 0, ratingCount: 0, createdAt: now, approvedAt: null }, [
+        DomainEvent.SellerProfileApplied({ profileId: input.id, userId: input.userId })
+      ])
+
+/** An admin approves a pending application. */
+export const approveSellerProfile = (profile: SellerProfile, now: Date): Transition<SellerProfile, SellerProfileNotPending> =>
+  profile.status !== "pending"
+    ? Either.left(new SellerProfileNotPending())
+    : moved({ ...profile, status: "approved", approvedAt: now }, [
+        DomainEvent.SellerProfileApproved({ profileId: profile.id, userId: profile.userId })
+      ])
+
+/** An admin rejects a pending application. */
+export const rejectSellerProfile = (profile: SellerProfile): Transition<SellerProfile, SellerProfileNotPending> =>
+  profile.status !== "pending"
+    ? Either.left(new SellerProfileNotPending())
+    : moved({ ...profile, status: "rejected" }, [
+        DomainEvent.SellerProfileRejected({ profileId: profile.id, userId: profile.userId })
+      ])
+
+/** A report resolved with `suspend_seller` suspends the profile, whatever state it was in. */
+export const suspendSellerProfile = (profile: SellerProfile): Transition<SellerProfile, never> =>
+  moved({ ...profile, status: "suspended" }, [DomainEvent.SellerSuspended({ profileId: profile.id, userId: profile.userId })])
+
+/** The new average (2 decimals) and count after one more rating. */
+export const addRating = (profile: Pick<SellerProfile, "ratingAvg" | "ratingCount">, rating: number) => {
+  const count = profile.ratingCount + 1
+  const avg = Math.round(((profile.ratingAvg * profile.ratingCount + rating) / count) * 100) / 100
+  return { ratingAvg: avg, ratingCount: count }
+}

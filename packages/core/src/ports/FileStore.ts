@@ -1,0 +1,15 @@
+import { Context, type Effect, type Option } from "effect"
+
+export interface StoredFile {
+  readonly bytes: Uint8Array
+  readonly contentType: string
+}
+
+/** Port: stores uploaded files under server-made keys. Adapters: local disk under DATA_DIR, in-memory. */
+export class FileStore extends Context.Tag("@talab/core/FileStore")<
+  FileStore,
+  {
+    readonly put: (key: string, file: StoredFile) => Effect.Effect<void>
+    readonly get: (key: string) => Effect.Effect<Option.Option<StoredFile>>
+  }
+>() {}

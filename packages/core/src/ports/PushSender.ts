@@ -1,0 +1,34 @@
+import { Context, Data, type Effect } from "effect"
+import type { Platform } from "../Values.js"
+
+export type PushType = "offer_created" | "offer_accepted" | "message" | "rating_prompt"
+
+/** One notification to one device. */
+export interface Push {
+  readonly userId: string
+  readonly platform: Platform
+  readonly pushToken: string
+  readonly type: PushType
+  readonly title: string
+  readonly body: string
+  readonly data: Readonly<Record<string, string>>
+}
+
+/** What the provider said about one push. */
+export type PushOutcome = Data.TaggedEnum<{
+  /** Accepted by the provider. */
+  Delivered: {}
+  /** The provider no longer knows this device token: delete it. */
+  Unregistered: {}
+  /** A transient failure (rate limit, 5xx, network): try again later. */
+  Retryable: { readonly reason: string; readonly retryAfterMs?: number }
+  /** A permanent failure for this push (bad payload, auth): do not retry. */
+  Failed: { readonly reason: string }
+}>
+export const PushOutcome = Data.taggedEnum<PushOutcome>()
+
+/** Port: delivers push notifications. Adapters: log, FCM HTTP v1, APNs, in-memory (testkit). */
+export class PushSender extends Context.Tag("@talab/core/PushSender")<
+  PushSender,
+  { readonly send: (push: Push) => Effect.Effect<PushOutcome> }
+>() {}

@@ -1,0 +1,150 @@
+import { Context, type Effect, type Option } from "effect"
+import type { BuyRequest } from "../BuyRequest.js"
+import type { Conversation, Message } from "../Conversation.js"
+import type { Deal } from "../Deal.js"
+import type { DomainEvent } from "../Events.js"
+import type { Offer } from "../Offer.js"
+import type { OtpChallenge } from "../Otp.js"
+import type { Rating } from "../Rating.js"
+import type { Report } from "../Report.js"
+import type { SellerProfile } from "../SellerProfile.js"
+import type { DeviceToken, Session, User } from "../User.js"
+
+/*
+ * Write-side repositories, one per aggregate. `lock` reads a row for update inside the current
+ * transaction, so two racing transitions on it are serialised. Read models (list and detail views)
+ * are queries of the adapter, not ports.
+ */
+
+/** Runs an effect atomically: every repository call inside it commits together or not at all. */
+export class Transactor extends Context.Tag("@talab/core/Transactor")<
+  Transactor,
+  { readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> }
+>() {}
+
+export class UserRepo extends Context.Tag("@talab/core/UserRepo")<
+  UserRepo,
+  {
+    readonly findById: (id: string) => Effect.Effect<Option.Option<User>>
+    readonly findByPhone: (phoneNumber: string) => Effect.Effect<Option.Option<User>>
+    /** Inserts the user unless the phone number exists; answers the stored user either way. */
+    readonly insertOrGet: (user: User) => Effect.Effect<User>
+    readonly update: (user: User) => Effect.Effect<void>
+  }
+>() {}
+
+export class SessionRepo extends Context.Tag("@talab/core/SessionRepo")<
+  SessionRepo,
+  {
+    readonly insert: (session: Session) => Effect.Effect<void>
+    readonly findById: (id: string) => Effect.Effect<Option.Option<Session>>
+    readonly revoke: (id: string, at: Date) => Effect.Effect<void>
+  }
+>() {}
+
+export class OtpRepo extends Context.Tag("@talab/core/OtpRepo")<
+  OtpRepo,
+  {
+    /** Replaces any code outstanding for the phone number. */
+    readonly replace: (challenge: OtpChallenge) => Effect.Effect<void>
+    readonly lock: (phoneNumber: string) => Effect.Effect<Option.Option<OtpChallenge>>
+    readonly save: (challenge: OtpChallenge) => Effect.Effect<void>
+  }
+>() {}
+
+export class DeviceTokenRepo extends Context.Tag("@talab/core/DeviceTokenRepo")<
+  DeviceTokenRepo,
+  {
+    /** Registers a push token; an existing one moves to this user. Answers the stored row. */
+    readonly upsert: (token: DeviceToken) => Effect.Effect<DeviceToken>
+    readonly listByUser: (userId: string) => Effect.Effect<ReadonlyArray<DeviceToken>>
+    readonly removeForUser: (userId: string, pushToken: string) => Effect.Effect<void>
+    readonly removeToken: (pushToken: string) => Effect.Effect<void>
+  }
+>() {}
+
+export class SellerProfileRepo extends Context.Tag("@talab/core/SellerProfileRepo")<
+  SellerProfileRepo,
+  {
+    readonly insert: (profile: SellerProfile) => Effect.Effect<void>
+    readonly findById: (id: string) => Effect.Effect<Option.Option<SellerProfile>>
+    readonly findByUserId: (userId: string) => Effect.Effect<Option.Option<SellerProfile>>
+    readonly lock: (id: string) => Effect.Effect<Option.Option<SellerProfile>>
+    readonly lockByUserId: (userId: string) => Effect.Effect<Option.Option<SellerProfile>>
+    readonly update: (profile: SellerProfile) => Effect.Effect<void>
+  }
+>() {}
+
+export class RequestRepo extends Context.Tag("@talab/core/RequestRepo")<
+  RequestRepo,
+  {
+    readonly insert: (request: BuyRequest) => Effect.Effect<void>
+    readonly findById: (id: string) => Effect.Effect<Option.Option<BuyRequest>>
+    readonly lock: (id: string) => Effect.Effect<Option.Option<BuyRequest>>
+    readonly update: (request: BuyRequest) => Effect.Effect<void>
+  }
+>() {}
+
+export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
+  OfferRepo,
+  {
+    readonly insert: (offer: Offer) => Effect.Effect<void>
+    readonly findById: (id: string) => Effect.Effect<Option.Option<Offer>>
+    readonly lock: (id: string) => Effect.Effect<Option.Option<Offer>>
+    readonly listByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>
+    readonly hasPendingOffer: (requestId: string, sellerId: string) => Effect.Effect<boolean>
+    readonly updateStatus: (offers: ReadonlyArray<Pick<Offer, "id" | "status">>) => Effect.Effect<void>
+  }
+>() {}
+
+export class DealRepo extends Context.Tag("@talab/core/DealRepo")<
+  DealRepo,
+  {
+    readonly insert: (deal: Deal) => Effect.Effect<void>
+    readonly findById: (id: string) => Effect.Effect<Option.Option<Deal>>
+    readonly lock: (id: string) => Effect.Effect<Option.Option<Deal>>
+    readonly update: (deal: Deal) => Effect.Effect<void>
+  }
+>() {}
+
+export class RatingRepo extends Context.Tag("@talab/core/RatingRepo")<
+  RatingRepo,
+  {
+    readonly insert: (rating: Rating) => Effect.Effect<void>
+    readonly existsForDeal: (dealId: string) => Effect.Effect<boolean>
+  }
+>() {}
+
+export class ReportRepo extends Context.Tag("@talab/core/ReportRepo")<
+  ReportRepo,
+  {
+    readonly insert: (report: Report) => Effect.Effect<void>
+    readonly lock: (id: string) => Effect.Effect<Option.Option<Report>>
+    readonly update: (report: Report) => Effect.Effect<void>
+  }
+>() {}
+
+export class ConversationRepo extends Context.Tag("@talab/core/ConversationRepo")<
+  ConversationRepo,
+  {
+    readonly insert: (conversation: Conversation) => Effect.Effect<void>
+    readonly findById: (id: string) => Effect.Effect<Option.Option<Conversation>>
+    readonly findByOfferId: (offerId: string) => Effect.Effect<Option.Option<Conversation>>
+    readonly touch: (id: string, at: Date) => Effect.Effect<void>
+  }
+>() {}
+
+export class MessageRepo extends Context.Tag("@talab/core/MessageRepo")<
+  MessageRepo,
+  {
+    /** Stores a message; with a client id, a second store by the same sender answers the first message. */
+    readonly insertOnce: (message: Message) => Effect.Effect<{ readonly message: Message; readonly created: boolean }>
+    readonly markRead: (conversationId: string, readerId: string, at: Date) => Effect.Effect<number>
+  }
+>() {}
+
+/** Appends domain events to the outbox, in the caller's transaction. */
+export class EventOutbox extends Context.Tag("@talab/core/EventOutbox")<
+  EventOutbox,
+  { readonly append: (events: ReadonlyArray<DomainEvent>, at: Date) => Effect.Effect<void> }
+>() {}

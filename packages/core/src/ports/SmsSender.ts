@@ -1,0 +1,20 @@
+import { Context, Data, type Effect } from "effect"
+
+/** One text message to a phone number. `code` is the one-time code it carries, when it carries one. */
+export interface Sms {
+  readonly to: string
+  readonly body: string
+  readonly code?: string
+}
+
+export class SmsDeliveryFailed extends Data.TaggedError("SmsDeliveryFailed")<{
+  readonly reason: string
+  readonly status?: number
+  readonly providerCode?: string | number
+}> {}
+
+/** Port: sends SMS. Adapters: console (logs), Twilio, in-memory (testkit). */
+export class SmsSender extends Context.Tag("@talab/core/SmsSender")<
+  SmsSender,
+  { readonly send: (sms: Sms) => Effect.Effect<void, SmsDeliveryFailed> }
+>() {}

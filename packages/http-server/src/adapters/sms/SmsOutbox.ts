@@ -1,0 +1,45 @@
+import { appendFile, mkdir } from "node:fs/promises"
+import { dirname } from "node:path"
+import { SmsSender } from "@talab/core"
+import { Clock, type Context, Effect, Layer } from "effect"
+
+type SmsSenderService = Context.Tag.Service<SmsSender>
+
+/**
+ * Decorates an SmsSender so that every SMS it sends successfully is appended to `path` as one JSON line
+ * `{"to","body","code","sent_at"}` (`code` is the one-time code or null, `sent_at` ISO 8601 from Effect's Clock).
+ *
+ * Appends of one decorated sender are serialized, so lines never interleave. Give each file one decorator.
+ */
+export const withOutboxFile =
+  (path: string) =>
+  (inner: SmsSenderService): Effect.Effect<SmsSenderService> =>
+    Effect.gen(function* () {
+      const writeLock = yield* Effect.makeSemaphore(1)
+      const appendLine = (line: string) =>
+        Effect.tryPromise(async () => {
+          await mkdir(dirname(path), { recursive: true })
+          await appendFile(path, line, "utf8")
+        }).pipe(
+          writeLock.withPermits(1),
+          // The SMS has already gone out; a failed outbox write must not turn it into a delivery failure.
+          Effect.catchAll((error) => Effect.logError("SMS outbox append failed", error).pipe(Effect.annotateLogs({ path })))
+        )
+
+      return SmsSender.of({
+        send: (sms) =>
+          Effect.gen(function* () {
+            yield* inner.send(sms)
+            const sentAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+            const record = { to: sms.to, body: sms.body, code: sms.code ?? null, sent_at: sentAt }
+            yield* appendLine(`${JSON.stringify(record)}\n`)
+          })
+      })
+    })
+
+/**
+ * Layer that replaces the SmsSender below it with one that also writes the outbox file.
+ * Use as `SmsOutbox.layer(path).pipe(Layer.provide(ConsoleSms.layer()))`.
+ */
+export const layer = (path: string): Layer.Layer<SmsSender, never, SmsSender> =>
+  Layer.effect(SmsSender, Effect.flatMap(SmsSender, withOutboxFile(path)))
