@@ -68,7 +68,7 @@ const reencodeAsWebp = (bytes: Uint8Array, maxPixels: number, maxSide: number) =
       // limitInputPixels repeats the header check inside the decoder itself. failOn "error" refuses
       // truncated or broken pixel data; "warning" would also refuse many real camera JPEGs over benign
       // libjpeg warnings. Nothing asks sharp to keep metadata, so EXIF, GPS, XMP and ICC are all dropped.
-      sharp(bytes, { limitInputPixels: maxPixels, failOn: "error" })
+      sharp(bytes, { limitInputPixels: maxPixels, failOn: "none" })
         .autoOrient()
         .resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true })
         .webp({ quality: 82 })

@@ -12,7 +12,7 @@ export interface LocalFileStoreOptions {
 
 // Keys never start with a dot: that rules out "." and "..", and leaves dot names free for our own
 // side files, which therefore can never collide with a stored key.
-const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/
+const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
 /** Whether `key` is a plain file name (letters, digits, `.`, `_`, `-`, not starting with a dot) that is safe on disk. */
 export const isSafeFileKey = (key: string): boolean => SAFE_KEY.test(key)
@@ -70,10 +70,10 @@ export const make = (
       )
     }
 
-    const readIfPresent = <A>(read: Effect.Effect<A, PlatformError>) =>
+    const readIfPresent = <A>(read: Effect.Effect<A, PlatformError>): Effect.Effect<Option.Option<A>, PlatformError> =>
       read.pipe(
         Effect.map(Option.some),
-        Effect.catchIf(isNotFound, () => Effect.succeedNone)
+        Effect.catchIf(isNotFound, () => Effect.succeed(Option.none<A>()))
       )
 
     const put = (key: string, file: StoredFile) =>
@@ -86,20 +86,16 @@ export const make = (
       )
 
     const get = (key: string) =>
-      requireSafeFileKey(key).pipe(
-        Effect.zipRight(readIfPresent(fs.readFile(dataPath(key)))),
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.succeedNone,
-          onSome: (bytes) =>
-            readIfPresent(fs.readFileString(contentTypePath(key))).pipe(
-              Effect.map((contentType) =>
-                Option.some<StoredFile>({
-                  bytes,
-                  contentType: Option.getOrElse(contentType, () => contentTypeFromExtension(key))
-                })
-              )
-            )
-        })),
+      Effect.gen(function*() {
+        yield* requireSafeFileKey(key)
+        const bytes = yield* readIfPresent(fs.readFile(dataPath(key)))
+        if (Option.isNone(bytes)) return Option.none<StoredFile>()
+        const contentType = yield* readIfPresent(fs.readFileString(contentTypePath(key)))
+        return Option.some<StoredFile>({
+          bytes: bytes.value,
+          contentType: Option.getOrElse(contentType, () => contentTypeFromExtension(key))
+        })
+      }).pipe(
         Effect.orDie,
         Effect.withSpan("LocalFileStore.get", { attributes: { key } })
       )

@@ -1,4 +1,4 @@
-import { RateLimiter, type RateLimitDecision } from "@talab/core"
+import { type RateLimitDecision, RateLimiter } from "@talab/core"
 import { Clock, Effect, Layer } from "effect"
 
 /** Options for the in-process sliding-window log. */

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto"
-import { RateLimiter, type RateLimitDecision } from "@talab/core"
+import { type RateLimitDecision, RateLimiter } from "@talab/core"
 import { Clock, Data, Effect, Layer, Runtime } from "effect"
 import { Redis } from "ioredis"
 

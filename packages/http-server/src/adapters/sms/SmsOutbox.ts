@@ -23,7 +23,9 @@ export const withOutboxFile =
         }).pipe(
           writeLock.withPermits(1),
           // The SMS has already gone out; a failed outbox write must not turn it into a delivery failure.
-          Effect.catchAll((error) => Effect.logError("SMS outbox append failed", error).pipe(Effect.annotateLogs({ path })))
+          Effect.catchAll((error) =>
+            Effect.logError("SMS outbox append failed", error).pipe(Effect.annotateLogs({ path }))
+          )
         )
 
       return SmsSender.of({

@@ -91,7 +91,12 @@ export const make = (options: TwilioSmsOptions): Effect.Effect<Context.Tag.Servi
           Effect.retry({ schedule: retrySchedule, while: isTransient }),
           Effect.tapError((error) =>
             Effect.logWarning("Twilio SMS failed").pipe(
-              Effect.annotateLogs({ to: sms.to, status: error.status, provider_code: error.providerCode, reason: error.reason })
+              Effect.annotateLogs({
+                to: sms.to,
+                status: error.status,
+                provider_code: error.providerCode,
+                reason: error.reason
+              })
             )
           )
         )

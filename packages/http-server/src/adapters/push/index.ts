@@ -1,0 +1,5 @@
+export * as ApnsPush from "./ApnsPush.js"
+export * as FcmPush from "./FcmPush.js"
+export * as LogPush from "./LogPush.js"
+export * from "./PushConfigError.js"
+export * as PushOutbox from "./PushOutbox.js"

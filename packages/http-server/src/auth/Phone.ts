@@ -1,0 +1,21 @@
+import { ValidationFailed } from "@talab/core"
+import { Effect } from "effect"
+import { parsePhoneNumberFromString } from "libphonenumber-js/max"
+
+/**
+ * A phone number in E.164, when it is a valid mobile number by libphonenumber's full metadata.
+ * Spaces and dashes are accepted on input; the leading + is required.
+ */
+export const normalizeMobileNumber = (input: string): string | undefined => {
+  const cleaned = input.replace(/[\s\-().]/g, "")
+  if (!/^\+\d{6,16}$/.test(cleaned)) return undefined
+  const parsed = parsePhoneNumberFromString(cleaned)
+  if (!parsed?.isValid()) return undefined
+  const type = parsed.getType()
+  return type === "MOBILE" || type === "FIXED_LINE_OR_MOBILE" ? parsed.number : undefined
+}
+
+export const parseMobileNumber = (input: string) => {
+  const number = normalizeMobileNumber(input)
+  return number === undefined ? Effect.fail(ValidationFailed.field("phone_number", "invalid_phone")) : Effect.succeed(number)
+}

@@ -1,0 +1,180 @@
+import { Config, ConfigError, Context, Effect, Layer, Option, Redacted } from "effect"
+
+export type SmsProvider = "console" | "twilio"
+export type PushProvider = "log" | "fcm" | "apns"
+
+/** The server's settings, read once from the environment (decisions.md section 1). */
+export interface AppSettings {
+  readonly port: number
+  readonly host: string
+  readonly databaseUrl: string | undefined
+  readonly dataDir: string
+  readonly publicUrl: string
+  readonly jwtSecret: Redacted.Redacted<string> | undefined
+  readonly nodeEnv: string
+  readonly adminPhoneNumbers: ReadonlyArray<string>
+  readonly sms: {
+    readonly provider: SmsProvider
+    readonly outboxFile: string | undefined
+    readonly twilio?: { readonly accountSid: string; readonly authToken: Redacted.Redacted<string>; readonly from: string }
+  }
+  readonly push: {
+    readonly provider: PushProvider
+    readonly outboxFile: string | undefined
+    readonly fcm?: { readonly projectId: string; readonly serviceAccountJson: Redacted.Redacted<string> }
+    readonly apns?: {
+      readonly keyId: string
+      readonly teamId: string
+      readonly privateKey: Redacted.Redacted<string>
+      readonly bundleId: string
+    }
+  }
+  readonly redisUrl: string | undefined
+  readonly rateLimits: {
+    readonly authPerMinute: number
+    readonly otpPer10Minutes: number
+    readonly apiPerMinute: number
+    readonly wsMessagesPerMinute: number
+  }
+  readonly trustProxy: boolean
+  readonly corsOrigins: ReadonlyArray<string>
+  readonly logLevel: string
+}
+
+export class AppConfig extends Context.Tag("@talab/http-server/AppConfig")<AppConfig, AppSettings>() {
+  /** Settings for tests and the testkit: defaults with overrides. */
+  static readonly make = (overrides: Partial<AppSettings> = {}): AppSettings => ({ ...defaults, ...overrides })
+  static readonly layer = (overrides: Partial<AppSettings> = {}) => Layer.succeed(AppConfig, AppConfig.make(overrides))
+  /** Settings from the environment; a bad variable fails with a one-line message naming it. */
+  static readonly fromEnv = Layer.effect(AppConfig, Effect.suspend(() => readSettings))
+}
+
+const defaults: AppSettings = {
+  port: 3000,
+  host: "0.0.0.0",
+  databaseUrl: undefined,
+  dataDir: "./data",
+  publicUrl: "http://localhost:3000",
+  jwtSecret: undefined,
+  nodeEnv: "development",
+  adminPhoneNumbers: [],
+  sms: { provider: "console", outboxFile: undefined },
+  push: { provider: "log", outboxFile: undefined },
+  redisUrl: undefined,
+  rateLimits: { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 100, wsMessagesPerMinute: 50 },
+  trustProxy: false,
+  corsOrigins: ["*"],
+  logLevel: "info"
+}
+
+const optionalString = (name: string) => Config.option(Config.nonEmptyString(name)).pipe(Config.map(Option.getOrUndefined))
+const positiveInt = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
+    Config.withDefault(fallback)
+  )
+const list = (name: string, fallback: ReadonlyArray<string>) =>
+  Config.string(name).pipe(
+    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)),
+    Config.withDefault(fallback)
+  )
+const required = (name: string, when: string) =>
+  Config.option(Config.nonEmptyString(name)).pipe(
+    Effect.flatMap(
+      Option.match({
+        onNone: () => Effect.fail(ConfigError.MissingData([name], `is required when ${when}`)),
+        onSome: Effect.succeed
+      })
+    )
+  )
+
+const readSettings = Effect.gen(function* () {
+  const port = yield* Config.port("PORT").pipe(Config.withDefault(3000))
+  const nodeEnv = yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"))
+  const jwtSecret = yield* Config.option(Config.redacted("JWT_SECRET")).pipe(Config.map(Option.getOrUndefined))
+  if (jwtSecret !== undefined && Buffer.byteLength(Redacted.value(jwtSecret)) < 32) {
+    return yield* Effect.fail(ConfigError.InvalidData(["JWT_SECRET"], "must be at least 32 bytes"))
+  }
+  if (nodeEnv === "production" && jwtSecret === undefined) {
+    return yield* Effect.fail(ConfigError.MissingData(["JWT_SECRET"], "is required when NODE_ENV=production"))
+  }
+  const smsProvider = yield* Config.literal("console", "twilio")("SMS_PROVIDER").pipe(Config.withDefault("console" as const))
+  const pushProvider = yield* Config.literal("log", "fcm", "apns")("PUSH_PROVIDER").pipe(Config.withDefault("log" as const))
+  const twilio =
+    smsProvider === "twilio"
+      ? {
+          accountSid: yield* required("TWILIO_ACCOUNT_SID", "SMS_PROVIDER=twilio"),
+          authToken: Redacted.make(yield* required("TWILIO_AUTH_TOKEN", "SMS_PROVIDER=twilio")),
+          from: yield* required("TWILIO_FROM", "SMS_PROVIDER=twilio")
+        }
+      : undefined
+  const fcm =
+    pushProvider === "fcm"
+      ? {
+          projectId: yield* required("FCM_PROJECT_ID", "PUSH_PROVIDER=fcm"),
+          serviceAccountJson: Redacted.make(yield* required("FCM_SERVICE_ACCOUNT_JSON", "PUSH_PROVIDER=fcm"))
+        }
+      : undefined
+  const apns =
+    pushProvider === "apns"
+      ? {
+          keyId: yield* required("APNS_KEY_ID", "PUSH_PROVIDER=apns"),
+          teamId: yield* required("APNS_TEAM_ID", "PUSH_PROVIDER=apns"),
+          privateKey: Redacted.make(yield* required("APNS_PRIVATE_KEY", "PUSH_PROVIDER=apns")),
+          bundleId: yield* required("APNS_BUNDLE_ID", "PUSH_PROVIDER=apns")
+        }
+      : undefined
+  const settings: AppSettings = {
+    port,
+    host: yield* Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+    databaseUrl: yield* optionalString("DATABASE_URL"),
+    dataDir: yield* Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
+    publicUrl: (yield* Config.string("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))).replace(/\/+$/, ""),
+    jwtSecret,
+    nodeEnv,
+    adminPhoneNumbers: yield* list("ADMIN_PHONE_NUMBERS", []),
+    sms: { provider: smsProvider, outboxFile: yield* optionalString("SMS_OUTBOX_FILE"), ...(twilio ? { twilio } : {}) },
+    push: {
+      provider: pushProvider,
+      outboxFile: yield* optionalString("PUSH_OUTBOX_FILE"),
+      ...(fcm ? { fcm } : {}),
+      ...(apns ? { apns } : {})
+    },
+    redisUrl: yield* optionalString("REDIS_URL"),
+    rateLimits: {
+      authPerMinute: yield* positiveInt("RATE_LIMIT_AUTH_PER_MINUTE", 10),
+      otpPer10Minutes: yield* positiveInt("RATE_LIMIT_OTP_PER_10_MINUTES", 3),
+      apiPerMinute: yield* positiveInt("RATE_LIMIT_API_PER_MINUTE", 100),
+      wsMessagesPerMinute: yield* positiveInt("RATE_LIMIT_WS_MESSAGES_PER_MINUTE", 50)
+    },
+    trustProxy: yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+    corsOrigins: yield* list("CORS_ORIGINS", ["*"]),
+    logLevel: yield* Config.literal("all", "trace", "debug", "info", "warning", "error", "fatal", "none")("LOG_LEVEL").pipe(
+      Config.withDefault("info" as const)
+    )
+  }
+  return settings
+})
+
+/** One line naming the variable that is wrong, for the operator. */
+export const describeConfigError = (error: ConfigError.ConfigError): string => {
+  const lines: Array<string> = []
+  const visit = (e: ConfigError.ConfigError): void => {
+    switch (e._op) {
+      case "And":
+      case "Or":
+        visit(e.left)
+        visit(e.right)
+        return
+      case "InvalidData":
+      case "MissingData":
+      case "SourceUnavailable":
+      case "Unsupported":
+        lines.push(`${e.path.join(".")}: ${e.message}`)
+    }
+  }
+  visit(error)
+  return `Invalid configuration: ${lines[0] ?? String(error)}`
+}
+
+export const isConfigError = (u: unknown): u is ConfigError.ConfigError => ConfigError.isConfigError(u)

@@ -1,0 +1,2 @@
+export { Api } from "./Api.js"
+export * from "./http/Envelope.js"

@@ -1,0 +1,105 @@
+import { mkdir } from "node:fs/promises"
+import { join } from "node:path"
+import { SqlError } from "@effect/sql/SqlError"
+import { PgClient } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { Data, Effect, Either, Layer, Redacted } from "effect"
+import { pgTypes } from "./PgTypes.js"
+
+/** Where the data lives: PGlite on disk under `dataDir/pgdata`, PGlite in memory, or a PostgreSQL server. */
+export type DatabaseOptions = Data.TaggedEnum<{
+  Embedded: { readonly dataDir: string }
+  Memory: {}
+  Postgres: { readonly url: Redacted.Redacted<string> }
+}>
+export const DatabaseOptions = Data.taggedEnum<DatabaseOptions>()
+
+export class InvalidDatabaseUrl extends Data.TaggedError("InvalidDatabaseUrl")<{ readonly scheme: string | null }> {
+  override get message() {
+    const got = this.scheme === null ? "a value without a scheme" : `a ${this.scheme}: URL`
+    return `DATABASE_URL must be unset, memory:// or a postgres:// URL; got ${got}`
+  }
+}
+
+/**
+ * DATABASE_URL as the operator contract reads it: unset (or empty) → embedded PGlite under `dataDir`,
+ * `memory://` → PGlite in memory, `postgres://` or `postgresql://` → that server.
+ */
+export const databaseOptionsFromUrl = (
+  url: string | undefined,
+  dataDir: string
+): Either.Either<DatabaseOptions, InvalidDatabaseUrl> => {
+  const trimmed = url?.trim() ?? ""
+  if (trimmed === "") return Either.right(DatabaseOptions.Embedded({ dataDir }))
+  if (trimmed === "memory://") return Either.right(DatabaseOptions.Memory())
+  if (/^postgres(ql)?:\/\//i.test(trimmed))
+    return Either.right(DatabaseOptions.Postgres({ url: Redacted.make(trimmed) }))
+  // Only the scheme is echoed: the rest of a URL may hold a password.
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed)?.[1] ?? null
+  return Either.left(new InvalidDatabaseUrl({ scheme }))
+}
+
+const startFailed = (what: string) => (cause: unknown) => new SqlError({ cause, message: `Could not start ${what}` })
+
+const startPglite = (dataDir: string | undefined) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        if (dataDir !== undefined) await mkdir(dataDir, { recursive: true })
+        const db = dataDir === undefined ? new PGlite() : new PGlite(dataDir)
+        await db.waitReady
+        return db
+      },
+      catch: startFailed("the embedded database (PGlite)")
+    }),
+    (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+  )
+
+/*
+ * PGlite is a single session: the socket server queues every statement and keeps a transaction on the
+ * connection that opened it. One pooled connection keeps that model honest. The server accepts a few
+ * more sockets so a reconnect (or PgClient's LISTEN client) is never refused.
+ */
+const servePglite = (db: PGlite) =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 })
+        await server.start()
+        return server
+      },
+      catch: startFailed("the embedded database socket")
+    }),
+    (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
+  )
+
+const portOf = (server: PGLiteSocketServer) => Number(server.getServerConn().split(":").pop())
+
+const embeddedLayer = (dataDir: string | undefined) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const db = yield* startPglite(dataDir)
+      const server = yield* servePglite(db)
+      return PgClient.layer({
+        host: "127.0.0.1",
+        port: portOf(server),
+        username: "postgres",
+        database: "postgres",
+        maxConnections: 1,
+        types: pgTypes
+      })
+    })
+  )
+
+/**
+ * `SqlClient` (and `PgClient`) for the chosen database. One SQL code path serves all three: PGlite is
+ * reached over the Postgres wire protocol on a loopback port. Closing the layer closes the pool, the
+ * socket server and PGlite, in that order.
+ */
+export const DatabaseLayer = (options: DatabaseOptions) =>
+  DatabaseOptions.$match(options, {
+    Embedded: ({ dataDir }) => embeddedLayer(join(dataDir, "pgdata")),
+    Memory: () => embeddedLayer(undefined),
+    Postgres: ({ url }) => PgClient.layer({ url, types: pgTypes })
+  })

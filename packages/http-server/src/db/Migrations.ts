@@ -1,0 +1,26 @@
+import { NodeContext } from "@effect/platform-node"
+import { PgMigrator } from "@effect/sql-pg"
+import { Layer } from "effect"
+import { DatabaseLayer, type DatabaseOptions } from "./Database.js"
+import accounts from "./migrations/0001_accounts.js"
+import marketplace from "./migrations/0002_marketplace.js"
+import outbox from "./migrations/0003_outbox.js"
+
+/** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
+export const migrations = {
+  "0001_accounts": accounts,
+  "0002_marketplace": marketplace,
+  "0003_outbox": outbox
+}
+
+/**
+ * Brings the schema up to date when built; a migration already applied is skipped, so every start runs it.
+ * The platform services only matter for schema dumps, which are off (no `schemaDirectory`).
+ */
+export const MigrationsLayer = PgMigrator.layer({ loader: PgMigrator.fromRecord(migrations) }).pipe(
+  Layer.provide(NodeContext.layer)
+)
+
+/** The database of `options` with its schema migrated, providing `SqlClient` and `PgClient`. */
+export const MigratedDatabaseLayer = (options: DatabaseOptions) =>
+  MigrationsLayer.pipe(Layer.provideMerge(DatabaseLayer(options)))

@@ -1,0 +1,66 @@
+import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
+import { isSessionLive, RateLimiter, SessionRepo, UserRepo } from "@talab/core"
+import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Tokens } from "../auth/Tokens.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { CurrentUser } from "./CurrentUser.js"
+import { PayloadTooLargeResponse, RateLimitedResponse, UnauthorizedResponse, ValidationErrorResponse } from "./Envelope.js"
+import { AVATAR_PATH, checkJsonBody } from "./BodyCheck.js"
+import { errorResponse, rememberUserLanguage, requestLanguage } from "./Localize.js"
+import { recordRateLimit } from "./RateLimitHeaders.js"
+
+/**
+ * Checks the bearer access token and its session, counts the call against the user's API budget,
+ * checks the JSON body, and provides the caller. Logout is counted on the auth limit per IP instead.
+ */
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Http/Authentication", {
+  failure: Schema.Union(UnauthorizedResponse, RateLimitedResponse, ValidationErrorResponse, PayloadTooLargeResponse),
+  provides: CurrentUser,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const tokens = yield* Tokens
+    const sessions = yield* SessionRepo
+    const users = yield* UserRepo
+    const limiter = yield* RateLimiter
+    const config = yield* AppConfig
+    const unauthorized = Effect.flatMap(requestLanguage, (language) =>
+      Effect.fail(errorResponse("UNAUTHORIZED", language) as UnauthorizedResponse)
+    )
+    return {
+      bearer: (token: Redacted.Redacted<string>) =>
+        Effect.gen(function* () {
+          const claims = yield* tokens.verify(Redacted.value(token), "access")
+          if (claims === undefined) return yield* unauthorized
+          const now = new Date(yield* Clock.currentTimeMillis)
+          const session = yield* sessions.findById(claims.sessionId)
+          if (Option.isNone(session) || !isSessionLive(session.value, now) || session.value.userId !== claims.userId) {
+            return yield* unauthorized
+          }
+          const user = yield* users.findById(claims.userId)
+          if (Option.isNone(user)) return yield* unauthorized
+          const request = yield* HttpServerRequest.HttpServerRequest
+          rememberUserLanguage(request, user.value.language)
+          const current = { user: user.value, sessionId: claims.sessionId }
+          const path = new URL(request.url, "http://x").pathname
+          if (!path.startsWith("/api/v1/auth/")) {
+            const decision = yield* limiter.consume({
+              key: `api:${user.value.id}`,
+              limit: config.rateLimits.apiPerMinute,
+              windowMs: 60_000
+            })
+            recordRateLimit(request, decision)
+            if (!decision.allowed) {
+              const language = yield* Effect.provideService(requestLanguage, CurrentUser, current)
+              return yield* Effect.fail(errorResponse("RATE_LIMITED", language) as RateLimitedResponse)
+            }
+          }
+          if (path !== AVATAR_PATH) yield* checkJsonBody
+          return current
+        })
+    }
+  })
+)

@@ -1,0 +1,133 @@
+import { HttpServerRequest } from "@effect/platform"
+import { type DomainError, type ErrorCode, type FieldProblem, type Language, statusOfCode } from "@talab/core"
+import { Effect, Option } from "effect"
+import { CurrentUser } from "./CurrentUser.js"
+import { recordRateLimit } from "./RateLimitHeaders.js"
+import { errorMessages, translate } from "../i18n/messages.js"
+import { negotiateLanguage } from "../i18n/Language.js"
+import {
+  type ApiErrorResponse,
+  BusinessRuleResponse,
+  ForbiddenResponse,
+  InternalErrorResponse,
+  NotFoundResponse,
+  PayloadTooLargeResponse,
+  RateLimitedResponse,
+  UnauthorizedResponse,
+  UnsupportedMediaTypeResponse,
+  ValidationErrorResponse
+} from "./Envelope.js"
+
+
+/*
+ * Responses the framework makes itself (decode failures, unknown routes) are rewritten after the
+ * handler has gone, so the user's language is remembered per request here too.
+ */
+const userLanguageByRequest = new WeakMap<object, Language>()
+export const rememberUserLanguage = (request: object, language: Language) => userLanguageByRequest.set(request, language)
+export const rememberedUserLanguage = (request: object) => userLanguageByRequest.get(request)
+
+/** The language of the current request's response. */
+export const requestLanguage: Effect.Effect<Language, never, HttpServerRequest.HttpServerRequest> = Effect.gen(
+  function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const current = yield* Effect.serviceOption(CurrentUser)
+    return negotiateLanguage(
+      request.headers["accept-language"],
+      Option.getOrUndefined(current)?.user.language ?? rememberedUserLanguage(request)
+    )
+  }
+)
+
+export const localizeDetails = (
+  details: Readonly<Record<string, ReadonlyArray<FieldProblem>>>,
+  language: Language
+): Record<string, Array<string>> =>
+  Object.fromEntries(
+    Object.entries(details).map(([field, problems]) => [field, problems.map((p) => translate(p.key, language, p.params))])
+  )
+
+/** The envelope body of an error code in a language. */
+export const envelope = (code: ErrorCode, language: Language, details: Record<string, Array<string>> = {}) => ({
+  success: false as const,
+  error: { code, message: errorMessages[code][language], details }
+})
+
+/** The error response (schema class, so the endpoint encodes it with its status) of a code. */
+export const errorResponse = (
+  code: ErrorCode,
+  language: Language,
+  details: Record<string, Array<string>> = {}
+): ApiErrorResponse => {
+  const body = envelope(code, language, details) as any
+  switch (statusOfCode[code]) {
+    case 400:
+      return new ValidationErrorResponse(body)
+    case 401:
+      return new UnauthorizedResponse(body)
+    case 403:
+      return new ForbiddenResponse(body)
+    case 404:
+      return new NotFoundResponse(body)
+    case 413:
+      return new PayloadTooLargeResponse(body)
+    case 415:
+      return new UnsupportedMediaTypeResponse(body)
+    case 422:
+      return new BusinessRuleResponse(body)
+    case 429:
+      return new RateLimitedResponse(body)
+    default:
+      return new InternalErrorResponse(body)
+  }
+}
+
+/** A domain error as its localized envelope response. */
+export const fromDomainError = (error: DomainError, language: Language): ApiErrorResponse =>
+  errorResponse(error.code, language, error._tag === "ValidationFailed" ? localizeDetails(error.details, language) : {})
+
+/**
+ * Runs a handler's effect and turns its domain errors into localized envelopes. Every handler goes
+ * through here, so the mapping lives in one place.
+ */
+export const respond = <A, E extends DomainError, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, ResponseOf<E>, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.catchAll(effect, (error: DomainError) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (error._tag === "RateLimited") {
+        recordRateLimit(request, {
+          allowed: false,
+          limit: error.limit,
+          remaining: 0,
+          retryAfterMs: error.retryAfterMs,
+          resetMs: error.retryAfterMs
+        })
+      }
+      return yield* Effect.fail(fromDomainError(error, yield* requestLanguage) as ResponseOf<E>)
+    })
+  )
+
+type Unauthorized401 = "UNAUTHORIZED" | "INVALID_OTP" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "INVALID_REFRESH_TOKEN"
+
+/** The envelope response class a domain error becomes, so endpoints declare exactly what they send. */
+export type ResponseOf<E> = E extends { readonly code: infer C }
+  ? C extends "VALIDATION_ERROR"
+    ? ValidationErrorResponse
+    : C extends Unauthorized401
+      ? UnauthorizedResponse
+      : C extends "FORBIDDEN" | "SELLER_NOT_APPROVED"
+        ? ForbiddenResponse
+        : C extends "NOT_FOUND"
+          ? NotFoundResponse
+          : C extends "PAYLOAD_TOO_LARGE"
+            ? PayloadTooLargeResponse
+            : C extends "UNSUPPORTED_MEDIA_TYPE"
+              ? UnsupportedMediaTypeResponse
+              : C extends "RATE_LIMITED"
+                ? RateLimitedResponse
+                : C extends "INTERNAL_ERROR"
+                  ? InternalErrorResponse
+                  : BusinessRuleResponse
+  : never

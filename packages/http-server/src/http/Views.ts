@@ -1,0 +1,42 @@
+import type { SellerProfile, User } from "@talab/core"
+import { Schema } from "effect"
+import { Language } from "@talab/core"
+
+/** The user as the API shows it. */
+export const UserView = Schema.Struct({
+  id: Schema.UUID,
+  phone_number: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  avatar_url: Schema.NullOr(Schema.String),
+  language: Language,
+  is_admin: Schema.Boolean,
+  created_at: Schema.Date
+})
+
+export const SellerProfileSummary = Schema.Struct({
+  id: Schema.UUID,
+  status: Schema.Literal("pending", "approved", "rejected", "suspended"),
+  business_name: Schema.String,
+  location_district: Schema.String,
+  rating_avg: Schema.Number,
+  rating_count: Schema.Int
+})
+
+export const userView = (user: User): typeof UserView.Type => ({
+  id: user.id,
+  phone_number: user.phoneNumber,
+  name: user.name,
+  avatar_url: user.avatarUrl,
+  language: user.language,
+  is_admin: user.isAdmin,
+  created_at: user.createdAt
+})
+
+export const sellerProfileSummary = (profile: SellerProfile): typeof SellerProfileSummary.Type => ({
+  id: profile.id,
+  status: profile.status,
+  business_name: profile.businessName,
+  location_district: profile.locationDistrict,
+  rating_avg: profile.ratingAvg,
+  rating_count: profile.ratingCount
+})

@@ -1,0 +1,87 @@
+import type { ErrorCode, Language } from "@talab/core"
+
+type Catalogue = Readonly<Record<string, Readonly<Record<Language, string>>>>
+
+/** The message of each error code, in every language. */
+export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language, string>>>> = {
+  VALIDATION_ERROR: { ar: "البيانات المرسلة غير صالحة", en: "The data sent is not valid" },
+  UNAUTHORIZED: { ar: "يلزم تسجيل الدخول", en: "Authentication is required" },
+  INVALID_OTP: { ar: "رمز التحقق غير صحيح", en: "The verification code is incorrect" },
+  OTP_EXPIRED: { ar: "انتهت صلاحية رمز التحقق", en: "The verification code has expired" },
+  OTP_ATTEMPTS_EXCEEDED: {
+    ar: "تم تجاوز عدد محاولات التحقق المسموح بها، اطلب رمزاً جديداً",
+    en: "Too many verification attempts; request a new code"
+  },
+  INVALID_REFRESH_TOKEN: { ar: "رمز التحديث غير صالح", en: "The refresh token is not valid" },
+  FORBIDDEN: { ar: "ليست لديك صلاحية لهذا الإجراء", en: "You are not allowed to do this" },
+  SELLER_NOT_APPROVED: { ar: "حساب البائع غير معتمد", en: "Your seller profile is not approved" },
+  NOT_FOUND: { ar: "المورد غير موجود", en: "The resource was not found" },
+  PAYLOAD_TOO_LARGE: { ar: "حجم البيانات المرسلة كبير جداً", en: "The request body is too large" },
+  UNSUPPORTED_MEDIA_TYPE: { ar: "نوع الملف غير مدعوم", en: "The file type is not supported" },
+  REQUEST_NOT_ACTIVE: { ar: "الطلب غير نشط", en: "The request is not active" },
+  REQUEST_ALREADY_CLOSED: { ar: "الطلب مغلق بالفعل", en: "The request is already closed" },
+  DUPLICATE_PENDING_OFFER: {
+    ar: "لديك عرض قيد الانتظار على هذا الطلب بالفعل",
+    en: "You already have a pending offer on this request"
+  },
+  OFFER_ALREADY_ACCEPTED: { ar: "تم قبول العرض بالفعل", en: "The offer has already been accepted" },
+  OFFER_NOT_PENDING: { ar: "العرض ليس قيد الانتظار", en: "The offer is not pending" },
+  CANNOT_OFFER_ON_OWN_REQUEST: { ar: "لا يمكنك تقديم عرض على طلبك", en: "You cannot make an offer on your own request" },
+  DEAL_NOT_ACTIVE: { ar: "الصفقة غير نشطة", en: "The deal is not active" },
+  REPORT_NOT_PENDING: { ar: "البلاغ ليس قيد الانتظار", en: "The report is not pending" },
+  SELLER_PROFILE_EXISTS: { ar: "لديك ملف بائع بالفعل", en: "You already have a seller profile" },
+  SELLER_PROFILE_NOT_PENDING: { ar: "طلب البائع ليس قيد المراجعة", en: "The seller application is not pending" },
+  CANNOT_REPORT_SELF: { ar: "لا يمكنك الإبلاغ عن نفسك", en: "You cannot report yourself" },
+  RATE_LIMITED: { ar: "عدد الطلبات كبير جداً، حاول لاحقاً", en: "Too many requests; try again later" },
+  INTERNAL_ERROR: { ar: "حدث خطأ في الخادم", en: "Something went wrong on the server" }
+}
+
+/** Field problems (validation `details`) and other texts; `{name}` is replaced by a parameter. */
+export const texts: Catalogue = {
+  required: { ar: "هذا الحقل مطلوب", en: "This field is required" },
+  invalid: { ar: "القيمة غير صالحة", en: "The value is not valid" },
+  must_be_string: { ar: "يجب أن تكون القيمة نصاً", en: "Must be a string" },
+  must_be_number: { ar: "يجب أن تكون القيمة رقماً", en: "Must be a number" },
+  must_be_integer: { ar: "يجب أن تكون القيمة عدداً صحيحاً", en: "Must be an integer" },
+  must_be_object: { ar: "يجب أن يكون جسم الطلب كائن JSON", en: "The request body must be a JSON object" },
+  malformed_json: { ar: "جسم الطلب ليس JSON صالحاً", en: "The request body is not valid JSON" },
+  too_short: { ar: "يجب ألا يقل الطول عن {min} حرف", en: "Must be at least {min} characters" },
+  too_long: { ar: "يجب ألا يزيد الطول عن {max} حرف", en: "Must be at most {max} characters" },
+  one_of: { ar: "يجب أن تكون القيمة إحدى: {values}", en: "Must be one of: {values}" },
+  positive: { ar: "يجب أن تكون القيمة أكبر من صفر", en: "Must be greater than zero" },
+  max_amount: { ar: "يجب ألا تزيد القيمة عن {max}", en: "Must be at most {max}" },
+  two_decimals: { ar: "يُسمح بخانتين عشريتين على الأكثر", en: "At most 2 decimal places are allowed" },
+  budget_max_below_min: {
+    ar: "يجب أن يكون الحد الأعلى للميزانية أكبر من أو يساوي الحد الأدنى",
+    en: "Must be greater than or equal to budget_min"
+  },
+  invalid_phone: { ar: "رقم الجوال غير صالح", en: "The phone number is not a valid mobile number" },
+  otp_format: { ar: "رمز التحقق يتكون من 6 أرقام", en: "The code must be exactly 6 digits" },
+  uuid: { ar: "المعرّف غير صالح", en: "Must be a valid UUID" },
+  integer_range: { ar: "يجب أن تكون القيمة عدداً صحيحاً بين {min} و {max}", en: "Must be an integer from {min} to {max}" },
+  timestamp: { ar: "يجب أن يكون تاريخاً بصيغة ISO 8601", en: "Must be an ISO 8601 timestamp" },
+  rating_range: { ar: "التقييم عدد صحيح من 1 إلى 5", en: "The rating must be an integer from 1 to 5" },
+  deal_not_completed: { ar: "لم تكتمل الصفقة بعد", en: "The deal is not completed" },
+  deal_already_rated: { ar: "تم تقييم هذه الصفقة بالفعل", en: "This deal has already been rated" },
+  avatar_missing: { ar: "أرفق صورة في الحقل avatar", en: "Attach an image in the avatar field" },
+  avatar_corrupt: { ar: "تعذرت قراءة الصورة", en: "The image could not be read" },
+  avatar_too_many_pixels: { ar: "أبعاد الصورة كبيرة جداً", en: "The image dimensions are too large" },
+  avatar_type: { ar: "الصورة يجب أن تكون JPEG أو PNG أو WebP", en: "The image must be JPEG, PNG or WebP" },
+  avatar_too_large: { ar: "حجم الصورة يجب ألا يتجاوز 5 ميغابايت", en: "The image must be at most 5 MiB" },
+  otp_sent: { ar: "تم إرسال رمز التحقق", en: "A verification code has been sent" },
+  otp_sms: { ar: "رمز التحقق في طلب: {code}. صالح لمدة 10 دقائق.", en: "Your Talab code is {code}. It expires in 10 minutes." },
+  logged_out: { ar: "تم تسجيل الخروج", en: "You have been signed out" },
+  offer_withdrawn: { ar: "تم سحب العرض", en: "The offer has been withdrawn" },
+  price_outside_budget: {
+    ar: "تنبيه: السعر خارج نطاق ميزانية المشتري",
+    en: "Note: the price is outside the buyer's budget"
+  },
+  report_resolved: { ar: "تمت معالجة البلاغ", en: "The report has been handled" },
+  not_found_route: { ar: "المسار غير موجود", en: "No such route" }
+}
+
+/** The text of a key in a language, with `{param}` placeholders filled. Unknown keys fall back to `invalid`. */
+export const translate = (key: string, language: Language, params?: Readonly<Record<string, string | number>>) => {
+  const template = texts[key]?.[language] ?? texts.invalid![language]
+  return params ? template.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`)) : template
+}

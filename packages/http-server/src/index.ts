@@ -1,0 +1,7 @@
+export { Api } from "./Api.js"
+export { AppConfig, type AppSettings, describeConfigError } from "./config/AppConfig.js"
+export { SessionEvents } from "./auth/SessionEvents.js"
+export { ApiLive, HttpAppLive } from "./server/Server.js"
+export { openApiDocument } from "./server/OpenApiDocument.js"
+export { isConfigError } from "./config/AppConfig.js"
+export { AppLive, DatabaseFromConfig, NodeServerLive, ProductionServerLive } from "./server/App.js"

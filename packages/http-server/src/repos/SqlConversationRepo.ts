@@ -1,0 +1,41 @@
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { ConversationRepo } from "@talab/core"
+import { Effect, Layer, Schema } from "effect"
+import { byUuid, column, NullableTimestamp, Timestamp } from "./Rows.js"
+
+export const ConversationRow = Schema.Struct({
+  id: Schema.String,
+  offerId: column("offer_id", Schema.String),
+  buyerId: column("buyer_id", Schema.String),
+  sellerId: column("seller_id", Schema.String),
+  createdAt: column("created_at", Timestamp),
+  lastMessageAt: column("last_message_at", NullableTimestamp)
+})
+
+export const SqlConversationRepo = Layer.effect(
+  ConversationRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const findOne = (execute: (id: string) => Statement.Statement<object>) =>
+      byUuid(SqlSchema.findOne({ Request: Schema.String, Result: ConversationRow, execute }))
+    const findById = findOne((id) => sql`SELECT * FROM conversations WHERE id = ${id}`)
+    const findByOfferId = findOne((offerId) => sql`SELECT * FROM conversations WHERE offer_id = ${offerId}`)
+    const insert = SqlSchema.void({
+      Request: ConversationRow,
+      execute: (row) => sql`INSERT INTO conversations ${sql.insert(row)}`
+    })
+
+    return ConversationRepo.of({
+      insert: (conversation) => insert(conversation).pipe(Effect.orDie),
+      findById: (id) => findById(id).pipe(Effect.orDie),
+      findByOfferId: (offerId) => findByOfferId(offerId).pipe(Effect.orDie),
+      // GREATEST ignores NULL, and a late writer never moves the last activity back in time.
+      touch: (id, at) =>
+        sql`UPDATE conversations SET last_message_at = GREATEST(last_message_at, ${at}) WHERE id = ${id}`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
+    })
+  })
+)

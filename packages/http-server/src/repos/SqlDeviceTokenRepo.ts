@@ -1,0 +1,45 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { DeviceTokenRepo, Platform } from "@talab/core"
+import { Effect, Layer, Schema } from "effect"
+import { column, isUuid, Timestamp } from "./Rows.js"
+
+export const DeviceTokenRow = Schema.Struct({
+  id: Schema.String,
+  userId: column("user_id", Schema.String),
+  platform: Platform,
+  pushToken: column("push_token", Schema.String),
+  createdAt: column("created_at", Timestamp)
+})
+
+export const SqlDeviceTokenRepo = Layer.effect(
+  DeviceTokenRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const upsert = SqlSchema.single({
+      Request: DeviceTokenRow,
+      Result: DeviceTokenRow,
+      execute: (row) => sql`
+        INSERT INTO device_tokens ${sql.insert(row)}
+        ON CONFLICT (push_token) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform
+        RETURNING *`
+    })
+    const listByUser = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: DeviceTokenRow,
+      execute: (userId) => sql`SELECT * FROM device_tokens WHERE user_id = ${userId} ORDER BY created_at, id`
+    })
+
+    return DeviceTokenRepo.of({
+      upsert: (token) => upsert(token).pipe(Effect.orDie),
+      listByUser: (userId) => (isUuid(userId) ? listByUser(userId) : Effect.succeed([])).pipe(Effect.orDie),
+      removeForUser: (userId, pushToken) =>
+        sql`DELETE FROM device_tokens WHERE user_id = ${userId} AND push_token = ${pushToken}`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+      removeToken: (pushToken) =>
+        sql`DELETE FROM device_tokens WHERE push_token = ${pushToken}`.pipe(Effect.asVoid, Effect.orDie)
+    })
+  })
+)

@@ -1,0 +1,76 @@
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { type Offer, OfferRepo, OfferStatus } from "@talab/core"
+import { Array as Arr, Effect, Layer, Schema } from "effect"
+import { byUuid, column, isUuid, NullableString, Timestamp } from "./Rows.js"
+
+export const OfferRow = Schema.Struct({
+  id: Schema.String,
+  requestId: column("request_id", Schema.String),
+  sellerId: column("seller_id", Schema.String),
+  price: Schema.Number,
+  availability: Schema.String,
+  conditionNotes: column("condition_notes", NullableString),
+  warrantyNotes: column("warranty_notes", NullableString),
+  status: OfferStatus,
+  createdAt: column("created_at", Timestamp)
+})
+
+const PendingOfferExists = Schema.Struct({ exists: Schema.Boolean })
+
+export const SqlOfferRepo = Layer.effect(
+  OfferRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const findOne = (execute: (id: string) => Statement.Statement<object>) =>
+      byUuid(SqlSchema.findOne({ Request: Schema.String, Result: OfferRow, execute }))
+    const findById = findOne((id) => sql`SELECT * FROM offers WHERE id = ${id}`)
+    const lock = findOne((id) => sql`SELECT * FROM offers WHERE id = ${id} FOR UPDATE`)
+    const insert = SqlSchema.void({
+      Request: OfferRow,
+      execute: (row) => sql`INSERT INTO offers ${sql.insert(row)}`
+    })
+    const listByRequest = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: OfferRow,
+      execute: (requestId) =>
+        sql`SELECT * FROM offers WHERE request_id = ${requestId} ORDER BY created_at DESC, id DESC`
+    })
+    const hasPendingOffer = SqlSchema.single({
+      Request: Schema.Struct({ requestId: Schema.String, sellerId: Schema.String }),
+      Result: PendingOfferExists,
+      execute: ({ requestId, sellerId }) => sql`
+        SELECT EXISTS (
+          SELECT 1 FROM offers WHERE request_id = ${requestId} AND seller_id = ${sellerId} AND status = 'pending'
+        ) AS exists`
+    })
+    const setStatus = (status: Offer["status"], ids: ReadonlyArray<string>) =>
+      sql`UPDATE offers SET status = ${status} WHERE id IN ${sql.in(ids)}`
+
+    return OfferRepo.of({
+      insert: (offer) => insert(offer).pipe(Effect.orDie),
+      findById: (id) => findById(id).pipe(Effect.orDie),
+      lock: (id) => lock(id).pipe(Effect.orDie),
+      listByRequest: (requestId) =>
+        (isUuid(requestId) ? listByRequest(requestId) : Effect.succeed([])).pipe(Effect.orDie),
+      hasPendingOffer: (requestId, sellerId) =>
+        isUuid(requestId) && isUuid(sellerId)
+          ? hasPendingOffer({ requestId, sellerId }).pipe(
+              Effect.map((row) => row.exists),
+              Effect.orDie
+            )
+          : Effect.succeed(false),
+      // One statement per target status; a batch is normally all `rejected`.
+      updateStatus: (offers) =>
+        Effect.forEach(
+          Object.entries(Arr.groupBy(offers, (offer) => offer.status)),
+          ([status, group]) =>
+            setStatus(
+              status as Offer["status"],
+              group.map((offer) => offer.id)
+            ),
+          { discard: true }
+        ).pipe(Effect.orDie)
+    })
+  })
+)

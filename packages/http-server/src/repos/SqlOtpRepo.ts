@@ -1,0 +1,46 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { OtpRepo } from "@talab/core"
+import { Effect, Layer, Schema } from "effect"
+import { column, NullableTimestamp, Timestamp } from "./Rows.js"
+
+export const OtpChallengeRow = Schema.Struct({
+  phoneNumber: column("phone_number", Schema.String),
+  codeHash: column("code_hash", Schema.String),
+  expiresAt: column("expires_at", Timestamp),
+  attempts: Schema.Number,
+  consumedAt: column("consumed_at", NullableTimestamp)
+})
+
+export const SqlOtpRepo = Layer.effect(
+  OtpRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const replace = SqlSchema.void({
+      Request: OtpChallengeRow,
+      execute: (row) => sql`
+        INSERT INTO otp_challenges ${sql.insert(row)}
+        ON CONFLICT (phone_number) DO UPDATE SET
+          code_hash = excluded.code_hash,
+          expires_at = excluded.expires_at,
+          attempts = excluded.attempts,
+          consumed_at = excluded.consumed_at`
+    })
+    const lock = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: OtpChallengeRow,
+      execute: (phoneNumber) => sql`SELECT * FROM otp_challenges WHERE phone_number = ${phoneNumber} FOR UPDATE`
+    })
+    const save = SqlSchema.void({
+      Request: OtpChallengeRow,
+      execute: (row) =>
+        sql`UPDATE otp_challenges SET ${sql.update(row, ["phone_number"])} WHERE phone_number = ${row.phone_number}`
+    })
+
+    return OtpRepo.of({
+      replace: (challenge) => replace(challenge).pipe(Effect.orDie),
+      lock: (phoneNumber) => lock(phoneNumber).pipe(Effect.orDie),
+      save: (challenge) => save(challenge).pipe(Effect.orDie)
+    })
+  })
+)

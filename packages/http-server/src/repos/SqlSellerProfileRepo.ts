@@ -1,0 +1,51 @@
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { SellerProfileRepo, SellerProfileStatus } from "@talab/core"
+import { Effect, Layer, Schema } from "effect"
+import { byUuid, column, NullableString, NullableTimestamp, Timestamp } from "./Rows.js"
+
+export const SellerProfileRow = Schema.Struct({
+  id: Schema.String,
+  userId: column("user_id", Schema.String),
+  status: SellerProfileStatus,
+  businessName: column("business_name", Schema.String),
+  locationDistrict: column("location_district", Schema.String),
+  locationCity: column("location_city", NullableString),
+  bio: NullableString,
+  ratingAvg: column("rating_avg", Schema.Number),
+  ratingCount: column("rating_count", Schema.Number),
+  createdAt: column("created_at", Timestamp),
+  approvedAt: column("approved_at", NullableTimestamp)
+})
+
+export const SqlSellerProfileRepo = Layer.effect(
+  SellerProfileRepo,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const findOne = (execute: (key: string) => Statement.Statement<object>) =>
+      byUuid(SqlSchema.findOne({ Request: Schema.String, Result: SellerProfileRow, execute }))
+    const insert = SqlSchema.void({
+      Request: SellerProfileRow,
+      execute: (row) => sql`INSERT INTO seller_profiles ${sql.insert(row)}`
+    })
+    const update = SqlSchema.void({
+      Request: SellerProfileRow,
+      execute: (row) =>
+        sql`UPDATE seller_profiles SET ${sql.update(row, ["id", "user_id", "created_at"])} WHERE id = ${row.id}`
+    })
+
+    const findById = findOne((id) => sql`SELECT * FROM seller_profiles WHERE id = ${id}`)
+    const findByUserId = findOne((userId) => sql`SELECT * FROM seller_profiles WHERE user_id = ${userId}`)
+    const lock = findOne((id) => sql`SELECT * FROM seller_profiles WHERE id = ${id} FOR UPDATE`)
+    const lockByUserId = findOne((userId) => sql`SELECT * FROM seller_profiles WHERE user_id = ${userId} FOR UPDATE`)
+
+    return SellerProfileRepo.of({
+      insert: (profile) => insert(profile).pipe(Effect.orDie),
+      findById: (id) => findById(id).pipe(Effect.orDie),
+      findByUserId: (userId) => findByUserId(userId).pipe(Effect.orDie),
+      lock: (id) => lock(id).pipe(Effect.orDie),
+      lockByUserId: (userId) => lockByUserId(userId).pipe(Effect.orDie),
+      update: (profile) => update(profile).pipe(Effect.orDie)
+    })
+  })
+)

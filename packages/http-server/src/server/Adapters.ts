@@ -1,0 +1,57 @@
+import { NodeContext } from "@effect/platform-node"
+import { Ids } from "@talab/core"
+import { Effect, Layer, Redacted } from "effect"
+import { join } from "node:path"
+import { AppConfig, type AppSettings } from "../config/AppConfig.js"
+import * as LocalFileStore from "../adapters/files/LocalFileStore.js"
+import { ApnsPush, FcmPush, LogPush, PushOutbox } from "../adapters/push/index.js"
+import * as MemoryRateLimiter from "../adapters/ratelimit/MemoryRateLimiter.js"
+import * as RedisRateLimiter from "../adapters/ratelimit/RedisRateLimiter.js"
+import { ConsoleSms, SmsOutbox, TwilioSms } from "../adapters/sms/index.js"
+
+const smsLayer = (config: AppSettings) => {
+  const sender =
+    config.sms.provider === "twilio" && config.sms.twilio
+      ? TwilioSms.layer({
+          accountSid: config.sms.twilio.accountSid,
+          authToken: Redacted.value(config.sms.twilio.authToken),
+          from: config.sms.twilio.from
+        })
+      : ConsoleSms.layer()
+  return config.sms.outboxFile ? SmsOutbox.layer(config.sms.outboxFile).pipe(Layer.provide(sender)) : sender
+}
+
+const pushLayer = (config: AppSettings) => {
+  const sender =
+    config.push.provider === "fcm" && config.push.fcm
+      ? Layer.unwrapEffect(
+          Effect.map(FcmPush.parseServiceAccountJson(Redacted.value(config.push.fcm.serviceAccountJson)), (serviceAccount) =>
+            FcmPush.layer({ projectId: config.push.fcm!.projectId, serviceAccount })
+          )
+        )
+      : config.push.provider === "apns" && config.push.apns
+        ? ApnsPush.layer({
+            keyId: config.push.apns.keyId,
+            teamId: config.push.apns.teamId,
+            privateKey: Redacted.value(config.push.apns.privateKey),
+            bundleId: config.push.apns.bundleId
+          })
+        : LogPush.layer()
+  return config.push.outboxFile ? PushOutbox.layer(config.push.outboxFile).pipe(Layer.provide(sender)) : sender
+}
+
+const rateLimiterLayer = (config: AppSettings) =>
+  config.redisUrl ? RedisRateLimiter.layer({ url: config.redisUrl }) : MemoryRateLimiter.layer()
+
+/** The production adapters of every port but the database, chosen by the configuration. */
+export const AdaptersFromConfig = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Layer.mergeAll(
+      smsLayer(config),
+      pushLayer(config),
+      rateLimiterLayer(config),
+      LocalFileStore.layer({ directory: join(config.dataDir, "uploads", "avatars") }).pipe(Layer.provide(NodeContext.layer)),
+      Ids.Random
+    )
+  )
+)

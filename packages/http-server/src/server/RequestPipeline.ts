@@ -1,0 +1,138 @@
+import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type ErrorCode, RateLimiter } from "@talab/core"
+import { Effect, Option } from "effect"
+import { AppConfig } from "../config/AppConfig.js"
+import { parseProblemMessage } from "../http/Fields.js"
+import { envelope, rememberedUserLanguage } from "../http/Localize.js"
+import { rateLimitHeaders, recordRateLimit } from "../http/RateLimitHeaders.js"
+import { negotiateLanguage } from "../i18n/Language.js"
+import { translate } from "../i18n/messages.js"
+
+import { AVATAR_BODY_LIMIT, AVATAR_PATH, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
+
+const languageOf = (request: HttpServerRequest.HttpServerRequest) =>
+  negotiateLanguage(request.headers["accept-language"], rememberedUserLanguage(request))
+
+const pathOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").pathname
+
+/** An envelope response built outside any handler. */
+export const errorEnvelopeResponse = (
+  request: HttpServerRequest.HttpServerRequest,
+  code: ErrorCode,
+  status: number,
+  details: Record<string, Array<string>> = {}
+) => HttpServerResponse.unsafeJson(envelope(code, languageOf(request), details), { status })
+
+/** The client address: the first X-Forwarded-For hop behind a trusted proxy, else the socket's. */
+export const clientIp = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) => {
+  const forwarded = request.headers["x-forwarded-for"]
+  if (trustProxy && forwarded) return forwarded.split(",")[0]!.trim()
+  return Option.getOrElse(request.remoteAddress, () => "unknown")
+}
+
+interface DecodeIssue {
+  readonly _tag: string
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+/**
+ * The validation details of the framework's decode failure, localized. Our field schemas carry
+ * catalogue keys; the framework's own messages are read for the few shapes it produces (a literal
+ * union lists each allowed value), and anything else is a generic "invalid".
+ */
+const detailsOfDecodeIssues = (issues: ReadonlyArray<DecodeIssue>, request: HttpServerRequest.HttpServerRequest) => {
+  const language = languageOf(request)
+  const byField = new Map<string, Array<DecodeIssue>>()
+  for (const issue of issues) {
+    const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "body"
+    byField.set(field, [...(byField.get(field) ?? []), issue])
+  }
+  // A payload that may be absent is a union with null; its "not null" issue is noise when fields failed.
+  if (byField.size > 1) byField.delete("body")
+  const details: Record<string, Array<string>> = {}
+  for (const [field, fieldIssues] of byField) {
+    const problems = fieldIssues.map((issue) =>
+      issue._tag === "Missing" ? { key: "required" } : parseProblemMessage(issue.message)
+    )
+    const known = problems.filter((p) => p !== undefined)
+    const expectedLiterals = fieldIssues
+      .map((issue) => /^Expected "([^"]*)", actual/.exec(issue.message)?.[1])
+      .filter((v) => v !== undefined)
+    const chosen =
+      known.length > 0
+        ? known
+        : expectedLiterals.length > 0
+          ? [{ key: "one_of", params: { values: expectedLiterals.join(", ") } }]
+          : [{ key: "invalid" }]
+    details[field] = [...new Set(chosen.map((p) => translate(p.key, language, p.params)))]
+  }
+  return details
+}
+
+const bodyJson = (response: HttpServerResponse.HttpServerResponse): unknown => {
+  if (response.body._tag !== "Uint8Array") return undefined
+  try {
+    return JSON.parse(new TextDecoder().decode(response.body.body))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Turns the responses the framework makes itself (decode failures, unknown routes, bad bodies,
+ * defects) into the spec's envelope, and adds the rate-limit and request-id headers.
+ */
+const finalizeResponse = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.sync(() => {
+    let final = response
+    const isEmpty = response.body._tag === "Empty"
+    if (response.status === 400) {
+      const body = bodyJson(response) as { _tag?: string; issues?: ReadonlyArray<DecodeIssue> } | undefined
+      if (body?._tag === "HttpApiDecodeError") {
+        final = errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, detailsOfDecodeIssues(body.issues ?? [], request))
+      } else if (isEmpty) {
+        final = errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, {
+          body: [translate("malformed_json", languageOf(request))]
+        })
+      }
+    } else if (response.status === 404 && isEmpty) {
+      final = errorEnvelopeResponse(request, "NOT_FOUND", 404)
+    } else if (response.status === 413 && isEmpty) {
+      final = errorEnvelopeResponse(request, "PAYLOAD_TOO_LARGE", 413)
+    } else if (response.status >= 500 && (isEmpty || (bodyJson(response) as any)?.success !== false)) {
+      final = errorEnvelopeResponse(request, "INTERNAL_ERROR", 500)
+    }
+    const headers = rateLimitHeaders(request)
+    const requestId = request.headers["x-request-id"]
+    return HttpServerResponse.setHeaders(final, {
+      ...headers,
+      ...(requestId && !final.headers["x-request-id"] ? { "x-request-id": requestId } : {})
+    })
+  })
+
+/** The outermost middleware of every request. */
+export const requestPipeline = <E, R>(app: HttpApp.Default<E, R>) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const config = yield* AppConfig
+    const limiter = yield* RateLimiter
+    yield* HttpApp.appendPreResponseHandler(finalizeResponse)
+    const path = pathOf(request)
+    if (path.startsWith("/api/v1/auth/") && request.method !== "OPTIONS") {
+      const decision = yield* limiter.consume({
+        key: `auth-ip:${clientIp(request, config.trustProxy)}`,
+        limit: config.rateLimits.authPerMinute,
+        windowMs: 60_000
+      })
+      recordRateLimit(request, decision)
+      if (!decision.allowed) return errorEnvelopeResponse(request, "RATE_LIMITED", 429)
+    }
+    const bodyLimit = path === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT
+    const withLimit = <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) =>
+      HttpIncomingMessage.withMaxBodySize(effect, Option.some(bodyLimit))
+    return yield* withLimit(app)
+  })

@@ -1,0 +1,40 @@
+import { HttpApiBuilder, HttpRouter, HttpServerResponse } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { FileStore } from "@talab/core"
+import { Duration, Effect, Option } from "effect"
+import { openApiDocument } from "./OpenApiDocument.js"
+
+/** Health, the OpenAPI document and uploaded files: the routes outside the REST contract. */
+export const ExtraRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const files = yield* FileStore
+    yield* router.get("/health/live", HttpServerResponse.json({ status: "ok" }))
+    yield* router.get(
+      "/health/ready",
+      sql`SELECT 1`.pipe(
+        Effect.timeout(Duration.seconds(2)),
+        Effect.flatMap(() => HttpServerResponse.json({ status: "ok", database: "up" })),
+        Effect.catchAll(() => HttpServerResponse.json({ status: "unavailable", database: "down" }, { status: 503 }))
+      )
+    )
+    yield* router.get("/api/v1/openapi.json", Effect.suspend(() => HttpServerResponse.json(openApiDocument())))
+    yield* router.get(
+      "/uploads/avatars/:key",
+      Effect.gen(function* () {
+        const params = yield* HttpRouter.params
+        const key = params.key ?? ""
+        if (!/^[A-Za-z0-9-]+\.(webp|jpg|png)$/.test(key)) return HttpServerResponse.empty({ status: 404 })
+        const file = yield* files.get(key)
+        return Option.match(file, {
+          onNone: () => HttpServerResponse.empty({ status: 404 }),
+          onSome: (f) =>
+            HttpServerResponse.uint8Array(f.bytes, {
+              contentType: f.contentType,
+              headers: { "cache-control": "public, max-age=31536000, immutable", "x-content-type-options": "nosniff" }
+            })
+        })
+      })
+    )
+  })
+)

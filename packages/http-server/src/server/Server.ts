@@ -1,0 +1,54 @@
+import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
+import { Effect, Layer } from "effect"
+import { Api } from "../Api.js"
+import { AuthHttp } from "../auth/Http.js"
+import { OtpCodes } from "../auth/OtpCodes.js"
+import { ServerKeys } from "../auth/Secrets.js"
+import { AuthService } from "../auth/Service.js"
+import { Tokens } from "../auth/Tokens.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { AuthenticationLive } from "../http/Authentication.js"
+import { BodyCheckLive } from "../http/BodyCheck.js"
+import { UsersHttp } from "../users/Http.js"
+import { UsersService } from "../users/Service.js"
+import { requestPipeline } from "./RequestPipeline.js"
+import { ExtraRoutes } from "./Routes.js"
+
+const Security = Layer.mergeAll(Tokens.layer, OtpCodes.layer).pipe(Layer.provideMerge(ServerKeys.layer))
+
+const Services = Layer.mergeAll(AuthService.Default, UsersService.Default)
+
+const Groups = Layer.mergeAll(AuthHttp, UsersHttp)
+
+/** The REST API with its handlers and their application services. */
+export const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide(Groups),
+  Layer.provide(AuthenticationLive),
+  Layer.provide(BodyCheckLive),
+  Layer.provide(Services),
+  Layer.provide(Security)
+)
+
+/** CORS for browsers: the allowed origins of CORS_ORIGINS (`*` allows any). */
+const corsFor = (origins: ReadonlyArray<string>) =>
+  HttpApiBuilder.middlewareCors({
+    ...(origins.includes("*") ? {} : { allowedOrigins: origins }),
+    allowedHeaders: ["authorization", "content-type", "accept-language", "x-request-id"],
+    exposedHeaders: ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after", "x-request-id"],
+    maxAge: 600
+  })
+
+/**
+ * The whole HTTP app: REST, health, OpenAPI, docs, CORS, served on whatever HttpServer is provided.
+ * Requires the configuration, the database and the adapters of every port.
+ */
+export const HttpAppLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    HttpApiBuilder.serve(requestPipeline).pipe(
+      Layer.provide(ExtraRoutes),
+      Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+      Layer.provide(corsFor(config.corsOrigins)),
+      Layer.provide(ApiLive)
+    )
+  )
+)

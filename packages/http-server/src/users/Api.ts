@@ -1,0 +1,45 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
+import { Language, Platform } from "@talab/core"
+import { Option, Schema } from "effect"
+import { Authentication } from "../http/Authentication.js"
+import { Ok, PayloadTooLargeResponse, UnsupportedMediaTypeResponse } from "../http/Envelope.js"
+import { BodyOrNone, OneOf, Optional, Payload, Text } from "../http/Fields.js"
+import { SellerProfileSummary, UserView } from "../http/Views.js"
+
+export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
+
+export const MeView = Schema.Struct({ ...UserView.fields, seller_profile: Schema.NullOr(SellerProfileSummary) })
+
+/** The signed-in user's own account and devices. */
+export class UsersApi extends HttpApiGroup.make("users")
+  .add(HttpApiEndpoint.get("getMe", "/users/me").addSuccess(Ok(MeView)))
+  .add(
+    HttpApiEndpoint.put("updateMe", "/users/me")
+      .setPayload(
+        BodyOrNone(
+          Payload({
+            name: Optional(Text(1, 100)),
+            language: Optional(OneOf(...Language.literals))
+          })
+        )
+      )
+      .addSuccess(Ok(MeView))
+  )
+  .add(
+    HttpApiEndpoint.post("uploadAvatar", "/users/me/avatar")
+      .setPayload(
+        HttpApiSchema.MultipartStream(Schema.Struct({ avatar: Multipart.SingleFileSchema }), {
+          maxFileSize: Option.some(AVATAR_MAX_BYTES),
+          maxParts: Option.some(5)
+        })
+      )
+      .addSuccess(Ok(Schema.Struct({ avatar_url: Schema.String })))
+      .addError(PayloadTooLargeResponse)
+      .addError(UnsupportedMediaTypeResponse)
+  )
+  .add(
+    HttpApiEndpoint.post("registerDevice", "/device-tokens")
+      .setPayload(Payload({ platform: OneOf(...Platform.literals), push_token: Text(1, 4096) }))
+      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, platform: Platform, created_at: Schema.Date })), { status: 201 })
+  )
+  .middleware(Authentication) {}

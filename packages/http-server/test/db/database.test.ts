@@ -1,0 +1,122 @@
+import { existsSync } from "node:fs"
+import { mkdtemp, rm } from "node:fs/promises"
+import { connect } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { describe, expect, it } from "@effect/vitest"
+import { UserRepo } from "@talab/core"
+import { Effect, Either, Redacted } from "effect"
+import { DatabaseOptions, databaseOptionsFromUrl } from "../../src/db/Database.js"
+import { MigratedDatabaseLayer } from "../../src/db/Migrations.js"
+import { parseArray, parseTimestamp, pgTypes } from "../../src/db/PgTypes.js"
+import { repositoriesOver } from "./support/databases.js"
+import { aUser } from "./support/fixtures.js"
+
+describe("databaseOptionsFromUrl", () => {
+  it("reads DATABASE_URL as the operator contract says", () => {
+    expect(databaseOptionsFromUrl(undefined, "./data")).toEqual(
+      Either.right(DatabaseOptions.Embedded({ dataDir: "./data" }))
+    )
+    expect(databaseOptionsFromUrl("  ", "./data")).toEqual(
+      Either.right(DatabaseOptions.Embedded({ dataDir: "./data" }))
+    )
+    expect(databaseOptionsFromUrl("memory://", "./data")).toEqual(Either.right(DatabaseOptions.Memory()))
+    for (const url of ["postgres://u:p@db:5432/talab", "postgresql://db/talab"]) {
+      const options = Either.getOrThrow(databaseOptionsFromUrl(url, "./data"))
+      expect(options._tag === "Postgres" && Redacted.value(options.url)).toBe(url)
+    }
+  })
+
+  it("refuses anything else with a one-line message that names the variable and hides the URL", () => {
+    const refused = databaseOptionsFromUrl("mysql://root:s3cret@db/talab", "./data")
+    expect(Either.isLeft(refused)).toBe(true)
+    const message = Either.isLeft(refused) ? refused.left.message : ""
+    expect(message).toBe("DATABASE_URL must be unset, memory:// or a postgres:// URL; got a mysql: URL")
+    expect(message).not.toContain("s3cret")
+    expect(Either.isLeft(databaseOptionsFromUrl("talab.db", "./data"))).toBe(true)
+  })
+})
+
+describe("pg type parsers", () => {
+  it("turn timestamps with any offset, or none (local time), into the right instant", () => {
+    expect(parseTimestamp("2025-03-01 10:00:00.123456+00")).toEqual(new Date("2025-03-01T10:00:00.123Z"))
+    expect(parseTimestamp("2025-03-01 15:30:00+05:30")).toEqual(new Date("2025-03-01T10:00:00.000Z"))
+    expect(parseTimestamp("2025-03-01 07:00:00-03")).toEqual(new Date("2025-03-01T10:00:00.000Z"))
+    expect(parseTimestamp("2025-03-01 10:00:00")).toEqual(new Date(2025, 2, 1, 10, 0, 0))
+    expect(parseTimestamp("0044-03-15 12:00:00+00 BC").getUTCFullYear()).toBe(-43)
+  })
+
+  it("parse arrays with NULLs, quoted elements and nesting", () => {
+    expect(parseArray((v) => v)('{a,NULL,"b,c","say \\"hi\\"","NULL"}')).toEqual(["a", null, "b,c", 'say "hi"', "NULL"])
+    expect(parseArray(Number)("{{1,2},{3,4}}")).toEqual([
+      [1, 2],
+      [3, 4]
+    ])
+    expect(parseArray(Number)("{}")).toEqual([])
+  })
+
+  it("leave unknown types as text", () => {
+    expect(pgTypes.getTypeParser(2950, "text")("0b6d…")).toBe("0b6d…")
+  })
+})
+
+const tempDir = Effect.acquireRelease(
+  Effect.promise(() => mkdtemp(join(tmpdir(), "talab-db-"))),
+  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+)
+
+const portIsClosed = (port: number) =>
+  Effect.async<boolean>((resume) => {
+    const socket = connect({ host: "127.0.0.1", port })
+    socket.once("connect", () => {
+      socket.destroy()
+      resume(Effect.succeed(false))
+    })
+    socket.once("error", () => resume(Effect.succeed(true)))
+  })
+
+describe("embedded database", () => {
+  it.scopedLive(
+    "keeps its data across two lifetimes under DATA_DIR, migrates once, and answers numbers and Dates",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* tempDir
+        const database = repositoriesOver(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir })))
+        const user = aUser()
+
+        const firstPort = yield* Effect.gen(function* () {
+          yield* (yield* UserRepo).insertOrGet(user)
+          return (yield* PgClient.PgClient).config.port ?? 0
+        }).pipe(Effect.provide(database))
+        expect(existsSync(join(dataDir, "pgdata", "PG_VERSION"))).toBe(true)
+        expect(yield* portIsClosed(firstPort)).toBe(true)
+
+        const restarted = yield* Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const found = yield* (yield* UserRepo).findById(user.id)
+          const migrations = yield* sql`SELECT migration_id FROM effect_sql_migrations`
+          const [values] = yield* sql`
+            SELECT 1999.99::numeric(12, 2) AS price, count(*) AS total, 7::int4 AS small,
+                   '2025-03-01 15:30:00+05:30'::timestamptz AS at, '{"a": [1]}'::jsonb AS payload,
+                   ARRAY[1.5, 2]::numeric[] AS prices, true AS flag
+            FROM users`
+          return { found, migrations: migrations.length, values }
+        }).pipe(Effect.provide(database))
+
+        expect(restarted.found._tag === "Some" && restarted.found.value).toEqual(user)
+        expect(restarted.migrations).toBe(3)
+        expect(restarted.values).toEqual({
+          price: 1999.99,
+          total: 1,
+          small: 7,
+          at: new Date("2025-03-01T10:00:00.000Z"),
+          payload: { a: [1] },
+          prices: [1.5, 2],
+          flag: true
+        })
+      }),
+    180_000
+  )
+})

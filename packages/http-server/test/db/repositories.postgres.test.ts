@@ -1,0 +1,4 @@
+import { repositoryContract } from "./repositoryContract.js"
+import { freshPostgresDatabase } from "./support/databases.js"
+
+repositoryContract("SQL repositories on PostgreSQL", freshPostgresDatabase)

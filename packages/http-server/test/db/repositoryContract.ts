@@ -1,0 +1,539 @@
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import type { PgClient } from "@effect/sql-pg"
+import { expect, layer } from "@effect/vitest"
+import {
+  ConversationRepo,
+  DealRepo,
+  DeviceTokenRepo,
+  DomainEvent,
+  EventOutbox,
+  MessageRepo,
+  OfferRepo,
+  OtpRepo,
+  RatingRepo,
+  type Report,
+  ReportRepo,
+  RequestRepo,
+  SellerProfileRepo,
+  SessionRepo,
+  Transactor,
+  UserRepo
+} from "@talab/core"
+import { Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
+import { MigrationsLayer } from "../../src/db/Migrations.js"
+import { defectOf, repositoriesOver, violatedConstraint } from "./support/databases.js"
+import {
+  aConversation,
+  aMessage,
+  anOffer,
+  aPhoneNumber,
+  aRequest,
+  aSellerProfile,
+  at,
+  aUser,
+  seedDeal,
+  seedOffer,
+  seedRequest
+} from "./support/fixtures.js"
+
+const tables = [
+  "buy_requests",
+  "conversations",
+  "deals",
+  "device_tokens",
+  "messages",
+  "notifications",
+  "offers",
+  "otp_challenges",
+  "outbox_events",
+  "ratings",
+  "reports",
+  "seller_profiles",
+  "sessions",
+  "users"
+]
+
+const some = <A>(option: Option.Option<A>) => {
+  expect(Option.isSome(option), "expected a row").toBe(true)
+  return Option.getOrThrow(option)
+}
+
+/**
+ * What every SQL adapter of the repository ports must do, run against one database that is shared by
+ * the whole suite (each test makes rows of its own).
+ */
+export const repositoryContract = <E>(
+  name: string,
+  database: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, E>
+) =>
+  layer(repositoriesOver(database), { timeout: Duration.minutes(2), excludeTestServices: true })(name, (it) => {
+    it.effect("migrations create every table on an empty database and a second run changes nothing", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const present = yield* sql<{ tableName: string }>`
+          SELECT table_name AS "tableName" FROM information_schema.tables WHERE table_schema = 'public'`
+        expect(present.map((t) => t.tableName)).toEqual(expect.arrayContaining(tables))
+
+        const user = yield* (yield* UserRepo).insertOrGet(aUser())
+        yield* Effect.scoped(Layer.build(MigrationsLayer))
+
+        const applied = yield* sql<{ migrationId: number }>`
+          SELECT migration_id AS "migrationId" FROM effect_sql_migrations ORDER BY migration_id`
+        expect(applied.map((m) => m.migrationId)).toEqual([1, 2, 3])
+        expect(yield* (yield* UserRepo).findById(user.id)).toEqual(Option.some(user))
+      })
+    )
+
+    it.effect("users: insertOrGet keeps the first user of a phone number; update and lookups round-trip", () =>
+      Effect.gen(function* () {
+        const users = yield* UserRepo
+        const first = aUser({ isAdmin: true })
+        expect(yield* users.insertOrGet(first)).toEqual(first)
+        const again = yield* users.insertOrGet(aUser({ phoneNumber: first.phoneNumber }))
+        expect(again).toEqual(first)
+
+        const renamed = {
+          ...first,
+          name: "Sara",
+          language: "en" as const,
+          avatarUrl: "http://localhost:3000/avatars/a.webp"
+        }
+        yield* users.update(renamed)
+        expect(yield* users.findById(first.id)).toEqual(Option.some(renamed))
+        expect(yield* users.findByPhone(first.phoneNumber)).toEqual(Option.some(renamed))
+        expect(yield* users.findById(randomUUID())).toEqual(Option.none())
+        expect(yield* users.findById("not-a-uuid")).toEqual(Option.none())
+      })
+    )
+
+    it.effect(
+      "users: an unknown language dies before SQL and the schema refuses it too; phone numbers must be E.164",
+      () =>
+        Effect.gen(function* () {
+          const users = yield* UserRepo
+          const sql = yield* SqlClient.SqlClient
+          const french = aUser({ language: "fr" as "ar" })
+          expect(yield* defectOf(users.insertOrGet(french))).toMatchObject({ _tag: "ParseError" })
+          const rawInsert = sql`INSERT INTO users (id, phone_number, language) VALUES (${french.id}, ${french.phoneNumber}, 'fr')`
+          expect(yield* violatedConstraint(Effect.orDie(rawInsert))).toBe("users_language_known")
+          expect(yield* violatedConstraint(users.insertOrGet(aUser({ phoneNumber: "0501234567" })))).toBe(
+            "users_phone_number_e164"
+          )
+        })
+    )
+
+    it.effect("sessions: round-trip, and the first revocation is kept", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionRepo
+        const user = yield* (yield* UserRepo).insertOrGet(aUser())
+        const session = {
+          id: randomUUID(),
+          userId: user.id,
+          createdAt: at("2025-02-01T00:00:00.000Z"),
+          expiresAt: at("2025-03-03T00:00:00.000Z"),
+          revokedAt: null
+        }
+        yield* sessions.insert(session)
+        expect(yield* sessions.findById(session.id)).toEqual(Option.some(session))
+
+        yield* sessions.revoke(session.id, at("2025-02-02T00:00:00.000Z"))
+        yield* sessions.revoke(session.id, at("2025-02-05T00:00:00.000Z"))
+        expect(some(yield* sessions.findById(session.id)).revokedAt).toEqual(at("2025-02-02T00:00:00.000Z"))
+      })
+    )
+
+    it.effect("otp: replace starts over, save keeps attempts, and a fourth attempt cannot be stored", () =>
+      Effect.gen(function* () {
+        const otps = yield* OtpRepo
+        const phoneNumber = aPhoneNumber()
+        const issued = {
+          phoneNumber,
+          codeHash: "hash-1",
+          expiresAt: at("2025-02-01T00:10:00.000Z"),
+          attempts: 0,
+          consumedAt: null
+        }
+        yield* otps.replace(issued)
+        expect(yield* otps.lock(phoneNumber)).toEqual(Option.some(issued))
+
+        const used = { ...issued, attempts: 3, consumedAt: at("2025-02-01T00:01:00.000Z") }
+        yield* otps.save(used)
+        expect(yield* otps.lock(phoneNumber)).toEqual(Option.some(used))
+
+        const reissued = { ...issued, codeHash: "hash-2", expiresAt: at("2025-02-01T01:10:00.000Z") }
+        yield* otps.replace(reissued)
+        expect(yield* otps.lock(phoneNumber)).toEqual(Option.some(reissued))
+        expect(yield* otps.lock(aPhoneNumber())).toEqual(Option.none())
+
+        expect(yield* violatedConstraint(otps.save({ ...reissued, attempts: 4 }))).toBe("otp_challenges_attempts_range")
+      })
+    )
+
+    it.effect("device tokens: upsert moves an existing token to the new user; removal is per user or per token", () =>
+      Effect.gen(function* () {
+        const tokens = yield* DeviceTokenRepo
+        const users = yield* UserRepo
+        const alice = yield* users.insertOrGet(aUser())
+        const bob = yield* users.insertOrGet(aUser())
+        const pushToken = `token-${randomUUID()}`
+        const registered = {
+          id: randomUUID(),
+          userId: alice.id,
+          platform: "ios" as const,
+          pushToken,
+          createdAt: at("2025-02-01T00:00:00.000Z")
+        }
+        expect(yield* tokens.upsert(registered)).toEqual(registered)
+
+        const moved = yield* tokens.upsert({ ...registered, id: randomUUID(), userId: bob.id, platform: "android" })
+        expect(moved).toEqual({ ...registered, userId: bob.id, platform: "android" })
+        expect(yield* tokens.listByUser(alice.id)).toEqual([])
+        expect(yield* tokens.listByUser(bob.id)).toEqual([moved])
+
+        yield* tokens.removeForUser(alice.id, pushToken)
+        expect(yield* tokens.listByUser(bob.id)).toHaveLength(1)
+        yield* tokens.removeForUser(bob.id, pushToken)
+        expect(yield* tokens.listByUser(bob.id)).toEqual([])
+
+        yield* tokens.upsert({ ...registered, id: randomUUID(), pushToken: `${pushToken}-2` })
+        yield* tokens.removeToken(`${pushToken}-2`)
+        expect(yield* tokens.listByUser(alice.id)).toEqual([])
+      })
+    )
+
+    it.effect("seller profiles: round-trip with rating numbers, and one profile per user", () =>
+      Effect.gen(function* () {
+        const profiles = yield* SellerProfileRepo
+        const user = yield* (yield* UserRepo).insertOrGet(aUser())
+        const profile = aSellerProfile(user.id)
+        yield* profiles.insert(profile)
+        expect(yield* profiles.findById(profile.id)).toEqual(Option.some(profile))
+        expect(yield* profiles.findByUserId(user.id)).toEqual(Option.some(profile))
+        expect(yield* profiles.lock(profile.id)).toEqual(Option.some(profile))
+
+        const rated = {
+          ...profile,
+          status: "approved" as const,
+          approvedAt: at("2025-02-01T00:00:00.000Z"),
+          ratingAvg: 4.67,
+          ratingCount: 3
+        }
+        yield* profiles.update(rated)
+        const stored = some(yield* profiles.lockByUserId(user.id))
+        expect(stored).toEqual(rated)
+        expect(typeof stored.ratingAvg).toBe("number")
+
+        expect(yield* violatedConstraint(profiles.insert(aSellerProfile(user.id)))).toBe("seller_profiles_user_id_key")
+        expect(yield* profiles.findById("42")).toEqual(Option.none())
+      })
+    )
+
+    it.effect("requests: budgets come back as numbers, and close round-trips", () =>
+      Effect.gen(function* () {
+        const requests = yield* RequestRepo
+        const buyer = yield* (yield* UserRepo).insertOrGet(aUser())
+        const request = aRequest(buyer.id, { budgetMin: 0.01, budgetMax: 1_000_000_000 })
+        yield* requests.insert(request)
+        const stored = some(yield* requests.findById(request.id))
+        expect(stored).toEqual(request)
+        expect(typeof stored.budgetMin).toBe("number")
+
+        const closed = {
+          ...request,
+          status: "closed" as const,
+          closedAt: at("2025-02-01T00:00:00.000Z"),
+          offerCount: 2
+        }
+        yield* requests.update(closed)
+        expect(yield* requests.lock(request.id)).toEqual(Option.some(closed))
+      })
+    )
+
+    it.effect("requests: the schema refuses budget_max below budget_min and budgets outside (0, 1e9]", () =>
+      Effect.gen(function* () {
+        const requests = yield* RequestRepo
+        const buyer = yield* (yield* UserRepo).insertOrGet(aUser())
+        expect(
+          yield* violatedConstraint(requests.insert(aRequest(buyer.id, { budgetMin: 500, budgetMax: 499.99 })))
+        ).toBe("buy_requests_budget_order")
+        expect(yield* violatedConstraint(requests.insert(aRequest(buyer.id, { budgetMin: 0 })))).toBe(
+          "buy_requests_budget_min_range"
+        )
+        expect(yield* violatedConstraint(requests.insert(aRequest(buyer.id, { budgetMax: 1_000_000_000.01 })))).toBe(
+          "buy_requests_budget_max_range"
+        )
+        expect(yield* violatedConstraint(requests.insert(aRequest(buyer.id, { offerCount: -1 })))).toBe(
+          "buy_requests_offer_count_positive"
+        )
+      })
+    )
+
+    it.effect("offers: round-trip, newest first per request, pending check and batch status change", () =>
+      Effect.gen(function* () {
+        const offers = yield* OfferRepo
+        const { request, seller } = yield* seedRequest
+        const other = yield* (yield* UserRepo).insertOrGet(aUser())
+        const older = anOffer(request.id, seller.id, { createdAt: at("2025-01-04T09:00:00.000Z") })
+        const newer = anOffer(request.id, other.id, { createdAt: at("2025-01-04T10:00:00.000Z"), price: 1999.9 })
+        yield* offers.insert(older)
+        yield* offers.insert(newer)
+
+        expect(yield* offers.findById(older.id)).toEqual(Option.some(older))
+        expect(yield* offers.lock(newer.id)).toEqual(Option.some(newer))
+        expect(yield* offers.listByRequest(request.id)).toEqual([newer, older])
+        expect(yield* offers.hasPendingOffer(request.id, seller.id)).toBe(true)
+
+        yield* offers.updateStatus([
+          { id: older.id, status: "withdrawn" },
+          { id: newer.id, status: "rejected" }
+        ])
+        expect((yield* offers.listByRequest(request.id)).map((o) => o.status)).toEqual(["rejected", "withdrawn"])
+        expect(yield* offers.hasPendingOffer(request.id, seller.id)).toBe(false)
+        yield* offers.updateStatus([])
+      })
+    )
+
+    it.effect(
+      "offers: a second pending offer of a seller on a request is refused, a new one after withdrawal is not",
+      () =>
+        Effect.gen(function* () {
+          const offers = yield* OfferRepo
+          const { request, seller } = yield* seedRequest
+          const first = anOffer(request.id, seller.id)
+          yield* offers.insert(first)
+          expect(yield* violatedConstraint(offers.insert(anOffer(request.id, seller.id)))).toBe(
+            "offers_one_pending_per_seller"
+          )
+
+          yield* offers.updateStatus([{ id: first.id, status: "withdrawn" }])
+          const second = anOffer(request.id, seller.id)
+          yield* offers.insert(second)
+          expect(yield* offers.hasPendingOffer(request.id, seller.id)).toBe(true)
+        })
+    )
+
+    it.effect("offers: at most one accepted offer per request", () =>
+      Effect.gen(function* () {
+        const offers = yield* OfferRepo
+        const { offer, request } = yield* seedOffer
+        const rival = yield* (yield* UserRepo).insertOrGet(aUser())
+        const other = anOffer(request.id, rival.id)
+        yield* offers.insert(other)
+        yield* offers.updateStatus([{ id: offer.id, status: "accepted" }])
+        expect(yield* violatedConstraint(offers.updateStatus([{ id: other.id, status: "accepted" }]))).toBe(
+          "offers_one_accepted_per_request"
+        )
+      })
+    )
+
+    it.effect("deals: round-trip, completion, and no completed deal without its time", () =>
+      Effect.gen(function* () {
+        const deals = yield* DealRepo
+        const { deal } = yield* seedDeal()
+        expect(yield* deals.findById(deal.id)).toEqual(Option.some(deal))
+        const completed = { ...deal, status: "completed" as const, completedAt: at("2025-02-01T00:00:00.000Z") }
+        yield* deals.update(completed)
+        expect(yield* deals.lock(deal.id)).toEqual(Option.some(completed))
+        const completedWithoutTime = { ...deal, status: "completed" as const, completedAt: null }
+        expect(yield* violatedConstraint(deals.update(completedWithoutTime))).toBe("deals_completed_at_when_completed")
+      })
+    )
+
+    it.effect("ratings: one per deal, 1 to 5", () =>
+      Effect.gen(function* () {
+        const ratings = yield* RatingRepo
+        const { deal } = yield* seedDeal({ status: "completed", completedAt: at("2025-01-06T00:00:00.000Z") })
+        const rating = (value: number) => ({
+          id: randomUUID(),
+          dealId: deal.id,
+          sellerId: deal.sellerId,
+          buyerId: deal.buyerId,
+          rating: value,
+          reviewText: "quick and honest",
+          createdAt: at("2025-01-07T00:00:00.000Z")
+        })
+        expect(yield* ratings.existsForDeal(deal.id)).toBe(false)
+        expect(yield* violatedConstraint(ratings.insert(rating(6)))).toBe("ratings_rating_range")
+        expect(yield* violatedConstraint(ratings.insert(rating(0)))).toBe("ratings_rating_range")
+        yield* ratings.insert(rating(5))
+        expect(yield* ratings.existsForDeal(deal.id)).toBe(true)
+        expect(yield* violatedConstraint(ratings.insert(rating(4)))).toBe("ratings_deal_id_key")
+      })
+    )
+
+    it.effect("reports: round-trip, resolution, and nobody reports themself", () =>
+      Effect.gen(function* () {
+        const reports = yield* ReportRepo
+        const { buyer, deal, seller } = yield* seedDeal()
+        const report: Report = {
+          id: randomUUID(),
+          reporterId: buyer.id,
+          reportedUserId: seller.id,
+          dealId: deal.id,
+          reason: "no_show",
+          description: null,
+          status: "pending",
+          action: null,
+          resolutionNotes: null,
+          resolvedAt: null,
+          createdAt: at("2025-02-01T00:00:00.000Z")
+        }
+        yield* reports.insert(report)
+        expect(yield* reports.lock(report.id)).toEqual(Option.some(report))
+
+        const resolved: Report = {
+          ...report,
+          status: "resolved",
+          action: "suspend_seller",
+          resolutionNotes: "second time",
+          resolvedAt: at("2025-02-02T00:00:00.000Z")
+        }
+        yield* reports.update(resolved)
+        expect(yield* reports.lock(report.id)).toEqual(Option.some(resolved))
+
+        expect(
+          yield* violatedConstraint(
+            reports.insert({ ...report, id: randomUUID(), reportedUserId: buyer.id, dealId: null })
+          )
+        ).toBe("reports_not_self")
+      })
+    )
+
+    it.effect("conversations: round-trip by id and offer; touch only moves forward", () =>
+      Effect.gen(function* () {
+        const conversations = yield* ConversationRepo
+        const { conversation, offer } = yield* seedOffer
+        expect(yield* conversations.findById(conversation.id)).toEqual(Option.some(conversation))
+        expect(yield* conversations.findByOfferId(offer.id)).toEqual(Option.some(conversation))
+
+        yield* conversations.touch(conversation.id, at("2025-02-01T12:00:00.000Z"))
+        yield* conversations.touch(conversation.id, at("2025-02-01T11:00:00.000Z"))
+        expect(some(yield* conversations.findById(conversation.id)).lastMessageAt).toEqual(
+          at("2025-02-01T12:00:00.000Z")
+        )
+        expect(yield* violatedConstraint(conversations.insert(aConversation(offer, conversation.buyerId)))).toBe(
+          "conversations_offer_id_key"
+        )
+      })
+    )
+
+    it.effect("messages: insertOnce is idempotent per sender and client id; markRead counts the other party's", () =>
+      Effect.gen(function* () {
+        const messages = yield* MessageRepo
+        const { buyer, conversation, seller } = yield* seedOffer
+        const clientId = `c-${randomUUID()}`
+        const first = aMessage(conversation, buyer.id, { clientId })
+        expect(yield* messages.insertOnce(first)).toEqual({ message: first, created: true })
+        const retry = aMessage(conversation, buyer.id, { clientId, messageText: "retried" })
+        expect(yield* messages.insertOnce(retry)).toEqual({ message: first, created: false })
+
+        const sameClientIdOtherSender = aMessage(conversation, seller.id, { clientId })
+        expect((yield* messages.insertOnce(sameClientIdOtherSender)).created).toBe(true)
+        const plain = aMessage(conversation, buyer.id)
+        expect(yield* messages.insertOnce(plain)).toEqual({ message: plain, created: true })
+
+        expect(yield* messages.markRead(conversation.id, seller.id, at("2025-02-01T00:00:00.000Z"))).toBe(2)
+        expect(yield* messages.markRead(conversation.id, seller.id, at("2025-02-01T00:00:01.000Z"))).toBe(0)
+        expect(yield* messages.markRead(conversation.id, buyer.id, at("2025-02-01T00:00:02.000Z"))).toBe(1)
+        expect(
+          yield* violatedConstraint(messages.insertOnce(aMessage(conversation, buyer.id, { messageText: "" })))
+        ).toBe("messages_text_length")
+      })
+    )
+
+    it.effect("outbox: appended events are stored with their type and payload", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const requestId = randomUUID()
+        const buyerId = randomUUID()
+        yield* (yield* EventOutbox).append(
+          [
+            DomainEvent.RequestCreated({ requestId, buyerId }),
+            DomainEvent.RequestClosed({ requestId, buyerId, reason: "owner" })
+          ],
+          at("2025-02-01T00:00:00.000Z")
+        )
+        yield* (yield* EventOutbox).append([], at("2025-02-01T00:00:00.000Z"))
+        const rows = yield* sql<{ type: string; payload: unknown; createdAt: Date }>`
+          SELECT type, payload, created_at AS "createdAt" FROM outbox_events
+          WHERE payload ->> 'requestId' = ${requestId} ORDER BY type DESC`
+        expect(rows).toEqual([
+          { type: "RequestCreated", payload: { requestId, buyerId }, createdAt: at("2025-02-01T00:00:00.000Z") },
+          {
+            type: "RequestClosed",
+            payload: { requestId, buyerId, reason: "owner" },
+            createdAt: at("2025-02-01T00:00:00.000Z")
+          }
+        ])
+      })
+    )
+
+    it.effect("transactor: a failure, or a defect, rolls back every write; success commits", () =>
+      Effect.gen(function* () {
+        const { transaction } = yield* Transactor
+        const users = yield* UserRepo
+        const requests = yield* RequestRepo
+        const writeBoth = Effect.gen(function* () {
+          const user = yield* users.insertOrGet(aUser())
+          const request = aRequest(user.id)
+          yield* requests.insert(request)
+          return { user, request }
+        })
+
+        let written = { user: aUser(), request: aRequest(randomUUID()) }
+        const failed = yield* transaction(
+          Effect.tap(writeBoth, (w) => {
+            written = w
+            return Effect.fail("business rule broken" as const)
+          })
+        ).pipe(Effect.flip)
+        expect(failed).toBe("business rule broken")
+        expect(yield* users.findById(written.user.id)).toEqual(Option.none())
+        expect(yield* requests.findById(written.request.id)).toEqual(Option.none())
+
+        yield* transaction(
+          Effect.tap(writeBoth, (w) => {
+            written = w
+            return Effect.die("bug")
+          })
+        ).pipe(Effect.exit)
+        expect(yield* users.findById(written.user.id)).toEqual(Option.none())
+
+        const committed = yield* transaction(writeBoth)
+        expect(yield* requests.findById(committed.request.id)).toEqual(Option.some(committed.request))
+      })
+    )
+
+    it.effect("lock: two transactions locking one request are serialised, so both increments count", () =>
+      Effect.gen(function* () {
+        const { transaction } = yield* Transactor
+        const requests = yield* RequestRepo
+        const { request } = yield* seedRequest
+        const firstHoldsLock = yield* Deferred.make<void>()
+        const holdMillis = 400
+
+        const increment = (whileLocked: Effect.Effect<void>) =>
+          transaction(
+            Effect.gen(function* () {
+              const locked = some(yield* requests.lock(request.id))
+              const lockedAt = Date.now()
+              yield* whileLocked
+              yield* requests.update({ ...locked, offerCount: locked.offerCount + 1 })
+              return lockedAt
+            })
+          )
+
+        const first = yield* Effect.fork(
+          increment(Deferred.succeed(firstHoldsLock, undefined).pipe(Effect.zipRight(Effect.sleep(holdMillis))))
+        )
+        yield* Deferred.await(firstHoldsLock)
+        const secondStartedAt = Date.now()
+        const secondLockedAt = yield* increment(Effect.void)
+        yield* Fiber.join(first)
+
+        expect(secondLockedAt - secondStartedAt).toBeGreaterThanOrEqual(holdMillis - 50)
+        expect(some(yield* requests.findById(request.id)).offerCount).toBe(request.offerCount + 2)
+      })
+    )
+  })
