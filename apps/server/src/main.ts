@@ -17,5 +17,5 @@ Layer.launch(ProductionServerLive).pipe(
   ),
   Logger.withMinimumLogLevel(logLevel),
   Effect.provide(process.env.NODE_ENV === "production" ? Logger.json : Logger.logFmt),
-  NodeRuntime.runMain({ disableErrorReporting: false })
+  NodeRuntime.runMain({ disablePrettyLogger: true })
 )

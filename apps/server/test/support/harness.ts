@@ -1,0 +1,110 @@
+import { startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
+import { afterAll, beforeAll } from "vitest"
+import { createPostgresDatabase } from "./postgres.js"
+
+export type Backend = "pglite" | "postgres"
+
+/** Both databases every end-to-end suite runs on. */
+export const backends: ReadonlyArray<Backend> = ["pglite", "postgres"]
+
+export interface Response<T = any> {
+  readonly status: number
+  readonly body: T
+  readonly headers: Headers
+}
+
+export interface RequestOptions {
+  readonly token?: string | undefined
+  readonly body?: unknown
+  /** A raw body sent as is (with the given headers). */
+  readonly rawBody?: string | Uint8Array | FormData
+  readonly headers?: Record<string, string>
+}
+
+/** A thin HTTP client for the tests: JSON in, JSON out, nothing hidden. */
+export const client = (server: TestServer) => {
+  const call = async (method: string, path: string, options: RequestOptions = {}): Promise<Response> => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+    let body: BodyInit | undefined
+    if (options.rawBody !== undefined) body = options.rawBody as BodyInit
+    else if (options.body !== undefined) {
+      headers["content-type"] ??= "application/json"
+      body = JSON.stringify(options.body)
+    }
+    const response = await fetch(`${server.apiUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) })
+    const text = await response.text()
+    let parsed: unknown = text
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text)
+    } catch {}
+    return { status: response.status, body: parsed, headers: response.headers }
+  }
+  return {
+    call,
+    get: (path: string, options?: RequestOptions) => call("GET", path, options),
+    post: (path: string, options?: RequestOptions) => call("POST", path, options),
+    put: (path: string, options?: RequestOptions) => call("PUT", path, options),
+    delete: (path: string, options?: RequestOptions) => call("DELETE", path, options)
+  }
+}
+
+export type Client = ReturnType<typeof client>
+
+let phoneCounter = 0
+/** A fresh valid Saudi mobile number per call. */
+export const newPhone = () => {
+  phoneCounter += 1
+  const suffix = String((Date.now() % 1_000_000) * 100 + phoneCounter).padStart(7, "0").slice(-7)
+  return `+96650${suffix}`
+}
+
+export interface SignedIn {
+  readonly phone: string
+  readonly userId: string
+  readonly token: string
+  readonly refreshToken: string
+  readonly user: any
+}
+
+/** Signs a phone number in through request-otp and verify-otp, with the code the server sent. */
+export const signIn = async (server: TestServer, api: Client, phone = newPhone()): Promise<SignedIn> => {
+  const requested = await api.post("/auth/request-otp", { body: { phone_number: phone } })
+  if (requested.status !== 200) throw new Error(`request-otp failed: ${JSON.stringify(requested.body)}`)
+  const code = server.sms.lastCode(phone)
+  const verified = await api.post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code } })
+  if (verified.status !== 200) throw new Error(`verify-otp failed: ${JSON.stringify(verified.body)}`)
+  const data = verified.body.data
+  return { phone, userId: data.user.id, token: data.tokens.access_token, refreshToken: data.tokens.refresh_token, user: data.user }
+}
+
+/**
+ * Starts a test server on the backend for the suite it is called in, and stops it (dropping a
+ * PostgreSQL database) after. Access the server through the returned getter.
+ */
+export const useServer = (backend: Backend, options: TestServerOptions = {}) => {
+  let server: TestServer | undefined
+  let drop: (() => Promise<void>) | undefined
+  beforeAll(async () => {
+    if (backend === "postgres") {
+      const database = await createPostgresDatabase()
+      drop = database.drop
+      server = await startTestServer({ ...options, databaseUrl: database.url })
+    } else {
+      server = await startTestServer(options)
+    }
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+    await drop?.()
+  }, 60_000)
+  return () => {
+    if (!server) throw new Error("server not started")
+    return server
+  }
+}
+
+/** A higher auth limit so suites that sign many users in are not throttled by the per-IP limit. */
+export const relaxedLimits = {
+  rateLimits: { authPerMinute: 10_000, otpPer10Minutes: 3, apiPerMinute: 10_000, wsMessagesPerMinute: 50 }
+}
