@@ -21,7 +21,14 @@ export type DomainEvent = Data.TaggedEnum<{
   SellerProfileApproved: { readonly profileId: string; readonly userId: string }
   SellerProfileRejected: { readonly profileId: string; readonly userId: string }
   SellerSuspended: { readonly profileId: string; readonly userId: string }
-  MessageSent: { readonly messageId: string; readonly conversationId: string; readonly senderId: string; readonly recipientId: string }
+  /** `recipientOnline`: a socket of the recipient was subscribed to the conversation when it was sent (no push then). */
+  MessageSent: {
+    readonly messageId: string
+    readonly conversationId: string
+    readonly senderId: string
+    readonly recipientId: string
+    readonly recipientOnline: boolean
+  }
 }>
 export const DomainEvent = Data.taggedEnum<DomainEvent>()
 export type DomainEventTag = DomainEvent["_tag"]
