@@ -1,7 +1,7 @@
+import { crc32 } from "node:zlib"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import sharp from "sharp"
-import { crc32 } from "node:zlib"
 import { AvatarRejected, detectImageType, processAvatar } from "../src/users/Avatar.js"
 
 const MiB = 1024 * 1024
@@ -15,11 +15,13 @@ const noisePixels = (width: number, height: number): Buffer => {
 
 /** Left half red, right half blue: after a quarter turn the halves tell which way it went. */
 const redLeftBlueRight = (width: number, height: number) =>
-  sharp({ create: { width, height, channels: 3, background: "#0000ff" } }).composite([{
-    input: { create: { width: width / 2, height, channels: 3, background: "#ff0000" } },
-    left: 0,
-    top: 0
-  }])
+  sharp({ create: { width, height, channels: 3, background: "#0000ff" } }).composite([
+    {
+      input: { create: { width: width / 2, height, channels: 3, background: "#ff0000" } },
+      left: 0,
+      top: 0
+    }
+  ])
 
 const jpegWithOrientation6AndPrivateExif = () =>
   Effect.promise(async () =>
@@ -36,12 +38,18 @@ const jpegWithOrientation6AndPrivateExif = () =>
 const solid = (width: number, height: number, background = "#33aa77") =>
   sharp({ create: { width, height, channels: 3, background }, limitInputPixels: false })
 
-const expectRejected = (bytes: Uint8Array, reason: AvatarRejected["reason"], options?: Parameters<typeof processAvatar>[1]) =>
-  Effect.gen(function*() {
-    const error = yield* Effect.flip(processAvatar(bytes, options))
-    expect(error).toBeInstanceOf(AvatarRejected)
-    expect(error._tag).toBe("AvatarRejected")
-    expect(error.reason).toBe(reason)
+const expectRejected = (
+  bytes: Uint8Array,
+  reason: AvatarRejected["reason"],
+  options?: Parameters<typeof processAvatar>[1]
+) =>
+  Effect.gen(function* () {
+    // An unexpected success is summarised: printing the image bytes in a failure report is of no use.
+    const outcome = yield* processAvatar(bytes, options).pipe(
+      Effect.match({ onSuccess: () => "accepted" as const, onFailure: (error) => error })
+    )
+    expect(outcome).toBeInstanceOf(AvatarRejected)
+    expect(outcome).toMatchObject({ _tag: "AvatarRejected", reason })
   })
 
 const metadataOf = (bytes: Uint8Array) => Effect.promise(() => sharp(bytes).metadata())
@@ -70,26 +78,28 @@ const pngClaiming = (width: number, height: number): Buffer => {
 
 describe("detectImageType", () => {
   it.effect("tells JPEG, PNG and WebP apart by their first bytes", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const image = solid(8, 8)
       expect(detectImageType(yield* Effect.promise(() => image.clone().jpeg().toBuffer()))).toBe("jpeg")
       expect(detectImageType(yield* Effect.promise(() => image.clone().png().toBuffer()))).toBe("png")
       expect(detectImageType(yield* Effect.promise(() => image.clone().webp().toBuffer()))).toBe("webp")
-    }))
+    })
+  )
 
   it.effect("knows nothing of GIF, text, other RIFF files or too few bytes", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       expect(detectImageType(yield* Effect.promise(() => solid(8, 8).gif().toBuffer()))).toBeUndefined()
       expect(detectImageType(new TextEncoder().encode("just some text, named photo.jpg"))).toBeUndefined()
       expect(detectImageType(Buffer.from("RIFF\x24\x00\x00\x00WAVEfmt ", "latin1"))).toBeUndefined()
       expect(detectImageType(new Uint8Array([0xff, 0xd8]))).toBeUndefined()
       expect(detectImageType(new Uint8Array())).toBeUndefined()
-    }))
+    })
+  )
 })
 
 describe("processAvatar", () => {
   it.effect("turns an EXIF orientation 6 JPEG upright and drops its EXIF, GPS and copyright", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const jpeg = yield* jpegWithOrientation6AndPrivateExif()
       const input = yield* metadataOf(jpeg)
       expect(input.orientation).toBe(6)
@@ -114,17 +124,19 @@ describe("processAvatar", () => {
       const { data, info } = yield* Effect.promise(() =>
         sharp(avatar.bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true })
       )
-      const pixelAt = (x: number, y: number) => Array.from(data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3))
+      const pixelAt = (x: number, y: number) =>
+        Array.from(data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3))
       const [topRed, , topBlue] = pixelAt(200, 100)
       const [bottomRed, , bottomBlue] = pixelAt(200, 500)
       expect(topRed).toBeGreaterThan(200)
       expect(topBlue).toBeLessThan(60)
       expect(bottomBlue).toBeGreaterThan(200)
       expect(bottomRed).toBeLessThan(60)
-    }))
+    })
+  )
 
   it.effect("re-encodes a PNG as WebP at its own size, keeping transparency", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const png = yield* Effect.promise(() =>
         sharp({ create: { width: 64, height: 48, channels: 4, background: { r: 10, g: 200, b: 30, alpha: 0.5 } } })
           .png()
@@ -137,12 +149,16 @@ describe("processAvatar", () => {
       expect(output.format).toBe("webp")
       expect([output.width, output.height]).toEqual([64, 48])
       expect(output.hasAlpha).toBe(true)
-    }))
+    })
+  )
 
   it.effect("re-encodes a WebP and drops the EXIF it carried", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const webp = yield* Effect.promise(() =>
-        solid(120, 90).webp().withExif({ IFD0: { Copyright: "Jane Doe 2024" } }).toBuffer()
+        solid(120, 90)
+          .webp()
+          .withExif({ IFD0: { Copyright: "Jane Doe 2024" } })
+          .toBuffer()
       )
       expect((yield* metadataOf(webp)).exif?.toString("latin1")).toContain("Jane Doe 2024")
 
@@ -152,10 +168,11 @@ describe("processAvatar", () => {
       expect(output.format).toBe("webp")
       expect([output.width, output.height]).toEqual([120, 90])
       expect(output.exif).toBeUndefined()
-    }))
+    })
+  )
 
   it.effect("shrinks a large image to fit maxSide, keeping its proportions", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const png = yield* Effect.promise(() => solid(3000, 1500).png().toBuffer())
 
       const byDefault = yield* metadataOf((yield* processAvatar(png)).bytes)
@@ -163,72 +180,83 @@ describe("processAvatar", () => {
 
       expect([byDefault.width, byDefault.height]).toEqual([1024, 512])
       expect([smaller.width, smaller.height]).toEqual([256, 128])
-    }))
+    })
+  )
 
   it.effect("refuses a text file named .jpg and a GIF as unsupported_type", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* expectRejected(new TextEncoder().encode("I am photo.jpg, honestly"), "unsupported_type")
       yield* expectRejected(yield* Effect.promise(() => solid(16, 16).gif().toBuffer()), "unsupported_type")
-    }))
+    })
+  )
 
   it.effect("refuses anything over 5 MiB as too_large, before looking at the content", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const oversized = new Uint8Array(5 * MiB + 1)
       oversized.set([0xff, 0xd8, 0xff])
 
       yield* expectRejected(oversized, "too_large")
-    }))
+    })
+  )
 
   it.effect("accepts a file of exactly maxBytes and refuses one byte less of allowance", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const png = yield* Effect.promise(() => solid(32, 32).png().toBuffer())
 
       const avatar = yield* processAvatar(png, { maxBytes: png.length })
       expect(detectImageType(avatar.bytes)).toBe("webp")
       yield* expectRejected(png, "too_large", { maxBytes: png.length - 1 })
-    }))
+    })
+  )
 
   it.effect("refuses a decompression bomb (small on disk, 64 megapixels) as too_many_pixels", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const bomb = yield* Effect.promise(() => solid(8000, 8000, "#ffffff").png({ compressionLevel: 9 }).toBuffer())
       expect(bomb.length).toBeLessThan(5 * MiB)
 
       yield* expectRejected(bomb, "too_many_pixels")
-    }))
+    })
+  )
 
   it.effect("refuses a PNG whose header claims 20000x20000 without decoding it", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const claim = pngClaiming(20_000, 20_000)
       expect(claim.length).toBeLessThan(100)
 
       yield* expectRejected(claim, "too_many_pixels")
-    }))
+    })
+  )
 
   it.effect("honours a lower maxPixels", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const png = yield* Effect.promise(() => solid(100, 100).png().toBuffer())
 
       yield* expectRejected(png, "too_many_pixels", { maxPixels: 9_999 })
       expect(detectImageType((yield* processAvatar(png, { maxPixels: 10_000 })).bytes)).toBe("webp")
-    }))
+    })
+  )
 
   it.effect("refuses a truncated JPEG as corrupt", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const jpeg = yield* Effect.promise(() =>
-        sharp(noisePixels(600, 400), { raw: { width: 600, height: 400, channels: 3 } }).jpeg({ quality: 90 }).toBuffer()
+        sharp(noisePixels(600, 400), { raw: { width: 600, height: 400, channels: 3 } })
+          .jpeg({ quality: 90 })
+          .toBuffer()
       )
       const truncated = jpeg.subarray(0, Math.floor(jpeg.length * 0.6))
       // The header survives the cut, so only the decoder can notice the missing pixel data.
       expect((yield* metadataOf(truncated)).width).toBe(600)
 
       yield* expectRejected(truncated, "corrupt")
-    }))
+    })
+  )
 
   it.effect("refuses JPEG magic bytes followed by garbage as corrupt", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const garbage = new Uint8Array(2048).map((_, i) => (i * 31) % 256)
       garbage.set([0xff, 0xd8, 0xff, 0xe0])
 
       yield* expectRejected(garbage, "corrupt")
-    }))
+    })
+  )
 })

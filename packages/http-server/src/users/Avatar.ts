@@ -68,7 +68,7 @@ const reencodeAsWebp = (bytes: Uint8Array, maxPixels: number, maxSide: number) =
       // limitInputPixels repeats the header check inside the decoder itself. failOn "error" refuses
       // truncated or broken pixel data; "warning" would also refuse many real camera JPEGs over benign
       // libjpeg warnings. Nothing asks sharp to keep metadata, so EXIF, GPS, XMP and ICC are all dropped.
-      sharp(bytes, { limitInputPixels: maxPixels, failOn: "none" })
+      sharp(bytes, { limitInputPixels: maxPixels, failOn: "error" })
         .autoOrient()
         .resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true })
         .webp({ quality: 82 })
@@ -85,7 +85,7 @@ export const processAvatar = (
   bytes: Uint8Array,
   options: AvatarOptions = {}
 ): Effect.Effect<ProcessedAvatar, AvatarRejected> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const maxBytes = options.maxBytes ?? defaultAvatarLimits.maxBytes
     const maxPixels = options.maxPixels ?? defaultAvatarLimits.maxPixels
     const maxSide = options.maxSide ?? defaultAvatarLimits.maxSide

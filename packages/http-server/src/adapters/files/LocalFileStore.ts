@@ -1,8 +1,8 @@
+import { randomUUID } from "node:crypto"
 import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
 import { FileStore, type StoredFile } from "@talab/core"
 import { Cause, Effect, Layer, Option } from "effect"
-import { randomUUID } from "node:crypto"
 
 /** Where a {@link layer} keeps its files. */
 export interface LocalFileStoreOptions {
@@ -45,7 +45,7 @@ const isNotFound = (error: PlatformError): boolean => error._tag === "SystemErro
 export const make = (
   options: LocalFileStoreOptions
 ): Effect.Effect<FileStore["Type"], PlatformError, FileSystem.FileSystem | Path.Path> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const directory = path.resolve(options.directory)
@@ -59,7 +59,7 @@ export const make = (
     const writeAtomically = (target: string, bytes: Uint8Array) => {
       const temp = path.join(directory, `.${path.basename(target)}.${randomUUID()}.tmp`)
       return Effect.scoped(
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const file = yield* fs.open(temp, { flag: "wx" })
           yield* file.writeAll(bytes)
           yield* file.sync
@@ -86,7 +86,7 @@ export const make = (
       )
 
     const get = (key: string) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* requireSafeFileKey(key)
         const bytes = yield* readIfPresent(fs.readFile(dataPath(key)))
         if (Option.isNone(bytes)) return Option.none<StoredFile>()
@@ -95,10 +95,7 @@ export const make = (
           bytes: bytes.value,
           contentType: Option.getOrElse(contentType, () => contentTypeFromExtension(key))
         })
-      }).pipe(
-        Effect.orDie,
-        Effect.withSpan("LocalFileStore.get", { attributes: { key } })
-      )
+      }).pipe(Effect.orDie, Effect.withSpan("LocalFileStore.get", { attributes: { key } }))
 
     return FileStore.of({ put, get })
   })
