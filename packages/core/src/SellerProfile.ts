@@ -21,7 +21,10 @@ export interface SellerProfile {
   readonly approvedAt: Date | null
 }
 
-export type NewSellerProfile = Pick<SellerProfile, "id" | "userId" | "businessName" | "locationDistrict" | "locationCity" | "bio">
+export type NewSellerProfile = Pick<
+  SellerProfile,
+  "id" | "userId" | "businessName" | "locationDistrict" | "locationCity" | "bio"
+>
 
 /** A user with no profile applies; the application is pending. */
 export const applyForSellerProfile = (
@@ -36,7 +39,10 @@ export const applyForSellerProfile = (
       ])
 
 /** An admin approves a pending application. */
-export const approveSellerProfile = (profile: SellerProfile, now: Date): Transition<SellerProfile, SellerProfileNotPending> =>
+export const approveSellerProfile = (
+  profile: SellerProfile,
+  now: Date
+): Transition<SellerProfile, SellerProfileNotPending> =>
   profile.status !== "pending"
     ? Either.left(new SellerProfileNotPending())
     : moved({ ...profile, status: "approved", approvedAt: now }, [
@@ -53,11 +59,29 @@ export const rejectSellerProfile = (profile: SellerProfile): Transition<SellerPr
 
 /** A report resolved with `suspend_seller` suspends the profile, whatever state it was in. */
 export const suspendSellerProfile = (profile: SellerProfile): Transition<SellerProfile, never> =>
-  moved({ ...profile, status: "suspended" }, [DomainEvent.SellerSuspended({ profileId: profile.id, userId: profile.userId })])
+  moved({ ...profile, status: "suspended" }, [
+    DomainEvent.SellerSuspended({ profileId: profile.id, userId: profile.userId })
+  ])
 
-/** The new average (2 decimals) and count after one more rating. */
-export const addRating = (profile: Pick<SellerProfile, "ratingAvg" | "ratingCount">, rating: number) => {
-  const count = profile.ratingCount + 1
-  const avg = Math.round(((profile.ratingAvg * profile.ratingCount + rating) / count) * 100) / 100
-  return { ratingAvg: avg, ratingCount: count }
+/** The exact totals of a seller's ratings: their sum and how many there are. */
+export interface RatingTotals {
+  readonly sum: number
+  readonly count: number
+}
+
+/**
+ * The average of rating totals to 2 decimals, halves rounded up (as PostgreSQL rounds NUMERIC), or 0
+ * without ratings. It scales the integer sum before dividing, so x.xx5 is not lost to binary fractions.
+ */
+export const averageOf = (totals: RatingTotals): number =>
+  totals.count === 0 ? 0 : Math.round((totals.sum * 100) / totals.count) / 100
+
+/**
+ * The seller's rating figures after one more rating, computed from the exact totals of the ratings
+ * before it (never from the rounded stored average, which would drift as ratings accumulate).
+ */
+export const addRating = (totals: RatingTotals, rating: number) => {
+  const sum = totals.sum + rating
+  const count = totals.count + 1
+  return { ratingSum: sum, ratingCount: count, ratingAvg: averageOf({ sum, count }) }
 }

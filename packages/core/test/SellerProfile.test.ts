@@ -3,6 +3,7 @@ import {
   addRating,
   applyForSellerProfile,
   approveSellerProfile,
+  averageOf,
   DomainEvent,
   rejectSellerProfile,
   SellerProfileExists,
@@ -94,46 +95,45 @@ describe("suspendSellerProfile", () => {
 
 describe("addRating", () => {
   it("the first rating becomes the average", () => {
-    expect(addRating({ ratingAvg: 0, ratingCount: 0 }, 4)).toEqual({ ratingAvg: 4, ratingCount: 1 })
+    expect(addRating({ sum: 0, count: 0 }, 4)).toEqual({ ratingSum: 4, ratingCount: 1, ratingAvg: 4 })
   })
 
-  it("averages and rounds to 2 decimals", () => {
-    expect(addRating({ ratingAvg: 5, ratingCount: 1 }, 4)).toEqual({ ratingAvg: 4.5, ratingCount: 2 })
-    expect(addRating({ ratingAvg: 4.5, ratingCount: 2 }, 4)).toEqual({ ratingAvg: 4.33, ratingCount: 3 })
-    expect(addRating({ ratingAvg: 4.5, ratingCount: 2 }, 5)).toEqual({ ratingAvg: 4.67, ratingCount: 3 })
-    expect(addRating({ ratingAvg: 3, ratingCount: 2 }, 1)).toEqual({ ratingAvg: 2.33, ratingCount: 3 })
+  it("averages the exact sum and rounds to 2 decimals", () => {
+    expect(addRating({ sum: 5, count: 1 }, 4)).toEqual({ ratingSum: 9, ratingCount: 2, ratingAvg: 4.5 })
+    expect(addRating({ sum: 9, count: 2 }, 4)).toEqual({ ratingSum: 13, ratingCount: 3, ratingAvg: 4.33 })
+    expect(addRating({ sum: 9, count: 2 }, 5)).toEqual({ ratingSum: 14, ratingCount: 3, ratingAvg: 4.67 })
+    expect(addRating({ sum: 6, count: 2 }, 1)).toEqual({ ratingSum: 7, ratingCount: 3, ratingAvg: 2.33 })
   })
 
-  it("the result always has at most 2 decimals", () => {
-    const { ratingAvg } = addRating({ ratingAvg: 4.33, ratingCount: 3 }, 2)
-    expect(ratingAvg).toBe(3.75)
-    expect(Math.round(ratingAvg * 100) / 100).toBe(ratingAvg)
+  it("rounds a half up, like PostgreSQL's NUMERIC (467/200 = 2.335 gives 2.34, not 2.33)", () => {
+    // 2.335 * 100 is 233.49999999999997 in binary floating point; scaling the integer sum first avoids that.
+    expect(averageOf({ sum: 467, count: 200 })).toBe(2.34)
+    expect(addRating({ sum: 466, count: 199 }, 1).ratingAvg).toBe(2.34)
+    expect(averageOf({ sum: 33, count: 8 })).toBe(4.13)
+  })
+
+  it("has no ratings: the average is 0", () => {
+    expect(averageOf({ sum: 0, count: 0 })).toBe(0)
   })
 
   it("does not mutate its input", () => {
-    const profile = { ratingAvg: 3, ratingCount: 1 }
-    addRating(profile, 5)
-    expect(profile).toEqual({ ratingAvg: 3, ratingCount: 1 })
+    const totals = { sum: 3, count: 1 }
+    addRating(totals, 5)
+    expect(totals).toEqual({ sum: 3, count: 1 })
   })
 
   /**
-   * KNOWN BUG (documented, expected to fail until fixed): addRating folds the *rounded* stored average back in,
-   * so rounding errors accumulate and the average can get stuck. After one 5 and ninety-nine 4s the true mean is
-   * 4.01 but addRating reports 4.07 (once (avg - 4) / (n + 1) < 0.005 a further 4 cannot move it at all).
-   * decisions.md §3 asks for rating_avg to 2 decimals, i.e. round2(mean of the ratings).
-   * `it.fails` passes while the bug is present; remove `.fails` once addRating is fixed.
+   * Regression: addRating used to fold the *rounded* stored average back in, so rounding errors accumulated and
+   * the average could get stuck (one 5 then ninety-nine 4s gave 4.07). decisions.md §3 asks for rating_avg to
+   * 2 decimals, i.e. round2(mean of the ratings); it now works from the exact sum.
    */
-  it.fails("KNOWN BUG: the folded average equals the rounded true mean (5 then ninety-nine 4s)", () => {
-    let profile = { ratingAvg: 0, ratingCount: 0 }
-    const ratings = [5, ...Array.from({ length: 99 }, () => 4)]
-    for (const r of ratings) profile = addRating(profile, r)
-    expect(profile.ratingCount).toBe(100)
-    expect(profile.ratingAvg).toBe(4.01)
-  })
-
-  it("characterises the drift: 5 then ninety-nine 4s gives 4.07 (true mean 4.01)", () => {
-    let profile = { ratingAvg: 0, ratingCount: 0 }
-    for (const r of [5, ...Array.from({ length: 99 }, () => 4)]) profile = addRating(profile, r)
-    expect(profile).toEqual({ ratingAvg: 4.07, ratingCount: 100 })
+  it("the folded average equals the rounded true mean (5 then ninety-nine 4s gives 4.01)", () => {
+    let totals = { sum: 0, count: 0 }
+    let last = addRating(totals, 0)
+    for (const r of [5, ...Array.from({ length: 99 }, () => 4)]) {
+      last = addRating(totals, r)
+      totals = { sum: last.ratingSum, count: last.ratingCount }
+    }
+    expect(last).toEqual({ ratingSum: 401, ratingCount: 100, ratingAvg: 4.01 })
   })
 })

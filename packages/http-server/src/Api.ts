@@ -1,12 +1,28 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AuthApi } from "./auth/Api.js"
+import { ChatApi } from "./chat/Api.js"
 import { InternalErrorResponse, RateLimitedResponse, ValidationErrorResponse } from "./http/Envelope.js"
+import { DealsApi } from "./deals/Api.js"
+import { OffersApi } from "./offers/Api.js"
+import { RatingsApi } from "./ratings/Api.js"
+import { AdminReportsApi, ReportsApi } from "./reports/Api.js"
+import { RequestsApi } from "./requests/Api.js"
+import { AdminSellerProfilesApi, SellerProfilesApi } from "./sellers/Api.js"
 import { UsersApi } from "./users/Api.js"
 
 /** The whole REST contract, under /api/v1. Importable without the server. */
 export class Api extends HttpApi.make("talab")
   .add(AuthApi)
   .add(UsersApi)
+  .add(SellerProfilesApi)
+  .add(AdminSellerProfilesApi)
+  .add(RequestsApi)
+  .add(OffersApi)
+  .add(DealsApi)
+  .add(RatingsApi)
+  .add(ReportsApi)
+  .add(AdminReportsApi)
+  .add(ChatApi)
   .addError(ValidationErrorResponse)
   .addError(RateLimitedResponse)
   .addError(InternalErrorResponse)

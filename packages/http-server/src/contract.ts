@@ -1,2 +1,3 @@
 export { Api } from "./Api.js"
 export * from "./http/Envelope.js"
+export * from "./realtime/Protocol.js"

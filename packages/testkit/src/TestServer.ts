@@ -1,10 +1,21 @@
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Ids } from "@talab/core"
-import { AppConfig, type AppSettings, AppLive, MemoryFileStore, MemoryRateLimiter, MigratedDatabaseLayer, DatabaseOptions } from "@talab/http-server"
-import { Effect, Exit, Layer, Redacted, Scope } from "effect"
+import {
+  AppConfig,
+  type AppSettings,
+  AppLive,
+  DatabaseOptions,
+  MemoryFileStore,
+  MemoryRateLimiter,
+  MigratedDatabaseLayer,
+  RedisRateLimiter
+} from "@talab/http-server"
+import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { AdjustableClock } from "./Clock.js"
+import { LogRecorder } from "./Logs.js"
 import { PushRecorder, SmsRecorder } from "./Recorders.js"
 
 export interface TestServerOptions {
@@ -12,6 +23,18 @@ export interface TestServerOptions {
   readonly settings?: Partial<AppSettings>
   /** A PostgreSQL URL to run on instead of the in-memory embedded database. */
   readonly databaseUrl?: string
+  /**
+   * A Redis URL: rate limits are counted in Redis (and WebSocket messages fan out through it), as in
+   * production with REDIS_URL. `settings.redisUrl` does the same.
+   */
+  readonly redisUrl?: string
+  /**
+   * The prefix of this server's rate-limit keys in Redis. Servers given the same prefix share one budget;
+   * by default each server gets a fresh one, so test runs never see each other's counters.
+   */
+  readonly redisPrefix?: string
+  /** Also print the server's logs (they are always recorded in `logs`). Default: TALAB_TEST_LOGS=1. */
+  readonly printLogs?: boolean
 }
 
 /** A running marketplace for tests, with what it sent and a clock you can move. */
@@ -22,49 +45,92 @@ export interface TestServer {
   readonly baseUrl: string
   /** WebSocket address, e.g. ws://127.0.0.1:54321/ws */
   readonly wsUrl: string
+  /** Every SMS the server sent; `sms.lastCode(phone)` is the one-time code to sign in with. */
   readonly sms: SmsRecorder
+  /** Every push the server delivered; `pushes.waitFor(…)` waits for one (they leave in the background). */
   readonly pushes: PushRecorder
+  /** What the server logged (one line per request, warnings, failures). */
+  readonly logs: LogRecorder
+  /** The server's clock: `clock.advance("25 hours")` expires access tokens, OTP codes, rate-limit windows. */
   readonly clock: AdjustableClock
+  /** The prefix of the rate-limit keys in Redis, when running on Redis. */
+  readonly redisPrefix: string | undefined
   /** Stops the server and drops its database. */
   readonly close: () => Promise<void>
 }
 
+const rateLimiterLayer = (redisUrl: string | undefined, prefix: string | undefined) =>
+  redisUrl === undefined ? MemoryRateLimiter.layer() : RedisRateLimiter.layer({ url: redisUrl, ...(prefix ? { prefix } : {}) })
+
 /**
  * Starts the whole marketplace on a free loopback port: PGlite in memory (or the given PostgreSQL),
- * in-memory SMS, push, files and rate limits, and an adjustable clock.
+ * in-memory SMS, push and files, rate limits in memory (or in the given Redis), recorded logs and an
+ * adjustable clock. Absolute URLs it returns (avatar_url) point at this server.
+ *
+ * One call, from vitest or from a plain Node script (run with `node --import tsx`); always `close()` it.
+ *
+ * @example
+ * const server = await startTestServer({ settings: { adminPhoneNumbers: ["+966500000001"] } })
+ * try {
+ *   await fetch(`${server.apiUrl}/auth/request-otp`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ phone_number: phone }) })
+ *   const code = server.sms.lastCode(phone)
+ * } finally {
+ *   await server.close()
+ * }
  */
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const sms = new SmsRecorder()
   const pushes = new PushRecorder()
+  const logs = new LogRecorder()
   const clock = new AdjustableClock()
-  const settings = AppConfig.make({
-    port: 0,
-    host: "127.0.0.1",
-    jwtSecret: Redacted.make("testkit-secret-testkit-secret-testkit-secret"),
-    ...options.settings
-  })
-  const database = MigratedDatabaseLayer(
-    options.databaseUrl ? DatabaseOptions.Postgres({ url: Redacted.make(options.databaseUrl) }) : DatabaseOptions.Memory()
-  )
-  const layer = AppLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-    Layer.provide(Layer.mergeAll(sms.layer, pushes.layer, MemoryFileStore.layer, MemoryRateLimiter.layer(), Ids.Random)),
-    Layer.provide(database),
-    Layer.provide(Layer.succeed(AppConfig, settings)),
-    Layer.provide(Layer.setClock(clock))
-  )
   const scope = Effect.runSync(Scope.make())
-  const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
-  const server = (context as any).unsafeMap.get(HttpServer.HttpServer.key) as HttpServer.HttpServer
-  const address = server.address as HttpServer.TcpAddress
-  const baseUrl = `http://127.0.0.1:${address.port}`
-  return {
-    baseUrl,
-    apiUrl: `${baseUrl}/api/v1`,
-    wsUrl: `ws://127.0.0.1:${address.port}/ws`,
-    sms,
-    pushes,
-    clock,
-    close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+  const build = <A, E>(layer: Layer.Layer<A, E>) => Effect.runPromise(Layer.buildWithScope(layer, scope))
+  const recordLogs = logs.layer(options.printLogs ?? process.env.TALAB_TEST_LOGS === "1")
+  try {
+    // Built in this order so that closing runs the other way: stop serving, let requests in flight
+    // finish, then close the database.
+    const database = await build(
+      MigratedDatabaseLayer(
+        options.databaseUrl ? DatabaseOptions.Postgres({ url: Redacted.make(options.databaseUrl) }) : DatabaseOptions.Memory()
+      ).pipe(Layer.provide(recordLogs))
+    )
+    // The port is known only once the socket listens, and PUBLIC_URL must name it; so listen first.
+    const listening = await build(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+    const address = Context.get(listening, HttpServer.HttpServer).address as HttpServer.TcpAddress
+    const baseUrl = `http://127.0.0.1:${address.port}`
+    const redisUrl = options.redisUrl ?? options.settings?.redisUrl
+    const redisPrefix =
+      redisUrl === undefined ? undefined : (options.redisPrefix ?? `talab-test:${randomBytes(6).toString("hex")}:`)
+    const settings = AppConfig.make({
+      port: address.port,
+      host: "127.0.0.1",
+      publicUrl: baseUrl,
+      jwtSecret: Redacted.make("testkit-secret-testkit-secret-testkit-secret"),
+      ...options.settings,
+      redisUrl
+    })
+    const layer = AppLive.pipe(
+      Layer.provide(
+        Layer.mergeAll(sms.layer, pushes.layer, MemoryFileStore.layer, rateLimiterLayer(redisUrl, redisPrefix), Ids.Random)
+      ),
+      Layer.provide(Layer.succeedContext(Context.merge(database, listening))),
+      Layer.provide(Layer.succeed(AppConfig, settings)),
+      Layer.provide(Layer.mergeAll(Layer.setClock(clock), recordLogs))
+    )
+    await build(layer)
+    return {
+      baseUrl,
+      apiUrl: `${baseUrl}/api/v1`,
+      wsUrl: `ws://127.0.0.1:${address.port}/ws`,
+      sms,
+      pushes,
+      logs,
+      clock,
+      redisPrefix,
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  } catch (error) {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw error
   }
 }

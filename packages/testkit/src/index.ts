@@ -1,3 +1,5 @@
 export { AdjustableClock } from "./Clock.js"
+export { type LogLine, LogRecorder } from "./Logs.js"
+export { newPhoneNumber } from "./Phones.js"
 export { PushRecorder, SmsRecorder } from "./Recorders.js"
 export { startTestServer, type TestServer, type TestServerOptions } from "./TestServer.js"

@@ -7,7 +7,7 @@ import type { Offer } from "../Offer.js"
 import type { OtpChallenge } from "../Otp.js"
 import type { Rating } from "../Rating.js"
 import type { Report } from "../Report.js"
-import type { SellerProfile } from "../SellerProfile.js"
+import type { RatingTotals, SellerProfile } from "../SellerProfile.js"
 import type { DeviceToken, Session, User } from "../User.js"
 
 /*
@@ -67,6 +67,8 @@ export class SellerProfileRepo extends Context.Tag("@talab/core/SellerProfileRep
   SellerProfileRepo,
   {
     readonly insert: (profile: SellerProfile) => Effect.Effect<void>
+    /** Inserts the profile unless the user has one; answers whether it was inserted (two racing applies: one wins). */
+    readonly insertIfAbsent: (profile: SellerProfile) => Effect.Effect<boolean>
     readonly findById: (id: string) => Effect.Effect<Option.Option<SellerProfile>>
     readonly findByUserId: (userId: string) => Effect.Effect<Option.Option<SellerProfile>>
     readonly lock: (id: string) => Effect.Effect<Option.Option<SellerProfile>>
@@ -92,6 +94,8 @@ export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
     readonly findById: (id: string) => Effect.Effect<Option.Option<Offer>>
     readonly lock: (id: string) => Effect.Effect<Option.Option<Offer>>
     readonly listByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>
+    /** Every offer of a request, locked for update; lock the request first, so racing transitions queue on it. */
+    readonly lockByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>
     readonly hasPendingOffer: (requestId: string, sellerId: string) => Effect.Effect<boolean>
     readonly updateStatus: (offers: ReadonlyArray<Pick<Offer, "id" | "status">>) => Effect.Effect<void>
   }
@@ -112,6 +116,8 @@ export class RatingRepo extends Context.Tag("@talab/core/RatingRepo")<
   {
     readonly insert: (rating: Rating) => Effect.Effect<void>
     readonly existsForDeal: (dealId: string) => Effect.Effect<boolean>
+    /** The exact sum and count of a seller's ratings, what the seller's average is computed from. */
+    readonly totalsForSeller: (sellerId: string) => Effect.Effect<RatingTotals>
   }
 >() {}
 
@@ -130,6 +136,8 @@ export class ConversationRepo extends Context.Tag("@talab/core/ConversationRepo"
     readonly insert: (conversation: Conversation) => Effect.Effect<void>
     readonly findById: (id: string) => Effect.Effect<Option.Option<Conversation>>
     readonly findByOfferId: (offerId: string) => Effect.Effect<Option.Option<Conversation>>
+    /** Reads the conversation for update, so messages sent to it are stored one at a time. */
+    readonly lock: (id: string) => Effect.Effect<Option.Option<Conversation>>
     readonly touch: (id: string, at: Date) => Effect.Effect<void>
   }
 >() {}

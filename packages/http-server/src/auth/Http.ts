@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { CurrentUser } from "../http/CurrentUser.js"
 import { requestLanguage, respond } from "../http/Localize.js"
+import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { userView } from "../http/Views.js"
 import { translate } from "../i18n/messages.js"
 import { AuthService } from "./Service.js"
@@ -11,11 +12,12 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function* () {
     const auth = yield* AuthService
     return handlers
-      .handle("requestOtp", ({ payload }) =>
+      .handle("requestOtp", ({ payload, request }) =>
         respond(
           Effect.gen(function* () {
             const language = yield* requestLanguage
-            const { expiresAt } = yield* auth.requestOtp(payload.phone_number, language)
+            const { expiresAt, phoneLimit } = yield* auth.requestOtp(payload.phone_number, language)
+            recordRateLimit(request, phoneLimit)
             return { success: true as const, data: { expires_at: expiresAt, message: translate("otp_sent", language) } }
           })
         )

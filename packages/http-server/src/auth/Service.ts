@@ -46,7 +46,10 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
     const admins = new Set(config.adminPhoneNumbers)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    /** Sends a fresh code to a mobile number; a new code replaces the previous one. */
+    /**
+     * Sends a fresh code to a mobile number; a new code replaces the previous one. Answers the code's
+     * expiry and the number's remaining budget of codes.
+     */
     const requestOtp = (rawPhone: string, requestLanguage: Language) =>
       Effect.gen(function* () {
         const phoneNumber = yield* parseMobileNumber(rawPhone)
@@ -62,7 +65,7 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
         const known = yield* users.findByPhone(phoneNumber)
         const language = Option.match(known, { onNone: () => requestLanguage, onSome: (u) => u.language })
         yield* sms.send({ to: phoneNumber, body: translate("otp_sms", language, { code }), code }).pipe(Effect.orDie)
-        return { expiresAt: challenge.expiresAt }
+        return { expiresAt: challenge.expiresAt, phoneLimit: decision }
       })
 
     const openSession = (user: User) =>

@@ -1,4 +1,5 @@
-import { Config, ConfigError, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { databaseOptionsFromUrl } from "../db/Database.js"
 
 export type SmsProvider = "console" | "twilio"
 export type PushProvider = "log" | "fcm" | "apns"
@@ -124,10 +125,15 @@ const readSettings = Effect.gen(function* () {
           bundleId: yield* required("APNS_BUNDLE_ID", "PUSH_PROVIDER=apns")
         }
       : undefined
+  const databaseUrl = yield* optionalString("DATABASE_URL")
+  const invalidDatabaseUrl = Either.getLeft(databaseOptionsFromUrl(databaseUrl, "."))
+  if (Option.isSome(invalidDatabaseUrl)) {
+    return yield* Effect.fail(ConfigError.InvalidData(["DATABASE_URL"], invalidDatabaseUrl.value.message.replace(/^DATABASE_URL /, "")))
+  }
   const settings: AppSettings = {
     port,
     host: yield* Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
-    databaseUrl: yield* optionalString("DATABASE_URL"),
+    databaseUrl,
     dataDir: yield* Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
     publicUrl: (yield* Config.string("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))).replace(/\/+$/, ""),
     jwtSecret,

@@ -5,12 +5,14 @@ import { DatabaseLayer, type DatabaseOptions } from "./Database.js"
 import accounts from "./migrations/0001_accounts.js"
 import marketplace from "./migrations/0002_marketplace.js"
 import outbox from "./migrations/0003_outbox.js"
+import notificationDelivery from "./migrations/0004_notification_delivery.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
   "0001_accounts": accounts,
   "0002_marketplace": marketplace,
-  "0003_outbox": outbox
+  "0003_outbox": outbox,
+  "0004_notification_delivery": notificationDelivery
 }
 
 /**

@@ -77,7 +77,33 @@ export const texts: Catalogue = {
     en: "Note: the price is outside the buyer's budget"
   },
   report_resolved: { ar: "تمت معالجة البلاغ", en: "The report has been handled" },
-  not_found_route: { ar: "المسار غير موجود", en: "No such route" }
+  reported_user_not_in_deal: {
+    ar: "المستخدم المُبلَّغ عنه ليس طرفاً في هذه الصفقة",
+    en: "The reported user is not a party of this deal"
+  },
+  not_found_route: { ar: "المسار غير موجود", en: "No such route" },
+  already_authenticated: { ar: "تمت المصادقة على هذا الاتصال بالفعل", en: "This connection is already authenticated" },
+  push_offer_created_title: { ar: "عرض جديد على طلبك", en: "New offer on your request" },
+  push_offer_created_body: { ar: "عرض من {seller}: {product} بسعر {price}", en: "Offer from {seller}: {product} for {price}" },
+  push_offer_accepted_title_seller: { ar: "تم قبول عرضك", en: "Your offer was accepted" },
+  push_offer_accepted_body_seller: {
+    ar: "قبل {buyer} عرضك على {product} بسعر {price}",
+    en: "Your offer for {product} at {price} was accepted by {buyer}"
+  },
+  push_offer_accepted_title_buyer: { ar: "تم تأكيد الصفقة", en: "Your deal is confirmed" },
+  push_offer_accepted_body_buyer: {
+    ar: "قبلت عرض {seller}: {product} بسعر {price}",
+    en: "You accepted the offer from {seller}: {product} for {price}"
+  },
+  push_message_title: { ar: "رسالة جديدة من {sender}", en: "New message from {sender}" },
+  push_message_body: { ar: "{text}", en: "{text}" },
+  push_rating_prompt_title: { ar: "كيف كانت صفقتك؟", en: "How was your deal?" },
+  push_rating_prompt_body: { ar: "قيّم {seller} على {product}", en: "Rate {seller} for {product}" },
+  push_details_in_app: { ar: "افتح تطبيق طلب لمعرفة التفاصيل", en: "Open Talab for the details" },
+  push_the_buyer: { ar: "المشتري", en: "the buyer" },
+  push_the_seller: { ar: "البائع", en: "the seller" },
+  push_a_phone: { ar: "هاتف", en: "a phone" },
+  push_an_accessory: { ar: "إكسسوار", en: "an accessory" }
 }
 
 /** The text of a key in a language, with `{param}` placeholders filled. Unknown keys fall back to `invalid`. */

@@ -21,6 +21,7 @@ export const SqlConversationRepo = Layer.effect(
       byUuid(SqlSchema.findOne({ Request: Schema.String, Result: ConversationRow, execute }))
     const findById = findOne((id) => sql`SELECT * FROM conversations WHERE id = ${id}`)
     const findByOfferId = findOne((offerId) => sql`SELECT * FROM conversations WHERE offer_id = ${offerId}`)
+    const lock = findOne((id) => sql`SELECT * FROM conversations WHERE id = ${id} FOR UPDATE`)
     const insert = SqlSchema.void({
       Request: ConversationRow,
       execute: (row) => sql`INSERT INTO conversations ${sql.insert(row)}`
@@ -30,6 +31,7 @@ export const SqlConversationRepo = Layer.effect(
       insert: (conversation) => insert(conversation).pipe(Effect.orDie),
       findById: (id) => findById(id).pipe(Effect.orDie),
       findByOfferId: (offerId) => findByOfferId(offerId).pipe(Effect.orDie),
+      lock: (id) => lock(id).pipe(Effect.orDie),
       // GREATEST ignores NULL, and a late writer never moves the last activity back in time.
       touch: (id, at) =>
         sql`UPDATE conversations SET last_message_at = GREATEST(last_message_at, ${at}) WHERE id = ${id}`.pipe(

@@ -1,11 +1,15 @@
 import { SqlClient } from "@effect/sql"
-import { EventOutbox } from "@talab/core"
+import { EventOutbox, notificationsFor } from "@talab/core"
 import { Effect, Layer } from "effect"
+import { afterCommit } from "../db/AfterCommit.js"
+import { pendingNotificationRows } from "../notifications/NotificationStore.js"
+import { NotificationWakeup } from "../notifications/Wakeup.js"
 
 export const SqlEventOutbox = Layer.effect(
   EventOutbox,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const wakeup = yield* NotificationWakeup
 
     return EventOutbox.of({
       append: (events, at) => {
@@ -15,7 +19,20 @@ export const SqlEventOutbox = Layer.effect(
           payload: JSON.stringify(payload),
           created_at: at
         }))
-        return sql`INSERT INTO outbox_events ${sql.insert(rows)}`.pipe(Effect.asVoid, Effect.orDie)
+        // Written with the events, so in the caller's transaction: a commit never leaves an event without its
+        // pushes, and a rollback takes both away.
+        const notifications = pendingNotificationRows(events.flatMap(notificationsFor), at)
+        const queueNotifications =
+          notifications.length === 0
+            ? Effect.void
+            : sql`INSERT INTO notifications ${sql.insert(notifications)}`.pipe(
+                Effect.zipRight(afterCommit(wakeup.signal))
+              )
+        return sql`INSERT INTO outbox_events ${sql.insert(rows)}`.pipe(
+          Effect.zipRight(queueNotifications),
+          Effect.asVoid,
+          Effect.orDie
+        )
       }
     })
   })

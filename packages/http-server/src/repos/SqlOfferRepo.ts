@@ -36,6 +36,12 @@ export const SqlOfferRepo = Layer.effect(
       execute: (requestId) =>
         sql`SELECT * FROM offers WHERE request_id = ${requestId} ORDER BY created_at DESC, id DESC`
     })
+    const lockByRequest = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: OfferRow,
+      execute: (requestId) =>
+        sql`SELECT * FROM offers WHERE request_id = ${requestId} ORDER BY created_at DESC, id DESC FOR UPDATE`
+    })
     const hasPendingOffer = SqlSchema.single({
       Request: Schema.Struct({ requestId: Schema.String, sellerId: Schema.String }),
       Result: PendingOfferExists,
@@ -53,6 +59,8 @@ export const SqlOfferRepo = Layer.effect(
       lock: (id) => lock(id).pipe(Effect.orDie),
       listByRequest: (requestId) =>
         (isUuid(requestId) ? listByRequest(requestId) : Effect.succeed([])).pipe(Effect.orDie),
+      lockByRequest: (requestId) =>
+        (isUuid(requestId) ? lockByRequest(requestId) : Effect.succeed([])).pipe(Effect.orDie),
       hasPendingOffer: (requestId, sellerId) =>
         isUuid(requestId) && isUuid(sellerId)
           ? hasPendingOffer({ requestId, sellerId }).pipe(

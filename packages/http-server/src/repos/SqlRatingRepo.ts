@@ -14,6 +14,7 @@ export const RatingRow = Schema.Struct({
 })
 
 const RatingExists = Schema.Struct({ exists: Schema.Boolean })
+const RatingTotalsRow = Schema.Struct({ sum: Schema.Number, count: Schema.Number })
 
 export const SqlRatingRepo = Layer.effect(
   RatingRepo,
@@ -30,6 +31,13 @@ export const SqlRatingRepo = Layer.effect(
       execute: (dealId) => sql`SELECT EXISTS (SELECT 1 FROM ratings WHERE deal_id = ${dealId}) AS exists`
     })
 
+    const totalsForSeller = SqlSchema.single({
+      Request: Schema.String,
+      Result: RatingTotalsRow,
+      execute: (sellerId) =>
+        sql`SELECT COALESCE(SUM(rating), 0) AS sum, COUNT(*) AS count FROM ratings WHERE seller_id = ${sellerId}`
+    })
+
     return RatingRepo.of({
       insert: (rating) => insert(rating).pipe(Effect.orDie),
       existsForDeal: (dealId) =>
@@ -38,7 +46,9 @@ export const SqlRatingRepo = Layer.effect(
               Effect.map((row) => row.exists),
               Effect.orDie
             )
-          : Effect.succeed(false)
+          : Effect.succeed(false),
+      totalsForSeller: (sellerId) =>
+        isUuid(sellerId) ? totalsForSeller(sellerId).pipe(Effect.orDie) : Effect.succeed({ sum: 0, count: 0 })
     })
   })
 )

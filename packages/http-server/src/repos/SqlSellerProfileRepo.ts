@@ -28,6 +28,11 @@ export const SqlSellerProfileRepo = Layer.effect(
       Request: SellerProfileRow,
       execute: (row) => sql`INSERT INTO seller_profiles ${sql.insert(row)}`
     })
+    const insertIfAbsent = SqlSchema.findAll({
+      Request: SellerProfileRow,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (row) => sql`INSERT INTO seller_profiles ${sql.insert(row)} ON CONFLICT (user_id) DO NOTHING RETURNING id`
+    })
     const update = SqlSchema.void({
       Request: SellerProfileRow,
       execute: (row) =>
@@ -41,6 +46,11 @@ export const SqlSellerProfileRepo = Layer.effect(
 
     return SellerProfileRepo.of({
       insert: (profile) => insert(profile).pipe(Effect.orDie),
+      insertIfAbsent: (profile) =>
+        insertIfAbsent(profile).pipe(
+          Effect.map((rows) => rows.length === 1),
+          Effect.orDie
+        ),
       findById: (id) => findById(id).pipe(Effect.orDie),
       findByUserId: (userId) => findByUserId(userId).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),

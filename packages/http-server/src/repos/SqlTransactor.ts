@@ -2,19 +2,21 @@ import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Transactor } from "@talab/core"
 import { Effect, Layer } from "effect"
+import { runAfterCommit } from "../db/AfterCommit.js"
 
 /**
  * `sql.withTransaction`: repository calls inside share one connection and commit together; any failure,
- * defect or interruption rolls all of them back. Nested transactions become savepoints.
+ * defect or interruption rolls all of them back. Nested transactions become savepoints. Effects queued with
+ * `afterCommit` run once the outermost one has committed.
  */
 export const SqlTransactor = Layer.effect(
   Transactor,
   Effect.map(SqlClient.SqlClient, (sql) =>
     Transactor.of({
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        sql
-          .withTransaction(effect)
-          .pipe(Effect.catchAll((error) => (error instanceof SqlError ? Effect.die(error) : Effect.fail(error as E))))
+        runAfterCommit(sql.withTransaction(effect)).pipe(
+          Effect.catchAll((error) => (error instanceof SqlError ? Effect.die(error) : Effect.fail(error as E)))
+        )
     })
   )
 )

@@ -2,19 +2,27 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
-import { SessionEvents } from "../auth/SessionEvents.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
 import { MigratedDatabaseLayer } from "../db/Migrations.js"
+import { PushDispatcher } from "../notifications/Dispatcher.js"
+import { NotificationWakeup } from "../notifications/Wakeup.js"
+import { RealtimeLive } from "../realtime/Live.js"
 import { SqlRepositoriesLayer } from "../repos/index.js"
 import { AdaptersFromConfig } from "./Adapters.js"
 import { HttpAppLive } from "./Server.js"
 
 /**
- * The application on a database and adapters supplied by the caller: what production and the testkit
- * share. Requires AppConfig, SqlClient, the port adapters and an HttpServer.
+ * The application (HTTP app and push dispatcher) on a database and adapters supplied by the caller: what
+ * production and the testkit share. Requires AppConfig, SqlClient, the port adapters and an HttpServer.
  */
-export const AppLive = HttpAppLive.pipe(Layer.provide(SqlRepositoriesLayer), Layer.provide(SessionEvents.Noop))
+export const AppLive = Layer.merge(HttpAppLive, PushDispatcher.layer()).pipe(
+  Layer.provide(SqlRepositoriesLayer),
+  // The WebSocket hub, which also closes the sockets of ended sessions.
+  Layer.provide(RealtimeLive),
+  // One wakeup shared by the outbox that queues notifications and the dispatcher that delivers them.
+  Layer.provide(NotificationWakeup.layer)
+)
 
 /** The Node HTTP server listening on HOST:PORT. */
 export const NodeServerLive = Layer.unwrapEffect(

@@ -1,6 +1,7 @@
 import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type ErrorCode, RateLimiter } from "@talab/core"
-import { Effect, Option } from "effect"
+import { Cause, Chunk, Effect, Option } from "effect"
+import { randomUUID } from "node:crypto"
 import { AppConfig } from "../config/AppConfig.js"
 import { parseProblemMessage } from "../http/Fields.js"
 import { envelope, rememberedUserLanguage } from "../http/Localize.js"
@@ -23,10 +24,14 @@ export const errorEnvelopeResponse = (
   details: Record<string, Array<string>> = {}
 ) => HttpServerResponse.unsafeJson(envelope(code, languageOf(request), details), { status })
 
-/** The client address: the first X-Forwarded-For hop behind a trusted proxy, else the socket's. */
+/**
+ * The client address: behind a trusted proxy, the last X-Forwarded-For hop, the one the proxy itself
+ * appended (hops before it are whatever the client sent, so keying a limit on them lets anyone pick a
+ * fresh budget); else the socket's address.
+ */
 export const clientIp = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) => {
-  const forwarded = request.headers["x-forwarded-for"]
-  if (trustProxy && forwarded) return forwarded.split(",")[0]!.trim()
+  const lastHop = request.headers["x-forwarded-for"]?.split(",").at(-1)?.trim()
+  if (trustProxy && lastHop) return lastHop
   return Option.getOrElse(request.remoteAddress, () => "unknown")
 }
 
@@ -85,42 +90,79 @@ const bodyJson = (response: HttpServerResponse.HttpServerResponse): unknown => {
  */
 const finalizeResponse = (
   request: HttpServerRequest.HttpServerRequest,
-  response: HttpServerResponse.HttpServerResponse
-): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  Effect.sync(() => {
-    let final = response
-    const isEmpty = response.body._tag === "Empty"
-    if (response.status === 400) {
-      const body = bodyJson(response) as { _tag?: string; issues?: ReadonlyArray<DecodeIssue> } | undefined
-      if (body?._tag === "HttpApiDecodeError") {
-        final = errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, detailsOfDecodeIssues(body.issues ?? [], request))
-      } else if (isEmpty) {
-        final = errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, {
-          body: [translate("malformed_json", languageOf(request))]
-        })
-      }
-    } else if (response.status === 404 && isEmpty) {
-      final = errorEnvelopeResponse(request, "NOT_FOUND", 404)
-    } else if (response.status === 413 && isEmpty) {
-      final = errorEnvelopeResponse(request, "PAYLOAD_TOO_LARGE", 413)
-    } else if (response.status >= 500 && (isEmpty || (bodyJson(response) as any)?.success !== false)) {
-      final = errorEnvelopeResponse(request, "INTERNAL_ERROR", 500)
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string
+): HttpServerResponse.HttpServerResponse => {
+  let final = response
+  const isEmpty = response.body._tag === "Empty"
+  if (response.status === 400) {
+    const body = bodyJson(response) as { _tag?: string; issues?: ReadonlyArray<DecodeIssue> } | undefined
+    if (body?._tag === "HttpApiDecodeError") {
+      final = errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, detailsOfDecodeIssues(body.issues ?? [], request))
+    } else if (isEmpty) {
+      final = errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, {
+        body: [translate("malformed_json", languageOf(request))]
+      })
     }
-    const headers = rateLimitHeaders(request)
-    const requestId = request.headers["x-request-id"]
-    return HttpServerResponse.setHeaders(final, {
-      ...headers,
-      ...(requestId && !final.headers["x-request-id"] ? { "x-request-id": requestId } : {})
-    })
+  } else if (response.status === 404 && isEmpty) {
+    final = errorEnvelopeResponse(request, "NOT_FOUND", 404)
+  } else if (response.status === 413 && isEmpty) {
+    final = errorEnvelopeResponse(request, "PAYLOAD_TOO_LARGE", 413)
+  } else if (response.status === 500 && (isEmpty || (bodyJson(response) as any)?.success !== false)) {
+    final = errorEnvelopeResponse(request, "INTERNAL_ERROR", 500)
+  }
+  return HttpServerResponse.setHeaders(final, {
+    ...rateLimitHeaders(request),
+    "x-request-id": requestId,
+    // The body was cut off unread, so this connection cannot carry another request.
+    ...(final.status === 413 ? { connection: "close" } : {})
   })
+}
 
-/** The outermost middleware of every request. */
-export const requestPipeline = <E, R>(app: HttpApp.Default<E, R>) =>
+/** A client's own X-Request-Id is kept when it is a plain token; anything else could forge log lines. */
+const requestIdOf = (request: HttpServerRequest.HttpServerRequest) => {
+  const given = request.headers["x-request-id"]
+  return given !== undefined && /^[A-Za-z0-9._:-]{1,128}$/.test(given) ? given : randomUUID()
+}
+
+/**
+ * The messages of a defect and of the errors it wraps ("Failed to execute statement ← relation … does
+ * not exist"): the pretty cause stops at the outer error, which alone seldom tells what went wrong.
+ */
+const describeDefects = (cause: Cause.Cause<unknown>) =>
+  Chunk.toReadonlyArray(Cause.defects(cause))
+    .map((defect) => {
+      const messages: Array<string> = []
+      for (let error: unknown = defect, depth = 0; error !== undefined && depth < 5; depth++) {
+        messages.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error))
+        error = error instanceof Error ? error.cause : undefined
+      }
+      return messages.join(" ← ")
+    })
+    .join("; ")
+
+/** The one log line of every request. */
+const logRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string,
+  startedAt: number
+) =>
+  (response.status >= 500 ? Effect.logError : Effect.logInfo)("request").pipe(
+    Effect.annotateLogs({
+      request_id: requestId,
+      method: request.method,
+      path: pathOf(request),
+      status: response.status,
+      duration_ms: Math.round((performance.now() - startedAt) * 10) / 10
+    })
+  )
+
+/** The per-IP auth limit before anything else, then the app under the body size limit of its path. */
+const limitedApp = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
     const config = yield* AppConfig
     const limiter = yield* RateLimiter
-    yield* HttpApp.appendPreResponseHandler(finalizeResponse)
     const path = pathOf(request)
     if (path.startsWith("/api/v1/auth/") && request.method !== "OPTIONS") {
       const decision = yield* limiter.consume({
@@ -132,7 +174,28 @@ export const requestPipeline = <E, R>(app: HttpApp.Default<E, R>) =>
       if (!decision.allowed) return errorEnvelopeResponse(request, "RATE_LIMITED", 429)
     }
     const bodyLimit = path === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT
-    const withLimit = <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) =>
-      HttpIncomingMessage.withMaxBodySize(effect, Option.some(bodyLimit))
-    return yield* withLimit(app)
+    return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(bodyLimit))
+  })
+
+/**
+ * The outermost middleware of every request: a request id (on every log line of the request, and
+ * echoed in X-Request-Id), the per-IP auth limit, the body size limit, the envelope for the
+ * framework's own responses, and one log line when the response goes out.
+ */
+export const requestPipeline = <E, R>(app: HttpApp.Default<E, R>) =>
+  Effect.gen(function* () {
+    const startedAt = performance.now()
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const requestId = requestIdOf(request)
+    yield* HttpApp.appendPreResponseHandler((request, response) => {
+      const final = finalizeResponse(request, response, requestId)
+      return Effect.as(logRequest(request, final, requestId, startedAt), final)
+    })
+    return yield* limitedApp(app, request).pipe(
+      // A defect becomes a bare 500 for the client; the log keeps what happened.
+      Effect.tapDefect((cause) =>
+        Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs("error", describeDefects(cause)))
+      ),
+      Effect.annotateLogs("request_id", requestId)
+    )
   })

@@ -6,19 +6,24 @@ import { OtpCodes } from "../auth/OtpCodes.js"
 import { ServerKeys } from "../auth/Secrets.js"
 import { AuthService } from "../auth/Service.js"
 import { Tokens } from "../auth/Tokens.js"
+import { ChatHttp } from "../chat/Http.js"
+import { ChatService } from "../chat/Service.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { AuthenticationLive } from "../http/Authentication.js"
 import { BodyCheckLive } from "../http/BodyCheck.js"
+import { Gateway } from "../realtime/Gateway.js"
+import { WebSocketRoute } from "../realtime/Route.js"
 import { UsersHttp } from "../users/Http.js"
 import { UsersService } from "../users/Service.js"
+import { MarketplaceGroups, MarketplaceServices } from "./Marketplace.js"
 import { requestPipeline } from "./RequestPipeline.js"
 import { ExtraRoutes } from "./Routes.js"
 
 const Security = Layer.mergeAll(Tokens.layer, OtpCodes.layer).pipe(Layer.provideMerge(ServerKeys.layer))
 
-const Services = Layer.mergeAll(AuthService.Default, UsersService.Default)
+const Services = Layer.mergeAll(AuthService.Default, UsersService.Default, MarketplaceServices, ChatService.Default)
 
-const Groups = Layer.mergeAll(AuthHttp, UsersHttp)
+const Groups = Layer.mergeAll(AuthHttp, UsersHttp, MarketplaceGroups, ChatHttp)
 
 /** The REST API with its handlers and their application services. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -29,10 +34,16 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(Security)
 )
 
-/** CORS for browsers: the allowed origins of CORS_ORIGINS (`*` allows any). */
+/** `/ws` on the API's port, over the same application services as REST. */
+const WebSocketLive = WebSocketRoute.pipe(Layer.provide(Gateway.Default), Layer.provide(Services), Layer.provide(Security))
+
+/**
+ * CORS for browsers: the allowed origins of CORS_ORIGINS (`*` allows any). A predicate, because with a
+ * list of one the framework would name that origin in every response, whoever asked.
+ */
 const corsFor = (origins: ReadonlyArray<string>) =>
   HttpApiBuilder.middlewareCors({
-    ...(origins.includes("*") ? {} : { allowedOrigins: origins }),
+    ...(origins.includes("*") ? {} : { allowedOrigins: (origin: string) => origins.includes(origin) }),
     allowedHeaders: ["authorization", "content-type", "accept-language", "x-request-id"],
     exposedHeaders: ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after", "x-request-id"],
     maxAge: 600
@@ -46,6 +57,7 @@ export const HttpAppLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     HttpApiBuilder.serve(requestPipeline).pipe(
       Layer.provide(ExtraRoutes),
+      Layer.provide(WebSocketLive),
       Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
       Layer.provide(corsFor(config.corsOrigins)),
       Layer.provide(ApiLive)

@@ -7,6 +7,11 @@ import { BodyOrNone, OneOf, Optional, Payload, Text } from "../http/Fields.js"
 import { SellerProfileSummary, UserView } from "../http/Views.js"
 
 export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
+/*
+ * The parser counts a part's headers into its size, so its cap leaves room for them; the exact 5 MiB
+ * rule on the file's bytes is applied by processAvatar.
+ */
+const AVATAR_PART_LIMIT = AVATAR_MAX_BYTES + 64 * 1024
 
 export const MeView = Schema.Struct({ ...UserView.fields, seller_profile: Schema.NullOr(SellerProfileSummary) })
 
@@ -29,7 +34,7 @@ export class UsersApi extends HttpApiGroup.make("users")
     HttpApiEndpoint.post("uploadAvatar", "/users/me/avatar")
       .setPayload(
         HttpApiSchema.MultipartStream(Schema.Struct({ avatar: Multipart.SingleFileSchema }), {
-          maxFileSize: Option.some(AVATAR_MAX_BYTES),
+          maxFileSize: Option.some(AVATAR_PART_LIMIT),
           maxParts: Option.some(5)
         })
       )

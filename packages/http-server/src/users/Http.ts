@@ -1,6 +1,6 @@
 import { HttpApiBuilder, Multipart } from "@effect/platform"
 import { PayloadTooLarge, ValidationFailed } from "@talab/core"
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Option, Stream } from "effect"
 import { Api } from "../Api.js"
 import { CurrentUser } from "../http/CurrentUser.js"
 import { respond } from "../http/Localize.js"
@@ -12,24 +12,36 @@ const meView = ({ user, sellerProfile }: Effect.Effect.Success<ReturnType<UsersS
   seller_profile: sellerProfile === null ? null : sellerProfileSummary(sellerProfile)
 })
 
-/** The bytes of the `avatar` file part; a part over the size limit is a 413. */
+/** A size limit of the parser; inside a part's content it surfaces as an InternalError around the limit. */
+const isSizeLimit = (error: Multipart.MultipartError) =>
+  error.reason === "FileTooLarge" ||
+  error.reason === "BodyTooLarge" ||
+  (error.cause as { _tag?: string; limit?: string } | undefined)?._tag === "ReachedLimit"
+
+const isMultipartWithBoundary = (contentType: string | undefined) =>
+  contentType !== undefined && /^multipart\/form-data\s*;(.*;)?\s*boundary=("[^"]+"|[^\s;"]+)/i.test(contentType)
+
+/**
+ * The bytes of the first `avatar` file part; a part over the size limit is a 413. Every part is read
+ * to the end: the parser waits until a part's content is consumed, and a request left half read would
+ * have its connection torn down under the client's next request.
+ */
 const avatarBytes = (parts: Stream.Stream<Multipart.Part, Multipart.MultipartError>) =>
   parts.pipe(
     Stream.filter(Multipart.isFile),
-    Stream.filter((file) => file.key === "avatar"),
-    Stream.take(1),
-    Stream.runCollect,
-    Effect.flatMap((files) =>
-      Chunk.head(files).pipe(
-        Effect.flatMap((file) => Stream.runCollect(file.content)),
-        Effect.map((chunks) => Buffer.concat(Chunk.toArray(chunks))),
-        Effect.catchTag("NoSuchElementException", () => Effect.fail(ValidationFailed.field("avatar", "avatar_missing")))
-      )
+    Stream.runFoldEffect(Option.none<Buffer>(), (found, file) =>
+      file.key === "avatar" && Option.isNone(found)
+        ? Effect.map(Stream.runCollect(file.content), (chunks) => Option.some(Buffer.concat(Chunk.toArray(chunks))))
+        : Effect.as(Stream.runDrain(file.content), found)
+    ),
+    Effect.flatMap(
+      Option.match({
+        onNone: () => Effect.fail(ValidationFailed.field("avatar", "avatar_missing")),
+        onSome: Effect.succeed
+      })
     ),
     Effect.catchTag("MultipartError", (error): Effect.Effect<never, PayloadTooLarge | ValidationFailed> =>
-      error.reason === "FileTooLarge" || error.reason === "BodyTooLarge"
-        ? Effect.fail(new PayloadTooLarge())
-        : Effect.fail(ValidationFailed.field("avatar", "avatar_missing"))
+      isSizeLimit(error) ? Effect.fail(new PayloadTooLarge()) : Effect.fail(ValidationFailed.field("avatar", "avatar_missing"))
     )
   )
 
@@ -52,10 +64,14 @@ export const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
           ).pipe(Effect.map((me) => ({ success: true as const, data: meView(me) })))
         )
       )
-      .handle("uploadAvatar", ({ payload }) =>
+      .handle("uploadAvatar", ({ payload, request }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
+            // The multipart parser throws outside the stream on a missing boundary; such a request has no avatar part.
+            if (!isMultipartWithBoundary(request.headers["content-type"])) {
+              return yield* Effect.fail(ValidationFailed.field("avatar", "avatar_missing"))
+            }
             const bytes = yield* avatarBytes(payload as unknown as Stream.Stream<Multipart.Part, Multipart.MultipartError>)
             const { avatarUrl } = yield* service.setAvatar(user, bytes)
             return { success: true as const, data: { avatar_url: avatarUrl } }

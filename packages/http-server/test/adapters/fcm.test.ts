@@ -2,16 +2,15 @@ import { generateKeyPairSync } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { type Push, PushOutcome } from "@talab/core"
 import { Effect, TestClock } from "effect"
-import { compactVerify, decodeJwt, decodeProtectedHeader } from "jose"
 import { FcmPush, PushConfigError } from "../../src/adapters/push/index.js"
-import { type FakeReply, fakeHttpServer, type RecordedRequest, refusedUrl } from "./support/fakeHttpServer.js"
+import { fakeFcm, invalidArgument, unauthenticated, unavailable, unregistered } from "./support/fakeFcm.js"
+import { type FakeReply, type RecordedRequest, refusedUrl } from "./support/fakeHttpServer.js"
 import { captureLogs } from "./support/logCapture.js"
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 })
 const privateKeyPem = privateKey.export({ type: "pkcs8", format: "pem" }).toString()
 const clientEmail = "talab-push@talab-test.iam.gserviceaccount.com"
 const projectId = "talab-test"
-const sendPath = `/v1/projects/${projectId}/messages:send`
 
 const push: Push = {
   userId: "5b0f3a4e-0000-4000-8000-000000000001",
@@ -23,84 +22,8 @@ const push: Push = {
   data: { request_id: "r-1", offer_id: "o-1" }
 }
 
-const unregistered: FakeReply = {
-  status: 404,
-  body: {
-    error: {
-      code: 404,
-      message: "Requested entity was not found.",
-      status: "NOT_FOUND",
-      details: [{ "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: "UNREGISTERED" }]
-    }
-  }
-}
-const unavailable: FakeReply = {
-  status: 503,
-  headers: { "retry-after": "30" },
-  body: {
-    error: {
-      code: 503,
-      message: "The service is currently unavailable.",
-      status: "UNAVAILABLE",
-      details: [{ "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: "UNAVAILABLE" }]
-    }
-  }
-}
-const invalidArgument: FakeReply = {
-  status: 400,
-  body: {
-    error: {
-      code: 400,
-      message: "Request contains an invalid argument.",
-      status: "INVALID_ARGUMENT",
-      details: [{ "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", errorCode: "INVALID_ARGUMENT" }]
-    }
-  }
-}
-const unauthenticated: FakeReply = {
-  status: 401,
-  body: {
-    error: {
-      code: 401,
-      message: "Request had invalid authentication credentials.",
-      status: "UNAUTHENTICATED"
-    }
-  }
-}
-
-/**
- * A fake of Google's token endpoint and FCM on one server. The token endpoint checks the assertion's RS256
- * signature with the test key pair's public key and hands out numbered access tokens; FCM answers with `onSend`.
- */
 const fakeGoogle = (onSend: (request: RecordedRequest, sendIndex: number) => FakeReply) =>
-  Effect.gen(function* () {
-    const tokenRequests: Array<{ grantType: string | null; claims: Record<string, unknown>; alg: string }> = []
-    let sends = 0
-    const server = yield* fakeHttpServer(async (request) => {
-      if (request.path === "/token") {
-        const form = new URLSearchParams(request.body)
-        const assertion = form.get("assertion") ?? ""
-        try {
-          await compactVerify(assertion, publicKey)
-        } catch {
-          return { status: 400, body: { error: "invalid_grant", error_description: "Invalid JWT Signature." } }
-        }
-        tokenRequests.push({
-          grantType: form.get("grant_type"),
-          claims: decodeJwt(assertion),
-          alg: decodeProtectedHeader(assertion).alg ?? ""
-        })
-        return {
-          status: 200,
-          body: { access_token: `ya29.access-${tokenRequests.length}`, expires_in: 3599, token_type: "Bearer" }
-        }
-      }
-      if (request.path === sendPath) return onSend(request, sends++)
-      return { status: 404, body: "Not Found" }
-    })
-    const sendRequests = () => server.requests.filter((request) => request.path === sendPath)
-    return { url: server.url, tokenRequests, sendRequests }
-  })
+  fakeFcm({ projectId, publicKey, onSend })
 
 const fcm = (url: string, key = privateKeyPem) =>
   FcmPush.make({

@@ -21,7 +21,7 @@ import {
   UserRepo
 } from "@talab/core"
 import { Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
-import { MigrationsLayer } from "../../src/db/Migrations.js"
+import { migrations, MigrationsLayer } from "../../src/db/Migrations.js"
 import { defectOf, repositoriesOver, violatedConstraint } from "./support/databases.js"
 import {
   aConversation,
@@ -80,7 +80,9 @@ export const repositoryContract = <E>(
 
         const applied = yield* sql<{ migrationId: number }>`
           SELECT migration_id AS "migrationId" FROM effect_sql_migrations ORDER BY migration_id`
-        expect(applied.map((m) => m.migrationId)).toEqual([1, 2, 3])
+        expect(applied.map((m) => m.migrationId)).toEqual(
+          Object.keys(migrations).map((key) => Number.parseInt(key, 10))
+        )
         expect(yield* (yield* UserRepo).findById(user.id)).toEqual(Option.some(user))
       })
     )
@@ -229,6 +231,17 @@ export const repositoryContract = <E>(
       })
     )
 
+    it.effect("seller profiles: insertIfAbsent inserts once per user and answers whether it did", () =>
+      Effect.gen(function* () {
+        const profiles = yield* SellerProfileRepo
+        const user = yield* (yield* UserRepo).insertOrGet(aUser())
+        const first = aSellerProfile(user.id)
+        expect(yield* profiles.insertIfAbsent(first)).toBe(true)
+        expect(yield* profiles.insertIfAbsent(aSellerProfile(user.id, { businessName: "Second" }))).toBe(false)
+        expect(yield* profiles.findByUserId(user.id)).toEqual(Option.some(first))
+      })
+    )
+
     it.effect("requests: budgets come back as numbers, and close round-trips", () =>
       Effect.gen(function* () {
         const requests = yield* RequestRepo
@@ -291,6 +304,22 @@ export const repositoryContract = <E>(
         expect((yield* offers.listByRequest(request.id)).map((o) => o.status)).toEqual(["rejected", "withdrawn"])
         expect(yield* offers.hasPendingOffer(request.id, seller.id)).toBe(false)
         yield* offers.updateStatus([])
+      })
+    )
+
+    it.effect("offers: lockByRequest answers every offer of the request, newest first, and nothing for unknown ids", () =>
+      Effect.gen(function* () {
+        const offers = yield* OfferRepo
+        const { request, seller } = yield* seedRequest
+        const other = yield* (yield* UserRepo).insertOrGet(aUser())
+        const older = anOffer(request.id, seller.id, { createdAt: at("2025-01-04T09:00:00.000Z"), status: "withdrawn" })
+        const newer = anOffer(request.id, other.id, { createdAt: at("2025-01-04T10:00:00.000Z") })
+        yield* offers.insert(older)
+        yield* offers.insert(newer)
+        const { transaction } = yield* Transactor
+        expect(yield* transaction(offers.lockByRequest(request.id))).toEqual([newer, older])
+        expect(yield* offers.lockByRequest(randomUUID())).toEqual([])
+        expect(yield* offers.lockByRequest("nope")).toEqual([])
       })
     )
 
@@ -359,6 +388,33 @@ export const repositoryContract = <E>(
         yield* ratings.insert(rating(5))
         expect(yield* ratings.existsForDeal(deal.id)).toBe(true)
         expect(yield* violatedConstraint(ratings.insert(rating(4)))).toBe("ratings_deal_id_key")
+      })
+    )
+
+    it.effect("ratings: totalsForSeller sums and counts one seller's ratings exactly", () =>
+      Effect.gen(function* () {
+        const ratings = yield* RatingRepo
+        const completed = { status: "completed" as const, completedAt: at("2025-01-06T00:00:00.000Z") }
+        const first = (yield* seedDeal(completed)).deal
+        const second = (yield* seedDeal(completed)).deal
+        expect(yield* ratings.totalsForSeller(first.sellerId)).toEqual({ sum: 0, count: 0 })
+        for (const [deal, value] of [
+          [first, 5],
+          [second, 2]
+        ] as const) {
+          yield* ratings.insert({
+            id: randomUUID(),
+            dealId: deal.id,
+            sellerId: deal.sellerId,
+            buyerId: deal.buyerId,
+            rating: value,
+            reviewText: null,
+            createdAt: at("2025-01-07T00:00:00.000Z")
+          })
+        }
+        expect(yield* ratings.totalsForSeller(first.sellerId)).toEqual({ sum: 5, count: 1 })
+        expect(yield* ratings.totalsForSeller(second.sellerId)).toEqual({ sum: 2, count: 1 })
+        expect(yield* ratings.totalsForSeller("not-a-uuid")).toEqual({ sum: 0, count: 0 })
       })
     )
 

@@ -1,0 +1,227 @@
+/*
+ * WebSocket latency on PostgreSQL: 200 connected users (100 buyer/seller pairs, each pair in its own
+ * conversation) exchanging messages; for every message, the time from the send of its frame to its receipt
+ * by the other party's socket, and to the sender's ack, p50/p95/p99. Run first on one instance, then (when
+ * Redis answers) on two instances sharing Redis and the database, buyers on one and sellers on the other, so
+ * every delivery crosses instances.
+ *
+ *   npx tsx apps/server/bench/scenarios/websocket.ts     (from the repository root)
+ *   BENCH_SECONDS=10 BENCH_INTERVAL_MS=2000 …            each user sends one message per interval
+ *   REDIS_URL=redis://127.0.0.1:6379 …                   the Redis of the second phase (BENCH_REDIS=0 skips it)
+ *
+ * Real servers (testkit's startTestServer) on a fresh database with high rate limits. The 200 sockets live in
+ * a worker thread so they do not share the server's event loop; sender and receiver read one clock there.
+ */
+import { randomUUID } from "node:crypto"
+import { Worker } from "node:worker_threads"
+import { createRequire } from "node:module"
+import { startTestServer, type TestServer } from "@talab/testkit"
+import { connect } from "node:net"
+import { createBenchDatabase } from "../seed.js"
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 2_000)
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 100)
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
+const HIGH = 100_000_000
+const rateLimits = { authPerMinute: HIGH, otpPer10Minutes: HIGH, apiPerMinute: HIGH, wsMessagesPerMinute: HIGH }
+
+interface SocketUser {
+  readonly wsUrl: string
+  readonly token: string
+  readonly userId: string
+  readonly conversationId: string
+}
+
+interface LoadResult {
+  readonly receipt: Array<number>
+  readonly ack: Array<number>
+  readonly sent: number
+  readonly errors: number
+  readonly sample?: string
+  readonly connectMs: number
+}
+
+/** Connects every user, subscribes each to its conversation, then sends on a timer. Plain JS: it runs in a worker. */
+const workerSource = `
+const { parentPort, workerData } = require("node:worker_threads")
+const WebSocket = require(workerData.wsPath)
+const { users, durationMs, intervalMs, runId } = workerData
+const receipt = []
+const ack = []
+const pending = new Map()
+let sent = 0
+let errors = 0
+let sample
+const open = (user) => new Promise((resolve, reject) => {
+  const ws = new WebSocket(user.wsUrl)
+  ws.on("open", () => ws.send(JSON.stringify({ type: "auth", token: user.token })))
+  ws.on("error", reject)
+  ws.on("message", (raw) => {
+    const frame = JSON.parse(raw.toString())
+    if (frame.type === "auth_ok") ws.send(JSON.stringify({ type: "subscribe", channel: "conversation." + user.conversationId }))
+    else if (frame.type === "subscribed") resolve(ws)
+    else if (frame.type === "ack") {
+      const at = pending.get(frame.client_id)
+      if (at !== undefined) { ack.push(performance.now() - at); pending.delete(frame.client_id) }
+    } else if (frame.type === "message") {
+      if (frame.data.sender_id !== user.userId) receipt.push(performance.now() - Number(frame.data.message_text.split(" ")[0]))
+    } else if (frame.type === "error") {
+      errors++
+      sample ??= raw.toString()
+    }
+  })
+})
+const main = async () => {
+  const t0 = performance.now()
+  const sockets = await Promise.all(users.map(open))
+  const connectMs = performance.now() - t0
+  const deadline = performance.now() + durationMs
+  await Promise.all(sockets.map((ws, i) => new Promise((resolve) => {
+    const user = users[i]
+    let n = 0
+    const tick = () => {
+      if (performance.now() >= deadline) return resolve()
+      // Unique per run: a client_id already used by the sender is answered with its first message, not stored again.
+      const clientId = runId + ":" + user.userId + ":" + n++
+      const now = performance.now()
+      pending.set(clientId, now)
+      ws.send(JSON.stringify({ type: "message", conversation_id: user.conversationId, message_text: now + " bench message", client_id: clientId }))
+      sent++
+      setTimeout(tick, intervalMs)
+    }
+    setTimeout(tick, Math.random() * intervalMs)
+  })))
+  await new Promise((resolve) => setTimeout(resolve, 2000))
+  for (const ws of sockets) ws.close()
+  parentPort.postMessage({ receipt, ack, sent, errors, sample, connectMs })
+}
+main().catch((error) => { throw error })
+`
+
+const runLoad = (users: ReadonlyArray<SocketUser>) =>
+  new Promise<LoadResult>((resolve, reject) => {
+    const wsPath = createRequire(import.meta.url).resolve("ws")
+    const worker = new Worker(workerSource, {
+      eval: true,
+      workerData: { users, durationMs: SECONDS * 1_000, intervalMs: INTERVAL_MS, wsPath, runId: randomUUID() }
+    })
+    worker.once("message", (result: LoadResult) => {
+      resolve(result)
+      void worker.terminate()
+    })
+    worker.once("error", reject)
+  })
+
+const call = async (server: TestServer, method: string, path: string, token?: string, body?: unknown) => {
+  const response = await fetch(`${server.apiUrl}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {})
+  })
+  const json: any = await response.json()
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
+  return json.data
+}
+
+const signIn = async (server: TestServer, phone: string) => {
+  await call(server, "POST", "/auth/request-otp", undefined, { phone_number: phone })
+  const data = await call(server, "POST", "/auth/verify-otp", undefined, { phone_number: phone, otp_code: server.sms.lastCode(phone) })
+  return { token: data.tokens.access_token as string, userId: data.user.id as string }
+}
+
+const phone = (n: number) => `+9665${String(83_000_000 + n).padStart(8, "0")}`
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+
+/** 100 buyers with a request each and 100 approved sellers with an offer on it: 100 conversations. */
+const seedPairs = async (server: TestServer, adminPhone: string) => {
+  const admin = await signIn(server, adminPhone)
+  const pairs: Array<{ buyer: { token: string; userId: string }; seller: { token: string; userId: string }; conversationId: string }> = []
+  for (let p = 1; p <= PAIRS; p++) {
+    const buyer = await signIn(server, phone(p))
+    const seller = await signIn(server, phone(1_000 + p))
+    const profile = await call(server, "POST", "/seller-profiles", seller.token, { business_name: `WS Shop ${p}`, location_district: "Olaya" })
+    await call(server, "PUT", `/admin/seller-profiles/${profile.id}/approve`, admin.token)
+    const request = await call(server, "POST", "/requests", buyer.token, {
+      category: "phone",
+      budget_min: 1000,
+      budget_max: 2000,
+      location_district: "Olaya"
+    })
+    const offer = await call(server, "POST", "/offers", seller.token, { request_id: request.id, price: 1500, availability: "Today" })
+    const list = await call(server, "GET", "/conversations/my", buyer.token)
+    const conversation = list.conversations.find((c: any) => c.offer_id === offer.id)
+    pairs.push({ buyer, seller, conversationId: conversation.id })
+  }
+  return pairs
+}
+
+const report = (name: string, result: LoadResult) => {
+  const ms = (n: number) => `${n.toFixed(1)} ms`
+  const line = (label: string, values: Array<number>) => {
+    const sorted = [...values].sort((a, b) => a - b)
+    console.log(
+      `  ${label}: n ${sorted.length}  p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted.at(-1) ?? Number.NaN)}`
+    )
+  }
+  console.log(`\n${name}`)
+  console.log(
+    `  ${PAIRS * 2} sockets connected and subscribed in ${ms(result.connectMs)}; ${result.sent} messages sent in ${SECONDS} s (${(result.sent / SECONDS).toFixed(0)}/s), errors ${result.errors}${result.sample ? ` e.g. ${result.sample}` : ""}`
+  )
+  line("send → receipt by the other party", result.receipt)
+  line("send → ack to the sender", result.ack)
+}
+
+/** Whether Redis answers PING (a plain RESP exchange, so the bench needs no Redis client). */
+const redisAnswers = () =>
+  new Promise<boolean>((resolve) => {
+    if (process.env.BENCH_REDIS === "0") return resolve(false)
+    const url = new URL(REDIS_URL)
+    const socket = connect({ host: url.hostname, port: Number(url.port || 6379) })
+    const done = (answer: boolean) => {
+      socket.destroy()
+      resolve(answer)
+    }
+    socket.setTimeout(1_000, () => done(false))
+    socket.once("error", () => done(false))
+    socket.once("connect", () => socket.write("PING\r\n"))
+    socket.once("data", (data) => done(data.toString().startsWith("+PONG")))
+  })
+
+const main = async () => {
+  const database = await createBenchDatabase("talab_ws_bench")
+  const adminPhone = phone(0)
+  const settings = { rateLimits, adminPhoneNumbers: [adminPhone] }
+  const a = await startTestServer({ databaseUrl: database.url, settings })
+  let pair: [TestServer, TestServer] | undefined
+  try {
+    const pairs = await seedPairs(a, adminPhone)
+    console.log(`${PAIRS} conversations (${PAIRS * 2} users); each user sends one message every ${INTERVAL_MS} ms`)
+    const usersOn = (buyers: TestServer, sellers: TestServer): Array<SocketUser> =>
+      pairs.flatMap((p) => [
+        { wsUrl: buyers.wsUrl, token: p.buyer.token, userId: p.buyer.userId, conversationId: p.conversationId },
+        { wsUrl: sellers.wsUrl, token: p.seller.token, userId: p.seller.userId, conversationId: p.conversationId }
+      ])
+    report("One instance, fan-out in process", await runLoad(usersOn(a, a)))
+    await a.close()
+
+    if (await redisAnswers()) {
+      const clustered = { databaseUrl: database.url, redisUrl: REDIS_URL, settings }
+      pair = [await startTestServer(clustered), await startTestServer(clustered)]
+      report("Two instances sharing Redis: buyers on one, sellers on the other", await runLoad(usersOn(pair[0], pair[1])))
+    } else {
+      console.log("\n(Redis not reachable: the two-instance phase is skipped)")
+    }
+  } finally {
+    await a.close().catch(() => undefined)
+    for (const server of pair ?? []) await server.close()
+    await database.drop()
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})

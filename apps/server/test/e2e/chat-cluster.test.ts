@@ -1,0 +1,168 @@
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { startTestServer, type TestServer } from "@talab/testkit"
+import { Effect, Redacted } from "effect"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { chatScene, postMessage } from "../support/chat-fixtures.js"
+import { client, newPhone, relaxedLimits } from "../support/harness.js"
+import { Marketplace } from "../support/marketplace-fixtures.js"
+import { createPostgresDatabase } from "../support/postgres.js"
+import { connectAs, type WsClient } from "../support/ws-client.js"
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
+
+/** `recipientOnline` of the MessageSent event the message raised, read from the shared database. */
+const recipientOnline = (databaseUrl: string, messageId: string) =>
+  Effect.runPromise(
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql<{ online: boolean }>`
+        SELECT (payload ->> 'recipientOnline')::boolean AS online FROM outbox_events
+        WHERE type = 'MessageSent' AND payload ->> 'messageId' = ${messageId}`
+    ).pipe(
+      Effect.map((rows) => rows.map((row) => row.online)),
+      Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })),
+      Effect.orDie
+    )
+  )
+
+/**
+ * Two server processes' worth of instances on one PostgreSQL database and one Redis, as behind a load
+ * balancer: a socket on either instance gets what is sent through the other.
+ */
+describe("two instances sharing Redis and PostgreSQL", () => {
+  const adminPhone = newPhone()
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
+  let a: TestServer
+  let b: TestServer
+  let m: Marketplace
+  const opened: Array<WsClient> = []
+  const on = async (server: TestServer, token: string, conversations: ReadonlyArray<string> = []) => {
+    const socket = await connectAs(server.wsUrl, token, conversations)
+    opened.push(socket)
+    return socket
+  }
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase()
+    const options = { databaseUrl: database.url, redisUrl: REDIS_URL, settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] } }
+    a = await startTestServer(options)
+    b = await startTestServer(options)
+    m = new Marketplace(a, client(a), adminPhone)
+  }, 120_000)
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await database?.drop()
+  }, 60_000)
+  afterEach(() => {
+    for (const socket of opened.splice(0)) socket.close()
+  })
+
+  it("delivers a message frame sent on one instance to subscribers on both, every device", async () => {
+    const scene = await chatScene(m)
+    const buyerOnB = await on(b, scene.buyer.token, [scene.conversationId])
+    const buyerOnA = await on(a, scene.buyer.token, [scene.conversationId])
+    const sellerOnA = await on(a, scene.seller.token, [scene.conversationId])
+    const sellerOnB = await on(b, scene.seller.token, [scene.conversationId])
+
+    sellerOnA.send({ type: "message", conversation_id: scene.conversationId, message_text: "from A", client_id: "a-1" })
+    const ack = await sellerOnA.nextOfType("ack")
+    const delivered = { type: "message", data: ack.data }
+    for (const socket of [buyerOnB, buyerOnA, sellerOnA, sellerOnB]) expect(await socket.nextOfType("message")).toEqual(delivered)
+
+    // Exactly once each: nothing echoes back from the other instance.
+    buyerOnB.send({ type: "message", conversation_id: scene.conversationId, message_text: "from B", client_id: "b-1" })
+    await buyerOnB.nextOfType("ack")
+    for (const socket of [buyerOnB, buyerOnA, sellerOnA, sellerOnB]) {
+      expect((await socket.nextOfType("message")).data.message_text).toBe("from B")
+      await socket.barrier()
+      expect(socket.all("message").map((f) => f.data.message_text)).toEqual(["from A", "from B"])
+    }
+  })
+
+  it("delivers a REST POST made on one instance to sockets on the other", async () => {
+    const scene = await chatScene(m)
+    const sellerOnB = await on(b, scene.seller.token, [scene.conversationId])
+    const sent = await postMessage(client(a), scene.buyer, scene.conversationId, "posted on A")
+    expect(await sellerOnB.nextOfType("message")).toEqual({ type: "message", data: sent })
+  })
+
+  it("counts a recipient subscribed on the other instance as online, and as offline once unsubscribed or gone", async () => {
+    const scene = await chatScene(m)
+    const api = client(a)
+    const offline = await postMessage(api, scene.buyer, scene.conversationId, "nobody listening")
+    expect(await recipientOnline(database.url, offline.id)).toEqual([false])
+
+    const sellerOnB = await on(b, scene.seller.token, [scene.conversationId])
+    const online = await postMessage(api, scene.buyer, scene.conversationId, "seller on B")
+    expect(await recipientOnline(database.url, online.id)).toEqual([true])
+
+    // The sender's own presence does not count for the recipient.
+    const buyerOnA = await on(a, scene.buyer.token, [scene.conversationId])
+    sellerOnB.send({ type: "unsubscribe", channel: `conversation.${scene.conversationId}` })
+    await sellerOnB.nextOfType("unsubscribed")
+    const afterUnsubscribe = await postMessage(api, scene.buyer, scene.conversationId, "seller left")
+    expect(await recipientOnline(database.url, afterUnsubscribe.id)).toEqual([false])
+
+    const sellerAgain = await on(b, scene.seller.token, [scene.conversationId])
+    expect(await recipientOnline(database.url, (await postMessage(api, scene.buyer, scene.conversationId, "back")).id)).toEqual([true])
+    sellerAgain.close()
+    await sellerAgain.closed
+    await waitUntil(async () => {
+      const sent = await postMessage(api, scene.buyer, scene.conversationId, "closed?")
+      return (await recipientOnline(database.url, sent.id))[0] === false
+    })
+    await buyerOnA.barrier()
+  })
+
+  it("closes a session's sockets on every instance when it logs out on one", async () => {
+    const user = await m.buyer()
+    const onA = await on(a, user.token)
+    const onB = await on(b, user.token)
+    expect((await client(a).post("/auth/logout", { token: user.token, body: {} })).status).toBe(200)
+    expect((await onB.closed).code).toBe(4401)
+    expect((await onA.closed).code).toBe(4401)
+  })
+})
+
+/** Without REDIS_URL, online means a socket of the recipient subscribed on this instance. */
+describe("one instance without Redis", () => {
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
+  let server: TestServer
+  const adminPhone = newPhone()
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase()
+    server = await startTestServer({ databaseUrl: database.url, settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] } })
+  }, 120_000)
+  afterAll(async () => {
+    await server?.close()
+    await database?.drop()
+  }, 60_000)
+
+  it("raises MessageSent with recipientOnline true only while the recipient's socket is subscribed", async () => {
+    const m = new Marketplace(server, client(server), adminPhone)
+    const scene = await chatScene(m)
+    const sellerSocket = await connectAs(server.wsUrl, scene.seller.token)
+    const before = await postMessage(m.api, scene.buyer, scene.conversationId, "not subscribed yet")
+    await sellerSocket.subscribe(scene.conversationId)
+    const during = await postMessage(m.api, scene.buyer, scene.conversationId, "subscribed")
+    const own = await postMessage(m.api, scene.seller, scene.conversationId, "the seller's own")
+    sellerSocket.close()
+    await sellerSocket.closed
+    const after = await postMessage(m.api, scene.buyer, scene.conversationId, "gone")
+    expect(await recipientOnline(database.url, before.id)).toEqual([false])
+    expect(await recipientOnline(database.url, during.id)).toEqual([true])
+    expect(await recipientOnline(database.url, own.id)).toEqual([false]) // the buyer has no socket
+    expect(await recipientOnline(database.url, after.id)).toEqual([false])
+  })
+})
+
+const waitUntil = async (condition: () => Promise<boolean>, timeoutMs = 5_000) => {
+  const started = Date.now()
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}

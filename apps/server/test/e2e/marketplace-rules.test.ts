@@ -1,0 +1,1286 @@
+import { beforeAll, describe, expect, it } from "vitest"
+import { backends, client, newPhone, type Response, type SignedIn } from "../support/harness.js"
+import {
+  expectError,
+  expectInLanguage,
+  type Language,
+  languages,
+  Marketplace,
+  marketplaceSettings,
+  offerBody,
+  profileBody,
+  requestBody,
+  runSql,
+  type Seller,
+  unknownId,
+  useServerWithDatabase
+} from "../support/marketplace-fixtures.js"
+
+/*
+ * The marketplace's rules as decisions.md states them: field rules (section 2), transitions and their 422
+ * codes (section 3), lists (section 5), errors (section 6) and edge rules (section 11). Every refused write
+ * is followed by a read-back showing that it changed nothing.
+ */
+
+type Method = "GET" | "POST" | "PUT" | "DELETE"
+interface Call {
+  readonly method: Method
+  readonly path: string
+  readonly body?: unknown
+  readonly rawBody?: string
+  readonly headers?: Record<string, string>
+}
+
+const long = (length: number) => "x".repeat(length)
+const without = (body: Record<string, unknown>, key: string) => {
+  const { [key]: _, ...rest } = body
+  return rest
+}
+
+/** A refused write must leave what `read` sees exactly as it was. */
+const unchanged = async (read: () => Promise<unknown>, refused: () => Promise<void>) => {
+  const before = await read()
+  await refused()
+  expect(await read()).toEqual(before)
+}
+
+describe.each(backends)("marketplace rules on %s", (backend) => {
+  const adminPhone = newPhone()
+  const { server, databaseUrl } = useServerWithDatabase(backend, marketplaceSettings([adminPhone]))
+  let m: Marketplace
+  beforeAll(() => {
+    m = new Marketplace(server(), client(server()), adminPhone)
+  })
+
+  const send = (call: Call, caller?: SignedIn, language?: Language): Promise<Response> =>
+    m.api.call(call.method, call.path, {
+      ...(caller ? { token: caller.token } : {}),
+      ...(call.body !== undefined ? { body: call.body } : {}),
+      ...(call.rawBody !== undefined ? { rawBody: call.rawBody } : {}),
+      headers: { ...call.headers, ...(language ? { "accept-language": language } : {}) }
+    })
+
+  /** Asserts a 400 whose message and `details` messages are in the language, with `field` among the details. */
+  const expectValidation = (response: Response, field: string | undefined, language: Language) => {
+    expectError(response, 400, "VALIDATION_ERROR")
+    expectInLanguage(response.body.error.message, language)
+    const details = response.body.error.details
+    expect(typeof details).toBe("object")
+    if (field !== undefined) {
+      expect(Object.keys(details), JSON.stringify(details)).toContain(field)
+      expect(Array.isArray(details[field])).toBe(true)
+      expect(details[field].length).toBeGreaterThan(0)
+    }
+    for (const messages of Object.values(details) as Array<Array<unknown>>) {
+      for (const message of messages) expectInLanguage(message, language)
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------------
+  describe("field rules (decisions.md section 2): 400 VALIDATION_ERROR, details name the field, nothing written", () => {
+    /** Shared resources of the validation cases, made on first use. */
+    const made = new Map<string, Promise<any>>()
+    const once = <A>(key: string, make: () => Promise<A>): Promise<A> => {
+      if (!made.has(key)) made.set(key, make())
+      return made.get(key) as Promise<A>
+    }
+    const buyer = () => once("buyer", () => m.buyer("Validation Buyer"))
+    const seller = () => once("seller", () => m.approvedSeller("Validation Seller"))
+    const profileless = () => once("profileless", () => m.buyer("No Profile Yet"))
+    const openRequest = () => once("openRequest", async () => m.createRequest(await buyer()))
+    const acceptedDeal = () => once("deal", async () => (await m.deal(await buyer(), await seller())).deal)
+    const completedDeal = () => once("completedDeal", async () => (await m.completedDeal(await buyer(), await seller())).deal)
+    const pendingReport = () => once("report", async () => m.report(await buyer(), (await seller()).userId))
+    const conversation = () =>
+      once("conversation", async () => {
+        const { offer } = await m.pendingOffer(await buyer(), await seller())
+        return m.conversationOf(await buyer(), offer.id)
+      })
+
+    type CallerName = "buyer" | "seller" | "profileless" | "admin"
+    const callerOf = (name: CallerName): Promise<SignedIn> =>
+      name === "admin" ? m.adminUser() : name === "buyer" ? buyer() : name === "seller" ? seller() : profileless()
+
+    interface Invalid {
+      readonly name: string
+      readonly caller: CallerName
+      readonly call: () => Promise<Call>
+      /** The field `details` must name; undefined when the body as a whole is wrong. */
+      readonly field: string | undefined
+      /** What the refused call must not change. */
+      readonly state?: () => Promise<unknown>
+    }
+
+    const myRequestCount = async () =>
+      (await m.api.get("/requests/my?per_page=1", { token: (await buyer()).token })).body.data.pagination.total
+    const openRequestState = async () => {
+      const request = await m.requestDetail(await buyer(), (await openRequest()).id)
+      return { offerCount: request.offer_count, sellerOffers: (await m.myOffers(await seller())).length }
+    }
+    const profilelessState = async () => (await m.me(await profileless())).seller_profile
+    const dealState = async () => {
+      const deal = await m.dealDetail(await buyer(), (await acceptedDeal()).id)
+      return [deal.status, deal.cancelled_at, deal.completed_at]
+    }
+    const sellerRatingState = async () => {
+      const profile = (await m.me(await seller())).seller_profile
+      return [profile.rating_avg, profile.rating_count]
+    }
+    const reportCount = async () => {
+      const admin = await m.adminUser()
+      return (await m.api.get("/admin/reports?per_page=1", { token: admin.token })).body.data.pagination.total
+    }
+    const pendingReportState = async () => {
+      const report = await m.adminReport((await pendingReport()).id)
+      return [report.status, report.action ?? null]
+    }
+    const messageCount = async () => {
+      const response = await m.api.get(`/conversations/${(await conversation()).id}/messages?limit=100`, {
+        token: (await buyer()).token
+      })
+      return response.body.data.messages.length
+    }
+
+    const requestCase = (name: string, body: Record<string, unknown>, field: string | undefined): Invalid => ({
+      name: `POST /requests: ${name}`,
+      caller: "buyer",
+      call: async () => ({ method: "POST", path: "/requests", body }),
+      field,
+      state: myRequestCount
+    })
+    const rawRequestCase = (name: string, rawBody: string): Invalid => ({
+      name: `POST /requests: ${name}`,
+      caller: "buyer",
+      call: async () => ({ method: "POST", path: "/requests", rawBody, headers: { "content-type": "application/json" } }),
+      field: undefined,
+      state: myRequestCount
+    })
+    const offerCase = (name: string, body: (requestId: string) => Record<string, unknown>, field: string): Invalid => ({
+      name: `POST /offers: ${name}`,
+      caller: "seller",
+      call: async () => ({ method: "POST", path: "/offers", body: body((await openRequest()).id) }),
+      field,
+      state: openRequestState
+    })
+    const profileCase = (name: string, body: Record<string, unknown>, field: string): Invalid => ({
+      name: `POST /seller-profiles: ${name}`,
+      caller: "profileless",
+      call: async () => ({ method: "POST", path: "/seller-profiles", body }),
+      field,
+      state: profilelessState
+    })
+    const cancelCase = (name: string, body: Record<string, unknown>, field: string): Invalid => ({
+      name: `PUT /deals/{id}/cancel: ${name}`,
+      caller: "buyer",
+      call: async () => ({ method: "PUT", path: `/deals/${(await acceptedDeal()).id}/cancel`, body }),
+      field,
+      state: dealState
+    })
+    const ratingCase = (name: string, body: (dealId: string) => Record<string, unknown>, field: string): Invalid => ({
+      name: `POST /ratings: ${name}`,
+      caller: "buyer",
+      call: async () => ({ method: "POST", path: "/ratings", body: body((await completedDeal()).id) }),
+      field,
+      state: sellerRatingState
+    })
+    const reportCase = (name: string, body: (sellerId: string) => Record<string, unknown>, field: string): Invalid => ({
+      name: `POST /reports: ${name}`,
+      caller: "buyer",
+      call: async () => ({ method: "POST", path: "/reports", body: body((await seller()).userId) }),
+      field,
+      state: reportCount
+    })
+    const resolveCase = (name: string, body: Record<string, unknown>, field: string): Invalid => ({
+      name: `PUT /admin/reports/{id}/resolve: ${name}`,
+      caller: "admin",
+      call: async () => ({ method: "PUT", path: `/admin/reports/${(await pendingReport()).id}/resolve`, body }),
+      field,
+      state: pendingReportState
+    })
+    const messageCase = (name: string, body: Record<string, unknown>, field: string): Invalid => ({
+      name: `POST /conversations/{id}/messages: ${name}`,
+      caller: "buyer",
+      call: async () => ({ method: "POST", path: `/conversations/${(await conversation()).id}/messages`, body }),
+      field,
+      state: messageCount
+    })
+    const queryCase = (caller: CallerName, path: string, field: string): Invalid => ({
+      name: `GET ${path}`,
+      caller,
+      call: async () => ({
+        method: "GET",
+        path: path.includes("{conversation}") ? path.replace("{conversation}", (await conversation()).id) : path
+      }),
+      field
+    })
+    const messagesQuery = (query: string) => `/conversations/{conversation}/messages?${query}`
+
+    const invalid: ReadonlyArray<Invalid> = [
+      requestCase("category missing", without(requestBody(), "category"), "category"),
+      requestCase("category not in the enum", requestBody({ category: "laptop" }), "category"),
+      requestCase("condition_pref not in the list", requestBody({ condition_pref: "broken" }), "condition_pref"),
+      requestCase("product_brand empty", requestBody({ product_brand: "" }), "product_brand"),
+      requestCase("product_brand only spaces (trimmed)", requestBody({ product_brand: "   " }), "product_brand"),
+      requestCase("product_brand of 101 chars", requestBody({ product_brand: long(101) }), "product_brand"),
+      requestCase("product_model of 101 chars", requestBody({ product_model: long(101) }), "product_model"),
+      requestCase("product_model empty", requestBody({ product_model: "" }), "product_model"),
+      requestCase("budget_min missing", without(requestBody(), "budget_min"), "budget_min"),
+      requestCase("budget_min 0", requestBody({ budget_min: 0 }), "budget_min"),
+      requestCase("budget_min negative", requestBody({ budget_min: -10 }), "budget_min"),
+      requestCase("budget_min as a string", requestBody({ budget_min: "3000" }), "budget_min"),
+      requestCase("budget_min with 3 decimals", requestBody({ budget_min: 10.125 }), "budget_min"),
+      requestCase("budget_min over 1,000,000,000", requestBody({ budget_min: 1_000_000_001, budget_max: 1_000_000_001 }), "budget_min"),
+      requestCase("budget_max missing", without(requestBody(), "budget_max"), "budget_max"),
+      requestCase("budget_max below budget_min", requestBody({ budget_min: 500, budget_max: 499.99 }), "budget_max"),
+      requestCase("budget_max over 1,000,000,000", requestBody({ budget_max: 1_000_000_000.01 }), "budget_max"),
+      requestCase("budget_max 0", requestBody({ budget_min: 1, budget_max: 0 }), "budget_max"),
+      requestCase("location_district missing", without(requestBody(), "location_district"), "location_district"),
+      requestCase("location_district empty", requestBody({ location_district: "" }), "location_district"),
+      requestCase("location_district of 101 chars", requestBody({ location_district: long(101) }), "location_district"),
+      requestCase("location_city empty", requestBody({ location_city: "" }), "location_city"),
+      requestCase("location_city of 101 chars", requestBody({ location_city: long(101) }), "location_city"),
+      requestCase("notes of 2001 chars", requestBody({ notes: long(2001) }), "notes"),
+      requestCase("a JSON array body", [] as unknown as Record<string, unknown>, undefined),
+      rawRequestCase("a body that is not JSON", "category=phone"),
+      rawRequestCase("a JSON body of null", "null"),
+      rawRequestCase("an empty JSON body", ""),
+
+      offerCase("request_id missing", (id) => without(offerBody(id), "request_id"), "request_id"),
+      offerCase("request_id not a UUID", (id) => offerBody(id, { request_id: "request-1" }), "request_id"),
+      offerCase("price missing", (id) => without(offerBody(id), "price"), "price"),
+      offerCase("price 0", (id) => offerBody(id, { price: 0 }), "price"),
+      offerCase("price negative", (id) => offerBody(id, { price: -1 }), "price"),
+      offerCase("price with 3 decimals", (id) => offerBody(id, { price: 12.345 }), "price"),
+      offerCase("price over 1,000,000,000", (id) => offerBody(id, { price: 1_000_000_001 }), "price"),
+      offerCase("price as a string", (id) => offerBody(id, { price: "4000" }), "price"),
+      offerCase("availability missing", (id) => without(offerBody(id), "availability"), "availability"),
+      offerCase("availability empty", (id) => offerBody(id, { availability: "" }), "availability"),
+      offerCase("availability of 201 chars", (id) => offerBody(id, { availability: long(201) }), "availability"),
+      offerCase("condition_notes of 2001 chars", (id) => offerBody(id, { condition_notes: long(2001) }), "condition_notes"),
+      offerCase("warranty_notes of 2001 chars", (id) => offerBody(id, { warranty_notes: long(2001) }), "warranty_notes"),
+
+      profileCase("business_name missing", without(profileBody(), "business_name"), "business_name"),
+      profileCase("business_name of 1 char", profileBody({ business_name: "A" }), "business_name"),
+      profileCase("business_name of 121 chars", profileBody({ business_name: long(121) }), "business_name"),
+      profileCase("location_district missing", without(profileBody(), "location_district"), "location_district"),
+      profileCase("location_district of 101 chars", profileBody({ location_district: long(101) }), "location_district"),
+      profileCase("location_city empty", profileBody({ location_city: "" }), "location_city"),
+      profileCase("bio of 2001 chars", profileBody({ bio: long(2001) }), "bio"),
+
+      cancelCase("reason missing", { description: "no reason" }, "reason"),
+      cancelCase("reason empty", { reason: "" }, "reason"),
+      cancelCase("reason of 201 chars", { reason: long(201) }, "reason"),
+      cancelCase("description of 2001 chars", { reason: "Changed my mind", description: long(2001) }, "description"),
+
+      ratingCase("rating 0", (deal) => ({ deal_id: deal, rating: 0 }), "rating"),
+      ratingCase("rating 6", (deal) => ({ deal_id: deal, rating: 6 }), "rating"),
+      ratingCase("rating 3.5", (deal) => ({ deal_id: deal, rating: 3.5 }), "rating"),
+      ratingCase("rating as a string", (deal) => ({ deal_id: deal, rating: "5" }), "rating"),
+      ratingCase("rating missing", (deal) => ({ deal_id: deal }), "rating"),
+      ratingCase("deal_id missing", () => ({ rating: 5 }), "deal_id"),
+      ratingCase("deal_id not a UUID", () => ({ deal_id: "deal-1", rating: 5 }), "deal_id"),
+      ratingCase("review_text of 2001 chars", (deal) => ({ deal_id: deal, rating: 5, review_text: long(2001) }), "review_text"),
+
+      reportCase("reason not in the enum", (user) => ({ reported_user_id: user, reason: "spam" }), "reason"),
+      reportCase("reason missing", (user) => ({ reported_user_id: user }), "reason"),
+      reportCase("reported_user_id missing", () => ({ reason: "scam" }), "reported_user_id"),
+      reportCase("reported_user_id not a UUID", () => ({ reported_user_id: "user-1", reason: "scam" }), "reported_user_id"),
+      reportCase("deal_id not a UUID", (user) => ({ reported_user_id: user, reason: "scam", deal_id: "deal-1" }), "deal_id"),
+      reportCase("description of 2001 chars", (user) => ({ reported_user_id: user, reason: "scam", description: long(2001) }), "description"),
+
+      resolveCase("action missing", { notes: "no action" }, "action"),
+      resolveCase("action not in the list", { action: "ban" }, "action"),
+      resolveCase("notes of 2001 chars", { action: "warn", notes: long(2001) }, "notes"),
+
+      messageCase("message_text only spaces", { message_text: "   " }, "message_text"),
+      messageCase("message_text of 4001 chars", { message_text: long(4001) }, "message_text"),
+      messageCase("message_text missing", {}, "message_text"),
+
+      queryCase("buyer", "/requests?category=laptop", "category"),
+      queryCase("buyer", "/requests?status=pending", "status"),
+      queryCase("buyer", "/requests?per_page=0", "per_page"),
+      queryCase("buyer", "/requests?per_page=51", "per_page"),
+      queryCase("buyer", "/requests?per_page=ten", "per_page"),
+      queryCase("buyer", "/requests?page=0", "page"),
+      queryCase("buyer", "/requests/my?status=open", "status"),
+      queryCase("buyer", "/requests/my?per_page=51", "per_page"),
+      queryCase("seller", "/offers/my?status=cancelled", "status"),
+      queryCase("seller", "/offers/my?per_page=0", "per_page"),
+      queryCase("buyer", "/deals/my?status=open", "status"),
+      queryCase("buyer", "/deals/my?role=admin", "role"),
+      queryCase("buyer", "/deals/my?per_page=51", "per_page"),
+      queryCase("buyer", "/conversations/my?per_page=51", "per_page"),
+      queryCase("admin", "/admin/reports?status=open", "status"),
+      queryCase("admin", "/admin/reports?per_page=0", "per_page"),
+      queryCase("admin", "/admin/seller-profiles/pending?per_page=51", "per_page"),
+      queryCase("buyer", messagesQuery("limit=0"), "limit"),
+      queryCase("buyer", messagesQuery("limit=101"), "limit"),
+      queryCase("buyer", messagesQuery("before=yesterday"), "before")
+    ]
+
+    describe.each(languages)("in %s", (language) => {
+      it.each(invalid.map((c) => [c.name, c] as const))("%s", async (_, c) => {
+        const caller = await callerOf(c.caller)
+        const refused = async () => expectValidation(await send(await c.call(), caller, language), c.field, language)
+        if (c.state) await unchanged(c.state, refused)
+        else await refused()
+      })
+    })
+
+    it("reports every failing field at once", async () => {
+      const response = await send(
+        { method: "POST", path: "/requests", body: { category: "laptop", budget_min: 0, budget_max: -1 } },
+        await buyer(),
+        "en"
+      )
+      expectValidation(response, "category", "en")
+      expect(Object.keys(response.body.error.details)).toEqual(
+        expect.arrayContaining(["category", "budget_min", "budget_max", "location_district"])
+      )
+    })
+
+    it("without Accept-Language the user's language is used, then Arabic", async () => {
+      const english = await m.buyer("English Speaker")
+      await m.api.put("/users/me", { token: english.token, body: { language: "en" } })
+      const bad = { method: "POST", path: "/requests", body: requestBody({ category: "laptop" }) } as const
+      expectValidation(await send(bad, english), "category", "en")
+      expectValidation(await send(bad, await buyer()), "category", "ar")
+      expectValidation(await send(bad, english, "ar"), "category", "ar")
+    })
+
+    interface Accepted {
+      readonly name: string
+      readonly body: Record<string, unknown>
+      readonly stored: Record<string, unknown>
+    }
+    const acceptedRequests: ReadonlyArray<Accepted> = [
+      { name: "condition_pref absent → any", body: without(requestBody(), "condition_pref"), stored: { condition_pref: "any" } },
+      {
+        name: "only the required fields",
+        body: { category: "accessory", budget_min: 10, budget_max: 10, location_district: "Malaz" },
+        stored: { category: "accessory", budget_min: 10, budget_max: 10, location_district: "Malaz", condition_pref: "any" }
+      },
+      {
+        name: "bounds: 100-char brand and model, 2000-char notes",
+        body: requestBody({ product_brand: long(100), product_model: long(100), notes: long(2000) }),
+        stored: { product_brand: long(100), product_model: long(100), notes: long(2000) }
+      },
+      {
+        name: "money bounds: 0.01 and 1,000,000,000",
+        body: requestBody({ budget_min: 0.01, budget_max: 1_000_000_000 }),
+        stored: { budget_min: 0.01, budget_max: 1_000_000_000 }
+      },
+      { name: "two decimals kept as a JSON number", body: requestBody({ budget_min: 1999.99, budget_max: 2500.5 }), stored: { budget_min: 1999.99, budget_max: 2500.5 } },
+      { name: "text is trimmed", body: requestBody({ product_brand: "  Samsung  ", location_district: " Malaz " }), stored: { product_brand: "Samsung", location_district: "Malaz" } },
+      { name: "Arabic text", body: requestBody({ product_brand: "أبل", location_district: "العليا" }), stored: { product_brand: "أبل", location_district: "العليا" } },
+      { name: "every condition_pref value: new", body: requestBody({ condition_pref: "new" }), stored: { condition_pref: "new" } },
+      { name: "every condition_pref value: refurbished", body: requestBody({ condition_pref: "refurbished" }), stored: { condition_pref: "refurbished" } }
+    ]
+    it.each(acceptedRequests.map((c) => [c.name, c] as const))("POST /requests accepts %s", async (_, c) => {
+      const response = await send({ method: "POST", path: "/requests", body: c.body }, await buyer())
+      expect(response.status, JSON.stringify(response.body)).toBe(201)
+      expect(response.body.data).toMatchObject(c.stored)
+      expect(await m.requestDetail(await buyer(), response.body.data.id)).toMatchObject(c.stored)
+    })
+
+    it("POST /offers, /seller-profiles and /deals/{id}/cancel accept their bounds", async () => {
+      const request = await m.createRequest(await buyer())
+      const offer = await m.offer(await seller(), request.id, { price: 0.01, availability: long(200), condition_notes: long(2000), warranty_notes: long(2000) })
+      expect(offer).toMatchObject({ price: 0.01, availability: long(200) })
+      const minimal = await m.api.post("/offers", {
+        token: (await m.approvedSeller("Minimal Offer")).token,
+        body: { request_id: request.id, price: 1_000_000_000, availability: "now" }
+      })
+      expect(minimal.status, JSON.stringify(minimal.body)).toBe(201)
+
+      const shortName = await m.buyer("Short Name")
+      expect((await m.apply(shortName, { business_name: "AB", bio: long(2000) })).business_name).toBe("AB")
+      const minimalProfile = await m.api.post("/seller-profiles", {
+        token: (await m.buyer("Minimal Profile")).token,
+        body: { business_name: long(120), location_district: "Malaz" }
+      })
+      expect(minimalProfile.status, JSON.stringify(minimalProfile.body)).toBe(201)
+
+      const { deal } = await m.deal(await buyer(), await seller())
+      const cancelled = await m.api.put(`/deals/${deal.id}/cancel`, { token: (await buyer()).token, body: { reason: long(200), description: long(2000) } })
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
+    })
+
+    // "1..100 chars": a character is a character (PostgreSQL's char_length counts code points), not a UTF-16 unit.
+    // 📱 is one code point and one grapheme, but two UTF-16 units.
+    it("lengths count characters: 100 one-character emoji fit a 1..100 field, 101 do not", async () => {
+      const owner = await buyer()
+      for (const [count, status] of [
+        [60, 201],
+        [100, 201],
+        [101, 400]
+      ] as const) {
+        const response = await m.api.post("/requests", { token: owner.token, body: requestBody({ product_brand: "📱".repeat(count) }) })
+        expect(response.status, `${count} emoji: ${JSON.stringify(response.body)}`).toBe(status)
+      }
+    })
+
+    it("a one-character business_name (an emoji) is a 400 naming the field, not a server error", async () => {
+      const applicant = await m.buyer("Emoji Shop")
+      await unchanged(
+        async () => (await m.me(applicant)).seller_profile,
+        async () =>
+          expectValidation(
+            await send({ method: "POST", path: "/seller-profiles", body: profileBody({ business_name: "📱" }) }, applicant, "en"),
+            "business_name",
+            "en"
+          )
+      )
+    })
+
+    it("a NUL character in a text field or a filter is a 400 naming the field, not a server error", async () => {
+      const owner = await buyer()
+      const cases: ReadonlyArray<readonly [Call, string, SignedIn]> = [
+        [{ method: "POST", path: "/requests", body: requestBody({ notes: "256 GB\u0000" }) }, "notes", owner],
+        [{ method: "POST", path: "/requests", body: requestBody({ location_district: "Ola\u0000ya" }) }, "location_district", owner],
+        [{ method: "GET", path: "/requests?location_city=Riy%00adh" }, "location_city", owner],
+        [{ method: "POST", path: "/offers", body: offerBody((await openRequest()).id, { availability: "now\u0000" }) }, "availability", await seller()],
+        [{ method: "POST", path: "/reports", body: { reported_user_id: (await seller()).userId, reason: "scam", description: "\u0000" } }, "description", owner]
+      ]
+      for (const [call, field, caller] of cases) {
+        const refused = async () => expectValidation(await send(call, caller, "en"), field, "en")
+        if (call.method === "GET") await refused()
+        else await unchanged(async () => [await myRequestCount(), await openRequestState(), await reportCount()], refused)
+      }
+    })
+
+    it("a malformed id in the path is refused as bad input or not found, never a server error", async () => {
+      const caller = await buyer()
+      for (const [method, path] of [
+        ["GET", "/requests/not-a-uuid"],
+        ["PUT", "/requests/123/close"],
+        ["GET", "/requests/not-a-uuid/offers"],
+        ["POST", "/offers/not-a-uuid/accept"],
+        ["DELETE", "/offers/not-a-uuid"],
+        ["GET", "/deals/not-a-uuid"],
+        ["PUT", "/deals/not-a-uuid/complete"],
+        ["GET", "/seller-profiles/not-a-uuid"]
+      ] as const) {
+        const response = await m.api.call(method, path, { token: caller.token })
+        expect([400, 404], `${method} ${path}: ${JSON.stringify(response.body)}`).toContain(response.status)
+        expect(response.body.success).toBe(false)
+        expect(["VALIDATION_ERROR", "NOT_FOUND"]).toContain(response.body.error.code)
+      }
+    })
+  })
+
+  // ---------------------------------------------------------------------------------------------------
+  describe("business rules (422) change nothing", () => {
+    it("REQUEST_NOT_ACTIVE: an offer on a closed request", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const request = await m.createRequest(buyer)
+      await m.close(buyer, request.id)
+      await unchanged(
+        async () => [await m.requestDetail(buyer, request.id), await m.myOffers(seller)],
+        async () => expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }), 422, "REQUEST_NOT_ACTIVE")
+      )
+    })
+
+    it("REQUEST_NOT_ACTIVE: an offer on a request closed by an acceptance", async () => {
+      const buyer = await m.buyer()
+      const { request } = await m.deal(buyer, await m.approvedSeller())
+      const late = await m.approvedSeller("Late Seller")
+      await unchanged(
+        async () => [await m.requestDetail(buyer, request.id), await m.offersOf(buyer, request.id)],
+        async () => expectError(await m.api.post("/offers", { token: late.token, body: offerBody(request.id) }), 422, "REQUEST_NOT_ACTIVE")
+      )
+    })
+
+    it("REQUEST_ALREADY_CLOSED: closing twice, or closing after an acceptance", async () => {
+      const buyer = await m.buyer()
+      const request = await m.createRequest(buyer)
+      await m.close(buyer, request.id)
+      await unchanged(
+        () => m.requestDetail(buyer, request.id),
+        async () => expectError(await m.api.put(`/requests/${request.id}/close`, { token: buyer.token }), 422, "REQUEST_ALREADY_CLOSED")
+      )
+      const accepted = await m.deal(buyer, await m.approvedSeller())
+      await unchanged(
+        async () => [await m.requestDetail(buyer, accepted.request.id), await m.offersOf(buyer, accepted.request.id)],
+        async () =>
+          expectError(await m.api.put(`/requests/${accepted.request.id}/close`, { token: buyer.token }), 422, "REQUEST_ALREADY_CLOSED")
+      )
+    })
+
+    it("DUPLICATE_PENDING_OFFER: a second pending offer of one seller on one request", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const { request } = await m.pendingOffer(buyer, seller)
+      await unchanged(
+        async () => [(await m.requestDetail(buyer, request.id)).offer_count, await m.offersOf(buyer, request.id)],
+        async () =>
+          expectError(
+            await m.api.post("/offers", { token: seller.token, body: offerBody(request.id, { price: 3500 }) }),
+            422,
+            "DUPLICATE_PENDING_OFFER"
+          )
+      )
+      expect((await m.requestDetail(buyer, request.id)).offer_count).toBe(1)
+    })
+
+    it("OFFER_ALREADY_ACCEPTED: withdrawing an accepted offer; accepting it again is a 422 too", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const { request, offer, deal } = await m.deal(buyer, seller)
+      const state = async () => [await m.offersOf(buyer, request.id), await m.requestDetail(buyer, request.id), await m.dealDetail(buyer, deal.id)]
+      await unchanged(state, async () =>
+        expectError(await m.api.delete(`/offers/${offer.id}`, { token: seller.token }), 422, "OFFER_ALREADY_ACCEPTED")
+      )
+      await unchanged(state, async () => {
+        const again = await m.api.post(`/offers/${offer.id}/accept`, { token: buyer.token })
+        expect(again.status, JSON.stringify(again.body)).toBe(422)
+        // The spec names both "offer already accepted" and "request not active" for this call.
+        expect(["OFFER_ALREADY_ACCEPTED", "REQUEST_NOT_ACTIVE"]).toContain(again.body.error.code)
+      })
+    })
+
+    it("OFFER_NOT_PENDING: withdrawing a withdrawn or a rejected offer, accepting a withdrawn one", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const { request, offer } = await m.pendingOffer(buyer, seller)
+      await m.withdraw(seller, offer.id)
+      const state = async () => [await m.offersOf(seller, request.id), await m.requestDetail(buyer, request.id)]
+      await unchanged(state, async () =>
+        expectError(await m.api.delete(`/offers/${offer.id}`, { token: seller.token }), 422, "OFFER_NOT_PENDING")
+      )
+      // The request is still active, so only the offer's state is wrong.
+      await unchanged(state, async () =>
+        expectError(await m.api.post(`/offers/${offer.id}/accept`, { token: buyer.token }), 422, "OFFER_NOT_PENDING")
+      )
+      expect((await m.requestDetail(buyer, request.id)).status).toBe("active")
+
+      const closed = await m.pendingOffer(buyer, seller)
+      await m.close(buyer, closed.request.id)
+      await unchanged(
+        async () => [await m.offersOf(seller, closed.request.id), await m.requestDetail(buyer, closed.request.id)],
+        async () => expectError(await m.api.delete(`/offers/${closed.offer.id}`, { token: seller.token }), 422, "OFFER_NOT_PENDING")
+      )
+    })
+
+    it("accepting a rejected offer (another was accepted) is a 422 and changes nothing", async () => {
+      const buyer = await m.buyer()
+      const winner = await m.approvedSeller("Winner")
+      const loser = await m.approvedSeller("Loser")
+      const request = await m.createRequest(buyer)
+      const won = await m.offer(winner, request.id)
+      const lost = await m.offer(loser, request.id)
+      await m.accept(buyer, won.id)
+      await unchanged(
+        async () => [await m.offersOf(buyer, request.id), await m.requestDetail(buyer, request.id)],
+        async () => {
+          const response = await m.api.post(`/offers/${lost.id}/accept`, { token: buyer.token })
+          expect(response.status, JSON.stringify(response.body)).toBe(422)
+          expect(["OFFER_NOT_PENDING", "REQUEST_NOT_ACTIVE"]).toContain(response.body.error.code)
+        }
+      )
+    })
+
+    it("CANNOT_OFFER_ON_OWN_REQUEST: an approved seller offering on their own request", async () => {
+      const seller = await m.approvedSeller()
+      const request = await m.createRequest(seller)
+      await unchanged(
+        async () => [await m.requestDetail(seller, request.id), await m.myOffers(seller)],
+        async () =>
+          expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }), 422, "CANNOT_OFFER_ON_OWN_REQUEST")
+      )
+    })
+
+    it("DEAL_NOT_ACTIVE: completing or cancelling a deal that is completed or cancelled", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const completed = await m.completedDeal(buyer, seller)
+      const cancelled = await m.deal(buyer, seller)
+      await m.cancel(buyer, cancelled.deal.id)
+      for (const { deal } of [completed, cancelled]) {
+        const state = () => m.dealDetail(buyer, deal.id)
+        await unchanged(state, async () =>
+          expectError(await m.api.put(`/deals/${deal.id}/complete`, { token: buyer.token }), 422, "DEAL_NOT_ACTIVE")
+        )
+        await unchanged(state, async () =>
+          expectError(
+            await m.api.put(`/deals/${deal.id}/cancel`, { token: buyer.token, body: { reason: "Again" } }),
+            422,
+            "DEAL_NOT_ACTIVE"
+          )
+        )
+      }
+    })
+
+    it("REPORT_NOT_PENDING: resolving a report that was dismissed or resolved", async () => {
+      const reporter = await m.buyer()
+      const seller = await m.approvedSeller()
+      const dismissed = await m.report(reporter, seller.userId)
+      await m.resolve(dismissed.id, "dismiss")
+      const warned = await m.report(reporter, seller.userId)
+      await m.resolve(warned.id, "warn")
+      const admin = await m.adminUser()
+      for (const report of [dismissed, warned]) {
+        await unchanged(
+          async () => [await m.adminReport(report.id), (await m.me(seller)).seller_profile],
+          async () =>
+            expectError(
+              await m.api.put(`/admin/reports/${report.id}/resolve`, { token: admin.token, body: { action: "suspend_seller" } }),
+              422,
+              "REPORT_NOT_PENDING"
+            )
+        )
+      }
+      expect((await m.me(seller)).seller_profile.status).toBe("approved")
+    })
+
+    it("SELLER_PROFILE_EXISTS: applying again with a pending, approved, rejected or suspended profile", async () => {
+      const pending = await m.pendingSeller()
+      const approved = await m.approvedSeller()
+      const rejected = await m.pendingSeller("Rejected")
+      const admin = await m.adminUser()
+      await m.api.put(`/admin/seller-profiles/${rejected.profileId}/reject`, { token: admin.token })
+      const suspended = await m.suspendedSeller()
+      for (const user of [pending, approved, rejected, suspended]) {
+        await unchanged(
+          async () => (await m.me(user)).seller_profile,
+          async () =>
+            expectError(
+              await m.api.post("/seller-profiles", { token: user.token, body: profileBody({ business_name: "Second Shop" }) }),
+              422,
+              "SELLER_PROFILE_EXISTS"
+            )
+        )
+      }
+    })
+
+    it("SELLER_PROFILE_NOT_PENDING: approving or rejecting a profile that is not pending", async () => {
+      const admin = await m.adminUser()
+      const approved = await m.approvedSeller()
+      const rejected = await m.pendingSeller("Rejected")
+      await m.api.put(`/admin/seller-profiles/${rejected.profileId}/reject`, { token: admin.token })
+      const suspended = await m.suspendedSeller()
+      for (const seller of [approved, rejected, suspended]) {
+        for (const decision of ["approve", "reject"]) {
+          await unchanged(
+            async () => (await m.me(seller)).seller_profile,
+            async () =>
+              expectError(
+                await m.api.put(`/admin/seller-profiles/${seller.profileId}/${decision}`, { token: admin.token }),
+                422,
+                "SELLER_PROFILE_NOT_PENDING"
+              )
+          )
+        }
+      }
+    })
+
+    it("CANNOT_REPORT_SELF: reporting oneself, with or without a deal", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const { deal } = await m.deal(buyer, seller)
+      const count = async () =>
+        (await m.api.get("/admin/reports?per_page=1", { token: (await m.adminUser()).token })).body.data.pagination.total
+      for (const body of [
+        { reported_user_id: buyer.userId, reason: "other" },
+        { reported_user_id: buyer.userId, reason: "other", deal_id: deal.id }
+      ]) {
+        await unchanged(count, async () => expectError(await m.api.post("/reports", { token: buyer.token, body }), 422, "CANNOT_REPORT_SELF"))
+      }
+    })
+
+    it("rating a deal that is not completed, or twice: 400 VALIDATION_ERROR naming deal_id", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const accepted = await m.deal(buyer, seller)
+      const cancelled = await m.deal(buyer, seller)
+      await m.cancel(buyer, cancelled.deal.id)
+      const completed = await m.completedDeal(buyer, seller)
+      await m.rate(buyer, completed.deal.id, 4)
+      const rating = async () => {
+        const profile = (await m.me(seller)).seller_profile
+        return [profile.rating_avg, profile.rating_count]
+      }
+      for (const language of languages) {
+        for (const deal of [accepted.deal, cancelled.deal, completed.deal]) {
+          await unchanged(rating, async () =>
+            expectValidation(
+              await send({ method: "POST", path: "/ratings", body: { deal_id: deal.id, rating: 1 } }, buyer, language),
+              "deal_id",
+              language
+            )
+          )
+        }
+      }
+      expect(await rating()).toEqual([4, 1])
+    })
+  })
+
+  // ---------------------------------------------------------------------------------------------------
+  describe("error precedence (decisions.md section 11): 401 > 400 > 404 > 403 > 422", () => {
+    it("401 outranks 400: no token or a bad token with an invalid body", async () => {
+      expectError(await m.api.post("/requests", { body: { category: "laptop" } }), 401, "UNAUTHORIZED")
+      expectError(await m.api.post("/offers", { token: "not-a-jwt", body: { price: -1 } }), 401, "UNAUTHORIZED")
+      expectError(
+        await m.api.post("/requests", { rawBody: "{not json", headers: { "content-type": "application/json" } }),
+        401,
+        "UNAUTHORIZED"
+      )
+      expectError(await m.api.put(`/admin/reports/${unknownId()}/resolve`, { body: { action: "ban" } }), 401, "UNAUTHORIZED")
+    })
+
+    it("400 outranks 404: invalid bodies naming unknown resources", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const admin = await m.adminUser()
+      expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(unknownId(), { price: -1 }) }), 400, "VALIDATION_ERROR")
+      expectError(await m.api.put(`/deals/${unknownId()}/cancel`, { token: buyer.token, body: {} }), 400, "VALIDATION_ERROR")
+      expectError(await m.api.post("/ratings", { token: buyer.token, body: { deal_id: unknownId(), rating: 9 } }), 400, "VALIDATION_ERROR")
+      expectError(
+        await m.api.put(`/admin/reports/${unknownId()}/resolve`, { token: admin.token, body: { action: "ban" } }),
+        400,
+        "VALIDATION_ERROR"
+      )
+    })
+
+    it("400 outranks 403: callers who may not act, sending invalid bodies", async () => {
+      const buyer = await m.buyer()
+      const stranger = await m.buyer("Stranger")
+      const pending = await m.pendingSeller()
+      const { deal } = await m.deal(buyer, await m.approvedSeller())
+      const request = await m.createRequest(buyer)
+      const report = await m.report(buyer, pending.userId)
+      expectError(await m.api.post("/offers", { token: pending.token, body: offerBody(request.id, { price: 0 }) }), 400, "VALIDATION_ERROR")
+      expectError(await m.api.post("/offers", { token: stranger.token, body: offerBody(request.id, { availability: "" }) }), 400, "VALIDATION_ERROR")
+      expectError(await m.api.put(`/deals/${deal.id}/cancel`, { token: stranger.token, body: { reason: "" } }), 400, "VALIDATION_ERROR")
+      expectError(
+        await m.api.put(`/admin/reports/${report.id}/resolve`, { token: stranger.token, body: { action: "ban" } }),
+        400,
+        "VALIDATION_ERROR"
+      )
+      expect((await m.dealDetail(buyer, deal.id)).status).toBe("accepted")
+    })
+
+    it("400 outranks 422: invalid bodies that would also break a business rule", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const { request } = await m.pendingOffer(buyer, seller)
+      expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(request.id, { price: 1.001 }) }), 400, "VALIDATION_ERROR")
+      const closed = await m.createRequest(buyer)
+      await m.close(buyer, closed.id)
+      expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(closed.id, { availability: long(201) }) }), 400, "VALIDATION_ERROR")
+      const own = await m.createRequest(seller)
+      expectError(await m.api.post("/offers", { token: seller.token, body: without(offerBody(own.id), "price") }), 400, "VALIDATION_ERROR")
+      expectError(await m.api.post("/reports", { token: buyer.token, body: { reported_user_id: buyer.userId, reason: "bad" } }), 400, "VALIDATION_ERROR")
+    })
+
+    it("404 outranks 403: callers who may not act, naming unknown ids", async () => {
+      const stranger = await m.buyer("Stranger")
+      const pending = await m.pendingSeller()
+      expectError(await m.api.post("/offers", { token: pending.token, body: offerBody(unknownId()) }), 404, "NOT_FOUND")
+      expectError(await m.api.post("/offers", { token: stranger.token, body: offerBody(unknownId()) }), 404, "NOT_FOUND")
+      expectError(await m.api.get(`/requests/${unknownId()}/offers`, { token: stranger.token }), 404, "NOT_FOUND")
+      expectError(await m.api.put(`/requests/${unknownId()}/close`, { token: stranger.token }), 404, "NOT_FOUND")
+      expectError(await m.api.put(`/deals/${unknownId()}/complete`, { token: stranger.token }), 404, "NOT_FOUND")
+      expectError(
+        await m.api.post("/reports", { token: stranger.token, body: { reported_user_id: pending.userId, deal_id: unknownId(), reason: "scam" } }),
+        404,
+        "NOT_FOUND"
+      )
+      expectError(await m.api.put(`/admin/seller-profiles/${unknownId()}/approve`, { token: stranger.token }), 404, "NOT_FOUND")
+    })
+
+    it("403 outranks 422: callers who may not act on resources in the wrong state", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const stranger = await m.buyer("Stranger")
+      const pending = await m.pendingSeller()
+      const suspended = await m.suspendedSeller()
+
+      const closed = await m.createRequest(buyer)
+      await m.close(buyer, closed.id)
+      expectError(await m.api.post("/offers", { token: pending.token, body: offerBody(closed.id) }), 403, "SELLER_NOT_APPROVED")
+      expectError(await m.api.put(`/requests/${closed.id}/close`, { token: stranger.token }), 403, "FORBIDDEN")
+
+      const ownOfSuspended = await m.createRequest(suspended)
+      expectError(await m.api.post("/offers", { token: suspended.token, body: offerBody(ownOfSuspended.id) }), 403, "SELLER_NOT_APPROVED")
+
+      const { offer, deal } = await m.completedDeal(buyer, seller)
+      expectError(await m.api.put(`/deals/${deal.id}/complete`, { token: seller.token }), 403, "FORBIDDEN")
+      expectError(await m.api.put(`/deals/${deal.id}/cancel`, { token: stranger.token, body: { reason: "x" } }), 403, "FORBIDDEN")
+      expectError(await m.api.delete(`/offers/${offer.id}`, { token: stranger.token }), 403, "FORBIDDEN")
+      expectError(await m.api.post(`/offers/${offer.id}/accept`, { token: stranger.token }), 403, "FORBIDDEN")
+
+      const rejected = await m.pendingOffer(buyer, seller)
+      await m.close(buyer, rejected.request.id)
+      expectError(await m.api.post(`/offers/${rejected.offer.id}/accept`, { token: seller.token }), 403, "FORBIDDEN")
+
+      const report = await m.report(buyer, seller.userId)
+      await m.resolve(report.id, "dismiss")
+      expectError(await m.api.put(`/admin/reports/${report.id}/resolve`, { token: stranger.token, body: { action: "warn" } }), 403, "FORBIDDEN")
+      expectError(await m.api.put(`/admin/seller-profiles/${seller.profileId}/approve`, { token: stranger.token }), 403, "FORBIDDEN")
+      expect((await m.adminReport(report.id)).status).toBe("dismissed")
+      expect((await m.me(seller)).seller_profile.status).toBe("approved")
+    })
+  })
+
+  // ---------------------------------------------------------------------------------------------------
+  describe("mass assignment: fields the server owns are never taken from input", () => {
+    it("POST /requests ignores id, status, buyer_id, offer_count, closed_at and created_at", async () => {
+      const buyer = await m.buyer()
+      const other = await m.buyer("Other")
+      const forgedId = unknownId()
+      const response = await m.api.post("/requests", {
+        token: buyer.token,
+        body: requestBody({
+          id: forgedId,
+          status: "closed",
+          buyer_id: other.userId,
+          offer_count: 99,
+          closed_at: "2020-01-01T00:00:00Z",
+          created_at: "2000-01-01T00:00:00Z"
+        })
+      })
+      expect(response.status, JSON.stringify(response.body)).toBe(201)
+      const data = response.body.data
+      expect(data).toMatchObject({ status: "active", buyer_id: buyer.userId, offer_count: 0, closed_at: null })
+      expect(data.id).not.toBe(forgedId)
+      expect(data.created_at.startsWith("2000")).toBe(false)
+      const detail = await m.requestDetail(other, data.id)
+      expect(detail).toMatchObject({ status: "active", offer_count: 0, buyer: { id: buyer.userId } })
+      const othersOwn = await m.api.get("/requests/my", { token: other.token })
+      expect(othersOwn.body.data.requests).toEqual([])
+    })
+
+    it("POST /offers ignores status and seller_id", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const other = await m.approvedSeller("Other Seller")
+      const request = await m.createRequest(buyer)
+      const offer = await m.offer(seller, request.id, { status: "accepted", seller_id: other.userId, id: unknownId() })
+      expect(offer).toMatchObject({ status: "pending", seller_id: seller.userId, request_id: request.id })
+      expect(await m.myOffers(other)).toEqual([])
+      expect(await m.requestDetail(buyer, request.id)).toMatchObject({ status: "active", offer_count: 1 })
+    })
+
+    it("POST /seller-profiles ignores status, user_id, rating_avg, rating_count and approved_at", async () => {
+      const applicant = await m.buyer()
+      const other = await m.buyer("Other")
+      const profile = await m.apply(applicant, {
+        status: "approved",
+        user_id: other.userId,
+        rating_avg: 5,
+        rating_count: 100,
+        approved_at: "2020-01-01T00:00:00Z"
+      })
+      expect(profile).toMatchObject({ status: "pending", user_id: applicant.userId })
+      expect((await m.me(other)).seller_profile).toBeNull()
+      expect((await m.me(applicant)).seller_profile).toMatchObject({ status: "pending", rating_avg: 0, rating_count: 0 })
+      expectError(await m.api.get(`/seller-profiles/${profile.id}`), 404, "NOT_FOUND")
+      await m.approve(profile.id)
+      expect((await m.api.get(`/seller-profiles/${profile.id}`)).body.data).toMatchObject({ rating_avg: 0, rating_count: 0 })
+    })
+
+    it("POST /ratings ignores seller_id; POST /reports ignores status; cancel and resolve ignore status", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const other = await m.approvedSeller("Other Seller")
+      const { deal } = await m.completedDeal(buyer, seller)
+      const rating = await m.api.post("/ratings", {
+        token: buyer.token,
+        body: { deal_id: deal.id, rating: 2, seller_id: other.userId, buyer_id: other.userId }
+      })
+      expect(rating.status, JSON.stringify(rating.body)).toBe(201)
+      expect(rating.body.data.seller_id).toBe(seller.userId)
+      expect((await m.me(other)).seller_profile).toMatchObject({ rating_avg: 0, rating_count: 0 })
+      expect((await m.me(seller)).seller_profile).toMatchObject({ rating_avg: 2, rating_count: 1 })
+
+      const report = await m.report(buyer, seller.userId, { status: "resolved", action: "suspend_seller", resolved_at: "2020-01-01T00:00:00Z" })
+      expect(report.status).toBe("pending")
+      expect((await m.adminReport(report.id)).status).toBe("pending")
+      expect((await m.me(seller)).seller_profile.status).toBe("approved")
+
+      const resolved = await m.api.put(`/admin/reports/${report.id}/resolve`, {
+        token: (await m.adminUser()).token,
+        body: { action: "warn", status: "dismissed" }
+      })
+      expect(resolved.body.data).toMatchObject({ status: "resolved", action: "warn" })
+
+      const open = await m.deal(buyer, seller)
+      const cancelled = await m.api.put(`/deals/${open.deal.id}/cancel`, { token: buyer.token, body: { reason: "Nope", status: "completed" } })
+      expect(cancelled.body.data.status).toBe("cancelled")
+    })
+  })
+
+  // ---------------------------------------------------------------------------------------------------
+  describe("transitions and their effects", () => {
+    it.each(languages)("a price outside the budget is accepted with a warning message in %s", async (language) => {
+      const buyer = await m.buyer()
+      const request = await m.createRequest(buyer, { budget_min: 1000, budget_max: 2000 })
+      const inside = await send({ method: "POST", path: "/offers", body: offerBody(request.id, { price: 1500 }) }, await m.approvedSeller(), language)
+      expect(inside.status, JSON.stringify(inside.body)).toBe(201)
+      for (const price of [2000.01, 999.99]) {
+        const seller = await m.approvedSeller()
+        const outside = await send({ method: "POST", path: "/offers", body: offerBody(request.id, { price }) }, seller, language)
+        expect(outside.status, JSON.stringify(outside.body)).toBe(201)
+        expect(outside.body.data).toMatchObject({ price, status: "pending" })
+        expectInLanguage(outside.body.message, language)
+        expect(outside.body.message).not.toBe(inside.body.message)
+      }
+      expect((await m.requestDetail(buyer, request.id)).offer_count).toBe(3)
+    })
+
+    it.each(languages)("the withdraw confirmation is in %s", async (language) => {
+      const seller = await m.approvedSeller()
+      const { offer } = await m.pendingOffer(await m.buyer(), seller)
+      const response = await send({ method: "DELETE", path: `/offers/${offer.id}` }, seller, language)
+      expect(response.status, JSON.stringify(response.body)).toBe(200)
+      expect(response.body.success).toBe(true)
+      expectInLanguage(response.body.message, language)
+    })
+
+    it("withdrawing a pending offer lowers offer_count and lets the seller offer again", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const other = await m.approvedSeller("Other Seller")
+      const { request, offer } = await m.pendingOffer(buyer, seller)
+      await m.offer(other, request.id)
+      expect((await m.requestDetail(buyer, request.id)).offer_count).toBe(2)
+
+      const withdrawn = await m.api.delete(`/offers/${offer.id}`, { token: seller.token })
+      expect(withdrawn.status, JSON.stringify(withdrawn.body)).toBe(200)
+      expect(withdrawn.body.success).toBe(true)
+      expect(typeof withdrawn.body.message).toBe("string")
+      expect((await m.requestDetail(buyer, request.id)).offer_count).toBe(1)
+      const listed = await m.api.get(`/requests?location_city=${encodeURIComponent(request.location_city)}&per_page=50`, { token: buyer.token })
+      expect(listed.body.data.requests.find((r: any) => r.id === request.id).offer_count).toBe(1)
+      expect((await m.myOffers(seller)).find((o: any) => o.id === offer.id).status).toBe("withdrawn")
+
+      const again = await m.offer(seller, request.id, { price: 3900 })
+      expect(again.status).toBe("pending")
+      expect((await m.requestDetail(buyer, request.id)).offer_count).toBe(2)
+    })
+
+    it("closing a request rejects its pending offers and leaves withdrawn ones withdrawn", async () => {
+      const buyer = await m.buyer()
+      const first = await m.approvedSeller("First")
+      const second = await m.approvedSeller("Second")
+      const third = await m.approvedSeller("Third")
+      const request = await m.createRequest(buyer)
+      const a = await m.offer(first, request.id)
+      const b = await m.offer(second, request.id)
+      const c = await m.offer(third, request.id)
+      await m.withdraw(third, c.id)
+
+      const closed = await m.close(buyer, request.id)
+      expect(closed).toMatchObject({ id: request.id, status: "closed" })
+      expect(typeof closed.closed_at).toBe("string")
+      expect((await m.requestDetail(buyer, request.id)).closed_at).toBe(closed.closed_at)
+
+      const statusOf = async (seller: Seller, offerId: string) => (await m.myOffers(seller)).find((o) => o.id === offerId).status
+      expect(await statusOf(first, a.id)).toBe("rejected")
+      expect(await statusOf(second, b.id)).toBe("rejected")
+      expect(await statusOf(third, c.id)).toBe("withdrawn")
+      expect((await m.offersOf(buyer, request.id)).map((o) => o.status)).toEqual(["rejected", "rejected"])
+
+      const active = await m.api.get(`/requests?location_city=${encodeURIComponent(request.location_city)}&per_page=50`, { token: buyer.token })
+      expect(active.body.data.requests.map((r: any) => r.id)).not.toContain(request.id)
+      const closedList = await m.api.get("/requests?status=closed&per_page=50", { token: buyer.token })
+      expect(closedList.body.data.requests.map((r: any) => r.id)).toContain(request.id)
+    })
+
+    it("accepting rejects the other pending offers, leaves withdrawn ones, closes the request", async () => {
+      const buyer = await m.buyer()
+      const sellers = [await m.approvedSeller("A"), await m.approvedSeller("B"), await m.approvedSeller("C")]
+      const request = await m.createRequest(buyer)
+      const [won, lost, gone] = [
+        await m.offer(sellers[0]!, request.id),
+        await m.offer(sellers[1]!, request.id),
+        await m.offer(sellers[2]!, request.id)
+      ]
+      await m.withdraw(sellers[2]!, gone!.id)
+      const deal = await m.accept(buyer, won!.id)
+      expect(deal).toMatchObject({ request_id: request.id, offer_id: won!.id, buyer_id: buyer.userId, seller_id: sellers[0]!.userId, status: "accepted" })
+      const statuses = Object.fromEntries((await m.offersOf(buyer, request.id)).map((o) => [o.id, o.status]))
+      expect(statuses).toEqual({ [won!.id]: "accepted", [lost!.id]: "rejected" })
+      expect((await m.offersOf(sellers[2]!, request.id)).map((o) => o.status)).toEqual(["withdrawn"])
+      const detail = await m.requestDetail(buyer, request.id)
+      expect(detail.status).toBe("closed")
+      expect(typeof detail.closed_at).toBe("string")
+    })
+
+    it("a cancelled deal keeps its request closed", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const { request, deal } = await m.deal(buyer, seller)
+      const closedAt = (await m.requestDetail(buyer, request.id)).closed_at
+      const cancelled = await m.cancel(buyer, deal.id)
+      expect(cancelled).toMatchObject({ id: deal.id, status: "cancelled" })
+      expect(typeof cancelled.cancelled_at).toBe("string")
+      expect(await m.requestDetail(buyer, request.id)).toMatchObject({ status: "closed", closed_at: closedAt })
+      expect(await m.dealDetail(seller, deal.id)).toMatchObject({ status: "cancelled", cancelled_at: cancelled.cancelled_at, completed_at: null })
+      const late = await m.approvedSeller("Late")
+      expectError(await m.api.post("/offers", { token: late.token, body: offerBody(request.id) }), 422, "REQUEST_NOT_ACTIVE")
+      expectError(await m.api.put(`/requests/${request.id}/close`, { token: buyer.token }), 422, "REQUEST_ALREADY_CLOSED")
+    })
+
+    it("ratings update rating_avg (2 decimals) and rating_count everywhere the seller shows", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const expected: Array<[number, number, number]> = [
+        [5, 5, 1],
+        [4, 4.5, 2],
+        [5, 4.67, 3],
+        [1, 3.75, 4]
+      ]
+      for (const [stars, avg, count] of expected) {
+        const { deal } = await m.completedDeal(buyer, seller)
+        const rating = await m.rate(buyer, deal.id, stars)
+        expect(rating).toMatchObject({ deal_id: deal.id, seller_id: seller.userId, rating: stars })
+        expect((await m.me(seller)).seller_profile).toMatchObject({ rating_avg: avg, rating_count: count })
+        expect((await m.api.get(`/seller-profiles/${seller.profileId}`)).body.data).toMatchObject({ rating_avg: avg, rating_count: count })
+      }
+      const { request } = await m.pendingOffer(buyer, seller)
+      expect((await m.offersOf(buyer, request.id))[0].seller).toMatchObject({ rating_avg: 3.75, rating_count: 4 })
+      const deals = await m.api.get("/deals/my?role=buyer&per_page=1", { token: buyer.token })
+      expect(deals.body.data.deals[0].seller.rating_avg).toBe(3.75)
+    })
+
+    it("resolve: dismiss → dismissed, warn → resolved, suspend_seller → resolved and the seller suspended", async () => {
+      const reporter = await m.buyer()
+      const seller = await m.approvedSeller()
+      const buyer = await m.buyer("Buyer")
+
+      const dismissed = await m.resolve((await m.report(reporter, seller.userId)).id, "dismiss", "Not enough evidence")
+      expect(dismissed).toMatchObject({ status: "dismissed", action: "dismiss", notes: "Not enough evidence" })
+      expect(typeof dismissed.resolved_at).toBe("string")
+
+      const warned = await m.resolve((await m.report(reporter, seller.userId)).id, "warn")
+      expect(warned).toMatchObject({ status: "resolved", action: "warn" })
+      expect((await m.me(seller)).seller_profile.status).toBe("approved")
+      await m.pendingOffer(buyer, seller)
+
+      const report = await m.report(reporter, seller.userId)
+      const suspended = await m.resolve(report.id, "suspend_seller", "Scam confirmed")
+      expect(suspended).toMatchObject({ id: report.id, status: "resolved", action: "suspend_seller", notes: "Scam confirmed" })
+      expect((await m.me(seller)).seller_profile.status).toBe("suspended")
+      expectError(await m.api.get(`/seller-profiles/${seller.profileId}`), 404, "NOT_FOUND")
+      const request = await m.createRequest(buyer)
+      await unchanged(
+        () => m.requestDetail(buyer, request.id),
+        async () => expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }), 403, "SELLER_NOT_APPROVED")
+      )
+
+      const byStatus = async (status: string) => (await m.adminReports(`&status=${status}`)).map((r) => r.id)
+      expect(await byStatus("dismissed")).toContain(dismissed.id)
+      expect(await byStatus("dismissed")).not.toContain(report.id)
+      expect(await byStatus("resolved")).toEqual(expect.arrayContaining([warned.id, report.id]))
+      expect(await byStatus("pending")).not.toContain(report.id)
+    })
+  })
+
+  // ---------------------------------------------------------------------------------------------------
+  describe("envelope, language and edge rules (decisions.md sections 6, 8, 11)", () => {
+    it.each(languages)("error messages of 401, 403, 404 and 422 are in %s", async (language) => {
+      const buyer = await m.buyer()
+      const stranger = await m.buyer("Stranger")
+      const pending = await m.pendingSeller()
+      const request = await m.createRequest(buyer)
+      await m.close(buyer, request.id)
+      const cases: Array<[number, string, Call, SignedIn | undefined]> = [
+        [401, "UNAUTHORIZED", { method: "GET", path: "/requests" }, undefined],
+        [403, "FORBIDDEN", { method: "GET", path: `/requests/${request.id}/offers` }, stranger],
+        [403, "SELLER_NOT_APPROVED", { method: "POST", path: "/offers", body: offerBody(request.id) }, pending],
+        [404, "NOT_FOUND", { method: "GET", path: `/requests/${unknownId()}` }, buyer],
+        [404, "NOT_FOUND", { method: "GET", path: "/requests/all/of/them" }, buyer],
+        [422, "REQUEST_ALREADY_CLOSED", { method: "PUT", path: `/requests/${request.id}/close` }, buyer]
+      ]
+      for (const [status, code, call, caller] of cases) {
+        const response = await send(call, caller, language)
+        expectError(response, status, code)
+        expectInLanguage(response.body.error.message, language)
+        expect(typeof response.body.error.details, `${call.method} ${call.path}`).toBe("object")
+      }
+    })
+
+    it("a JSON body over 1 MiB is 413 PAYLOAD_TOO_LARGE and writes nothing", async () => {
+      const buyer = await m.buyer()
+      const count = async () => (await m.api.get("/requests/my", { token: buyer.token })).body.data.pagination.total
+      await unchanged(count, async () =>
+        expectError(
+          await m.api.post("/requests", { token: buyer.token, body: requestBody({ notes: long(1024 * 1024 + 10) }) }),
+          413,
+          "PAYLOAD_TOO_LARGE"
+        )
+      )
+    })
+
+    it("a JSON body that is a string or a number is 400, and so are non-integer or negative pages", async () => {
+      const buyer = await m.buyer()
+      for (const rawBody of ['"a request"', "42", "true"]) {
+        const response = await send({ method: "POST", path: "/requests", rawBody, headers: { "content-type": "application/json" } }, buyer, "en")
+        expectValidation(response, undefined, "en")
+      }
+      for (const [query, field] of [
+        ["page=-1", "page"],
+        ["page=1.5", "page"],
+        ["page=abc", "page"],
+        ["per_page=2.5", "per_page"],
+        ["per_page=-20", "per_page"]
+      ] as const) {
+        expectValidation(await send({ method: "GET", path: `/requests?${query}` }, buyer, "en"), field, "en")
+      }
+    })
+
+    it("marketplace responses carry the RateLimit-* headers, errors included", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const request = await m.createRequest(buyer)
+      const responses = [
+        await m.api.get("/requests", { token: buyer.token }),
+        await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }),
+        await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }),
+        await m.api.get(`/requests/${request.id}/offers`, { token: (await m.buyer("Stranger")).token }),
+        await m.api.post("/requests", { token: buyer.token, body: {} })
+      ]
+      expect(responses.map((r) => r.status)).toEqual([200, 201, 422, 403, 400])
+      for (const response of responses) {
+        for (const header of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"]) {
+          expect(response.headers.get(header), `${header} on a ${response.status}`).toMatch(/^\d+$/)
+        }
+      }
+    })
+  })
+
+  // ---------------------------------------------------------------------------------------------------
+  describe("lists (decisions.md section 5)", () => {
+    it("lists are newest first, and ties on created_at are broken by id, descending", async () => {
+      const buyer = await m.buyer()
+      const city = `Order-${unknownId().slice(0, 8)}`
+      for (let i = 0; i < 3; i++) {
+        await m.createRequest(buyer, { location_city: city })
+        server().clock.advance("1 second")
+      }
+      // Created together, so several may share a timestamp.
+      await Promise.all(Array.from({ length: 6 }, () => m.createRequest(buyer, { location_city: city })))
+
+      const url = databaseUrl()
+      if (url !== undefined) {
+        // On PostgreSQL, force a real tie on three of them.
+        const mine = (await m.api.get(`/requests/my?per_page=50`, { token: buyer.token })).body.data.requests.slice(0, 3)
+        const ids = mine.map((r: any) => r.id)
+        await runSql(url, (sql) => sql`UPDATE buy_requests SET created_at = '2030-01-01T00:00:00Z' WHERE id IN ${sql.in(ids)}`)
+      }
+
+      for (const path of [`/requests?location_city=${city}`, "/requests/my"]) {
+        const full = (await m.api.get(`${path}${path.includes("?") ? "&" : "?"}per_page=50`, { token: buyer.token })).body.data.requests
+        expect(full.length).toBe(9)
+        const sorted = [...full].sort((a: any, b: any) =>
+          a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1
+        )
+        expect(full.map((r: any) => r.id)).toEqual(sorted.map((r: any) => r.id))
+
+        // Paging one by one walks the same order, each item exactly once.
+        const walked: Array<string> = []
+        for (let page = 1; page <= 9; page++) {
+          const one = await m.api.get(`${path}${path.includes("?") ? "&" : "?"}per_page=1&page=${page}`, { token: buyer.token })
+          walked.push(...one.body.data.requests.map((r: any) => r.id))
+        }
+        expect(walked).toEqual(full.map((r: any) => r.id))
+      }
+    })
+
+    it("offers/my, deals/my and admin reports are newest first", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const deals: Array<Awaited<ReturnType<Marketplace["deal"]>>> = []
+      for (let i = 0; i < 3; i++) {
+        deals.push(await m.deal(buyer, seller))
+        server().clock.advance("1 second")
+      }
+      const reports: Array<any> = []
+      for (let i = 0; i < 3; i++) {
+        reports.push(await m.report(buyer, seller.userId))
+        server().clock.advance("1 second")
+      }
+      const newestFirst = <A extends { id: string }>(items: Array<A>) => [...items].reverse().map((i) => i.id)
+      expect((await m.myOffers(seller)).map((o) => o.id)).toEqual(newestFirst(deals.map((d) => d.offer)))
+      const dealIds = (await m.api.get("/deals/my", { token: buyer.token })).body.data.deals.map((d: any) => d.id)
+      expect(dealIds).toEqual(newestFirst(deals.map((d) => d.deal)))
+      const reportIds = (await m.adminReports()).map((r) => r.id).filter((id) => reports.some((r) => r.id === id))
+      expect(reportIds).toEqual(newestFirst(reports))
+    })
+
+    it("the pagination object counts and pages exactly", async () => {
+      const buyer = await m.buyer()
+      const city = `Pages-${unknownId().slice(0, 8)}`
+      for (let i = 0; i < 7; i++) await m.createRequest(buyer, { location_city: city })
+      const page = async (query: string) => {
+        const response = await m.api.get(`/requests?location_city=${city}${query}`, { token: buyer.token })
+        expect(response.status, JSON.stringify(response.body)).toBe(200)
+        return response.body.data
+      }
+      expect((await page("")).pagination).toEqual({ current_page: 1, per_page: 20, total: 7, last_page: 1 })
+      expect((await page("")).requests.length).toBe(7)
+      const cases: Array<[string, number, number]> = [
+        ["&per_page=3", 1, 3],
+        ["&per_page=3&page=2", 2, 3],
+        ["&per_page=3&page=3", 3, 1],
+        ["&per_page=3&page=4", 4, 0]
+      ]
+      for (const [query, current, count] of cases) {
+        const data = await page(query)
+        expect(data.pagination).toEqual({ current_page: current, per_page: 3, total: 7, last_page: 3 })
+        expect(data.requests.length).toBe(count)
+      }
+      const mine = (await m.api.get("/requests/my?per_page=50", { token: buyer.token })).body.data.pagination
+      expect(mine).toEqual({ current_page: 1, per_page: 50, total: 7, last_page: 1 })
+      expect((await page("&per_page=7")).pagination.last_page).toBe(1)
+      expect((await page("&per_page=6")).pagination.last_page).toBe(2)
+    })
+
+    it("filters: category and location_city match exactly, status picks active (default) or closed", async () => {
+      const buyer = await m.buyer()
+      const city = `Filter-${unknownId().slice(0, 8)}`
+      const phone = await m.createRequest(buyer, { category: "phone", location_city: city })
+      const accessory = await m.createRequest(buyer, { category: "accessory", location_city: city })
+      const closed = await m.createRequest(buyer, { category: "phone", location_city: city })
+      await m.close(buyer, closed.id)
+      await m.createRequest(buyer, { category: "phone", location_city: `${city}-suburb` })
+      const ids = async (query: string) =>
+        (await m.api.get(`/requests?${query}&per_page=50`, { token: buyer.token })).body.data.requests.map((r: any) => r.id)
+      expect(await ids(`location_city=${city}`)).toEqual([accessory.id, phone.id])
+      expect(await ids(`location_city=${city}&category=phone`)).toEqual([phone.id])
+      expect(await ids(`location_city=${city}&category=accessory`)).toEqual([accessory.id])
+      expect(await ids(`location_city=${city}&status=closed`)).toEqual([closed.id])
+      expect(await ids(`location_city=${city}&status=active`)).toEqual([accessory.id, phone.id])
+      expect(await ids(`location_city=${city.slice(0, -2)}`)).toEqual([])
+
+      const mine = async (query: string) =>
+        (await m.api.get(`/requests/my?${query}`, { token: buyer.token })).body.data.requests.map((r: any) => r.id)
+      expect((await mine("")).length).toBe(4)
+      expect(await mine("status=closed")).toEqual([closed.id])
+    })
+
+    it("status filters of /offers/my and /deals/my; without status every state is listed", async () => {
+      const buyer = await m.buyer()
+      const seller = await m.approvedSeller()
+      const accepted = await m.deal(buyer, seller)
+      const completed = await m.completedDeal(buyer, seller)
+      const withdrawn = await m.pendingOffer(buyer, seller)
+      await m.withdraw(seller, withdrawn.offer.id)
+      const pending = await m.pendingOffer(buyer, seller)
+      const offers = async (query: string) =>
+        (await m.api.get(`/offers/my?${query}`, { token: seller.token })).body.data.offers.map((o: any) => o.id)
+      expect((await offers("")).length).toBe(4)
+      expect(await offers("status=pending")).toEqual([pending.offer.id])
+      expect(await offers("status=withdrawn")).toEqual([withdrawn.offer.id])
+      expect(await offers("status=accepted")).toEqual([completed.offer.id, accepted.offer.id])
+      const deals = async (query: string) =>
+        (await m.api.get(`/deals/my?${query}`, { token: buyer.token })).body.data.deals.map((d: any) => d.id)
+      expect(await deals("status=completed")).toEqual([completed.deal.id])
+      expect(await deals("status=accepted&role=buyer")).toEqual([accepted.deal.id])
+      expect(await deals("status=accepted&role=seller")).toEqual([])
+    })
+  })
+})

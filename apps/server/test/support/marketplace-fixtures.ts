@@ -1,0 +1,361 @@
+import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
+import { Effect, Redacted } from "effect"
+import { afterAll, beforeAll, expect } from "vitest"
+import { type Backend, type Client, type Response, type SignedIn, newPhone, relaxedLimits, signIn } from "./harness.js"
+import { createPostgresDatabase } from "./postgres.js"
+
+/*
+ * Builders for the marketplace end-to-end suites: every step goes through the public REST API and fails
+ * loudly (with the whole response) when the server answers something other than the spec's success.
+ */
+
+export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+export const ARABIC = /[\u0600-\u06FF]/
+export const LATIN = /[A-Za-z]/
+
+export type Language = "ar" | "en"
+export const languages: ReadonlyArray<Language> = ["ar", "en"]
+
+/** A random UUID that names nothing. */
+export const unknownId = () => crypto.randomUUID()
+
+/** The test server settings of the marketplace suites: high limits and the given admins. */
+export const marketplaceSettings = (adminPhoneNumbers: ReadonlyArray<string>) => ({
+  settings: { ...relaxedLimits, adminPhoneNumbers: [...adminPhoneNumbers] }
+})
+
+/** Throws with the whole response unless its status is the expected one; answers the body. */
+export const expectStatus = (response: Response, status: number, what: string): any => {
+  if (response.status !== status) {
+    throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`)
+  }
+  return response.body
+}
+
+/** Asserts the spec's error envelope with a status and a code. */
+export const expectError = (response: Response, status: number, code: string) => {
+  expect({ status: response.status, code: response.body?.error?.code }, JSON.stringify(response.body)).toEqual({ status, code })
+  expect(response.body.success).toBe(false)
+  expect(typeof response.body.error.message).toBe("string")
+  expect(response.body.error.message.length).toBeGreaterThan(0)
+}
+
+/** Asserts that a text is written in the language (Arabic script for ar, Latin letters and no Arabic for en). */
+export const expectInLanguage = (text: unknown, language: Language) => {
+  expect(typeof text).toBe("string")
+  if (language === "ar") expect(text as string).toMatch(ARABIC)
+  else {
+    expect(text as string).toMatch(LATIN)
+    expect(text as string).not.toMatch(ARABIC)
+  }
+}
+
+export const requestBody = (overrides: Record<string, unknown> = {}) => ({
+  category: "phone",
+  product_brand: "Apple",
+  product_model: "iPhone 15 Pro",
+  condition_pref: "used",
+  budget_min: 3000,
+  budget_max: 4500,
+  location_district: "Al Olaya",
+  location_city: "Riyadh",
+  notes: "256 GB, any colour",
+  ...overrides
+})
+
+export const offerBody = (requestId: string, overrides: Record<string, unknown> = {}) => ({
+  request_id: requestId,
+  price: 4000,
+  availability: "Available today",
+  condition_notes: "Like new, battery 95%",
+  warranty_notes: "3 months shop warranty",
+  ...overrides
+})
+
+export const profileBody = (overrides: Record<string, unknown> = {}) => ({
+  business_name: "Olaya Mobiles",
+  location_district: "Al Olaya",
+  location_city: "Riyadh",
+  bio: "New and used phones",
+  ...overrides
+})
+
+export interface Seller extends SignedIn {
+  readonly profileId: string
+}
+
+export interface DealScene {
+  readonly request: any
+  readonly offer: any
+  readonly deal: any
+}
+
+/** The marketplace driven through its REST API by named actors. */
+export class Marketplace {
+  private admin?: Promise<SignedIn>
+  constructor(
+    readonly server: TestServer,
+    readonly api: Client,
+    readonly adminPhone: string
+  ) {}
+
+  /** The administrator (signed in once). */
+  adminUser(): Promise<SignedIn> {
+    this.admin ??= signIn(this.server, this.api, this.adminPhone)
+    return this.admin
+  }
+
+  /** A new signed-in user with a name. */
+  async buyer(name = "Buyer"): Promise<SignedIn> {
+    const user = await signIn(this.server, this.api, newPhone())
+    expectStatus(await this.api.put("/users/me", { token: user.token, body: { name } }), 200, "PUT /users/me")
+    return { ...user, user: { ...user.user, name } }
+  }
+
+  /** A user signed in with a given phone (e.g. a spare admin). */
+  signInPhone(phone: string): Promise<SignedIn> {
+    return signIn(this.server, this.api, phone)
+  }
+
+  async createRequest(owner: SignedIn, overrides: Record<string, unknown> = {}): Promise<any> {
+    const body = expectStatus(
+      await this.api.post("/requests", { token: owner.token, body: requestBody(overrides) }),
+      201,
+      "POST /requests"
+    )
+    return body.data
+  }
+
+  async apply(user: SignedIn, overrides: Record<string, unknown> = {}): Promise<any> {
+    const body = expectStatus(
+      await this.api.post("/seller-profiles", { token: user.token, body: profileBody(overrides) }),
+      201,
+      "POST /seller-profiles"
+    )
+    return body.data
+  }
+
+  async approve(profileId: string): Promise<any> {
+    const admin = await this.adminUser()
+    const body = expectStatus(
+      await this.api.put(`/admin/seller-profiles/${profileId}/approve`, { token: admin.token }),
+      200,
+      "PUT /admin/seller-profiles/{id}/approve"
+    )
+    return body.data
+  }
+
+  async pendingSeller(name = "Pending Seller"): Promise<Seller> {
+    const user = await this.buyer(name)
+    const profile = await this.apply(user)
+    return { ...user, profileId: profile.id }
+  }
+
+  async approvedSeller(name = "Seller"): Promise<Seller> {
+    const seller = await this.pendingSeller(name)
+    await this.approve(seller.profileId)
+    return seller
+  }
+
+  async report(reporter: SignedIn, reportedUserId: string, extra: Record<string, unknown> = {}): Promise<any> {
+    const body = expectStatus(
+      await this.api.post("/reports", {
+        token: reporter.token,
+        body: { reported_user_id: reportedUserId, reason: "scam", description: "Asked for a transfer first", ...extra }
+      }),
+      201,
+      "POST /reports"
+    )
+    return body.data
+  }
+
+  async resolve(reportId: string, action: "dismiss" | "warn" | "suspend_seller", notes?: string): Promise<any> {
+    const admin = await this.adminUser()
+    const body = expectStatus(
+      await this.api.put(`/admin/reports/${reportId}/resolve`, {
+        token: admin.token,
+        body: notes === undefined ? { action } : { action, notes }
+      }),
+      200,
+      "PUT /admin/reports/{id}/resolve"
+    )
+    return body.data
+  }
+
+  /** An approved seller who was then suspended through a report resolved with suspend_seller. */
+  async suspendedSeller(name = "Suspended Seller"): Promise<Seller> {
+    const seller = await this.approvedSeller(name)
+    const reporter = await this.buyer("Reporter")
+    const report = await this.report(reporter, seller.userId)
+    await this.resolve(report.id, "suspend_seller", "Repeated scams")
+    return seller
+  }
+
+  async offer(seller: SignedIn, requestId: string, overrides: Record<string, unknown> = {}): Promise<any> {
+    const body = expectStatus(
+      await this.api.post("/offers", { token: seller.token, body: offerBody(requestId, overrides) }),
+      201,
+      "POST /offers"
+    )
+    return body.data
+  }
+
+  async accept(buyer: SignedIn, offerId: string): Promise<any> {
+    const body = expectStatus(
+      await this.api.post(`/offers/${offerId}/accept`, { token: buyer.token }),
+      200,
+      "POST /offers/{id}/accept"
+    )
+    return body.data.deal
+  }
+
+  async withdraw(seller: SignedIn, offerId: string): Promise<any> {
+    return expectStatus(await this.api.delete(`/offers/${offerId}`, { token: seller.token }), 200, "DELETE /offers/{id}")
+  }
+
+  async close(owner: SignedIn, requestId: string): Promise<any> {
+    const body = expectStatus(
+      await this.api.put(`/requests/${requestId}/close`, { token: owner.token }),
+      200,
+      "PUT /requests/{id}/close"
+    )
+    return body.data
+  }
+
+  /** A new request of the buyer with a pending offer of the seller. */
+  async pendingOffer(buyer: SignedIn, seller: SignedIn, overrides: Record<string, unknown> = {}) {
+    const request = await this.createRequest(buyer)
+    const offer = await this.offer(seller, request.id, overrides)
+    return { request, offer }
+  }
+
+  /** A new request of the buyer, an offer of the seller and the accepted deal. */
+  async deal(buyer: SignedIn, seller: SignedIn): Promise<DealScene> {
+    const { request, offer } = await this.pendingOffer(buyer, seller)
+    const deal = await this.accept(buyer, offer.id)
+    return { request, offer, deal }
+  }
+
+  async complete(buyer: SignedIn, dealId: string): Promise<any> {
+    const body = expectStatus(await this.api.put(`/deals/${dealId}/complete`, { token: buyer.token }), 200, "PUT /deals/{id}/complete")
+    return body.data
+  }
+
+  async cancel(buyer: SignedIn, dealId: string): Promise<any> {
+    const body = expectStatus(
+      await this.api.put(`/deals/${dealId}/cancel`, { token: buyer.token, body: { reason: "Changed my mind" } }),
+      200,
+      "PUT /deals/{id}/cancel"
+    )
+    return body.data
+  }
+
+  async completedDeal(buyer: SignedIn, seller: SignedIn): Promise<DealScene> {
+    const scene = await this.deal(buyer, seller)
+    await this.complete(buyer, scene.deal.id)
+    return scene
+  }
+
+  async rate(buyer: SignedIn, dealId: string, rating: number): Promise<any> {
+    const body = expectStatus(
+      await this.api.post("/ratings", { token: buyer.token, body: { deal_id: dealId, rating, review_text: "Fine" } }),
+      201,
+      "POST /ratings"
+    )
+    return body.data
+  }
+
+  /** The conversation of an offer, as one of its parties finds it in GET /conversations/my. */
+  async conversationOf(party: SignedIn, offerId: string): Promise<any> {
+    const body = expectStatus(
+      await this.api.get("/conversations/my?per_page=50", { token: party.token }),
+      200,
+      "GET /conversations/my"
+    )
+    const conversation = body.data.conversations.find((c: any) => c.offer_id === offerId)
+    if (!conversation) throw new Error(`no conversation for offer ${offerId}: ${JSON.stringify(body)}`)
+    return conversation
+  }
+
+  // Read-backs used to show that a refused write changed nothing.
+  async requestDetail(user: SignedIn, requestId: string): Promise<any> {
+    return expectStatus(await this.api.get(`/requests/${requestId}`, { token: user.token }), 200, "GET /requests/{id}").data
+  }
+  async offersOf(user: SignedIn, requestId: string): Promise<Array<any>> {
+    return expectStatus(await this.api.get(`/requests/${requestId}/offers`, { token: user.token }), 200, "GET /requests/{id}/offers")
+      .data.offers
+  }
+  async myOffers(seller: SignedIn): Promise<Array<any>> {
+    return expectStatus(await this.api.get("/offers/my?per_page=50", { token: seller.token }), 200, "GET /offers/my").data.offers
+  }
+  async dealDetail(party: SignedIn, dealId: string): Promise<any> {
+    return expectStatus(await this.api.get(`/deals/${dealId}`, { token: party.token }), 200, "GET /deals/{id}").data
+  }
+  async me(user: SignedIn): Promise<any> {
+    return expectStatus(await this.api.get("/users/me", { token: user.token }), 200, "GET /users/me").data
+  }
+  /** Every report the admin list shows (all pages, at most 20 of 50). */
+  async adminReports(query = ""): Promise<Array<any>> {
+    const admin = await this.adminUser()
+    const reports: Array<any> = []
+    for (let page = 1; page <= 20; page++) {
+      const body = expectStatus(
+        await this.api.get(`/admin/reports?per_page=50&page=${page}${query}`, { token: admin.token }),
+        200,
+        "GET /admin/reports"
+      )
+      reports.push(...body.data.reports)
+      if (page >= body.data.pagination.last_page) break
+    }
+    return reports
+  }
+  async adminReport(reportId: string): Promise<any> {
+    const report = (await this.adminReports()).find((r) => r.id === reportId)
+    if (!report) throw new Error(`report ${reportId} is not in GET /admin/reports`)
+    return report
+  }
+  async pendingProfiles(): Promise<Array<any>> {
+    const admin = await this.adminUser()
+    return expectStatus(
+      await this.api.get("/admin/seller-profiles/pending?per_page=50", { token: admin.token }),
+      200,
+      "GET /admin/seller-profiles/pending"
+    ).data.profiles
+  }
+}
+
+/**
+ * Like `useServer`, but also gives the PostgreSQL URL of the suite's database (undefined on PGlite), for
+ * the few checks that must arrange rows the API cannot (e.g. equal timestamps).
+ */
+export const useServerWithDatabase = (backend: Backend, options: TestServerOptions = {}) => {
+  let server: TestServer | undefined
+  let database: { url: string; drop: () => Promise<void> } | undefined
+  beforeAll(async () => {
+    if (backend === "postgres") database = await createPostgresDatabase()
+    server = await startTestServer(database ? { ...options, databaseUrl: database.url } : options)
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+    await database?.drop()
+  }, 60_000)
+  return {
+    server: () => {
+      if (!server) throw new Error("server not started")
+      return server
+    },
+    databaseUrl: () => database?.url
+  }
+}
+
+/** Runs one SQL statement on a database (a throwaway connection). */
+export const runSql = (url: string, statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+  Effect.runPromise(
+    Effect.flatMap(SqlClient.SqlClient, statement).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })),
+      Effect.orDie
+    )
+  )

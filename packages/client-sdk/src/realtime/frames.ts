@@ -1,0 +1,58 @@
+/** A chat message as the WebSocket delivers it (decisions.md section 9). */
+export interface ChatMessage {
+  readonly id: string
+  readonly conversation_id: string
+  readonly sender_id: string
+  readonly message_text: string
+  readonly created_at: string
+  /** Present on messages caught up over REST. */
+  readonly read_at?: string | null
+}
+
+/** Frames the client sends. */
+export type ClientFrame =
+  | { readonly type: "auth"; readonly token: string }
+  | { readonly type: "subscribe"; readonly channel: string }
+  | { readonly type: "unsubscribe"; readonly channel: string }
+  | {
+      readonly type: "message"
+      readonly conversation_id: string
+      readonly message_text: string
+      readonly client_id: string
+    }
+  | { readonly type: "ping" }
+
+/** Frames the server sends. */
+export type ServerFrame =
+  | { readonly type: "auth_ok"; readonly user_id: string }
+  | { readonly type: "subscribed"; readonly channel: string }
+  | { readonly type: "unsubscribed"; readonly channel: string }
+  | { readonly type: "message"; readonly data: ChatMessage }
+  | { readonly type: "ack"; readonly client_id: string; readonly data: ChatMessage }
+  | {
+      readonly type: "error"
+      readonly code: string
+      readonly message: string
+      /** Echoed by servers that tie an error to the message frame that caused it. */
+      readonly client_id?: string
+      readonly channel?: string
+    }
+  | { readonly type: "pong" }
+
+const FRAME_TYPES = new Set(["auth_ok", "subscribed", "unsubscribed", "message", "ack", "error", "pong"])
+
+/** Reads a server frame; undefined for anything that is not one (ignored, like unknown frame types). */
+export const parseServerFrame = (text: string): ServerFrame | undefined => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (typeof value !== "object" || value === null) return undefined
+  const type = (value as { type?: unknown }).type
+  return typeof type === "string" && FRAME_TYPES.has(type) ? (value as ServerFrame) : undefined
+}
+
+/** The channel of a conversation's messages. */
+export const conversationChannel = (conversationId: string) => `conversation.${conversationId}`

@@ -1,0 +1,167 @@
+import { execFile, execFileSync } from "node:child_process"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { newPhone, useTestServer } from "./support.js"
+
+/*
+ * The package as an app installs it: built with tsup, packed by pnpm (which applies publishConfig), unpacked
+ * into an app's node_modules beside its only dependency (openapi-fetch) and the optional peer (ws), then
+ * loaded from plain Node processes through `import` and `require`.
+ */
+
+const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
+const workspaceBin = (name: string) => join(packageDir, "..", "..", "node_modules", ".bin", name)
+const work = mkdtempSync(join(tmpdir(), "talab-sdk-package-"))
+const app = join(work, "app")
+const installed = join(app, "node_modules", "@talab", "client-sdk")
+
+/* Asynchronous: the test server runs in this process and must keep answering while a child runs. */
+const runIn = (cwd: string, file: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
+  new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
+    execFile(
+      file,
+      args,
+      { cwd, encoding: "utf8", env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr })
+    )
+  })
+const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => runIn(app, process.execPath, args, env)
+
+beforeAll(() => {
+  execFileSync(workspaceBin("tsup"), [], { cwd: packageDir, stdio: "pipe" })
+  execFileSync("pnpm", ["pack", "--out", join(work, "package.tgz")], { cwd: packageDir, stdio: "pipe" })
+  execFileSync("tar", ["-xzf", join(work, "package.tgz"), "-C", work])
+  mkdirSync(dirname(installed), { recursive: true })
+  cpSync(join(work, "package"), installed, { recursive: true })
+  for (const dependency of ["openapi-fetch", "ws"]) {
+    symlinkSync(realpathSync(join(packageDir, "node_modules", dependency)), join(app, "node_modules", dependency))
+  }
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true }))
+}, 180_000)
+
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+describe("the published package", () => {
+  const server = useTestServer()
+
+  it("ships dist and README only, exports the build for import and require, depends on openapi-fetch alone", () => {
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"))
+    expect(manifest.exports["."]).toEqual({
+      import: { types: "./dist/index.d.ts", default: "./dist/index.js" },
+      require: { types: "./dist/index.d.cts", default: "./dist/index.cjs" }
+    })
+    expect(Object.keys(manifest.dependencies)).toEqual(["openapi-fetch"])
+    expect(manifest.peerDependenciesMeta.ws.optional).toBe(true)
+    const files = execFileSync("tar", ["-tzf", join(work, "package.tgz")], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+    expect(
+      files.every((f) => f === "package/package.json" || f === "package/README.md" || f.startsWith("package/dist/"))
+    ).toBe(true)
+  })
+
+  it("has no Node-only API in the entry (browsers, React Native): no node: imports, Buffer or process", () => {
+    for (const file of ["index.js", "index.cjs"]) {
+      const code = readFileSync(join(installed, "dist", file), "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")
+      expect(code).not.toMatch(/["']node:/)
+      expect(code).not.toMatch(/\bBuffer\b/)
+      expect(code).not.toMatch(/\bprocess\./)
+      expect(code).not.toMatch(/require\(["'](fs|path|http|https|net|crypto|events|stream)["']\)/)
+    }
+  })
+
+  it("imports from ESM and requires from CJS with the same exports", async () => {
+    const esm = await run([
+      "--input-type=module",
+      "-e",
+      'const sdk = await import("@talab/client-sdk"); console.log(JSON.stringify(Object.keys(sdk).sort()))'
+    ])
+    const cjs = await run(["-e", 'console.log(JSON.stringify(Object.keys(require("@talab/client-sdk")).sort()))'])
+    expect(esm.status, esm.stderr).toBe(0)
+    expect(cjs.status, cjs.stderr).toBe(0)
+    const esmExports = JSON.parse(esm.stdout)
+    expect(esmExports).toEqual(JSON.parse(cjs.stdout))
+    expect(esmExports).toEqual(
+      expect.arrayContaining([
+        "createTalabClient",
+        "TalabApiError",
+        "TalabNetworkError",
+        "RealtimeClient",
+        "memoryTokenStore"
+      ])
+    )
+  })
+
+  it.each([
+    ["ESM", ["--input-type=module", "-e"], 'import { createTalabClient } from "@talab/client-sdk"'],
+    ["CJS", ["-e"], 'const { createTalabClient } = require("@talab/client-sdk")']
+  ])("signs in and connects the realtime client from %s in Node 20 (ws loaded lazily)", async (_, flags, load) => {
+    const phone = newPhone()
+    // The test reads the code from the server's recorder between the two child processes.
+    const request = await run(
+      [
+        ...flags,
+        `${load}
+      createTalabClient({ baseUrl: process.env.BASE_URL }).auth.requestOtp(process.env.PHONE)
+        .then(() => console.log("sent"), (error) => { console.error(error); process.exit(1) })`
+      ],
+      {
+        BASE_URL: server().baseUrl,
+        PHONE: phone
+      }
+    )
+    expect(request.status, request.stderr).toBe(0)
+    const signIn = await run(
+      [
+        ...flags,
+        `${load}
+      ;(async () => {
+        const talab = createTalabClient({ baseUrl: process.env.BASE_URL, language: "en" })
+        const { user } = await talab.auth.signIn({ phoneNumber: process.env.PHONE, otpCode: process.env.CODE })
+        const live = talab.realtime({ heartbeatIntervalMs: 0 })
+        await live.connect()
+        const failure = await live.subscribe("00000000-0000-4000-8000-000000000000").catch((e) => e.code)
+        live.dispose()
+        console.log(JSON.stringify({ same: live.userId === user.id, failure }))
+      })().catch((error) => { console.error(error); process.exit(1) })`
+      ],
+      {
+        BASE_URL: server().baseUrl,
+        PHONE: phone,
+        CODE: server().sms.lastCode(phone) ?? ""
+      }
+    )
+    expect(signIn.status, signIn.stderr).toBe(0)
+    expect(JSON.parse(signIn.stdout)).toEqual({ same: true, failure: "NOT_FOUND" })
+  })
+
+  it("its declarations resolve for TypeScript consumers in ESM and in CJS (node16 resolution)", async () => {
+    const consumer = `import { createTalabClient, type TalabApiError } from "@talab/client-sdk"
+const talab = createTalabClient({ baseUrl: "https://api.talab.sa" })
+export const me = talab.GET("/users/me").then((body) => body.data.phone_number satisfies string)
+export const isApiError = (error: TalabApiError) => error.code satisfies string
+`
+    writeFileSync(join(app, "consumer.mts"), consumer)
+    writeFileSync(join(app, "consumer.cts"), consumer)
+    writeFileSync(
+      join(app, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "node16",
+          moduleResolution: "node16",
+          strict: true,
+          noEmit: true,
+          lib: ["ES2022", "DOM"],
+          types: []
+        },
+        files: ["consumer.mts", "consumer.cts"]
+      })
+    )
+    const compiled = await runIn(app, workspaceBin("tsc"), ["-p", join(app, "tsconfig.json")])
+    expect(compiled.status, compiled.stdout + compiled.stderr).toBe(0)
+  }, 120_000)
+})

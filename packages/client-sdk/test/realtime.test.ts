@@ -1,0 +1,257 @@
+import { afterEach, describe, expect, it } from "vitest"
+import { type ChatMessage, type RealtimeClient, RealtimeError, type TalabClient } from "../src/index.js"
+import { startFlakyProxy } from "./proxy.js"
+import {
+  approvedSeller,
+  countingFetch,
+  eventually,
+  PAST_ACCESS_TOKEN_LIFETIME,
+  postRequest,
+  signedInClient,
+  useTestServer
+} from "./support.js"
+
+const fastReconnect = { initialDelayMs: 20, maxDelayMs: 200 }
+
+/** Every message a realtime client emitted, in order. */
+const recorder = (live: RealtimeClient) => {
+  const messages: Array<ChatMessage> = []
+  live.on("message", (message) => messages.push(message))
+  return { messages, texts: () => messages.map((m) => m.message_text) }
+}
+
+describe("realtime chat", () => {
+  const server = useTestServer()
+  const opened: Array<RealtimeClient> = []
+  const closers: Array<() => Promise<void>> = []
+  const realtime = (talab: TalabClient, options: Parameters<TalabClient["realtime"]>[0] = {}) => {
+    const live = talab.realtime({ reconnect: fastReconnect, ...options })
+    opened.push(live)
+    return live
+  }
+  afterEach(async () => {
+    for (const live of opened.splice(0)) live.dispose()
+    for (const close of closers.splice(0)) await close()
+  })
+
+  /** A buyer's request, an approved seller's offer on it, and the conversation the offer opened. */
+  const negotiation = async () => {
+    const buyer = await signedInClient(server())
+    const seller = await approvedSeller(server())
+    const request = await postRequest(buyer.talab)
+    const { data: offer } = await seller.talab.POST("/offers", {
+      body: { request_id: request.id, price: 3200, availability: "today, Al Rawdah", warranty_notes: "6 months" }
+    })
+    const { data: mine } = await buyer.talab.GET("/conversations/my")
+    const conversation = mine.conversations.find((c) => c.offer_id === offer.id)
+    if (!conversation) throw new Error("the offer opened no conversation")
+    return { buyer, seller, request, offer, conversationId: conversation.id }
+  }
+
+  it("a full deal: request, offer, chat over the WebSocket with acks, accept, complete", async () => {
+    const { buyer, seller, offer, conversationId } = await negotiation()
+    const buyerLive = realtime(buyer.talab)
+    const sellerLive = realtime(seller.talab)
+    const buyerSaw = recorder(buyerLive)
+    const sellerSaw = recorder(sellerLive)
+    await Promise.all([buyerLive.connect(), sellerLive.connect()])
+    expect(buyerLive.state).toBe("open")
+    expect(buyerLive.userId).toBe(buyer.userId)
+    await Promise.all([buyerLive.subscribe(conversationId), sellerLive.subscribe(conversationId)])
+
+    const hello = await sellerLive.send(conversationId, "Hello, the phone is sealed.")
+    expect(hello).toMatchObject({ conversation_id: conversationId, sender_id: seller.userId })
+    await eventually(() => buyerSaw.messages.length === 1, 5_000, "the buyer to receive the seller's message")
+    expect(buyerSaw.messages[0]).toEqual(hello)
+
+    const reply = await buyerLive.send(conversationId, "Great, can we meet at 6?")
+    expect(reply.sender_id).toBe(buyer.userId)
+    await buyer.talab.POST("/conversations/{id}/messages", {
+      params: { path: { id: conversationId } },
+      body: { message_text: "Sent over REST" }
+    })
+    await eventually(() => sellerSaw.messages.length === 3, 5_000, "the seller to receive both replies")
+    await eventually(() => buyerSaw.messages.length === 3, 5_000, "the buyer to see their own messages once")
+    expect(sellerSaw.texts()).toEqual(["Hello, the phone is sealed.", "Great, can we meet at 6?", "Sent over REST"])
+    expect(buyerSaw.texts()).toEqual(sellerSaw.texts())
+
+    const { data: accepted } = await buyer.talab.POST("/offers/{id}/accept", { params: { path: { id: offer.id } } })
+    const { data: deal } = await seller.talab.GET("/deals/{id}", { params: { path: { id: accepted.deal.id } } })
+    expect(deal.conversation_id).toBe(conversationId)
+    await sellerLive.send(conversationId, "See you at 6.")
+    const { data: completed } = await buyer.talab.PUT("/deals/{id}/complete", { params: { path: { id: deal.id } } })
+    expect(completed.status).toBe("completed")
+
+    await eventually(() => buyerSaw.messages.length === 4, 5_000, "the buyer to receive the last message")
+    expect(sellerSaw.texts()).toEqual(buyerSaw.texts())
+    const { data: history } = await buyer.talab.GET("/conversations/{id}/messages", {
+      params: { path: { id: conversationId } }
+    })
+    expect(history.messages.map((m) => m.id).reverse()).toEqual(buyerSaw.messages.map((m) => m.id))
+  })
+
+  it("rejects a subscription to an unknown conversation (NOT_FOUND) and to someone else's (FORBIDDEN)", async () => {
+    const { conversationId } = await negotiation()
+    const stranger = await signedInClient(server())
+    const live = realtime(stranger.talab)
+    await live.connect()
+
+    const unknown = await live.subscribe("5f1f3c1e-3c55-4d55-8a3f-6c2a6f7a9b10").catch((e: unknown) => e)
+    expect(unknown).toBeInstanceOf(RealtimeError)
+    expect((unknown as RealtimeError).code).toBe("NOT_FOUND")
+    const forbidden = await live.subscribe(conversationId).catch((e: unknown) => e)
+    expect((forbidden as RealtimeError).code).toBe("FORBIDDEN")
+    const notParty = await live.send(conversationId, "hi").catch((e: unknown) => e)
+    expect((notParty as RealtimeError).code).toBe("FORBIDDEN")
+  })
+
+  it("reconnects after the server side drops the socket and fetches what was sent meanwhile: no gap, no duplicate", async () => {
+    const { buyer, seller, conversationId } = await negotiation()
+    const proxy = await startFlakyProxy({ host: "127.0.0.1", port: Number(new URL(server().baseUrl).port) })
+    closers.push(proxy.close)
+    const live = realtime(buyer.talab, { url: proxy.wsUrl })
+    const saw = recorder(live)
+    const states: Array<string> = []
+    live.on("state", (state) => states.push(state))
+    const caughtUp: Array<{ conversationId: string; count: number }> = []
+    live.on("caughtUp", (event) => caughtUp.push(event))
+    await live.connect()
+    await live.subscribe(conversationId)
+
+    const sendRest = (text: string) =>
+      seller.talab.POST("/conversations/{id}/messages", {
+        params: { path: { id: conversationId } },
+        body: { message_text: text }
+      })
+    await sendRest("one")
+    await eventually(() => saw.messages.length === 1, 5_000, "the first message")
+
+    proxy.refuse()
+    proxy.dropAll()
+    await eventually(() => live.state === "reconnecting", 5_000, "the client to notice the drop")
+    for (const text of ["two", "three", "four"]) await sendRest(text)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(saw.texts()).toEqual(["one"])
+
+    proxy.accept()
+    await eventually(() => saw.messages.length === 4, 10_000, "the missed messages")
+    expect(caughtUp).toEqual([{ conversationId, count: 3 }])
+    await sendRest("five")
+    await eventually(() => saw.messages.length === 5, 5_000, "a live message after the reconnect")
+
+    expect(saw.texts()).toEqual(["one", "two", "three", "four", "five"])
+    expect(new Set(saw.messages.map((m) => m.id)).size).toBe(5)
+    expect(states).toEqual(["connecting", "open", "reconnecting", "open"])
+    expect(proxy.accepted()).toBeGreaterThanOrEqual(2)
+  })
+
+  it("re-authenticates with a refreshed token when the access token expired while disconnected", async () => {
+    const counting = countingFetch()
+    const buyer = await signedInClient(server(), { fetch: counting.fetch })
+    const proxy = await startFlakyProxy({ host: "127.0.0.1", port: Number(new URL(server().baseUrl).port) })
+    closers.push(proxy.close)
+    const live = realtime(buyer.talab, { url: proxy.wsUrl })
+    await live.connect()
+
+    proxy.dropAll()
+    server().clock.advance(PAST_ACCESS_TOKEN_LIFETIME)
+    await eventually(() => counting.count("/auth/refresh") === 1, 10_000, "the refresh")
+    await eventually(() => live.state === "open", 10_000, "the connection to be back")
+    expect(live.userId).toBe(buyer.userId)
+    // The refreshed token serves REST too: no second refresh.
+    await buyer.talab.GET("/users/me")
+    expect(counting.count("/auth/refresh")).toBe(1)
+  })
+
+  it("a send while the connection is down waits for it and resolves with the ack", async () => {
+    const { buyer, seller, conversationId } = await negotiation()
+    const proxy = await startFlakyProxy({ host: "127.0.0.1", port: Number(new URL(server().baseUrl).port) })
+    closers.push(proxy.close)
+    const live = realtime(buyer.talab, { url: proxy.wsUrl })
+    const sellerLive = realtime(seller.talab)
+    const sellerSaw = recorder(sellerLive)
+    await Promise.all([live.connect(), sellerLive.connect()])
+    await sellerLive.subscribe(conversationId)
+
+    proxy.refuse()
+    proxy.dropAll()
+    await eventually(() => live.state === "reconnecting", 5_000, "the drop")
+    const sent = live.send(conversationId, "queued while offline")
+    setTimeout(() => proxy.accept(), 150)
+
+    const stored = await sent
+    expect(stored.message_text).toBe("queued while offline")
+    await eventually(() => sellerSaw.messages.length === 1, 5_000, "the seller to get it")
+    expect(sellerSaw.messages[0]!.id).toBe(stored.id)
+  })
+
+  it("a message whose ack was lost is sent again after the reconnect and stored once", async () => {
+    const { buyer, seller, conversationId } = await negotiation()
+    const proxy = await startFlakyProxy({ host: "127.0.0.1", port: Number(new URL(server().baseUrl).port) })
+    closers.push(proxy.close)
+    const live = realtime(buyer.talab, { url: proxy.wsUrl })
+    await live.connect()
+
+    proxy.swallowReplies()
+    const sent = live.send(conversationId, "did it arrive?")
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    proxy.deliver()
+    proxy.dropAll()
+
+    const stored = await sent
+    const { data } = await seller.talab.GET("/conversations/{id}/messages", {
+      params: { path: { id: conversationId } }
+    })
+    expect(data.messages.filter((m) => m.message_text === "did it arrive?").map((m) => m.id)).toEqual([stored.id])
+  })
+
+  it("catches up from the last message the app shows when it subscribes with `after`", async () => {
+    const { buyer, seller, conversationId } = await negotiation()
+    const post = async (text: string) =>
+      (
+        await seller.talab.POST("/conversations/{id}/messages", {
+          params: { path: { id: conversationId } },
+          body: { message_text: text }
+        })
+      ).data
+    const shown = await post("already on screen")
+    await post("missed 1")
+    await post("missed 2")
+
+    const live = realtime(buyer.talab, { catchUpPageSize: 1 })
+    const saw = recorder(live)
+    await live.connect()
+    await live.subscribe(conversationId, { after: shown })
+    await eventually(() => saw.messages.length === 2, 5_000, "the catch-up")
+    expect(saw.texts()).toEqual(["missed 1", "missed 2"])
+  })
+
+  it("closes when the session ends on the server (logout elsewhere): the refresh is refused, signed out", async () => {
+    const buyer = await signedInClient(server())
+    const signedOut: Array<unknown> = []
+    buyer.talab.on("signedOut", (event) => signedOut.push(event))
+    const live = realtime(buyer.talab)
+    await live.connect()
+
+    const tokens = (await buyer.talab.auth.tokens())!
+    await fetch(`${server().apiUrl}/auth/logout`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tokens.accessToken}`, "content-type": "application/json" },
+      body: "{}"
+    })
+
+    await eventually(() => live.state === "closed", 10_000, "the realtime client to close")
+    expect(signedOut).toEqual([{ reason: "session_expired" }])
+    expect(await buyer.talab.auth.isSignedIn()).toBe(false)
+    await expect(live.send("5f1f3c1e-3c55-4d55-8a3f-6c2a6f7a9b10", "hi")).rejects.toMatchObject({ code: "CLOSED" })
+  })
+
+  it("closes when the app signs out, and rejects what was waiting", async () => {
+    const { buyer } = await negotiation()
+    const live = realtime(buyer.talab)
+    await live.connect()
+    await buyer.talab.auth.signOut()
+    expect(live.state).toBe("closed")
+    await expect(live.connect()).rejects.toMatchObject({ code: "SIGNED_OUT" })
+  })
+})

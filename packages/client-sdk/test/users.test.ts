@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest"
+import { createTalabClient, TalabApiError } from "../src/index.js"
+import { signedInClient, useTestServer } from "./support.js"
+
+/** A valid 1×1 PNG. */
+const PNG = Uint8Array.from(
+  atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="),
+  (c) => c.charCodeAt(0)
+)
+
+describe("account calls", () => {
+  const server = useTestServer()
+
+  it("uploads an avatar as multipart form data and answers its URL", async () => {
+    const { talab } = await signedInClient(server())
+    const { avatar_url } = await talab.uploadAvatar(new Blob([PNG], { type: "image/png" }), "me.png")
+    expect(avatar_url.startsWith(server().baseUrl)).toBe(true)
+    const { data: me } = await talab.GET("/users/me")
+    expect(me.avatar_url).toBe(avatar_url)
+    expect((await fetch(avatar_url)).status).toBe(200)
+  })
+
+  it("415: an avatar that is not an image is UNSUPPORTED_MEDIA_TYPE", async () => {
+    const { talab } = await signedInClient(server())
+    const error = await talab
+      .uploadAvatar(new Blob(["hello"], { type: "text/plain" }), "me.txt")
+      .catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(TalabApiError)
+    expect(error).toMatchObject({ code: "UNSUPPORTED_MEDIA_TYPE", status: 415 })
+  })
+
+  it("sends the client's headers with every call, and a call's own headers too", async () => {
+    const seen: Array<Headers> = []
+    const talab = createTalabClient({
+      baseUrl: server().baseUrl,
+      headers: { "x-app-version": "2.3.0" },
+      fetch: (request) => {
+        seen.push(request.headers)
+        return globalThis.fetch(request)
+      }
+    })
+    await talab.POST("/auth/request-otp", {
+      body: { phone_number: "+966551230000" },
+      headers: { "x-request-id": "abc" }
+    })
+    expect(seen[0]!.get("x-app-version")).toBe("2.3.0")
+    expect(seen[0]!.get("x-request-id")).toBe("abc")
+    expect(seen[0]!.get("authorization")).toBeNull()
+  })
+
+  it("updates the profile with a typed body", async () => {
+    const { talab } = await signedInClient(server())
+    const { data } = await talab.PUT("/users/me", { body: { name: "Huda", language: "en" } })
+    expect(data).toMatchObject({ name: "Huda", language: "en" })
+  })
+})

@@ -1,0 +1,61 @@
+import type { DomainEvent } from "./Events.js"
+import type { PushType } from "./ports/PushSender.js"
+
+/** The ids a push carries to the device, as strings, under the keys the apps read. */
+export interface NotificationData {
+  readonly request_id?: string
+  readonly offer_id?: string
+  readonly deal_id?: string
+  readonly conversation_id?: string
+}
+
+/** A push owed to one user because of a domain event; worded and delivered later, in the user's language. */
+export interface OwedNotification {
+  readonly recipientId: string
+  readonly type: PushType
+  readonly data: NotificationData
+  /** The message a `message` notification quotes; used for wording, not sent as data. */
+  readonly messageId?: string
+}
+
+const none: ReadonlyArray<OwedNotification> = []
+
+/**
+ * The notifications a domain event owes: `offer_created` to the buyer of the request, `offer_accepted` to the
+ * buyer and the seller, `message` to a recipient who was not online when it was sent, `rating_prompt` to the
+ * buyer of a completed deal. Every other event owes none.
+ */
+export const notificationsFor = (event: DomainEvent): ReadonlyArray<OwedNotification> => {
+  switch (event._tag) {
+    case "OfferCreated":
+      return [
+        {
+          recipientId: event.buyerId,
+          type: "offer_created",
+          data: { request_id: event.requestId, offer_id: event.offerId, conversation_id: event.conversationId }
+        }
+      ]
+    case "OfferAccepted": {
+      const data = { request_id: event.requestId, offer_id: event.offerId, deal_id: event.dealId }
+      return [
+        { recipientId: event.buyerId, type: "offer_accepted", data },
+        { recipientId: event.sellerId, type: "offer_accepted", data }
+      ]
+    }
+    case "MessageSent":
+      return event.recipientOnline
+        ? none
+        : [
+            {
+              recipientId: event.recipientId,
+              type: "message",
+              data: { conversation_id: event.conversationId },
+              messageId: event.messageId
+            }
+          ]
+    case "DealCompleted":
+      return [{ recipientId: event.buyerId, type: "rating_prompt", data: { deal_id: event.dealId } }]
+    default:
+      return none
+  }
+}

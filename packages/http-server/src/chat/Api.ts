@@ -1,0 +1,54 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Schema } from "effect"
+import { Authentication } from "../http/Authentication.js"
+import { ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
+import { IntParam, PageParams, Pagination, Payload, problemMessage, Text } from "../http/Fields.js"
+import { IdPath } from "../http/Paths.js"
+import { MESSAGE_TEXT_MAX } from "../realtime/Protocol.js"
+import { ConversationSummary, MessageItem, SentMessage } from "./Views.js"
+
+export const MESSAGES_LIMIT_MAX = 100
+export const MESSAGES_LIMIT_DEFAULT = 50
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
+
+/** An ISO 8601 date-time with its offset (`2025-01-31T10:00:00.000Z`), as a query parameter. */
+export const TimestampParam = Schema.transform(
+  Schema.String.pipe(
+    Schema.filter((s) => ISO_TIMESTAMP.test(s) && !Number.isNaN(Date.parse(s)), {
+      message: () => problemMessage("timestamp")
+    })
+  ),
+  Schema.DateFromSelf,
+  { strict: true, decode: (s) => new Date(s), encode: (d) => d.toISOString() }
+)
+
+/** The caller's conversations and their messages (parties only). */
+export class ChatApi extends HttpApiGroup.make("chat")
+  .add(
+    HttpApiEndpoint.get("listMine", "/conversations/my")
+      .setUrlParams(Schema.Struct(PageParams))
+      .addSuccess(Ok(Schema.Struct({ conversations: Schema.Array(ConversationSummary), pagination: Pagination })))
+  )
+  .add(
+    HttpApiEndpoint.get("listMessages", "/conversations/:id/messages")
+      .setPath(IdPath)
+      .setUrlParams(
+        Schema.Struct({
+          before: Schema.optional(TimestampParam),
+          limit: Schema.optional(IntParam(1, MESSAGES_LIMIT_MAX))
+        })
+      )
+      .addSuccess(Ok(Schema.Struct({ messages: Schema.Array(MessageItem), has_more: Schema.Boolean })))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+  )
+  .add(
+    HttpApiEndpoint.post("sendMessage", "/conversations/:id/messages")
+      .setPath(IdPath)
+      .setPayload(Payload({ message_text: Text(1, MESSAGE_TEXT_MAX) }))
+      .addSuccess(Ok(SentMessage), { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+  )
+  .middleware(Authentication) {}

@@ -1,0 +1,46 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentUser } from "../http/CurrentUser.js"
+import { respond } from "../http/Localize.js"
+import { pageRequest, paginationFor } from "../http/Paging.js"
+import { MESSAGES_LIMIT_DEFAULT } from "./Api.js"
+import { ChatService } from "./Service.js"
+
+export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
+  Effect.gen(function* () {
+    const chat = yield* ChatService
+    return handlers
+      .handle("listMine", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const { user } = yield* CurrentUser
+          const page = pageRequest(urlParams)
+          const { items, total } = yield* chat.listMine(user.id, page)
+          return { success: true as const, data: { conversations: items, pagination: paginationFor(page, total) } }
+        })
+      )
+      .handle("listMessages", ({ path, urlParams }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const { hasMore, messages } = yield* chat.readMessages(
+              user.id,
+              path.id,
+              urlParams.before,
+              urlParams.limit ?? MESSAGES_LIMIT_DEFAULT
+            )
+            return { success: true as const, data: { messages, has_more: hasMore } }
+          })
+        )
+      )
+      .handle("sendMessage", ({ path, payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const message = yield* chat.sendMessage(user.id, path.id, payload.message_text)
+            return { success: true as const, data: message }
+          })
+        )
+      )
+  })
+)

@@ -1,0 +1,12 @@
+import { type Conversation, Forbidden, isParty, NotFound } from "@talab/core"
+import { Effect, Option } from "effect"
+
+/** Only the buyer and the seller of a conversation may read or write it; an unknown one is 404. */
+export const asParty = (
+  conversation: Option.Option<Conversation>,
+  userId: string
+): Effect.Effect<Conversation, NotFound | Forbidden> =>
+  Option.match(conversation, {
+    onNone: () => Effect.fail(new NotFound({ resource: "conversation" })),
+    onSome: (found) => (isParty(found, userId) ? Effect.succeed(found) : Effect.fail(new Forbidden()))
+  })

@@ -1,0 +1,126 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { offsetOf, type PageRequest, type Paged } from "../http/Paging.js"
+import type { ConversationSummary, MessageItem } from "./Views.js"
+
+const SummaryRow = Schema.Struct({
+  id: Schema.String,
+  offer_id: Schema.String,
+  created_at: Schema.DateFromSelf,
+  other_id: Schema.String,
+  other_name: Schema.NullOr(Schema.String),
+  other_avatar_url: Schema.NullOr(Schema.String),
+  last_text: Schema.NullOr(Schema.String),
+  last_created_at: Schema.NullOr(Schema.DateFromSelf),
+  unread_count: Schema.Number
+})
+
+const MessageRow = Schema.Struct({
+  id: Schema.String,
+  conversation_id: Schema.String,
+  sender_id: Schema.String,
+  message_text: Schema.String,
+  read_at: Schema.NullOr(Schema.DateFromSelf),
+  created_at: Schema.DateFromSelf
+})
+
+const Total = Schema.Struct({ total: Schema.Number })
+
+/** Read models of conversations and their messages. */
+export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /*
+     * Each side walks its own index (conversations_by_buyer / _by_seller, ordered by last activity) for just
+     * enough rows, and the two are merged: an OR over both columns would sort the user's whole list.
+     */
+    const summaryPage = SqlSchema.findAll({
+      Request: Schema.Struct({ userId: Schema.String, limit: Schema.Number, offset: Schema.Number }),
+      Result: SummaryRow,
+      execute: ({ limit, offset, userId }) => sql`
+        WITH mine AS (
+          (SELECT id, offer_id, created_at, last_message_at, seller_id AS other_id FROM conversations
+           WHERE buyer_id = ${userId}
+           ORDER BY COALESCE(last_message_at, created_at) DESC, id DESC LIMIT ${offset + limit})
+          UNION ALL
+          (SELECT id, offer_id, created_at, last_message_at, buyer_id AS other_id FROM conversations
+           WHERE seller_id = ${userId}
+           ORDER BY COALESCE(last_message_at, created_at) DESC, id DESC LIMIT ${offset + limit})
+        ), page AS (
+          SELECT * FROM mine
+          ORDER BY COALESCE(last_message_at, created_at) DESC, id DESC LIMIT ${limit} OFFSET ${offset}
+        )
+        SELECT p.id, p.offer_id, p.created_at, u.id AS other_id, u.name AS other_name,
+               u.avatar_url AS other_avatar_url, last.message_text AS last_text, last.created_at AS last_created_at,
+               (SELECT count(*) FROM messages m
+                WHERE m.conversation_id = p.id AND m.sender_id = p.other_id AND m.read_at IS NULL)::int AS unread_count
+        FROM page p
+        JOIN users u ON u.id = p.other_id
+        LEFT JOIN LATERAL (
+          SELECT message_text, created_at FROM messages m
+          WHERE m.conversation_id = p.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1
+        ) last ON true
+        ORDER BY COALESCE(p.last_message_at, p.created_at) DESC, p.id DESC`
+    })
+    const summaryTotal = SqlSchema.single({
+      Request: Schema.String,
+      Result: Total,
+      execute: (userId) => sql`
+        SELECT ((SELECT count(*) FROM conversations WHERE buyer_id = ${userId})
+              + (SELECT count(*) FROM conversations WHERE seller_id = ${userId}))::int AS total`
+    })
+
+    // Walks messages_by_conversation (conversation_id, created_at DESC, id DESC); one row more tells has_more.
+    const messagesBefore = SqlSchema.findAll({
+      Request: Schema.Struct({
+        conversationId: Schema.String,
+        before: Schema.UndefinedOr(Schema.DateFromSelf),
+        limit: Schema.Number
+      }),
+      Result: MessageRow,
+      execute: ({ before, conversationId, limit }) => sql`
+        SELECT id, conversation_id, sender_id, message_text, read_at, created_at FROM messages
+        WHERE conversation_id = ${conversationId}
+          ${before === undefined ? sql`` : sql`AND created_at < ${before}`}
+        ORDER BY created_at DESC, id DESC
+        LIMIT ${limit + 1}`
+    })
+
+    /** The user's conversations, most recent activity first. */
+    const listForUser = (userId: string, page: PageRequest): Effect.Effect<Paged<ConversationSummary>> =>
+      Effect.all({
+        rows: summaryPage({ userId, limit: page.perPage, offset: offsetOf(page) }),
+        total: summaryTotal(userId)
+      }).pipe(
+        Effect.map(({ rows, total }) => ({
+          total: total.total,
+          items: rows.map((row) => ({
+            id: row.id,
+            offer_id: row.offer_id,
+            other_party: { id: row.other_id, name: row.other_name, avatar_url: row.other_avatar_url },
+            last_message:
+              row.last_text === null || row.last_created_at === null
+                ? null
+                : { text: row.last_text, created_at: row.last_created_at },
+            unread_count: row.unread_count,
+            created_at: row.created_at
+          }))
+        })),
+        Effect.orDie
+      )
+
+    /** Up to `limit` messages older than `before` (all when undefined), newest first, and whether more are older. */
+    const messagesPage = (
+      conversationId: string,
+      before: Date | undefined,
+      limit: number
+    ): Effect.Effect<{ readonly messages: ReadonlyArray<MessageItem>; readonly hasMore: boolean }> =>
+      messagesBefore({ conversationId, before, limit }).pipe(
+        Effect.map((rows) => ({ messages: rows.slice(0, limit), hasMore: rows.length > limit })),
+        Effect.orDie
+      )
+
+    return { listForUser, messagesPage } as const
+  })
+}) {}

@@ -1,0 +1,108 @@
+import {
+  ConversationRepo,
+  DomainEvent,
+  EventOutbox,
+  Ids,
+  MESSAGE_MAX_LENGTH,
+  MessageRepo,
+  otherParty,
+  Transactor,
+  ValidationFailed
+} from "@talab/core"
+import { Clock, Effect, Option } from "effect"
+import type { PageRequest } from "../http/Paging.js"
+import { RealtimeHub } from "../realtime/Hub.js"
+import { asParty } from "./Policy.js"
+import { ChatQueries } from "./Queries.js"
+import { type SentMessage, sentMessage } from "./Views.js"
+
+export interface SendOptions {
+  /** The sender's id for this message; a second send with the same one stores nothing and answers the first. */
+  readonly clientId?: string | undefined
+  /** Runs once the message is stored, before it is delivered to the subscribed sockets (the sender's ack). */
+  readonly onStored?: ((message: SentMessage) => Effect.Effect<void>) | undefined
+}
+
+/** Conversations and their messages, for REST and WebSocket alike. */
+export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
+  dependencies: [ChatQueries.Default],
+  effect: Effect.gen(function* () {
+    const conversations = yield* ConversationRepo
+    const messages = yield* MessageRepo
+    const outbox = yield* EventOutbox
+    const transactor = yield* Transactor
+    const ids = yield* Ids
+    const queries = yield* ChatQueries
+    const hub = yield* RealtimeHub
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /** The conversation, if the user is one of its two parties. */
+    const conversationOf = (userId: string, conversationId: string) =>
+      Effect.flatMap(conversations.findById(conversationId), (found) => asParty(found, userId))
+
+    const listMine = (userId: string, page: PageRequest) => queries.listForUser(userId, page)
+
+    /** A page of history; reading it marks every message the other party sent as read. */
+    const readMessages = (userId: string, conversationId: string, before: Date | undefined, limit: number) =>
+      Effect.gen(function* () {
+        const conversation = yield* conversationOf(userId, conversationId)
+        yield* messages.markRead(conversation.id, userId, yield* now)
+        return yield* queries.messagesPage(conversation.id, before, limit)
+      })
+
+    /**
+     * Stores a message, raises MessageSent in the same transaction and delivers it to every socket subscribed
+     * to the conversation. Messages of one conversation are stored one at a time (the conversation row is
+     * locked), each strictly after the previous one, so paging by `before` never splits two that share a time.
+     */
+    const sendMessage = (senderId: string, conversationId: string, text: string, options: SendOptions = {}) =>
+      Effect.gen(function* () {
+        const messageText = text.trim()
+        if (messageText.length < 1) return yield* Effect.fail(ValidationFailed.field("message_text", "too_short", { min: 1 }))
+        if (messageText.length > MESSAGE_MAX_LENGTH) {
+          return yield* Effect.fail(ValidationFailed.field("message_text", "too_long", { max: MESSAGE_MAX_LENGTH }))
+        }
+        const conversation = yield* conversationOf(senderId, conversationId)
+        const recipientId = otherParty(conversation, senderId)
+        const recipientOnline = yield* hub.isOnline(conversation.id, recipientId)
+        const { created, message } = yield* transactor.transaction(
+          Effect.gen(function* () {
+            const locked = yield* conversations.lock(conversation.id)
+            const at = yield* now
+            const previous = Option.getOrUndefined(locked)?.lastMessageAt?.getTime() ?? Number.NEGATIVE_INFINITY
+            const stored = yield* messages.insertOnce({
+              id: yield* ids.next,
+              conversationId: conversation.id,
+              senderId,
+              messageText,
+              clientId: options.clientId ?? null,
+              readAt: null,
+              createdAt: new Date(Math.max(at.getTime(), previous + 1))
+            })
+            if (stored.created) {
+              yield* conversations.touch(conversation.id, stored.message.createdAt)
+              yield* outbox.append(
+                [
+                  DomainEvent.MessageSent({
+                    messageId: stored.message.id,
+                    conversationId: conversation.id,
+                    senderId,
+                    recipientId,
+                    recipientOnline
+                  })
+                ],
+                at
+              )
+            }
+            return stored
+          })
+        )
+        const view = sentMessage(message)
+        if (options.onStored) yield* options.onStored(view)
+        if (created) yield* hub.publish(conversation, view)
+        return view
+      })
+
+    return { conversationOf, listMine, readMessages, sendMessage } as const
+  })
+}) {}

@@ -1,0 +1,58 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentUser } from "../http/CurrentUser.js"
+import { respond } from "../http/Localize.js"
+import { pageRequest, paginationFor } from "../http/Paging.js"
+import { DealQueries } from "./Queries.js"
+import { DealsService } from "./Service.js"
+
+export const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
+  Effect.gen(function* () {
+    const service = yield* DealsService
+    const queries = yield* DealQueries
+    return handlers
+      .handle("listMine", ({ urlParams }) => {
+        const page = pageRequest(urlParams)
+        return respond(
+          Effect.flatMap(CurrentUser, ({ user }) =>
+            queries.listMine(user.id, { role: urlParams.role, status: urlParams.status }, page)
+          ).pipe(
+            Effect.map(({ items, total }) => ({
+              success: true as const,
+              data: { deals: items, pagination: paginationFor(page, total) }
+            }))
+          )
+        )
+      })
+      .handle("get", ({ path }) =>
+        respond(
+          Effect.flatMap(CurrentUser, ({ user }) => service.get(user, path.id)).pipe(
+            Effect.map((data) => ({ success: true as const, data }))
+          )
+        )
+      )
+      .handle("complete", ({ path }) =>
+        respond(
+          Effect.flatMap(CurrentUser, ({ user }) => service.complete(user, path.id)).pipe(
+            Effect.map((deal) => ({
+              success: true as const,
+              data: { id: deal.id, status: deal.status, completed_at: deal.completedAt }
+            }))
+          )
+        )
+      )
+      .handle("cancel", ({ path, payload }) =>
+        respond(
+          Effect.flatMap(CurrentUser, ({ user }) =>
+            service.cancel(user, path.id, { reason: payload.reason, description: payload.description ?? null })
+          ).pipe(
+            Effect.map((deal) => ({
+              success: true as const,
+              data: { id: deal.id, status: deal.status, cancelled_at: deal.cancelledAt }
+            }))
+          )
+        )
+      )
+  })
+)

@@ -1,0 +1,229 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import type { Category, Language, Platform, PushType } from "@talab/core"
+import { Effect } from "effect"
+import { translate } from "../i18n/messages.js"
+import { isUuid } from "../repos/Rows.js"
+
+/** What a push about an offer (or its deal) says: who, what, how much. */
+export interface OfferFacts {
+  readonly sellerId: string
+  readonly sellerName: string | null
+  readonly buyerName: string | null
+  readonly price: number
+  readonly category: Category
+  readonly productBrand: string | null
+  readonly productModel: string | null
+}
+
+/** What a push about a message says: who wrote what. */
+export interface MessageFacts {
+  readonly senderName: string | null
+  readonly messageText: string
+}
+
+/** The rows a notification is about, when they could be read. */
+export type Facts =
+  | { readonly kind: "offer"; readonly offer: OfferFacts }
+  | { readonly kind: "message"; readonly message: MessageFacts }
+  | { readonly kind: "unknown" }
+
+export interface PushText {
+  readonly title: string
+  readonly body: string
+}
+
+const previewLength = 200
+
+const productOf = (offer: OfferFacts, language: Language) => {
+  const named = [offer.productBrand, offer.productModel].filter((part) => part !== null).join(" ")
+  if (named !== "") return named
+  return translate(offer.category === "phone" ? "push_a_phone" : "push_an_accessory", language)
+}
+
+const priceOf = (price: number) => price.toLocaleString("en-US", { maximumFractionDigits: 2 })
+
+const preview = (text: string) =>
+  text.length <= previewLength ? text : `${text.slice(0, previewLength - 1).trimEnd()}…`
+
+/**
+ * Title and body of a push in the recipient's language. `recipientId` tells the two sides of an accepted offer
+ * apart. Without the facts (rows gone), a generic body points to the app.
+ */
+export const wordPush = (type: PushType, recipientId: string, facts: Facts, language: Language): PushText => {
+  const t = (key: string, params?: Readonly<Record<string, string>>) => translate(key, language, params)
+  if (facts.kind === "offer") {
+    const { offer } = facts
+    const params = {
+      seller: offer.sellerName ?? t("push_the_seller"),
+      buyer: offer.buyerName ?? t("push_the_buyer"),
+      product: productOf(offer, language),
+      price: priceOf(offer.price)
+    }
+    switch (type) {
+      case "offer_created":
+        return { title: t("push_offer_created_title"), body: t("push_offer_created_body", params) }
+      case "offer_accepted": {
+        const side = recipientId === offer.sellerId ? "seller" : "buyer"
+        return {
+          title: t(`push_offer_accepted_title_${side}`),
+          body: t(`push_offer_accepted_body_${side}`, params)
+        }
+      }
+      case "rating_prompt":
+        return { title: t("push_rating_prompt_title"), body: t("push_rating_prompt_body", params) }
+      case "message":
+        break
+    }
+  }
+  if (facts.kind === "message" && type === "message") {
+    const sender = facts.message.senderName ?? t("push_the_seller")
+    return {
+      title: t("push_message_title", { sender }),
+      body: t("push_message_body", { text: preview(facts.message.messageText) })
+    }
+  }
+  const title =
+    type === "offer_accepted"
+      ? t("push_offer_accepted_title_buyer")
+      : type === "message"
+        ? t("push_message_title", { sender: t("push_the_seller") })
+        : t(`push_${type}_title`)
+  return { title, body: t("push_details_in_app") }
+}
+
+/** A device of a recipient. */
+export interface RecipientDevice {
+  readonly platform: Platform
+  readonly pushToken: string
+}
+
+/** Whom a notification goes to: their language and devices. */
+export interface Recipient {
+  readonly language: Language
+  readonly devices: ReadonlyArray<RecipientDevice>
+}
+
+/** The fields of a claimed notification that tell what it is about. */
+export interface NotificationSubject {
+  readonly id: string
+  readonly type: PushType
+  readonly data: Readonly<Record<string, string>>
+  readonly messageId: string | undefined
+}
+
+interface OfferRow extends OfferFacts {
+  readonly offerId: string
+  readonly dealId: string | null
+}
+
+interface MessageRow extends MessageFacts {
+  readonly messageId: string
+}
+
+const uniqueUuids = (ids: ReadonlyArray<string | undefined>) => [
+  ...new Set(ids.filter((id): id is string => id !== undefined && isUuid(id)))
+]
+
+/**
+ * Reads, for a batch of notifications at once, what they are about and whom they go to, so that wording a
+ * batch costs a few queries whatever its size.
+ */
+export class NotificationContent extends Effect.Service<NotificationContent>()("Notifications/Content", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Language and devices of each user that still exists, by user id. */
+    const recipientsOf = (userIds: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, Recipient>, SqlError> => {
+      const ids = uniqueUuids(userIds)
+      if (ids.length === 0) return Effect.succeed(new Map())
+      return sql<{ userId: string; language: Language; platform: Platform | null; pushToken: string | null }>`
+        SELECT u.id AS "userId", u.language, d.platform, d.push_token AS "pushToken"
+        FROM users u LEFT JOIN device_tokens d ON d.user_id = u.id
+        WHERE u.id IN ${sql.in(ids)}
+        ORDER BY d.created_at, d.id`.pipe(
+        Effect.map((rows) => {
+          const recipients = new Map<string, { language: Language; devices: Array<RecipientDevice> }>()
+          for (const row of rows) {
+            const recipient = recipients.get(row.userId) ?? { language: row.language, devices: [] }
+            recipients.set(row.userId, recipient)
+            if (row.platform !== null && row.pushToken !== null) {
+              recipient.devices.push({ platform: row.platform, pushToken: row.pushToken })
+            }
+          }
+          return recipients
+        })
+      )
+    }
+
+    // A seller is named by their business; a buyer by their name, which may not be set.
+    const offerRows = (offerIds: ReadonlyArray<string>, dealIds: ReadonlyArray<string>) => {
+      const about = [
+        ...(offerIds.length > 0 ? [sql`o.id IN ${sql.in(offerIds)}`] : []),
+        ...(dealIds.length > 0 ? [sql`d.id IN ${sql.in(dealIds)}`] : [])
+      ]
+      if (about.length === 0) return Effect.succeed<ReadonlyArray<OfferRow>>([])
+      return sql<OfferRow>`
+        SELECT o.id AS "offerId", d.id AS "dealId", o.seller_id AS "sellerId",
+               COALESCE(sp.business_name, su.name) AS "sellerName", bu.name AS "buyerName", o.price, r.category,
+               r.product_brand AS "productBrand", r.product_model AS "productModel"
+        FROM offers o
+        JOIN buy_requests r ON r.id = o.request_id
+        JOIN users su ON su.id = o.seller_id
+        JOIN users bu ON bu.id = r.buyer_id
+        LEFT JOIN seller_profiles sp ON sp.user_id = o.seller_id
+        LEFT JOIN deals d ON d.offer_id = o.id
+        WHERE ${sql.or(about)}`
+    }
+
+    const messageRows = (messageIds: ReadonlyArray<string>) =>
+      messageIds.length === 0
+        ? Effect.succeed<ReadonlyArray<MessageRow>>([])
+        : sql<MessageRow>`
+            SELECT m.id AS "messageId", m.message_text AS "messageText",
+                   CASE WHEN m.sender_id = c.seller_id THEN COALESCE(sp.business_name, u.name) ELSE u.name END
+                     AS "senderName"
+            FROM messages m
+            JOIN conversations c ON c.id = m.conversation_id
+            JOIN users u ON u.id = m.sender_id
+            LEFT JOIN seller_profiles sp ON sp.user_id = m.sender_id
+            WHERE m.id IN ${sql.in(messageIds)}`
+
+    /** Answers, for the batch, what each of its notifications is about ("unknown" when the rows are gone). */
+    const factsFor = (
+      notifications: ReadonlyArray<NotificationSubject>
+    ): Effect.Effect<(notification: NotificationSubject) => Facts, SqlError> =>
+      Effect.gen(function* () {
+        const isAboutOffer = (n: NotificationSubject) => n.type === "offer_created" || n.type === "offer_accepted"
+        const offers = yield* offerRows(
+          uniqueUuids(notifications.filter(isAboutOffer).map((n) => n.data.offer_id)),
+          uniqueUuids(notifications.filter((n) => n.type === "rating_prompt").map((n) => n.data.deal_id))
+        )
+        const messages = yield* messageRows(
+          uniqueUuids(notifications.filter((n) => n.type === "message").map((n) => n.messageId))
+        )
+        const byOffer = new Map(offers.map((row) => [row.offerId, row]))
+        const byDeal = new Map(offers.flatMap((row) => (row.dealId === null ? [] : [[row.dealId, row] as const])))
+        const byMessage = new Map(messages.map((row) => [row.messageId, row]))
+        const unknown: Facts = { kind: "unknown" }
+        const asOffer = (row: OfferRow | undefined): Facts =>
+          row === undefined ? unknown : { kind: "offer", offer: row }
+
+        return (notification) => {
+          switch (notification.type) {
+            case "offer_created":
+            case "offer_accepted":
+              return asOffer(byOffer.get(notification.data.offer_id ?? ""))
+            case "rating_prompt":
+              return asOffer(byDeal.get(notification.data.deal_id ?? ""))
+            case "message": {
+              const message = byMessage.get(notification.messageId ?? "")
+              return message === undefined ? unknown : { kind: "message", message }
+            }
+          }
+        }
+      })
+
+    return { recipientsOf, factsFor } as const
+  })
+}) {}

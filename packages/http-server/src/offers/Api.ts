@@ -1,0 +1,108 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { DealStatus, OfferStatus } from "@talab/core"
+import { Schema } from "effect"
+import { Authentication } from "../http/Authentication.js"
+import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok, OkMessage } from "../http/Envelope.js"
+import { Money, OneOf, Optional, PageParams, Pagination, Payload, Text, UuidField } from "../http/Fields.js"
+import { IdPath } from "../http/Paths.js"
+
+const Nullable = Schema.NullOr(Schema.String)
+
+/** An offer: every field of the resource. */
+export const OfferView = Schema.Struct({
+  id: Schema.UUID,
+  request_id: Schema.UUID,
+  seller_id: Schema.UUID,
+  price: Schema.Number,
+  availability: Schema.String,
+  condition_notes: Nullable,
+  warranty_notes: Nullable,
+  status: OfferStatus,
+  created_at: Schema.Date
+})
+
+/** An offer of the offers-of-a-request list: the seller as an object instead of seller_id. */
+export const RequestOfferItem = Schema.Struct({
+  ...OfferView.omit("seller_id").fields,
+  seller: Schema.Struct({
+    id: Schema.UUID,
+    name: Nullable,
+    rating_avg: Schema.Number,
+    rating_count: Schema.Int,
+    location_district: Schema.String
+  })
+})
+
+/** An item of the caller's own offers, with the request it answers. */
+export const MyOfferItem = Schema.Struct({
+  id: Schema.UUID,
+  request_id: Schema.UUID,
+  request: Schema.Struct({
+    id: Schema.UUID,
+    product_brand: Nullable,
+    product_model: Nullable,
+    budget_max: Schema.Number
+  }),
+  price: Schema.Number,
+  status: OfferStatus,
+  created_at: Schema.Date
+})
+
+/** The deal an accept makes. */
+export const AcceptedDeal = Schema.Struct({
+  id: Schema.UUID,
+  request_id: Schema.UUID,
+  offer_id: Schema.UUID,
+  buyer_id: Schema.UUID,
+  seller_id: Schema.UUID,
+  status: DealStatus,
+  created_at: Schema.Date
+})
+
+/** Offers: make, list, accept, withdraw. */
+export class OffersApi extends HttpApiGroup.make("offers")
+  .add(
+    HttpApiEndpoint.post("create", "/offers")
+      .setPayload(
+        Payload({
+          request_id: UuidField,
+          price: Money,
+          availability: Text(1, 200),
+          condition_notes: Optional(Text(0, 2000)),
+          warranty_notes: Optional(Text(0, 2000))
+        })
+      )
+      .addSuccess(Ok(OfferView), { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("listForRequest", "/requests/:id/offers")
+      .setPath(IdPath)
+      .addSuccess(Ok(Schema.Struct({ offers: Schema.Array(RequestOfferItem) })))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+  )
+  .add(
+    HttpApiEndpoint.get("listMine", "/offers/my")
+      .setUrlParams(Schema.Struct({ status: Schema.optional(OneOf(...OfferStatus.literals)), ...PageParams }))
+      .addSuccess(Ok(Schema.Struct({ offers: Schema.Array(MyOfferItem), pagination: Pagination })))
+  )
+  .add(
+    HttpApiEndpoint.post("accept", "/offers/:id/accept")
+      .setPath(IdPath)
+      .addSuccess(Ok(Schema.Struct({ deal: AcceptedDeal })))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+  )
+  .add(
+    HttpApiEndpoint.del("withdraw", "/offers/:id")
+      .setPath(IdPath)
+      .addSuccess(OkMessage)
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+  )
+  .middleware(Authentication) {}

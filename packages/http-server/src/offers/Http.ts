@@ -1,0 +1,95 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentUser } from "../http/CurrentUser.js"
+import { requestLanguage, respond } from "../http/Localize.js"
+import { pageRequest, paginationFor } from "../http/Paging.js"
+import { translate } from "../i18n/messages.js"
+import { OfferQueries } from "./Queries.js"
+import { OffersService } from "./Service.js"
+
+export const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
+  Effect.gen(function* () {
+    const service = yield* OffersService
+    const queries = yield* OfferQueries
+    return handlers
+      .handle("create", ({ payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const { offer, outsideBudget } = yield* service.create(user, {
+              requestId: payload.request_id,
+              price: payload.price,
+              availability: payload.availability,
+              conditionNotes: payload.condition_notes ?? null,
+              warrantyNotes: payload.warranty_notes ?? null
+            })
+            const data = {
+              id: offer.id,
+              request_id: offer.requestId,
+              seller_id: offer.sellerId,
+              price: offer.price,
+              availability: offer.availability,
+              condition_notes: offer.conditionNotes,
+              warranty_notes: offer.warrantyNotes,
+              status: offer.status,
+              created_at: offer.createdAt
+            }
+            // A price outside the budget is allowed; the seller is only warned.
+            return outsideBudget
+              ? { success: true as const, data, message: translate("price_outside_budget", yield* requestLanguage) }
+              : { success: true as const, data }
+          })
+        )
+      )
+      .handle("listForRequest", ({ path }) =>
+        respond(
+          Effect.flatMap(CurrentUser, ({ user }) => service.listForRequest(user, path.id)).pipe(
+            Effect.map((offers) => ({ success: true as const, data: { offers } }))
+          )
+        )
+      )
+      .handle("listMine", ({ urlParams }) => {
+        const page = pageRequest(urlParams)
+        return respond(
+          Effect.flatMap(CurrentUser, ({ user }) => queries.listMine(user.id, urlParams.status, page)).pipe(
+            Effect.map(({ items, total }) => ({
+              success: true as const,
+              data: { offers: items, pagination: paginationFor(page, total) }
+            }))
+          )
+        )
+      })
+      .handle("accept", ({ path }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const deal = yield* service.accept(user, path.id)
+            return {
+              success: true as const,
+              data: {
+                deal: {
+                  id: deal.id,
+                  request_id: deal.requestId,
+                  offer_id: deal.offerId,
+                  buyer_id: deal.buyerId,
+                  seller_id: deal.sellerId,
+                  status: deal.status,
+                  created_at: deal.createdAt
+                }
+              }
+            }
+          })
+        )
+      )
+      .handle("withdraw", ({ path }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            yield* service.withdraw(user, path.id)
+            return { success: true as const, data: {}, message: translate("offer_withdrawn", yield* requestLanguage) }
+          })
+        )
+      )
+  })
+)

@@ -1,0 +1,142 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { OfferStatus } from "@talab/core"
+import { Effect, Schema } from "effect"
+import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import type { MyOfferItem, RequestOfferItem } from "./Api.js"
+import type { OffersAudience } from "./Policy.js"
+
+const RequestOfferRow = Schema.Struct({
+  id: Schema.String,
+  request_id: Schema.String,
+  seller_id: Schema.String,
+  price: Schema.Number,
+  availability: Schema.String,
+  condition_notes: Schema.NullOr(Schema.String),
+  warranty_notes: Schema.NullOr(Schema.String),
+  status: OfferStatus,
+  created_at: Schema.DateFromSelf,
+  seller_name: Schema.NullOr(Schema.String),
+  seller_rating_avg: Schema.Number,
+  seller_rating_count: Schema.Number,
+  seller_location_district: Schema.String
+})
+
+const MyOfferRow = Schema.Struct({
+  id: Schema.String,
+  request_id: Schema.String,
+  price: Schema.Number,
+  status: OfferStatus,
+  created_at: Schema.DateFromSelf,
+  product_brand: Schema.NullOr(Schema.String),
+  product_model: Schema.NullOr(Schema.String),
+  budget_max: Schema.Number
+})
+
+const Total = Schema.Struct({ total: Schema.Number })
+
+/** Read models of offers. */
+export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    // offers_by_request (request_id, created_at DESC, id DESC), narrowed to what the audience may see.
+    const forRequest = SqlSchema.findAll({
+      Request: Schema.Struct({ requestId: Schema.String, sellerId: Schema.NullOr(Schema.String) }),
+      Result: RequestOfferRow,
+      execute: ({ requestId, sellerId }) => sql`
+        SELECT o.id, o.request_id, o.seller_id, o.price, o.availability, o.condition_notes, o.warranty_notes,
+               o.status, o.created_at, u.name AS seller_name, p.rating_avg AS seller_rating_avg,
+               p.rating_count AS seller_rating_count, p.location_district AS seller_location_district
+        FROM offers o
+        JOIN users u ON u.id = o.seller_id
+        JOIN seller_profiles p ON p.user_id = o.seller_id
+        WHERE o.request_id = ${requestId}
+          AND ${sellerId === null ? sql`o.status <> 'withdrawn'` : sql`o.seller_id = ${sellerId}`}
+        ORDER BY o.created_at DESC, o.id DESC`
+    })
+
+    /** The offers of a request the audience may see, newest first. */
+    const listForRequest = (
+      requestId: string,
+      audience: OffersAudience
+    ): Effect.Effect<ReadonlyArray<typeof RequestOfferItem.Type>> =>
+      forRequest({ requestId, sellerId: audience._tag === "Seller" ? audience.sellerId : null }).pipe(
+        Effect.map((rows) =>
+          rows.map((row) => ({
+            id: row.id,
+            request_id: row.request_id,
+            seller: {
+              id: row.seller_id,
+              name: row.seller_name,
+              rating_avg: row.seller_rating_avg,
+              rating_count: row.seller_rating_count,
+              location_district: row.seller_location_district
+            },
+            price: row.price,
+            availability: row.availability,
+            condition_notes: row.condition_notes,
+            warranty_notes: row.warranty_notes,
+            status: row.status,
+            created_at: row.created_at
+          }))
+        ),
+        Effect.orDie
+      )
+
+    // offers_by_seller (seller_id, created_at DESC, id DESC); a status is a residual filter.
+    const minePage = SqlSchema.findAll({
+      Request: Schema.Struct({
+        sellerId: Schema.String,
+        status: Schema.NullOr(OfferStatus),
+        limit: Schema.Number,
+        offset: Schema.Number
+      }),
+      Result: MyOfferRow,
+      execute: ({ sellerId, status, limit, offset }) => sql`
+        SELECT o.id, o.request_id, o.price, o.status, o.created_at, r.product_brand, r.product_model, r.budget_max
+        FROM offers o
+        JOIN buy_requests r ON r.id = o.request_id
+        WHERE o.seller_id = ${sellerId}${status === null ? sql`` : sql` AND o.status = ${status}`}
+        ORDER BY o.created_at DESC, o.id DESC
+        LIMIT ${limit} OFFSET ${offset}`
+    })
+    const mineTotal = SqlSchema.single({
+      Request: Schema.Struct({ sellerId: Schema.String, status: Schema.NullOr(OfferStatus) }),
+      Result: Total,
+      execute: ({ sellerId, status }) => sql`
+        SELECT COUNT(*) AS total FROM offers
+        WHERE seller_id = ${sellerId}${status === null ? sql`` : sql` AND status = ${status}`}`
+    })
+
+    /** The caller's own offers, in every state unless one is asked for. */
+    const listMine = (
+      sellerId: string,
+      status: OfferStatus | undefined,
+      page: PageRequest
+    ): Effect.Effect<Paged<typeof MyOfferItem.Type>> =>
+      Effect.all({
+        rows: minePage({ sellerId, status: status ?? null, limit: page.perPage, offset: offsetOf(page) }),
+        total: mineTotal({ sellerId, status: status ?? null })
+      }).pipe(
+        Effect.map(({ rows, total }) => ({
+          total: total.total,
+          items: rows.map((row) => ({
+            id: row.id,
+            request_id: row.request_id,
+            request: {
+              id: row.request_id,
+              product_brand: row.product_brand,
+              product_model: row.product_model,
+              budget_max: row.budget_max
+            },
+            price: row.price,
+            status: row.status,
+            created_at: row.created_at
+          }))
+        })),
+        Effect.orDie
+      )
+
+    return { listForRequest, listMine } as const
+  })
+}) {}

@@ -1,0 +1,136 @@
+import {
+  acceptOffer,
+  ConversationRepo,
+  createOffer,
+  DealRepo,
+  EventOutbox,
+  Ids,
+  OfferRepo,
+  priceOutsideBudget,
+  RequestRepo,
+  SellerProfileRepo,
+  Transactor,
+  type User,
+  withdrawOffer
+} from "@talab/core"
+import { Clock, Effect, Option } from "effect"
+import { found, requireOwner } from "../requests/Policy.js"
+import { audienceOf, foundOffer, requireOfferOwner, requireOffersVisible } from "./Policy.js"
+import { OfferQueries } from "./Queries.js"
+
+export interface OfferInput {
+  readonly requestId: string
+  readonly price: number
+  readonly availability: string
+  readonly conditionNotes: string | null
+  readonly warrantyNotes: string | null
+}
+
+/**
+ * Offers and the accept. Every transition that changes offers locks their request row first, so of
+ * racing offers, withdrawals, closes and accepts on one request each sees the others' committed result.
+ */
+export class OffersService extends Effect.Service<OffersService>()("Offers/Service", {
+  dependencies: [OfferQueries.Default],
+  effect: Effect.gen(function* () {
+    const requests = yield* RequestRepo
+    const offers = yield* OfferRepo
+    const profiles = yield* SellerProfileRepo
+    const conversations = yield* ConversationRepo
+    const deals = yield* DealRepo
+    const outbox = yield* EventOutbox
+    const transactor = yield* Transactor
+    const queries = yield* OfferQueries
+    const ids = yield* Ids
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /** An approved seller offers on somebody else's active request; the pair's conversation opens with it. */
+    const create = (seller: User, input: OfferInput) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* now
+          const request = yield* found(yield* requests.lock(input.requestId))
+          const profile = Option.getOrNull(yield* profiles.findByUserId(seller.id))
+          const conversationId = yield* ids.next
+          const { state, events } = yield* createOffer({
+            input: { id: yield* ids.next, sellerId: seller.id, ...input, requestId: request.id },
+            request,
+            sellerProfile: profile,
+            sellerHasPendingOffer: yield* offers.hasPendingOffer(request.id, seller.id),
+            conversationId,
+            now: at
+          })
+          yield* offers.insert(state.offer)
+          yield* conversations.insert({
+            id: conversationId,
+            offerId: state.offer.id,
+            buyerId: request.buyerId,
+            sellerId: seller.id,
+            createdAt: at,
+            lastMessageAt: null
+          })
+          yield* requests.update(state.request)
+          yield* outbox.append(events, at)
+          return { offer: state.offer, outsideBudget: priceOutsideBudget(request, state.offer.price) }
+        })
+      )
+
+    const listForRequest = (caller: User, requestId: string) =>
+      Effect.gen(function* () {
+        const request = yield* found(yield* requests.findById(requestId))
+        const audience = audienceOf(request, caller)
+        return yield* requireOffersVisible(audience, yield* queries.listForRequest(request.id, audience))
+      })
+
+    /**
+     * The request's owner accepts a pending offer: the deal is made, the offer accepted, every other
+     * pending offer rejected and the request closed, in one transaction. Of simultaneous accepts on one
+     * request the first to lock the request wins; the others then see it closed and their offer no
+     * longer pending.
+     */
+    const accept = (caller: User, offerId: string) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* now
+          const seen = yield* foundOffer(yield* offers.findById(offerId))
+          const request = yield* found(yield* requests.lock(seen.requestId))
+          yield* requireOwner(request, caller)
+          const locked = yield* offers.lockByRequest(request.id)
+          const offer = locked.find((o) => o.id === seen.id) ?? seen
+          const conversation = yield* conversations.findByOfferId(offer.id)
+          if (Option.isNone(conversation)) return yield* Effect.dieMessage(`offer ${offer.id} has no conversation`)
+          const { state, events } = yield* acceptOffer({
+            offer,
+            request,
+            otherOffers: locked.filter((o) => o.id !== offer.id),
+            dealId: yield* ids.next,
+            conversationId: conversation.value.id,
+            now: at
+          })
+          yield* offers.updateStatus([...state.rejected, state.offer])
+          yield* requests.update(state.request)
+          yield* deals.insert(state.deal)
+          yield* outbox.append(events, at)
+          return state.deal
+        })
+      )
+
+    /** The seller withdraws a pending offer; the request's offer count drops and they may offer again. */
+    const withdraw = (caller: User, offerId: string) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* now
+          const seen = yield* foundOffer(yield* offers.findById(offerId))
+          yield* requireOfferOwner(seen, caller)
+          const request = yield* found(yield* requests.lock(seen.requestId))
+          const offer = yield* foundOffer(yield* offers.lock(seen.id))
+          const { state, events } = yield* withdrawOffer(offer, request)
+          yield* offers.updateStatus([state.offer])
+          yield* requests.update(state.request)
+          yield* outbox.append(events, at)
+        })
+      )
+
+    return { create, listForRequest, accept, withdraw } as const
+  })
+}) {}

@@ -1,0 +1,31 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { isValidRatingValue } from "@talab/core"
+import { Schema } from "effect"
+import { Authentication } from "../http/Authentication.js"
+import { ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
+import { NumberField, Optional, Payload, problemMessage, Text, UuidField } from "../http/Fields.js"
+
+/** An integer from 1 to 5; anything else names the rating's rule. */
+const RatingValue = NumberField.pipe(
+  Schema.filter(isValidRatingValue, { message: () => problemMessage("rating_range") })
+)
+
+export const RatingView = Schema.Struct({
+  id: Schema.UUID,
+  deal_id: Schema.UUID,
+  seller_id: Schema.UUID,
+  rating: Schema.Int,
+  review_text: Schema.NullOr(Schema.String),
+  created_at: Schema.Date
+})
+
+/** The buyer's rating of the seller of a completed deal. */
+export class RatingsApi extends HttpApiGroup.make("ratings")
+  .add(
+    HttpApiEndpoint.post("rate", "/ratings")
+      .setPayload(Payload({ deal_id: UuidField, rating: RatingValue, review_text: Optional(Text(0, 2000)) }))
+      .addSuccess(Ok(RatingView), { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+  )
+  .middleware(Authentication) {}

@@ -1,0 +1,35 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentUser } from "../http/CurrentUser.js"
+import { respond } from "../http/Localize.js"
+import { RatingsService } from "./Service.js"
+
+export const RatingsHttp = HttpApiBuilder.group(Api, "ratings", (handlers) =>
+  Effect.gen(function* () {
+    const service = yield* RatingsService
+    return handlers.handle("rate", ({ payload }) =>
+      respond(
+        Effect.gen(function* () {
+          const { user } = yield* CurrentUser
+          const rating = yield* service.rate(user, {
+            dealId: payload.deal_id,
+            rating: payload.rating,
+            reviewText: payload.review_text ?? null
+          })
+          return {
+            success: true as const,
+            data: {
+              id: rating.id,
+              deal_id: rating.dealId,
+              seller_id: rating.sellerId,
+              rating: rating.rating,
+              review_text: rating.reviewText,
+              created_at: rating.createdAt
+            }
+          }
+        })
+      )
+    )
+  })
+)

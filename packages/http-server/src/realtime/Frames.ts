@@ -1,0 +1,104 @@
+import type { Language } from "@talab/core"
+import { Either, ParseResult, Schema } from "effect"
+import { parseProblemMessage } from "../http/Fields.js"
+import { errorMessages, translate } from "../i18n/messages.js"
+import {
+  ClientFrame,
+  clientFrameTypes,
+  type ClientFrameType,
+  CONVERSATION_CHANNEL_PREFIX,
+  type ErrorFrameCode,
+  ServerFrame
+} from "./Protocol.js"
+
+/** What an incoming text frame turned out to be. */
+export type DecodedFrame =
+  | { readonly _tag: "Frame"; readonly frame: ClientFrame }
+  | { readonly _tag: "NotJson" }
+  | { readonly _tag: "UnknownType" }
+  /** A known type whose fields broke the schema; `fields` maps each field to its catalogue problems. */
+  | {
+      readonly _tag: "Invalid"
+      readonly type: ClientFrameType
+      readonly fields: Readonly<Record<string, ReadonlyArray<{ key: string; params?: Record<string, string | number> }>>>
+      readonly clientId: string | undefined
+    }
+
+const decodeFrame = Schema.decodeUnknownEither(ClientFrame, { errors: "all" })
+const isKnownType = (type: unknown): type is ClientFrameType =>
+  typeof type === "string" && (clientFrameTypes as ReadonlyArray<string>).includes(type)
+
+const fieldProblems = (error: ParseResult.ParseError) => {
+  const fields: Record<string, Array<{ key: string; params?: Record<string, string | number> }>> = {}
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    // The union reports every member's mismatch on `type`; the right member's field problems are what matter.
+    if (issue.path[0] === "type") continue
+    const field = issue.path.map(String).join(".") || "frame"
+    const problem = issue._tag === "Missing" ? { key: "required" } : (parseProblemMessage(issue.message) ?? { key: "invalid" })
+    fields[field] = [...(fields[field] ?? []), problem]
+  }
+  return fields
+}
+
+/** Parses and decodes one text frame with the protocol's schemas. */
+export const decodeClientFrame = (text: string): DecodedFrame => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return { _tag: "NotJson" }
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return { _tag: "NotJson" }
+  const type = (json as { type?: unknown }).type
+  if (!isKnownType(type)) return { _tag: "UnknownType" }
+  return Either.match(decodeFrame(json), {
+    onRight: (frame) => ({ _tag: "Frame", frame }),
+    onLeft: (error) => {
+      const clientId = (json as { client_id?: unknown }).client_id
+      return {
+        _tag: "Invalid",
+        type,
+        fields: fieldProblems(error),
+        clientId: typeof clientId === "string" ? clientId : undefined
+      }
+    }
+  })
+}
+
+const encodeFrame = Schema.encodeSync(ServerFrame)
+
+/** The JSON text of a server frame. */
+export const encodeServerFrame = (frame: ServerFrame): string => JSON.stringify(encodeFrame(frame))
+
+/** An error frame in a language, with optional correlation fields. */
+export const errorFrame = (
+  code: ErrorFrameCode,
+  language: Language,
+  extra: {
+    readonly fields?: Readonly<Record<string, ReadonlyArray<{ key: string; params?: Record<string, string | number> }>>>
+    readonly clientId?: string | undefined
+    readonly channel?: string | undefined
+  } = {}
+): ServerFrame => ({
+  type: "error",
+  code,
+  message: errorMessages[code][language],
+  ...(extra.fields
+    ? {
+        details: Object.fromEntries(
+          Object.entries(extra.fields).map(([field, problems]) => [
+            field,
+            problems.map((problem) => translate(problem.key, language, problem.params))
+          ])
+        )
+      }
+    : {}),
+  ...(extra.clientId !== undefined ? { client_id: extra.clientId } : {}),
+  ...(extra.channel !== undefined ? { channel: extra.channel } : {})
+})
+
+/** The conversation id of a `conversation.<id>` channel, or undefined for any other channel. */
+export const conversationOfChannel = (channel: string): string | undefined =>
+  channel.startsWith(CONVERSATION_CHANNEL_PREFIX) && channel.length > CONVERSATION_CHANNEL_PREFIX.length
+    ? channel.slice(CONVERSATION_CHANNEL_PREFIX.length)
+    : undefined

@@ -1,0 +1,203 @@
+import { type Forbidden, isSessionLive, type NotFound, RateLimiter, SessionRepo, UserRepo, type ValidationFailed } from "@talab/core"
+import { Clock, Deferred, Effect, Exit, Option, Queue } from "effect"
+import type { WebSocket } from "ws"
+import { Tokens } from "../auth/Tokens.js"
+import { ChatService } from "../chat/Service.js"
+import { AppConfig } from "../config/AppConfig.js"
+import { Connection } from "./Connection.js"
+import { conversationOfChannel, type DecodedFrame, decodeClientFrame } from "./Frames.js"
+import { RealtimeHub } from "./Hub.js"
+import { CloseCode, type SendMessageFrame } from "./Protocol.js"
+
+/*
+ * Frames of one socket are handled one at a time, in order (a subscribe is done before the message sent
+ * after it). A client that sends faster than that is read from no further until the queue drains.
+ */
+const INBOX_HIGH_WATER = 64
+const INBOX_LOW_WATER = 16
+const MESSAGE_WINDOW_MS = 60_000
+
+const isAuthFrame = (decoded: DecodedFrame) =>
+  (decoded._tag === "Frame" && decoded.frame.type === "auth") || (decoded._tag === "Invalid" && decoded.type === "auth")
+
+/** The `/ws` protocol (decisions.md section 9) over the same application services as REST. */
+export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
+  effect: Effect.gen(function* () {
+    const hub = yield* RealtimeHub
+    const chat = yield* ChatService
+    const tokens = yield* Tokens
+    const sessions = yield* SessionRepo
+    const users = yield* UserRepo
+    const limiter = yield* RateLimiter
+    const config = yield* AppConfig
+
+    const authenticate = (connection: Connection, token: string) =>
+      Effect.gen(function* () {
+        const claims = yield* tokens.verify(token, "access")
+        if (claims === undefined) return connection.reject()
+        yield* hub.bindSession(connection, claims.sessionId)
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const session = yield* sessions.findById(claims.sessionId)
+        const user = yield* users.findById(claims.userId)
+        if (
+          Option.isNone(session) ||
+          !isSessionLive(session.value, now) ||
+          session.value.userId !== claims.userId ||
+          Option.isNone(user)
+        ) {
+          return connection.reject()
+        }
+        connection.authenticate(
+          { userId: claims.userId, sessionId: claims.sessionId, sessionExpiresAt: session.value.expiresAt.getTime() },
+          user.value.language
+        )
+        connection.send({ type: "auth_ok", user_id: claims.userId })
+      })
+
+    const refuse = (
+      connection: Connection,
+      error: NotFound | Forbidden | ValidationFailed,
+      extra: { readonly clientId?: string | undefined; readonly channel?: string | undefined }
+    ) =>
+      Effect.sync(() => {
+        switch (error._tag) {
+          case "NotFound":
+            return connection.sendError("NOT_FOUND", extra)
+          case "Forbidden":
+            return connection.sendError("FORBIDDEN", extra)
+          case "ValidationFailed":
+            return connection.sendError("VALIDATION_ERROR", { ...extra, fields: error.details })
+        }
+      })
+
+    const subscribe = (connection: Connection, userId: string, channel: string) =>
+      Effect.gen(function* () {
+        const conversationId = conversationOfChannel(channel)
+        if (conversationId === undefined) return connection.sendError("VALIDATION_ERROR", { channel })
+        const conversation = yield* chat.conversationOf(userId, conversationId)
+        const watching = yield* Effect.either(hub.subscribe(connection, conversation.id))
+        if (watching._tag === "Left") return connection.sendError("INTERNAL_ERROR", { channel })
+        connection.send({ type: "subscribed", channel })
+      }).pipe(Effect.catchAll((error) => refuse(connection, error, { channel })))
+
+    const unsubscribe = (connection: Connection, channel: string) =>
+      Effect.gen(function* () {
+        const conversationId = conversationOfChannel(channel)
+        if (conversationId === undefined) return connection.sendError("VALIDATION_ERROR", { channel })
+        yield* hub.unsubscribe(connection, conversationId)
+        connection.send({ type: "unsubscribed", channel })
+      })
+
+    const withinMessageBudget = (userId: string) =>
+      Effect.map(
+        limiter.consume({
+          key: `ws-messages:${userId}`,
+          limit: config.rateLimits.wsMessagesPerMinute,
+          windowMs: MESSAGE_WINDOW_MS
+        }),
+        (decision) => decision.allowed
+      )
+
+    const sendMessage = (connection: Connection, userId: string, frame: typeof SendMessageFrame.Type) =>
+      Effect.gen(function* () {
+        const clientId = frame.client_id
+        if (!(yield* withinMessageBudget(userId))) return connection.sendError("RATE_LIMITED", { clientId })
+        yield* chat
+          .sendMessage(userId, frame.conversation_id, frame.message_text, {
+            clientId,
+            onStored: (message) =>
+              Effect.sync(() => connection.send({ type: "ack", client_id: clientId ?? null, data: message }))
+          })
+          .pipe(Effect.catchAll((error) => refuse(connection, error, { clientId })))
+      })
+
+    const handle = (connection: Connection, text: string | undefined): Effect.Effect<void> => {
+      const decoded: DecodedFrame = text === undefined ? { _tag: "NotJson" } : decodeClientFrame(text)
+      const identity = connection.identity
+      if (identity === undefined) {
+        if (!isAuthFrame(decoded)) return Effect.sync(() => connection.sendError("UNAUTHORIZED"))
+        return decoded._tag === "Frame" && decoded.frame.type === "auth"
+          ? authenticate(connection, decoded.frame.token)
+          : Effect.sync(() => connection.reject())
+      }
+      switch (decoded._tag) {
+        case "NotJson":
+        case "UnknownType":
+          return Effect.sync(() => connection.sendError("VALIDATION_ERROR"))
+        case "Invalid":
+          return Effect.gen(function* () {
+            if (decoded.type === "message" && !(yield* withinMessageBudget(identity.userId))) {
+              return connection.sendError("RATE_LIMITED", { clientId: decoded.clientId })
+            }
+            connection.sendError("VALIDATION_ERROR", { fields: decoded.fields, clientId: decoded.clientId })
+          })
+        case "Frame": {
+          const { frame } = decoded
+          switch (frame.type) {
+            case "auth":
+              return Effect.sync(() => connection.sendError("VALIDATION_ERROR", { fields: { type: [{ key: "already_authenticated" }] } }))
+            case "ping":
+              return Effect.sync(() => connection.send({ type: "pong" }))
+            case "subscribe":
+              return subscribe(connection, identity.userId, frame.channel)
+            case "unsubscribe":
+              return unsubscribe(connection, frame.channel)
+            case "message":
+              return sendMessage(connection, identity.userId, frame)
+          }
+        }
+      }
+    }
+
+    /** A defect while handling one frame is that frame's INTERNAL_ERROR; the socket carries on. */
+    const handleSafely = (connection: Connection, text: string | undefined) =>
+      handle(connection, text).pipe(
+        Effect.catchAllDefect((defect) =>
+          Effect.zipRight(
+            Effect.logError("Realtime: a frame failed").pipe(Effect.annotateLogs({ defect: String(defect) })),
+            Effect.sync(() => connection.sendError("INTERNAL_ERROR"))
+          )
+        ),
+        Effect.uninterruptible
+      )
+
+    /** Serves an open socket until it closes (or the server shuts down, which closes it with 1001). */
+    const serve = (ws: WebSocket, acceptLanguage: string | undefined) =>
+      Effect.gen(function* () {
+        const connection = new Connection(ws, yield* Clock.currentTimeMillis, acceptLanguage)
+        const inbox = yield* Queue.unbounded<string | undefined>()
+        const closed = yield* Deferred.make<void>()
+        let queued = 0
+        ws.on("message", (data, isBinary) => {
+          connection.markAlive()
+          queued += 1
+          if (queued >= INBOX_HIGH_WATER) ws.pause()
+          Queue.unsafeOffer(inbox, isBinary ? undefined : data.toString())
+        })
+        ws.on("close", () => Deferred.unsafeDone(closed, Exit.void))
+        if (ws.readyState === ws.CLOSED) return
+        yield* hub.attach(connection)
+        const work = Queue.take(inbox).pipe(
+          Effect.flatMap((text) => handleSafely(connection, text)),
+          Effect.tap(() =>
+            Effect.sync(() => {
+              queued -= 1
+              if (ws.isPaused && queued <= INBOX_LOW_WATER) ws.resume()
+            })
+          ),
+          Effect.forever
+        )
+        yield* Effect.raceFirst(work, Deferred.await(closed)).pipe(
+          // Interrupted (server shutting down): the client is told, and the socket is gone before the route ends.
+          Effect.ensuring(
+            Effect.suspend(() => {
+              connection.close(CloseCode.goingAway, "server shutting down")
+              return Effect.zipRight(hub.detach(connection), Deferred.await(closed))
+            })
+          )
+        )
+      })
+
+    return { serve } as const
+  })
+}) {}

@@ -1,0 +1,177 @@
+import type { Conversation } from "@talab/core"
+import { Clock, Context, Deferred, Duration, Effect, Layer, type Scope } from "effect"
+import type { SentMessage } from "../chat/Views.js"
+import { AppConfig } from "../config/AppConfig.js"
+import type { Connection } from "./Connection.js"
+import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout } from "./Fanout.js"
+import { encodeServerFrame } from "./Frames.js"
+import { CloseCode } from "./Protocol.js"
+import { makeRedisFanout } from "./RedisFanout.js"
+
+/** A socket must authenticate this soon after opening. */
+export const AUTH_TIMEOUT_MS = 10_000
+/** Every socket is pinged this often; one that has not answered the previous ping is cut off. */
+export const HEARTBEAT_INTERVAL_MS = 30_000
+/** How often deadlines (auth, session end, heartbeat) are checked; they are read from the Clock. */
+const SWEEP_INTERVAL = Duration.millis(500)
+
+export interface RealtimeHubService {
+  /** Whether a socket of the user (on any instance) is subscribed to the conversation. */
+  readonly isOnline: (conversationId: string, userId: string) => Effect.Effect<boolean>
+  /** Delivers a stored message to every socket subscribed to its conversation: both parties, every device. */
+  readonly publish: (
+    conversation: Pick<Conversation, "id" | "buyerId" | "sellerId">,
+    message: SentMessage
+  ) => Effect.Effect<void>
+  readonly attach: (connection: Connection) => Effect.Effect<void>
+  /** Forgets a closed socket and everything it was subscribed to. */
+  readonly detach: (connection: Connection) => Effect.Effect<void>
+  /** Files a socket under its session before the session is checked, so a logout racing the check still finds it. */
+  readonly bindSession: (connection: Connection, sessionId: string) => Effect.Effect<void>
+  /** Subscribes an authenticated socket; done once deliveries from every instance will reach it. */
+  readonly subscribe: (connection: Connection, conversationId: string) => Effect.Effect<void, Error>
+  readonly unsubscribe: (connection: Connection, conversationId: string) => Effect.Effect<void>
+  /** Closes the session's sockets with 4401 on every instance. */
+  readonly endSession: (sessionId: string) => Effect.Effect<void>
+}
+
+/** The sockets of this instance, who they are and what they are subscribed to; the fan-out reaches the rest. */
+export class RealtimeHub extends Context.Tag("Realtime/Hub")<RealtimeHub, RealtimeHubService>() {}
+
+interface AudienceEntry {
+  readonly connections: Set<Connection>
+  /** Done when the fan-out watches the audience, so remote deliveries arrive. */
+  readonly watching: Deferred.Deferred<void, Error>
+}
+
+const audienceKey = ({ conversationId, userId }: Audience) => `${conversationId}:${userId}`
+
+const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout, E, Scope.Scope>) =>
+  Effect.gen(function* () {
+    const connections = new Set<Connection>()
+    const audiences = new Map<string, AudienceEntry>()
+    const sessions = new Map<string, Set<Connection>>()
+
+    const deliverLocally = (audience: Audience, frame: string) => {
+      const entry = audiences.get(audienceKey(audience))
+      if (entry) for (const connection of entry.connections) connection.sendText(frame)
+    }
+    const closeSessionLocally = (sessionId: string) => {
+      for (const connection of sessions.get(sessionId) ?? []) connection.reject()
+    }
+
+    const fanout = yield* makeFanout({ deliver: deliverLocally, sessionEnded: closeSessionLocally })
+
+    const leave = (connection: Connection, conversationId: string) => {
+      if (!connection.subscriptions.delete(conversationId) || connection.identity === undefined) return Effect.void
+      const audience = { conversationId, userId: connection.identity.userId }
+      const key = audienceKey(audience)
+      const entry = audiences.get(key)
+      if (entry === undefined) return Effect.void
+      entry.connections.delete(connection)
+      if (entry.connections.size > 0) return Effect.void
+      audiences.delete(key)
+      return fanout.unwatch(audience)
+    }
+
+    const subscribe: RealtimeHubService["subscribe"] = (connection, conversationId) =>
+      Effect.gen(function* () {
+        const identity = connection.identity
+        if (identity === undefined || connection.subscriptions.has(conversationId)) return
+        const audience = { conversationId, userId: identity.userId }
+        const key = audienceKey(audience)
+        let entry = audiences.get(key)
+        const first = entry === undefined
+        if (entry === undefined) {
+          entry = { connections: new Set(), watching: yield* Deferred.make<void, Error>() }
+          audiences.set(key, entry)
+        }
+        entry.connections.add(connection)
+        connection.subscriptions.add(conversationId)
+        if (first) yield* Deferred.complete(entry.watching, fanout.watch(audience))
+        yield* Deferred.await(entry.watching).pipe(
+          Effect.tapError(() =>
+            Effect.sync(() => {
+              // Nobody is watching this audience: drop it, so the next subscribe tries again.
+              for (const subscribed of entry.connections) subscribed.subscriptions.delete(conversationId)
+              if (audiences.get(key) === entry) audiences.delete(key)
+            })
+          )
+        )
+      })
+
+    const detach: RealtimeHubService["detach"] = (connection) =>
+      Effect.gen(function* () {
+        connections.delete(connection)
+        for (const conversationId of [...connection.subscriptions]) yield* leave(connection, conversationId)
+        for (const [sessionId, bound] of sessions) {
+          if (bound.delete(connection) && bound.size === 0) sessions.delete(sessionId)
+        }
+      })
+
+    const sweep = (lastHeartbeatAt: number) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const heartbeat = now - lastHeartbeatAt >= HEARTBEAT_INTERVAL_MS
+        for (const connection of connections) {
+          const { identity } = connection
+          if (identity === undefined ? now - connection.openedAt >= AUTH_TIMEOUT_MS : identity.sessionExpiresAt <= now) {
+            connection.reject()
+          } else if (heartbeat) connection.heartbeat()
+        }
+        return heartbeat ? now : lastHeartbeatAt
+      })
+    const startedAt = yield* Clock.currentTimeMillis
+    yield* Effect.iterate(startedAt, { while: () => true, body: (last) => Effect.delay(sweep(last), SWEEP_INTERVAL) }).pipe(
+      Effect.forkScoped
+    )
+
+    // Shutdown (SIGTERM): every socket is told the server is going away.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const connection of connections) connection.close(CloseCode.goingAway, "server shutting down")
+      })
+    )
+
+    return RealtimeHub.of({
+      isOnline: (conversationId, userId) => {
+        const audience = { conversationId, userId }
+        const local = audiences.get(audienceKey(audience))
+        return local !== undefined && local.connections.size > 0 ? Effect.succeed(true) : fanout.presentElsewhere(audience)
+      },
+      publish: (conversation, message) =>
+        Effect.gen(function* () {
+          const frame = encodeServerFrame({ type: "message", data: message })
+          for (const userId of [conversation.buyerId, conversation.sellerId]) {
+            const audience = { conversationId: conversation.id, userId }
+            deliverLocally(audience, frame)
+            yield* fanout.deliver(audience, frame)
+          }
+        }),
+      attach: (connection) => Effect.sync(() => void connections.add(connection)),
+      detach,
+      bindSession: (connection, sessionId) =>
+        Effect.sync(() => {
+          const bound = sessions.get(sessionId) ?? new Set()
+          bound.add(connection)
+          sessions.set(sessionId, bound)
+        }),
+      subscribe,
+      unsubscribe: leave,
+      endSession: (sessionId) =>
+        Effect.zipRight(
+          Effect.sync(() => closeSessionLocally(sessionId)),
+          fanout.endSession(sessionId)
+        )
+    })
+  })
+
+/** The hub, fanning out through Redis when REDIS_URL is set, else within this process only. */
+export const RealtimeHubLive = Layer.scoped(
+  RealtimeHub,
+  Effect.flatMap(AppConfig, (config) => {
+    const redisUrl = config.redisUrl
+    return redisUrl === undefined
+      ? makeHub(() => Effect.succeed(localOnlyFanout))
+      : makeHub((inbound) => makeRedisFanout(redisUrl, inbound))
+  })
+)

@@ -1,0 +1,90 @@
+import { Schema } from "effect"
+import { SentMessage } from "../chat/Views.js"
+import { Text } from "../http/Fields.js"
+
+/*
+ * The WebSocket protocol of `/ws` (decisions.md section 9): every frame is one JSON text. The server decodes
+ * each incoming frame with these schemas; clients can import them to build and read frames.
+ */
+
+export const MESSAGE_TEXT_MAX = 4000
+export const CLIENT_ID_MAX = 100
+/** A frame larger than this closes the socket with 1009. */
+export const MAX_FRAME_BYTES = 16 * 1024
+
+export const CONVERSATION_CHANNEL_PREFIX = "conversation."
+export const conversationChannel = (conversationId: string) => `${CONVERSATION_CHANNEL_PREFIX}${conversationId}`
+
+/** WebSocket close codes the server uses. */
+export const CloseCode = {
+  /** The server is shutting down. */
+  goingAway: 1001,
+  /** A frame over {@link MAX_FRAME_BYTES}. */
+  messageTooBig: 1009,
+  /** No auth in time, a bad token, or the session ended (logout). */
+  unauthorized: 4401
+} as const
+
+// Client to server
+
+export const AuthFrame = Schema.Struct({ type: Schema.Literal("auth"), token: Schema.String })
+export const SubscribeFrame = Schema.Struct({ type: Schema.Literal("subscribe"), channel: Schema.String })
+export const UnsubscribeFrame = Schema.Struct({ type: Schema.Literal("unsubscribe"), channel: Schema.String })
+export const SendMessageFrame = Schema.Struct({
+  type: Schema.Literal("message"),
+  conversation_id: Schema.String,
+  message_text: Text(1, MESSAGE_TEXT_MAX),
+  /** Chosen by the client; sending again with the same one stores nothing new and acks the first message. */
+  client_id: Schema.optionalWith(Text(1, CLIENT_ID_MAX), { nullable: true })
+})
+export const PingFrame = Schema.Struct({ type: Schema.Literal("ping") })
+
+export const ClientFrame = Schema.Union(AuthFrame, SubscribeFrame, UnsubscribeFrame, SendMessageFrame, PingFrame)
+export type ClientFrame = typeof ClientFrame.Type
+export type ClientFrameType = ClientFrame["type"]
+export const clientFrameTypes: ReadonlyArray<ClientFrameType> = ["auth", "subscribe", "unsubscribe", "message", "ping"]
+
+// Server to client
+
+export const AuthOkFrame = Schema.Struct({ type: Schema.Literal("auth_ok"), user_id: Schema.UUID })
+export const SubscribedFrame = Schema.Struct({ type: Schema.Literal("subscribed"), channel: Schema.String })
+export const UnsubscribedFrame = Schema.Struct({ type: Schema.Literal("unsubscribed"), channel: Schema.String })
+export const MessageFrame = Schema.Struct({ type: Schema.Literal("message"), data: SentMessage })
+export const AckFrame = Schema.Struct({
+  type: Schema.Literal("ack"),
+  client_id: Schema.NullOr(Schema.String),
+  data: SentMessage
+})
+export const ErrorFrameCode = Schema.Literal(
+  "UNAUTHORIZED",
+  "VALIDATION_ERROR",
+  "FORBIDDEN",
+  "NOT_FOUND",
+  "RATE_LIMITED",
+  "INTERNAL_ERROR"
+)
+export type ErrorFrameCode = typeof ErrorFrameCode.Type
+export const ErrorFrame = Schema.Struct({
+  type: Schema.Literal("error"),
+  code: ErrorFrameCode,
+  /** In the user's language (the handshake's Accept-Language, then the user's preference, then Arabic). */
+  message: Schema.String,
+  /** Field problems of a frame that failed validation, as in the REST envelope's `error.details`. */
+  details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })),
+  /** The `client_id` of the message frame that failed, when it had one. */
+  client_id: Schema.optional(Schema.String),
+  /** The channel of the subscribe or unsubscribe frame that failed. */
+  channel: Schema.optional(Schema.String)
+})
+export const PongFrame = Schema.Struct({ type: Schema.Literal("pong") })
+
+export const ServerFrame = Schema.Union(
+  AuthOkFrame,
+  SubscribedFrame,
+  UnsubscribedFrame,
+  MessageFrame,
+  AckFrame,
+  ErrorFrame,
+  PongFrame
+)
+export type ServerFrame = typeof ServerFrame.Type

@@ -1,0 +1,76 @@
+import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Option } from "effect"
+import type { IncomingMessage } from "node:http"
+import { type WebSocket, WebSocketServer } from "ws"
+import { AppConfig } from "../config/AppConfig.js"
+import { errorEnvelopeResponse } from "../server/RequestPipeline.js"
+import { Gateway } from "./Gateway.js"
+import { MAX_FRAME_BYTES } from "./Protocol.js"
+
+const normalizeOrigin = (origin: string) => origin.trim().replace(/\/+$/, "").toLowerCase()
+
+/** Requests without an Origin (apps, servers) pass; a browser's must be one of CORS_ORIGINS, unless that is `*`. */
+export const originAllowed = (origin: string | undefined, allowed: ReadonlyArray<string>) =>
+  origin === undefined || allowed.includes("*") || allowed.map(normalizeOrigin).includes(normalizeOrigin(origin))
+
+/*
+ * The server's own `ws` server (not the one @effect/platform-node keeps for `HttpServerRequest.upgrade`),
+ * because the protocol needs what that one does not give: a 16 KiB frame limit enforced while reading
+ * (`maxPayload`, closing with 1009), ping/pong for heartbeats and `bufferedAmount` for slow readers.
+ * The platform still owns the HTTP upgrade event and routes it here; this only completes the handshake.
+ * A compliant client sends nothing before the 101 answer, so the upgrade's first packet is empty.
+ */
+const EMPTY_HEAD = Buffer.alloc(0)
+
+/** Completes the handshake; none when it failed (the `ws` server has then answered 400 and closed). */
+const upgrade = (server: WebSocketServer, incoming: IncomingMessage) =>
+  Effect.async<Option.Option<WebSocket>>((resume) => {
+    const socket = incoming.socket
+    const failed = () => resume(Effect.succeed(Option.none()))
+    socket.once("close", failed)
+    server.handleUpgrade(incoming, socket, EMPTY_HEAD, (ws) => {
+      socket.off("close", failed)
+      // Without a listener, a protocol error (e.g. a frame over the limit) would be thrown; `ws` closes the socket itself.
+      ws.on("error", () => {})
+      resume(Effect.succeed(Option.some(ws)))
+    })
+    return Effect.sync(() => socket.off("close", failed))
+  })
+
+/*
+ * Whatever way the route ends (socket closed, client gone, server shutting down), the platform then answers
+ * the request on its socket, which is closed by then (the gateway waits for that). Only a bodiless answer is
+ * safe there: Node never reports a body written to a closed socket as done, so waiting for it would hang.
+ */
+const answerNothing = (_request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+  Effect.succeed(HttpServerResponse.empty({ status: response.status }))
+
+/** `GET /ws`: the WebSocket, on the API's own port. */
+export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const gateway = yield* Gateway
+    const config = yield* AppConfig
+    const server = yield* Effect.acquireRelease(
+      Effect.sync(() => new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: false })),
+      (server) => Effect.sync(() => server.close())
+    )
+    yield* router.get(
+      "/ws",
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (request.headers.upgrade?.toLowerCase() !== "websocket") {
+          return HttpServerResponse.setHeader(errorEnvelopeResponse(request, "VALIDATION_ERROR", 426), "upgrade", "websocket")
+        }
+        if (!originAllowed(request.headers.origin, config.corsOrigins)) {
+          return errorEnvelopeResponse(request, "FORBIDDEN", 403)
+        }
+        const ws = yield* upgrade(server, NodeHttpServerRequest.toIncomingMessage(request))
+        if (Option.isNone(ws)) return HttpServerResponse.empty()
+        yield* HttpApp.appendPreResponseHandler(answerNothing)
+        yield* gateway.serve(ws.value, request.headers["accept-language"])
+        return HttpServerResponse.empty()
+      })
+    )
+  })
+)

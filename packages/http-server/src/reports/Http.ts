@@ -1,0 +1,71 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { requireAdmin } from "../admin/Policy.js"
+import { CurrentUser } from "../http/CurrentUser.js"
+import { requestLanguage, respond } from "../http/Localize.js"
+import { pageRequest, paginationFor } from "../http/Paging.js"
+import { translate } from "../i18n/messages.js"
+import { ReportQueries } from "./Queries.js"
+import { ReportsService } from "./Service.js"
+
+export const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
+  Effect.gen(function* () {
+    const service = yield* ReportsService
+    return handlers.handle("file", ({ payload }) =>
+      respond(
+        Effect.gen(function* () {
+          const { user } = yield* CurrentUser
+          const report = yield* service.file(user, {
+            reportedUserId: payload.reported_user_id,
+            dealId: payload.deal_id ?? null,
+            reason: payload.reason,
+            description: payload.description ?? null
+          })
+          return {
+            success: true as const,
+            data: { id: report.id, status: report.status, created_at: report.createdAt }
+          }
+        })
+      )
+    )
+  })
+)
+
+export const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handlers) =>
+  Effect.gen(function* () {
+    const service = yield* ReportsService
+    const queries = yield* ReportQueries
+    return handlers
+      .handle("list", ({ urlParams }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            yield* requireAdmin(user)
+            const page = pageRequest(urlParams)
+            const { items, total } = yield* queries.list(urlParams.status, page)
+            return { success: true as const, data: { reports: items, pagination: paginationFor(page, total) } }
+          })
+        )
+      )
+      .handle("resolve", ({ path, payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const resolved = yield* service.resolve(user, path.id, payload.action, payload.notes ?? null)
+            return {
+              success: true as const,
+              data: {
+                id: resolved.id,
+                status: resolved.status,
+                action: resolved.action,
+                notes: resolved.notes,
+                resolved_at: resolved.resolvedAt
+              },
+              message: translate("report_resolved", yield* requestLanguage)
+            }
+          })
+        )
+      )
+  })
+)

@@ -1,0 +1,98 @@
+import {
+  DealRepo,
+  EventOutbox,
+  fileReport,
+  Ids,
+  NotFound,
+  type ReportReason,
+  ReportRepo,
+  type ResolveAction,
+  resolveReport,
+  SellerProfileRepo,
+  suspendSellerProfile,
+  Transactor,
+  type User,
+  UserRepo
+} from "@talab/core"
+import { Clock, Effect, Option } from "effect"
+import { requireAdmin } from "../admin/Policy.js"
+import { foundDeal, requireParty } from "../deals/Policy.js"
+import { foundReport, requireReportedInDeal } from "./Policy.js"
+
+export interface ReportInput {
+  readonly reportedUserId: string
+  readonly dealId: string | null
+  readonly reason: ReportReason
+  readonly description: string | null
+}
+
+/** Filing reports and the admin's resolution of them. */
+export class ReportsService extends Effect.Service<ReportsService>()("Reports/Service", {
+  effect: Effect.gen(function* () {
+    const reports = yield* ReportRepo
+    const users = yield* UserRepo
+    const deals = yield* DealRepo
+    const profiles = yield* SellerProfileRepo
+    const outbox = yield* EventOutbox
+    const transactor = yield* Transactor
+    const ids = yield* Ids
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /** A user reports somebody else; about a deal, only its parties may report, and only each other. */
+    const file = (reporter: User, input: ReportInput) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* now
+          const reported = yield* users.findById(input.reportedUserId)
+          if (Option.isNone(reported)) return yield* Effect.fail(new NotFound({ resource: "user" }))
+          if (input.dealId !== null) {
+            const deal = yield* foundDeal(yield* deals.findById(input.dealId))
+            yield* requireParty(deal, reporter)
+            yield* requireReportedInDeal(deal, reported.value.id)
+          }
+          const { state, events } = yield* fileReport(
+            {
+              id: yield* ids.next,
+              reporterId: reporter.id,
+              reportedUserId: reported.value.id,
+              dealId: input.dealId,
+              reason: input.reason,
+              description: input.description
+            },
+            at
+          )
+          yield* reports.insert(state)
+          yield* outbox.append(events, at)
+          return state
+        })
+      )
+
+    /**
+     * An admin resolves a pending report. `suspend_seller` also suspends the reported user's seller
+     * profile, in the same transaction; a reported user without one has nothing to suspend.
+     */
+    const resolve = (caller: User, id: string, action: ResolveAction, notes: string | null) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* now
+          const report = yield* foundReport(yield* reports.lock(id))
+          yield* requireAdmin(caller)
+          const resolved = yield* resolveReport(report, action, notes, at)
+          yield* reports.update(resolved.state)
+          const events = [...resolved.events]
+          if (action === "suspend_seller") {
+            const profile = yield* profiles.lockByUserId(report.reportedUserId)
+            if (Option.isSome(profile)) {
+              const suspended = yield* suspendSellerProfile(profile.value)
+              yield* profiles.update(suspended.state)
+              events.push(...suspended.events)
+            }
+          }
+          yield* outbox.append(events, at)
+          return { id: resolved.state.id, status: resolved.state.status, action, notes, resolvedAt: at }
+        })
+      )
+
+    return { file, resolve } as const
+  })
+}) {}

@@ -1,0 +1,104 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Category, ConditionPref, RequestStatus } from "@talab/core"
+import { Schema } from "effect"
+import { Authentication } from "../http/Authentication.js"
+import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
+import { Money, OneOf, Optional, PageParams, Pagination, Payload, problemMessage, Text } from "../http/Fields.js"
+import { IdPath } from "../http/Paths.js"
+
+const Nullable = Schema.NullOr(Schema.String)
+
+/** A buy request as created: every field of the resource. */
+export const RequestView = Schema.Struct({
+  id: Schema.UUID,
+  buyer_id: Schema.UUID,
+  category: Category,
+  product_brand: Nullable,
+  product_model: Nullable,
+  condition_pref: ConditionPref,
+  budget_min: Schema.Number,
+  budget_max: Schema.Number,
+  location_district: Schema.String,
+  location_city: Nullable,
+  notes: Nullable,
+  status: RequestStatus,
+  offer_count: Schema.Int,
+  created_at: Schema.Date,
+  closed_at: Schema.NullOr(Schema.Date)
+})
+
+/** The detail view: the buyer as an object instead of buyer_id. */
+export const RequestDetail = Schema.Struct({
+  ...RequestView.omit("buyer_id").fields,
+  buyer: Schema.Struct({ id: Schema.UUID, name: Nullable })
+})
+
+/** An item of the request lists. */
+export const RequestListItem = RequestView.pick(
+  "id",
+  "category",
+  "product_brand",
+  "product_model",
+  "condition_pref",
+  "budget_min",
+  "budget_max",
+  "location_district",
+  "status",
+  "offer_count",
+  "created_at"
+)
+
+export const RequestList = Schema.Struct({ requests: Schema.Array(RequestListItem), pagination: Pagination })
+
+const NewRequest = Payload({
+  category: OneOf(...Category.literals),
+  product_brand: Optional(Text(1, 100)),
+  product_model: Optional(Text(1, 100)),
+  condition_pref: Optional(OneOf(...ConditionPref.literals)),
+  budget_min: Money,
+  budget_max: Money,
+  location_district: Text(1, 100),
+  location_city: Optional(Text(1, 100)),
+  notes: Optional(Text(0, 2000))
+}).pipe(
+  Schema.filter((body) =>
+    body.budget_max >= body.budget_min
+      ? true
+      : { path: ["budget_max"], message: problemMessage("budget_max_below_min") }
+  )
+)
+
+const StatusFilter = Schema.optional(OneOf(...RequestStatus.literals))
+
+/** Buy requests: post, browse, read, close. */
+export class RequestsApi extends HttpApiGroup.make("requests")
+  .add(HttpApiEndpoint.post("create", "/requests").setPayload(NewRequest).addSuccess(Ok(RequestView), { status: 201 }))
+  .add(
+    HttpApiEndpoint.get("list", "/requests")
+      .setUrlParams(
+        Schema.Struct({
+          category: Schema.optional(OneOf(...Category.literals)),
+          location_city: Schema.optional(Text(1, 100)),
+          status: StatusFilter,
+          ...PageParams
+        })
+      )
+      .addSuccess(Ok(RequestList))
+  )
+  .add(
+    HttpApiEndpoint.get("listMine", "/requests/my")
+      .setUrlParams(Schema.Struct({ status: StatusFilter, ...PageParams }))
+      .addSuccess(Ok(RequestList))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/requests/:id").setPath(IdPath).addSuccess(Ok(RequestDetail)).addError(NotFoundResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("close", "/requests/:id/close")
+      .setPath(IdPath)
+      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: RequestStatus, closed_at: Schema.Date })))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+  )
+  .middleware(Authentication) {}

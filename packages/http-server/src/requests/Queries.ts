@@ -1,0 +1,124 @@
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import { Category, ConditionPref, NotFound, RequestStatus } from "@talab/core"
+import { Effect, Option, Schema } from "effect"
+import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import { isUuid } from "../repos/Rows.js"
+import type { RequestDetail, RequestListItem } from "./Api.js"
+
+const ListRow = Schema.Struct({
+  id: Schema.String,
+  category: Category,
+  product_brand: Schema.NullOr(Schema.String),
+  product_model: Schema.NullOr(Schema.String),
+  condition_pref: ConditionPref,
+  budget_min: Schema.Number,
+  budget_max: Schema.Number,
+  location_district: Schema.String,
+  status: RequestStatus,
+  offer_count: Schema.Number,
+  created_at: Schema.DateFromSelf
+})
+
+const DetailRow = Schema.Struct({
+  ...ListRow.fields,
+  buyer_id: Schema.String,
+  buyer_name: Schema.NullOr(Schema.String),
+  location_city: Schema.NullOr(Schema.String),
+  notes: Schema.NullOr(Schema.String),
+  closed_at: Schema.NullOr(Schema.DateFromSelf)
+})
+
+const Total = Schema.Struct({ total: Schema.Number })
+
+export interface RequestFilters {
+  readonly status: RequestStatus
+  readonly category?: Category | undefined
+  readonly locationCity?: string | undefined
+}
+
+const listColumns = `id, category, product_brand, product_model, condition_pref, budget_min, budget_max,
+  location_district, status, offer_count, created_at`
+
+/** Read models of buy requests. */
+export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Queries", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /*
+     * Newest first, behind equality filters only, so each list walks one of the indexes of migration 0002:
+     * buy_requests_by_status, _by_status_category, _by_status_city, or _by_buyer for one's own.
+     */
+    const page = (where: Statement.Fragment, request: PageRequest): Effect.Effect<Paged<typeof RequestListItem.Type>> =>
+      Effect.all({
+        items: SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: ListRow,
+          execute: () => sql`
+            SELECT ${sql.literal(listColumns)} FROM buy_requests
+            WHERE ${where}
+            ORDER BY created_at DESC, id DESC
+            LIMIT ${request.perPage} OFFSET ${offsetOf(request)}`
+        })(undefined),
+        total: SqlSchema.single({
+          Request: Schema.Void,
+          Result: Total,
+          execute: () => sql`SELECT COUNT(*) AS total FROM buy_requests WHERE ${where}`
+        })(undefined).pipe(Effect.map((row) => row.total))
+      }).pipe(Effect.orDie)
+
+    /** Everybody's requests in one state, optionally of a category and a city. */
+    const list = (filters: RequestFilters, request: PageRequest) =>
+      page(
+        sql.and([
+          sql`status = ${filters.status}`,
+          ...(filters.category !== undefined ? [sql`category = ${filters.category}`] : []),
+          ...(filters.locationCity !== undefined ? [sql`location_city = ${filters.locationCity}`] : [])
+        ]),
+        request
+      )
+
+    /** The caller's own requests, in every state unless one is asked for. */
+    const listMine = (buyerId: string, status: RequestStatus | undefined, request: PageRequest) =>
+      page(sql.and([sql`buyer_id = ${buyerId}`, ...(status !== undefined ? [sql`status = ${status}`] : [])]), request)
+
+    const findDetail = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: DetailRow,
+      execute: (id) => sql`
+        SELECT r.*, u.name AS buyer_name
+        FROM buy_requests r
+        JOIN users u ON u.id = r.buyer_id
+        WHERE r.id = ${id}`
+    })
+
+    /** One request with its buyer, for any signed-in user. */
+    const detail = (id: string): Effect.Effect<typeof RequestDetail.Type, NotFound> =>
+      (isUuid(id) ? findDetail(id).pipe(Effect.orDie) : Effect.succeedNone).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.fail(new NotFound({ resource: "request" })),
+            onSome: ({ buyer_id, buyer_name, ...request }) =>
+              Effect.succeed({
+                id: request.id,
+                buyer: { id: buyer_id, name: buyer_name },
+                category: request.category,
+                product_brand: request.product_brand,
+                product_model: request.product_model,
+                condition_pref: request.condition_pref,
+                budget_min: request.budget_min,
+                budget_max: request.budget_max,
+                location_district: request.location_district,
+                location_city: request.location_city,
+                notes: request.notes,
+                status: request.status,
+                offer_count: request.offer_count,
+                created_at: request.created_at,
+                closed_at: request.closed_at
+              })
+          })
+        )
+      )
+
+    return { list, listMine, detail } as const
+  })
+}) {}

@@ -1,0 +1,92 @@
+import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { SellerProfileStatus } from "@talab/core"
+import { Schema } from "effect"
+import { Authentication } from "../http/Authentication.js"
+import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
+import { Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
+import { IdPath } from "../http/Paths.js"
+
+export const SellerProfileCreated = Schema.Struct({
+  id: Schema.UUID,
+  user_id: Schema.UUID,
+  status: SellerProfileStatus,
+  business_name: Schema.String,
+  location_district: Schema.String,
+  created_at: Schema.Date
+})
+
+/** What anybody may see of an approved seller. */
+export const PublicSellerProfile = Schema.Struct({
+  id: Schema.UUID,
+  business_name: Schema.String,
+  location_district: Schema.String,
+  bio: Schema.NullOr(Schema.String),
+  rating_avg: Schema.Number,
+  rating_count: Schema.Int,
+  created_at: Schema.Date
+})
+
+/** An application as the admin reviews it, with its applicant. */
+export const PendingSellerProfile = Schema.Struct({
+  id: Schema.UUID,
+  user_id: Schema.UUID,
+  status: SellerProfileStatus,
+  business_name: Schema.String,
+  location_district: Schema.String,
+  location_city: Schema.NullOr(Schema.String),
+  bio: Schema.NullOr(Schema.String),
+  rating_avg: Schema.Number,
+  rating_count: Schema.Int,
+  created_at: Schema.Date,
+  user: Schema.Struct({ id: Schema.UUID, phone_number: Schema.String, name: Schema.NullOr(Schema.String) })
+})
+
+/** Applying to sell, and the public face of approved sellers (no token needed). */
+export class SellerProfilesApi extends HttpApiGroup.make("sellerProfiles")
+  .add(
+    HttpApiEndpoint.post("apply", "/seller-profiles")
+      .setPayload(
+        Payload({
+          business_name: Text(2, 120),
+          location_district: Text(1, 100),
+          location_city: Optional(Text(1, 100)),
+          bio: Optional(Text(0, 2000))
+        })
+      )
+      .addSuccess(Ok(SellerProfileCreated), { status: 201 })
+      .addError(BusinessRuleResponse)
+      .middleware(Authentication)
+  )
+  .add(
+    HttpApiEndpoint.get("getPublic", "/seller-profiles/:id")
+      .setPath(IdPath)
+      .addSuccess(Ok(PublicSellerProfile))
+      .addError(NotFoundResponse)
+  ) {}
+
+/** The admin's review of seller applications. */
+export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfiles")
+  .add(
+    HttpApiEndpoint.get("listPending", "/pending")
+      .setUrlParams(Schema.Struct(PageParams))
+      .addSuccess(Ok(Schema.Struct({ profiles: Schema.Array(PendingSellerProfile), pagination: Pagination })))
+      .addError(ForbiddenResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("approve", "/:id/approve")
+      .setPath(IdPath)
+      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: SellerProfileStatus, approved_at: Schema.Date })))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("reject", "/:id/reject")
+      .setPath(IdPath)
+      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: SellerProfileStatus })))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+  )
+  .middleware(Authentication)
+  .prefix("/admin/seller-profiles") {}

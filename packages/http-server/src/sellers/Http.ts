@@ -1,0 +1,96 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { requireAdmin } from "../admin/Policy.js"
+import { CurrentUser } from "../http/CurrentUser.js"
+import { respond } from "../http/Localize.js"
+import { pageRequest, paginationFor } from "../http/Paging.js"
+import { SellerProfileQueries } from "./Queries.js"
+import { SellerProfilesService } from "./Service.js"
+
+export const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers) =>
+  Effect.gen(function* () {
+    const service = yield* SellerProfilesService
+    return handlers
+      .handle("apply", ({ payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const profile = yield* service.apply(user, {
+              businessName: payload.business_name,
+              locationDistrict: payload.location_district,
+              locationCity: payload.location_city ?? null,
+              bio: payload.bio ?? null
+            })
+            return {
+              success: true as const,
+              data: {
+                id: profile.id,
+                user_id: profile.userId,
+                status: profile.status,
+                business_name: profile.businessName,
+                location_district: profile.locationDistrict,
+                created_at: profile.createdAt
+              }
+            }
+          })
+        )
+      )
+      .handle("getPublic", ({ path }) =>
+        respond(
+          Effect.map(service.getPublic(path.id), (profile) => ({
+            success: true as const,
+            data: {
+              id: profile.id,
+              business_name: profile.businessName,
+              location_district: profile.locationDistrict,
+              bio: profile.bio,
+              rating_avg: profile.ratingAvg,
+              rating_count: profile.ratingCount,
+              created_at: profile.createdAt
+            }
+          }))
+        )
+      )
+  })
+)
+
+export const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles", (handlers) =>
+  Effect.gen(function* () {
+    const service = yield* SellerProfilesService
+    const queries = yield* SellerProfileQueries
+    return handlers
+      .handle("listPending", ({ urlParams }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            yield* requireAdmin(user)
+            const page = pageRequest(urlParams)
+            const { items, total } = yield* queries.listPending(page)
+            return { success: true as const, data: { profiles: items, pagination: paginationFor(page, total) } }
+          })
+        )
+      )
+      .handle("approve", ({ path }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const profile = yield* service.approve(user, path.id)
+            return {
+              success: true as const,
+              data: { id: profile.id, status: profile.status, approved_at: profile.approvedAt }
+            }
+          })
+        )
+      )
+      .handle("reject", ({ path }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const profile = yield* service.reject(user, path.id)
+            return { success: true as const, data: { id: profile.id, status: profile.status } }
+          })
+        )
+      )
+  })
+)

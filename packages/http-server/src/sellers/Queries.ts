@@ -1,0 +1,66 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { SellerProfileStatus } from "@talab/core"
+import { Effect, Schema } from "effect"
+import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import type { PendingSellerProfile } from "./Api.js"
+
+const PendingRow = Schema.Struct({
+  id: Schema.String,
+  user_id: Schema.String,
+  status: SellerProfileStatus,
+  business_name: Schema.String,
+  location_district: Schema.String,
+  location_city: Schema.NullOr(Schema.String),
+  bio: Schema.NullOr(Schema.String),
+  rating_avg: Schema.Number,
+  rating_count: Schema.Number,
+  created_at: Schema.DateFromSelf,
+  user_phone_number: Schema.String,
+  user_name: Schema.NullOr(Schema.String)
+})
+
+const Total = Schema.Struct({ total: Schema.Number })
+
+/** Read models of seller profiles. */
+export class SellerProfileQueries extends Effect.Service<SellerProfileQueries>()("SellerProfiles/Queries", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    // Walks seller_profiles_by_status (status, created_at DESC, id DESC).
+    const pendingPage = SqlSchema.findAll({
+      Request: Schema.Struct({ limit: Schema.Number, offset: Schema.Number }),
+      Result: PendingRow,
+      execute: ({ limit, offset }) => sql`
+        SELECT p.id, p.user_id, p.status, p.business_name, p.location_district, p.location_city, p.bio,
+               p.rating_avg, p.rating_count, p.created_at, u.phone_number AS user_phone_number, u.name AS user_name
+        FROM seller_profiles p
+        JOIN users u ON u.id = p.user_id
+        WHERE p.status = 'pending'
+        ORDER BY p.created_at DESC, p.id DESC
+        LIMIT ${limit} OFFSET ${offset}`
+    })
+    const pendingTotal = SqlSchema.single({
+      Request: Schema.Void,
+      Result: Total,
+      execute: () => sql`SELECT COUNT(*) AS total FROM seller_profiles WHERE status = 'pending'`
+    })
+
+    /** Applications waiting for review, newest first. */
+    const listPending = (page: PageRequest): Effect.Effect<Paged<typeof PendingSellerProfile.Type>> =>
+      Effect.all({
+        rows: pendingPage({ limit: page.perPage, offset: offsetOf(page) }),
+        total: pendingTotal(undefined)
+      }).pipe(
+        Effect.map(({ rows, total }) => ({
+          total: total.total,
+          items: rows.map(({ user_phone_number, user_name, ...profile }) => ({
+            ...profile,
+            user: { id: profile.user_id, phone_number: user_phone_number, name: user_name }
+          }))
+        })),
+        Effect.orDie
+      )
+
+    return { listPending } as const
+  })
+}) {}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest"
+import { type Facts, type OfferFacts, wordPush } from "../../src/notifications/Content.js"
+
+const offer: OfferFacts = {
+  sellerId: "seller-1",
+  sellerName: "Riyadh Phones",
+  buyerName: null,
+  price: 1500,
+  category: "phone",
+  productBrand: "Samsung",
+  productModel: null
+}
+const about = (overrides: Partial<OfferFacts> = {}): Facts => ({ kind: "offer", offer: { ...offer, ...overrides } })
+
+describe("wordPush", () => {
+  it("names the product by brand and model, or by its category when neither is given", () => {
+    expect(wordPush("offer_created", "buyer-1", about(), "en").body).toBe("Offer from Riyadh Phones: Samsung for 1,500")
+    expect(wordPush("offer_created", "buyer-1", about({ productBrand: null, category: "accessory" }), "en").body).toBe(
+      "Offer from Riyadh Phones: an accessory for 1,500"
+    )
+    expect(wordPush("offer_created", "buyer-1", about({ productBrand: null }), "ar").body).toBe(
+      "عرض من Riyadh Phones: هاتف بسعر 1,500"
+    )
+  })
+
+  it("calls a buyer without a name 'the buyer'", () => {
+    expect(wordPush("offer_accepted", "seller-1", about(), "en").body).toBe(
+      "Your offer for Samsung at 1,500 was accepted by the buyer"
+    )
+    expect(wordPush("offer_accepted", "seller-1", about(), "ar").body).toBe("قبل المشتري عرضك على Samsung بسعر 1,500")
+  })
+
+  it("words an accepted offer for the buyer differently from the seller", () => {
+    expect(wordPush("offer_accepted", "buyer-1", about(), "en").title).toBe("Your deal is confirmed")
+    expect(wordPush("offer_accepted", "seller-1", about(), "en").title).toBe("Your offer was accepted")
+  })
+
+  it("quotes at most 200 characters of a message", () => {
+    const long = "a".repeat(500)
+    const { body, title } = wordPush(
+      "message",
+      "buyer-1",
+      { kind: "message", message: { senderName: "Ali", messageText: long } },
+      "en"
+    )
+    expect(title).toBe("New message from Ali")
+    expect(body).toHaveLength(200)
+    expect(body.endsWith("…")).toBe(true)
+  })
+
+  it("falls back to a generic body in the recipient's language when the rows are gone", () => {
+    expect(wordPush("rating_prompt", "buyer-1", { kind: "unknown" }, "ar")).toEqual({
+      title: "كيف كانت صفقتك؟",
+      body: "افتح تطبيق طلب لمعرفة التفاصيل"
+    })
+    expect(wordPush("offer_created", "buyer-1", { kind: "unknown" }, "en")).toEqual({
+      title: "New offer on your request",
+      body: "Open Talab for the details"
+    })
+  })
+})
