@@ -29,7 +29,13 @@ const requestColumns = `id, category, product_brand, product_model, condition_pr
   location_district, status, offer_count, created_at`
 
 /** requests/Queries.ts `page`: one page and the total behind the same WHERE. */
-const requestList = (name: string, where: string, params: ReadonlyArray<unknown>, page = 1, perPage = 20): Array<Shape> => [
+const requestList = (
+  name: string,
+  where: string,
+  params: ReadonlyArray<unknown>,
+  page = 1,
+  perPage = 20
+): Array<Shape> => [
   {
     name: `${name} (page ${page})`,
     text: `SELECT ${requestColumns} FROM buy_requests WHERE ${where}
@@ -98,11 +104,11 @@ const shapes: ReadonlyArray<Shape> = [
   ...requestList("GET /requests", "(status = $1)", ["active"]),
   ...requestList("GET /requests?category=accessory", "(status = $1 AND category = $2)", ["active", "accessory"]),
   ...requestList("GET /requests?location_city=Jeddah", "(status = $1 AND location_city = $2)", ["active", "Jeddah"]),
-  ...requestList("GET /requests?category=phone&location_city=Jeddah", "(status = $1 AND category = $2 AND location_city = $3)", [
-    "active",
-    "phone",
-    "Jeddah"
-  ]).slice(0, 1),
+  ...requestList(
+    "GET /requests?category=phone&location_city=Jeddah",
+    "(status = $1 AND category = $2 AND location_city = $3)",
+    ["active", "phone", "Jeddah"]
+  ).slice(0, 1),
   ...requestList("GET /requests?status=closed", "(status = $1)", ["closed"]).slice(0, 1),
   ...requestList("GET /requests deep page", "(status = $1)", ["active"], 2000).slice(0, 1),
   ...requestList("GET /requests/my", "(buyer_id = $1)", [buyer]),
@@ -128,7 +134,11 @@ const shapes: ReadonlyArray<Shape> = [
            LIMIT 20 OFFSET 0`,
     params: [seller]
   },
-  { name: "GET /offers/my (total)", text: `SELECT COUNT(*) AS total FROM offers WHERE seller_id = $1`, params: [seller] },
+  {
+    name: "GET /offers/my (total)",
+    text: `SELECT COUNT(*) AS total FROM offers WHERE seller_id = $1`,
+    params: [seller]
+  },
   {
     name: "GET /offers/my?status=pending (page 1)",
     text: `SELECT o.id, o.request_id, o.price, o.status, o.created_at, r.product_brand, r.product_model, r.budget_max
@@ -207,7 +217,7 @@ const shapes: ReadonlyArray<Shape> = [
 
 /** The plan lines worth reading at a glance: scans, sorts, and the timings. */
 const keyLines = (plan: ReadonlyArray<string>) =>
-  plan.filter((line) => /Scan|Sort Method|Sort  |Limit|Execution Time|Planning Time|Rows Removed/.test(line))
+  plan.filter((line) => /Scan|Sort Method|Sort {2}|Limit|Execution Time|Planning Time|Rows Removed/.test(line))
 
 const program = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -216,13 +226,21 @@ const program = Effect.gen(function* () {
   const summary: Array<{ name: string; scans: string; ms: string; seq: boolean }> = []
   for (const shape of shapes) {
     // The pool has several connections: run twice inside one so the second sees warm caches, as a running server would.
-    const explain = sql.unsafe<{ "QUERY PLAN": string }>(`EXPLAIN (ANALYZE, BUFFERS) ${shape.text}`, shape.params as Array<any>)
+    const explain = sql.unsafe<{ "QUERY PLAN": string }>(
+      `EXPLAIN (ANALYZE, BUFFERS) ${shape.text}`,
+      shape.params as Array<any>
+    )
     const rows = yield* sql.withTransaction(Effect.zipRight(explain, explain))
     const plan = rows.map((row) => row["QUERY PLAN"])
     console.log(`\n=== ${shape.name}`)
     for (const line of verbose ? plan : keyLines(plan)) console.log(line)
     const scans = plan
-      .map((line) => /((?:Parallel )?(?:Seq|Index Only|Index|Bitmap Heap|Bitmap Index) Scan(?: Backward)?(?: using \S+)? on \S+)/.exec(line)?.[1])
+      .map(
+        (line) =>
+          /((?:Parallel )?(?:Seq|Index Only|Index|Bitmap Heap|Bitmap Index) Scan(?: Backward)?(?: using \S+)? on \S+)/.exec(
+            line
+          )?.[1]
+      )
       .filter((x): x is string => x !== undefined)
     summary.push({
       name: shape.name,
@@ -232,7 +250,8 @@ const program = Effect.gen(function* () {
     })
   }
   console.log("\n=== Summary (execution time, scans)")
-  for (const row of summary) console.log(`${row.seq ? "SEQ " : "    "}${row.ms.padStart(9)} ms  ${row.name}\n                   ${row.scans}`)
+  for (const row of summary)
+    console.log(`${row.seq ? "SEQ " : "    "}${row.ms.padStart(9)} ms  ${row.name}\n                   ${row.scans}`)
 })
 
 const main = async () => {

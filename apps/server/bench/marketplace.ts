@@ -10,11 +10,12 @@
  * (bench/seed.ts). The load runs in a worker thread so it does not share the server's event loop; both
  * talk over loopback only, and every loop is bounded by time and by its list of inputs.
  */
+
+import { Worker } from "node:worker_threads"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { startTestServer, type TestServer } from "@talab/testkit"
 import { Effect, Logger, LogLevel, Redacted } from "effect"
-import { Worker } from "node:worker_threads"
 import { createBenchDatabase, SEED, seedId, seedMarketplace } from "./seed.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -66,9 +67,17 @@ Promise.all(clients.map(loop)).then(() =>
 )
 `
 
-const runLoad = (server: TestServer, clients: ReadonlyArray<{ token: string; calls: ReadonlyArray<Call> }>, durationMs: number, cycle: boolean) =>
+const runLoad = (
+  server: TestServer,
+  clients: ReadonlyArray<{ token: string; calls: ReadonlyArray<Call> }>,
+  durationMs: number,
+  cycle: boolean
+) =>
   new Promise<LoadResult>((resolve, reject) => {
-    const worker = new Worker(workerSource, { eval: true, workerData: { apiUrl: server.apiUrl, durationMs, clients, cycle } })
+    const worker = new Worker(workerSource, {
+      eval: true,
+      workerData: { apiUrl: server.apiUrl, durationMs, clients, cycle }
+    })
     worker.once("message", (result: LoadResult) => {
       resolve(result)
       void worker.terminate()
@@ -83,15 +92,22 @@ const report = (name: string, result: LoadResult) => {
   const sorted = [...result.latencies].sort((a, b) => a - b)
   const ms = (n: number) => `${n.toFixed(1)} ms`
   console.log(`\n${name}`)
-  console.log(`  requests ${sorted.length} in ${(result.elapsedMs / 1000).toFixed(1)} s = ${(sorted.length / (result.elapsedMs / 1000)).toFixed(0)} req/s`)
-  console.log(`  p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted.at(-1) ?? NaN)}`)
+  console.log(
+    `  requests ${sorted.length} in ${(result.elapsedMs / 1000).toFixed(1)} s = ${(sorted.length / (result.elapsedMs / 1000)).toFixed(0)} req/s`
+  )
+  console.log(
+    `  p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted.at(-1) ?? NaN)}`
+  )
   console.log(`  statuses ${JSON.stringify(result.statuses)}${result.sample ? `  first error: ${result.sample}` : ""}`)
 }
 
 const call = async (server: TestServer, method: string, path: string, token?: string, body?: unknown) => {
   const response = await fetch(`${server.apiUrl}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { "content-type": "application/json" } : {})
+    },
     ...(body ? { body: JSON.stringify(body) } : {})
   })
   const json: any = await response.json()
@@ -101,7 +117,10 @@ const call = async (server: TestServer, method: string, path: string, token?: st
 
 const signIn = async (server: TestServer, phone: string) => {
   await call(server, "POST", "/auth/request-otp", undefined, { phone_number: phone })
-  const data = await call(server, "POST", "/auth/verify-otp", undefined, { phone_number: phone, otp_code: server.sms.lastCode(phone) })
+  const data = await call(server, "POST", "/auth/verify-otp", undefined, {
+    phone_number: phone,
+    otp_code: server.sms.lastCode(phone)
+  })
   return data.tokens.access_token as string
 }
 
@@ -134,7 +153,10 @@ const databaseActivity = (url: string, name: string): Promise<Activity> =>
 const main = async () => {
   const database = await createBenchDatabase("talab_bench")
   const adminPhone = phone(0)
-  const server = await startTestServer({ databaseUrl: database.url, settings: { rateLimits, adminPhoneNumbers: [adminPhone] } })
+  const server = await startTestServer({
+    databaseUrl: database.url,
+    settings: { rateLimits, adminPhoneNumbers: [adminPhone] }
+  })
   try {
     const started = Date.now()
     await Effect.runPromise(
@@ -151,7 +173,10 @@ const main = async () => {
     // One seller more than clients: the last one measures POST /offers alone.
     for (let c = 1; c <= CLIENTS + 1; c++) {
       const token = await signIn(server, phone(c))
-      const profile = await call(server, "POST", "/seller-profiles", token, { business_name: `Bench Shop ${c}`, location_district: "Olaya" })
+      const profile = await call(server, "POST", "/seller-profiles", token, {
+        business_name: `Bench Shop ${c}`,
+        location_district: "Olaya"
+      })
       await call(server, "PUT", `/admin/seller-profiles/${profile.id}/approve`, admin)
       sellers.push(token)
     }
@@ -176,13 +201,17 @@ const main = async () => {
       report(`GET ${path}, 1 client, 3 s (no queueing)`, await runLoad(server, one, 3_000, true))
       const many = sellers.slice(0, CLIENTS).map((token) => ({ token, calls: [{ method: "GET", path } as Call] }))
       await runLoad(server, many, 1_000, true)
-      report(`GET ${path}${path === "/requests" ? ` (page 1 of ${total} active)` : ""}, ${CLIENTS} clients, ${SECONDS} s`, await runLoad(server, many, SECONDS * 1_000, true))
+      report(
+        `GET ${path}${path === "/requests" ? ` (page 1 of ${total} active)` : ""}, ${CLIENTS} clients, ${SECONDS} s`,
+        await runLoad(server, many, SECONDS * 1_000, true)
+      )
     }
 
     // POST /offers: each client offers on its own active requests without offers (never a duplicate).
-    const active = Array.from({ length: SEED.requests - SEED.requestsWithOffers }, (_, k) => SEED.requestsWithOffers + 1 + k).filter(
-      (i) => i % 5 !== 0
-    )
+    const active = Array.from(
+      { length: SEED.requests - SEED.requestsWithOffers },
+      (_, k) => SEED.requestsWithOffers + 1 + k
+    ).filter((i) => i % 5 !== 0)
     const perClient = Math.floor(active.length / (CLIENTS + 1))
     const offerClients = sellers.map((token, c) => ({
       token,
@@ -196,11 +225,24 @@ const main = async () => {
     }))
     const solo = offerClients.at(-1)!
     await runLoad(server, [{ token: solo.token, calls: solo.calls.slice(0, 20) }], 2_000, false)
-    report("POST /offers, 1 client, 3 s (no queueing)", await runLoad(server, [{ token: solo.token, calls: solo.calls.slice(20) }], 3_000, false))
+    report(
+      "POST /offers, 1 client, 3 s (no queueing)",
+      await runLoad(server, [{ token: solo.token, calls: solo.calls.slice(20) }], 3_000, false)
+    )
     const clients = offerClients.slice(0, CLIENTS)
-    await runLoad(server, clients.map((client) => ({ token: client.token, calls: client.calls.slice(0, 5) })), 2_000, false)
+    await runLoad(
+      server,
+      clients.map((client) => ({ token: client.token, calls: client.calls.slice(0, 5) })),
+      2_000,
+      false
+    )
     const before = await databaseActivity(database.url, database.name)
-    const measured = await runLoad(server, clients.map((client) => ({ token: client.token, calls: client.calls.slice(5) })), SECONDS * 1_000, false)
+    const measured = await runLoad(
+      server,
+      clients.map((client) => ({ token: client.token, calls: client.calls.slice(5) })),
+      SECONDS * 1_000,
+      false
+    )
     const after = await databaseActivity(database.url, database.name)
     report(`POST /offers, ${CLIENTS} clients, ${SECONDS} s`, measured)
     const per = (key: keyof Activity) => ((after[key] - before[key]) / measured.latencies.length).toFixed(1)

@@ -1,7 +1,7 @@
+import { createHash, randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
-import { createHash, randomBytes } from "node:crypto"
 
 /*
  * A marketplace-sized data set written straight in SQL (generate_series), for EXPLAIN plans and benchmarks.
@@ -176,6 +176,7 @@ export const createBenchDatabase = async (prefix: string) => {
   return {
     name,
     url: url.toString(),
-    drop: () => onMaintenanceDatabase((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).then(() => undefined)
+    drop: () =>
+      onMaintenanceDatabase((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).then(() => undefined)
   }
 }

@@ -205,6 +205,59 @@ describe("realtime chat", () => {
     expect(data.messages.filter((m) => m.message_text === "did it arrive?").map((m) => m.id)).toEqual([stored.id])
   })
 
+  it("a send with no ack in time on a silent connection is sent again over a new one, and stored once", async () => {
+    const { buyer, seller, conversationId } = await negotiation()
+    const proxy = await startFlakyProxy({ host: "127.0.0.1", port: Number(new URL(server().baseUrl).port) })
+    closers.push(proxy.close)
+    const live = realtime(buyer.talab, { url: proxy.wsUrl, replyTimeoutMs: 300, sendTimeoutMs: 10_000 })
+    await live.connect()
+
+    proxy.swallowReplies()
+    const sent = live.send(conversationId, "anyone there?")
+    setTimeout(() => proxy.deliver(), 700)
+
+    const stored = await sent
+    expect(proxy.accepted()).toBeGreaterThanOrEqual(2)
+    const { data } = await seller.talab.GET("/conversations/{id}/messages", {
+      params: { path: { id: conversationId } }
+    })
+    expect(data.messages.filter((m) => m.message_text === "anyone there?").map((m) => m.id)).toEqual([stored.id])
+  })
+
+  it("replaces a socket that went silent (no pong to its pings) with a new connection", async () => {
+    const buyer = await signedInClient(server())
+    const proxy = await startFlakyProxy({ host: "127.0.0.1", port: Number(new URL(server().baseUrl).port) })
+    closers.push(proxy.close)
+    const live = realtime(buyer.talab, { url: proxy.wsUrl, heartbeatIntervalMs: 100, replyTimeoutMs: 500 })
+    await live.connect()
+
+    proxy.swallowReplies()
+    await eventually(() => live.state === "reconnecting", 5_000, "the silent socket to be given up")
+    proxy.deliver()
+    await eventually(() => live.state === "open", 5_000, "a new connection")
+    expect(proxy.accepted()).toBeGreaterThanOrEqual(2)
+  })
+
+  it("subscribing again with a newer `after` catches up from it", async () => {
+    const { buyer, seller, conversationId } = await negotiation()
+    const post = async (text: string) =>
+      (
+        await seller.talab.POST("/conversations/{id}/messages", {
+          params: { path: { id: conversationId } },
+          body: { message_text: text }
+        })
+      ).data
+    const live = realtime(buyer.talab)
+    const saw = recorder(live)
+    await live.connect()
+    const first = await post("before the subscription")
+    await live.subscribe(conversationId)
+    expect(saw.messages).toEqual([])
+
+    await live.subscribe(conversationId, { after: { id: "older", created_at: "2000-01-01T00:00:00.000Z" } })
+    expect(saw.messages.map((m) => m.id)).toEqual([first.id])
+  })
+
   it("catches up from the last message the app shows when it subscribes with `after`", async () => {
     const { buyer, seller, conversationId } = await negotiation()
     const post = async (text: string) =>

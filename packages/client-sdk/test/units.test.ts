@@ -7,6 +7,7 @@ import type { ChatMessage } from "../src/realtime/frames.js"
 import { parseServerFrame } from "../src/realtime/frames.js"
 import { MessageLog } from "../src/realtime/MessageLog.js"
 import type { MessagePage } from "../src/realtime/RealtimeClient.js"
+import { resolveWebSocket } from "../src/realtime/WebSocketLike.js"
 import { Emitter } from "../src/util/Emitter.js"
 import { restUrlOf, webSocketUrlOf } from "../src/util/urls.js"
 import { randomId } from "../src/util/uuid.js"
@@ -206,5 +207,20 @@ describe("MessageLog", () => {
     log.hold(message(4))
     expect(log.releaseLive(conversation).map((m) => m.id)).toEqual(["m4", "m5"])
     expect(log.isHeld(conversation)).toBe(false)
+  })
+})
+
+describe("resolveWebSocket", () => {
+  it("uses the platform's WebSocket when there is one, else loads ws (Node 20)", async () => {
+    expect((globalThis as { WebSocket?: unknown }).WebSocket).toBeUndefined()
+    const { WebSocket: NodeWebSocket } = await import("ws")
+    expect(await resolveWebSocket()).toBe(NodeWebSocket)
+    class PlatformWebSocket {}
+    vi.stubGlobal("WebSocket", PlatformWebSocket)
+    try {
+      expect(await resolveWebSocket()).toBe(PlatformWebSocket)
+    } finally {
+      vi.unstubAllGlobals()
+    }
   })
 })

@@ -77,7 +77,10 @@ export const withdrawOffer = (
   )
 }
 
-/** Pending offers of a request become rejected (on accept of another offer, or when the owner closes it). */
+/**
+ * Pending offers become rejected: a request's others when one is accepted or the owner closes it, and a
+ * seller's on every request when the seller is suspended.
+ */
 export const rejectPendingOffers = (offers: ReadonlyArray<Offer>, exceptOfferId?: string) => {
   const rejected = offers
     .filter((o) => o.status === "pending" && o.id !== exceptOfferId)
@@ -90,11 +93,13 @@ export const rejectPendingOffers = (offers: ReadonlyArray<Offer>, exceptOfferId?
 
 /**
  * The buyer accepts a pending offer of an active request: a deal is made, the offer is accepted, every
- * other pending offer is rejected and the request is closed — all in one transition.
+ * other pending offer is rejected and the request is closed — all in one transition. The offer's seller
+ * must still be approved: a suspended seller's offer is no longer on the table (`OfferNotPending`).
  */
 export const acceptOffer = (args: {
   readonly offer: Offer
   readonly request: BuyRequest
+  readonly sellerProfile: Pick<SellerProfile, "status"> | null
   readonly otherOffers: ReadonlyArray<Offer>
   readonly dealId: string
   readonly conversationId: string
@@ -106,6 +111,7 @@ export const acceptOffer = (args: {
   const { offer, request, now } = args
   if (offer.status === "accepted") return Either.left(new OfferAlreadyAccepted())
   if (offer.status !== "pending") return Either.left(new OfferNotPending())
+  if (args.sellerProfile?.status !== "approved") return Either.left(new OfferNotPending())
   const closed = closeRequest(request, now, "accepted")
   if (Either.isLeft(closed)) return Either.left(new RequestNotActive())
   const { rejected, events: rejectedEvents } = rejectPendingOffers(args.otherOffers, offer.id)

@@ -266,6 +266,7 @@ const step = (world0: World, command: Command): Stepped => {
       const result = acceptOffer({
         offer: chosen,
         request: world.request,
+        sellerProfile: ACTORS.find((actor) => actor.id === chosen.sellerId)?.profile ?? null,
         otherOffers: world.offers,
         dealId: `deal-${world.seq}`,
         conversationId: `conversation-of-${chosen.id}`,

@@ -191,6 +191,23 @@ describe("rejectPendingOffers", () => {
     expect(rejected.map((o) => o.id)).toEqual(["b"])
   })
 
+  it("rejects one seller's pending offers across requests (suspension), each event naming its request", () => {
+    const ofSeller: ReadonlyArray<Offer> = [
+      offerOf({ id: "x", requestId: "request-1" }),
+      offerOf({ id: "y", requestId: "request-2" }),
+      offerOf({ id: "z", requestId: "request-3", status: "accepted" })
+    ]
+    const { rejected, events } = rejectPendingOffers(ofSeller)
+    expect(rejected.map((o) => [o.id, o.requestId, o.status])).toEqual([
+      ["x", "request-1", "rejected"],
+      ["y", "request-2", "rejected"]
+    ])
+    expect(events).toEqual([
+      DomainEvent.OfferRejected({ offerId: "x", requestId: "request-1", sellerId: SELLER }),
+      DomainEvent.OfferRejected({ offerId: "y", requestId: "request-2", sellerId: SELLER })
+    ])
+  })
+
   it("returns nothing when no offer is pending", () => {
     const { rejected, events } = rejectPendingOffers([offerOf({ status: "withdrawn" })])
     expect(rejected).toEqual([])
@@ -209,6 +226,7 @@ describe("acceptOffer", () => {
   const args = (overrides: Partial<Parameters<typeof acceptOffer>[0]> = {}): Parameters<typeof acceptOffer>[0] => ({
     offer: target,
     request: activeRequest({ offerCount: 3 }),
+    sellerProfile: { status: "approved" },
     otherOffers: others,
     dealId: "deal-1",
     conversationId: "conversation-1",
@@ -289,6 +307,25 @@ describe("acceptOffer", () => {
 
   it.each(["rejected", "withdrawn"] as const)("refuses a %s offer with OfferNotPending", (status) => {
     expect(left(acceptOffer(args({ offer: offerOf({ status }) })))).toBeInstanceOf(OfferNotPending)
+  })
+
+  it.each<SellerProfileStatus>(["suspended", "pending", "rejected"])(
+    "refuses a pending offer whose seller's profile is %s with OfferNotPending (422)",
+    (status) => {
+      const error = left(acceptOffer(args({ sellerProfile: { status } })))
+      expect(error).toBeInstanceOf(OfferNotPending)
+      expect(error.code).toBe("OFFER_NOT_PENDING")
+      expect(statusOfCode[error.code]).toBe(422)
+    }
+  )
+
+  it("refuses a pending offer whose seller has no profile with OfferNotPending", () => {
+    expect(left(acceptOffer(args({ sellerProfile: null })))).toBeInstanceOf(OfferNotPending)
+  })
+
+  it("an accepted offer of a suspended seller still answers OfferAlreadyAccepted (the deal stands)", () => {
+    const error = left(acceptOffer(args({ offer: offerOf({ status: "accepted" }), sellerProfile: { status: "suspended" } })))
+    expect(error).toBeInstanceOf(OfferAlreadyAccepted)
   })
 
   it("refuses a pending offer of a closed request with RequestNotActive", () => {

@@ -97,6 +97,8 @@ describe.each(backends)("deals on %s", (backend) => {
         const data = response.body.data
         expect(keysOf(data)).toEqual([
           "buyer",
+          "cancel_description",
+          "cancel_reason",
           "cancelled_at",
           "completed_at",
           "conversation_id",
@@ -113,6 +115,8 @@ describe.each(backends)("deals on %s", (backend) => {
           created_at: made.deal.created_at,
           completed_at: null,
           cancelled_at: null,
+          cancel_reason: null,
+          cancel_description: null,
           request: {
             id: made.request.id,
             category: "phone",
@@ -171,7 +175,9 @@ describe.each(backends)("deals on %s", (backend) => {
       expect(detail.body.data).toMatchObject({
         status: "completed",
         completed_at: response.body.data.completed_at,
-        cancelled_at: null
+        cancelled_at: null,
+        cancel_reason: null,
+        cancel_description: null
       })
     })
 
@@ -223,8 +229,26 @@ describe.each(backends)("deals on %s", (backend) => {
       })
       const request = await m.api().get(`/requests/${made.request.id}`, { token: made.buyer.token })
       expect(request.body.data.status).toBe("closed")
+      for (const party of [made.buyer, made.seller]) {
+        const detail = await m.api().get(`/deals/${made.deal.id}`, { token: party.token })
+        expect(detail.body.data).toMatchObject({
+          status: "cancelled",
+          cancelled_at: response.body.data.cancelled_at,
+          cancel_reason: "Found it cheaper",
+          cancel_description: "Sorry"
+        })
+      }
+    })
+
+    it("shows a cancel without a description as cancel_description null", async () => {
+      const made = await m.deal()
+      const response = await m.api().put(`/deals/${made.deal.id}/cancel`, {
+        token: made.buyer.token,
+        body: { reason: "Seller did not show up" }
+      })
+      expect(response.status).toBe(200)
       const detail = await m.api().get(`/deals/${made.deal.id}`, { token: made.seller.token })
-      expect(detail.body.data).toMatchObject({ status: "cancelled", cancelled_at: response.body.data.cancelled_at })
+      expect(detail.body.data).toMatchObject({ cancel_reason: "Seller did not show up", cancel_description: null })
     })
 
     it("needs a reason of 1 to 200 characters; description is optional and at most 2000", async () => {

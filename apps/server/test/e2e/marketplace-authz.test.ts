@@ -5,8 +5,8 @@ import {
   Marketplace,
   marketplaceSettings,
   offerBody,
-  requestBody,
   profileBody,
+  requestBody,
   type Seller,
   unknownId
 } from "../support/marketplace-fixtures.js"
@@ -18,7 +18,15 @@ import {
  */
 
 type Role = "owner" | "otherBuyer" | "approvedSeller" | "pendingSeller" | "suspendedSeller" | "admin" | "anonymous"
-const roles: ReadonlyArray<Role> = ["owner", "otherBuyer", "approvedSeller", "pendingSeller", "suspendedSeller", "admin", "anonymous"]
+const roles: ReadonlyArray<Role> = [
+  "owner",
+  "otherBuyer",
+  "approvedSeller",
+  "pendingSeller",
+  "suspendedSeller",
+  "admin",
+  "anonymous"
+]
 
 /** A status, and the error code when it is an error. */
 type Outcome = readonly [status: number, code?: string]
@@ -119,8 +127,16 @@ const rows: ReadonlyArray<Row> = [
     call: async () => ({ method: "POST", path: "/requests", body: requestBody() }),
     expected: anyAuthenticated(created)
   },
-  { endpoint: "GET /requests", call: async () => ({ method: "GET", path: "/requests" }), expected: anyAuthenticated(ok) },
-  { endpoint: "GET /requests/my", call: async () => ({ method: "GET", path: "/requests/my" }), expected: anyAuthenticated(ok) },
+  {
+    endpoint: "GET /requests",
+    call: async () => ({ method: "GET", path: "/requests" }),
+    expected: anyAuthenticated(ok)
+  },
+  {
+    endpoint: "GET /requests/my",
+    call: async () => ({ method: "GET", path: "/requests/my" }),
+    expected: anyAuthenticated(ok)
+  },
   {
     endpoint: "GET /requests/{id}",
     call: async (a) => ({ method: "GET", path: `/requests/${(await a.m.createRequest(await a.owner())).id}` }),
@@ -130,7 +146,11 @@ const rows: ReadonlyArray<Row> = [
     endpoint: "PUT /requests/{id}/close",
     call: async (a) => {
       const request = await a.m.createRequest(await a.owner())
-      return { method: "PUT", path: `/requests/${request.id}/close`, state: async () => a.m.requestDetail(await a.owner(), request.id) }
+      return {
+        method: "PUT",
+        path: `/requests/${request.id}/close`,
+        state: async () => a.m.requestDetail(await a.owner(), request.id)
+      }
     },
     expected: outcomes({ owner: ok }, forbidden)
   },
@@ -143,7 +163,10 @@ const rows: ReadonlyArray<Row> = [
         method: "POST",
         path: "/offers",
         body: offerBody(request.id),
-        state: async () => [await a.m.requestDetail(await a.owner(), request.id), await a.m.offersOf(await a.owner(), request.id)]
+        state: async () => [
+          await a.m.requestDetail(await a.owner(), request.id),
+          await a.m.offersOf(await a.owner(), request.id)
+        ]
       }
     },
     expected: outcomes({ approvedSeller: created }, sellerNotApproved)
@@ -156,7 +179,11 @@ const rows: ReadonlyArray<Row> = [
     },
     expected: outcomes({ owner: ok, approvedSeller: ok }, forbidden)
   },
-  { endpoint: "GET /offers/my", call: async () => ({ method: "GET", path: "/offers/my" }), expected: anyAuthenticated(ok) },
+  {
+    endpoint: "GET /offers/my",
+    call: async () => ({ method: "GET", path: "/offers/my" }),
+    expected: anyAuthenticated(ok)
+  },
   {
     endpoint: "POST /offers/{id}/accept",
     call: async (a) => {
@@ -174,10 +201,17 @@ const rows: ReadonlyArray<Row> = [
     expected: outcomes({ approvedSeller: ok }, forbidden)
   },
   // Deals
-  { endpoint: "GET /deals/my", call: async () => ({ method: "GET", path: "/deals/my" }), expected: anyAuthenticated(ok) },
+  {
+    endpoint: "GET /deals/my",
+    call: async () => ({ method: "GET", path: "/deals/my" }),
+    expected: anyAuthenticated(ok)
+  },
   {
     endpoint: "GET /deals/{id}",
-    call: async (a) => ({ method: "GET", path: `/deals/${(await a.m.deal(await a.owner(), await a.approvedSeller())).deal.id}` }),
+    call: async (a) => ({
+      method: "GET",
+      path: `/deals/${(await a.m.deal(await a.owner(), await a.approvedSeller())).deal.id}`
+    }),
     expected: outcomes({ owner: ok, approvedSeller: ok }, forbidden)
   },
   {
@@ -192,12 +226,21 @@ const rows: ReadonlyArray<Row> = [
     endpoint: "PUT /deals/{id}/cancel",
     call: async (a) => {
       const { deal, state } = await freshDeal(a)
-      return { method: "PUT", path: `/deals/${deal.id}/cancel`, body: { reason: "Found it cheaper", description: "Sorry" }, state }
+      return {
+        method: "PUT",
+        path: `/deals/${deal.id}/cancel`,
+        body: { reason: "Found it cheaper", description: "Sorry" },
+        state
+      }
     },
     expected: outcomes({ owner: ok }, forbidden)
   },
   // Chat
-  { endpoint: "GET /conversations/my", call: async () => ({ method: "GET", path: "/conversations/my" }), expected: anyAuthenticated(ok) },
+  {
+    endpoint: "GET /conversations/my",
+    call: async () => ({ method: "GET", path: "/conversations/my" }),
+    expected: anyAuthenticated(ok)
+  },
   {
     endpoint: "GET /conversations/{id}/messages",
     call: async (a) => ({ method: "GET", path: await conversationPath(a, "/messages") }),
@@ -258,7 +301,10 @@ const rows: ReadonlyArray<Row> = [
   {
     endpoint: "POST /seller-profiles",
     call: async () => ({ method: "POST", path: "/seller-profiles", body: profileBody() }),
-    expected: outcomes({ approvedSeller: profileExists, pendingSeller: profileExists, suspendedSeller: profileExists }, created),
+    expected: outcomes(
+      { approvedSeller: profileExists, pendingSeller: profileExists, suspendedSeller: profileExists },
+      created
+    ),
     consumesProfileless: true
   },
   {
@@ -296,7 +342,11 @@ const rows: ReadonlyArray<Row> = [
     endpoint: "PUT /admin/seller-profiles/{id}/approve",
     call: async (a) => {
       const applicant = await a.m.pendingSeller("Applicant")
-      return { method: "PUT", path: `/admin/seller-profiles/${applicant.profileId}/approve`, state: () => a.m.me(applicant) }
+      return {
+        method: "PUT",
+        path: `/admin/seller-profiles/${applicant.profileId}/approve`,
+        state: () => a.m.me(applicant)
+      }
     },
     expected: outcomes({ admin: ok }, forbidden)
   },
@@ -304,11 +354,19 @@ const rows: ReadonlyArray<Row> = [
     endpoint: "PUT /admin/seller-profiles/{id}/reject",
     call: async (a) => {
       const applicant = await a.m.pendingSeller("Applicant")
-      return { method: "PUT", path: `/admin/seller-profiles/${applicant.profileId}/reject`, state: () => a.m.me(applicant) }
+      return {
+        method: "PUT",
+        path: `/admin/seller-profiles/${applicant.profileId}/reject`,
+        state: () => a.m.me(applicant)
+      }
     },
     expected: outcomes({ admin: ok }, forbidden)
   },
-  { endpoint: "GET /admin/reports", call: async () => ({ method: "GET", path: "/admin/reports" }), expected: outcomes({ admin: ok }, forbidden) },
+  {
+    endpoint: "GET /admin/reports",
+    call: async () => ({ method: "GET", path: "/admin/reports" }),
+    expected: outcomes({ admin: ok }, forbidden)
+  },
   {
     endpoint: "PUT /admin/reports/{id}/resolve",
     call: async (a) => {
@@ -325,19 +383,51 @@ const rows: ReadonlyArray<Row> = [
 ]
 
 /** Calls that would be allowed for the caller but name an id that does not exist: 404, never 403 or 500. */
-const unknownIds: ReadonlyArray<{ readonly endpoint: string; readonly role: Role; readonly call: (a: Actors) => Promise<Call> }> = [
-  { endpoint: "GET /requests/{id}", role: "owner", call: async () => ({ method: "GET", path: `/requests/${unknownId()}` }) },
-  { endpoint: "PUT /requests/{id}/close", role: "owner", call: async () => ({ method: "PUT", path: `/requests/${unknownId()}/close` }) },
-  { endpoint: "GET /requests/{id}/offers", role: "owner", call: async () => ({ method: "GET", path: `/requests/${unknownId()}/offers` }) },
+const unknownIds: ReadonlyArray<{
+  readonly endpoint: string
+  readonly role: Role
+  readonly call: (a: Actors) => Promise<Call>
+}> = [
+  {
+    endpoint: "GET /requests/{id}",
+    role: "owner",
+    call: async () => ({ method: "GET", path: `/requests/${unknownId()}` })
+  },
+  {
+    endpoint: "PUT /requests/{id}/close",
+    role: "owner",
+    call: async () => ({ method: "PUT", path: `/requests/${unknownId()}/close` })
+  },
+  {
+    endpoint: "GET /requests/{id}/offers",
+    role: "owner",
+    call: async () => ({ method: "GET", path: `/requests/${unknownId()}/offers` })
+  },
   {
     endpoint: "POST /offers with an unknown request_id",
     role: "approvedSeller",
     call: async () => ({ method: "POST", path: "/offers", body: offerBody(unknownId()) })
   },
-  { endpoint: "POST /offers/{id}/accept", role: "owner", call: async () => ({ method: "POST", path: `/offers/${unknownId()}/accept` }) },
-  { endpoint: "DELETE /offers/{id}", role: "approvedSeller", call: async () => ({ method: "DELETE", path: `/offers/${unknownId()}` }) },
-  { endpoint: "GET /deals/{id} (party-less caller)", role: "otherBuyer", call: async () => ({ method: "GET", path: `/deals/${unknownId()}` }) },
-  { endpoint: "PUT /deals/{id}/complete", role: "owner", call: async () => ({ method: "PUT", path: `/deals/${unknownId()}/complete` }) },
+  {
+    endpoint: "POST /offers/{id}/accept",
+    role: "owner",
+    call: async () => ({ method: "POST", path: `/offers/${unknownId()}/accept` })
+  },
+  {
+    endpoint: "DELETE /offers/{id}",
+    role: "approvedSeller",
+    call: async () => ({ method: "DELETE", path: `/offers/${unknownId()}` })
+  },
+  {
+    endpoint: "GET /deals/{id} (party-less caller)",
+    role: "otherBuyer",
+    call: async () => ({ method: "GET", path: `/deals/${unknownId()}` })
+  },
+  {
+    endpoint: "PUT /deals/{id}/complete",
+    role: "owner",
+    call: async () => ({ method: "PUT", path: `/deals/${unknownId()}/complete` })
+  },
   {
     endpoint: "PUT /deals/{id}/cancel",
     role: "owner",
@@ -351,7 +441,11 @@ const unknownIds: ReadonlyArray<{ readonly endpoint: string; readonly role: Role
   {
     endpoint: "POST /conversations/{id}/messages",
     role: "owner",
-    call: async () => ({ method: "POST", path: `/conversations/${unknownId()}/messages`, body: { message_text: "Hello" } })
+    call: async () => ({
+      method: "POST",
+      path: `/conversations/${unknownId()}/messages`,
+      body: { message_text: "Hello" }
+    })
   },
   {
     endpoint: "POST /ratings with an unknown deal_id",
@@ -372,7 +466,11 @@ const unknownIds: ReadonlyArray<{ readonly endpoint: string; readonly role: Role
       body: { reported_user_id: (await a.approvedSeller()).userId, deal_id: unknownId(), reason: "scam" }
     })
   },
-  { endpoint: "GET /seller-profiles/{id}", role: "anonymous", call: async () => ({ method: "GET", path: `/seller-profiles/${unknownId()}` }) },
+  {
+    endpoint: "GET /seller-profiles/{id}",
+    role: "anonymous",
+    call: async () => ({ method: "GET", path: `/seller-profiles/${unknownId()}` })
+  },
   {
     endpoint: "PUT /admin/seller-profiles/{id}/approve",
     role: "admin",
@@ -437,10 +535,13 @@ describe.each(backends)("marketplace authorization on %s", (backend) => {
   })
 
   describe("unknown ids", () => {
-    it.each(unknownIds.map((row) => [row.endpoint, row.role, row] as const))("%s as %s → 404 NOT_FOUND", async (_, role, row) => {
-      const call = await row.call(actors)
-      expectOutcome(await send(call, await actors.as(role)), notFound)
-    })
+    it.each(unknownIds.map((row) => [row.endpoint, row.role, row] as const))(
+      "%s as %s → 404 NOT_FOUND",
+      async (_, role, row) => {
+        const call = await row.call(actors)
+        expectOutcome(await send(call, await actors.as(role)), notFound)
+      }
+    )
   })
 
   describe("what each caller sees", () => {
@@ -520,7 +621,11 @@ describe.each(backends)("marketplace authorization on %s", (backend) => {
       expect(rejected.status, JSON.stringify(rejected.body)).toBe(200)
       expect(rejected.body.data).toMatchObject({ id: applicant.profileId, status: "rejected" })
       const request = await m.createRequest(await actors.owner())
-      expectError(await m.api.post("/offers", { token: applicant.token, body: offerBody(request.id) }), 403, "SELLER_NOT_APPROVED")
+      expectError(
+        await m.api.post("/offers", { token: applicant.token, body: offerBody(request.id) }),
+        403,
+        "SELLER_NOT_APPROVED"
+      )
       expect((await m.requestDetail(await actors.owner(), request.id)).offer_count).toBe(0)
     })
 

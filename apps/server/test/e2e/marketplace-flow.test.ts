@@ -48,15 +48,30 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
     const seller = await m.buyer("Khalid")
     const rival = await m.buyer("Omar")
     expect(seller.user).toMatchObject({ is_admin: false, has_seller_profile: false, language: "ar" })
-    for (const [user, token] of [[buyer, "buyer-device"], [seller, "seller-device"]] as const) {
-      ok(await api.post("/device-tokens", { token: user.token, body: { platform: "ios", push_token: `${token}-${backend}` } }), 201, "POST /device-tokens")
+    for (const [user, token] of [
+      [buyer, "buyer-device"],
+      [seller, "seller-device"]
+    ] as const) {
+      ok(
+        await api.post("/device-tokens", {
+          token: user.token,
+          body: { platform: "ios", push_token: `${token}-${backend}` }
+        }),
+        201,
+        "POST /device-tokens"
+      )
     }
 
     // Apply for a seller profile
     const application = ok(
       await api.post("/seller-profiles", {
         token: seller.token,
-        body: { business_name: "Khalid Mobiles", location_district: "Al Malaz", location_city: "Riyadh", bio: "Used iPhones" }
+        body: {
+          business_name: "Khalid Mobiles",
+          location_district: "Al Malaz",
+          location_city: "Riyadh",
+          bio: "Used iPhones"
+        }
       }),
       201,
       "POST /seller-profiles"
@@ -72,7 +87,11 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
     const rivalProfile = await m.apply(rival, { business_name: "Omar Store", location_district: "Al Olaya" })
 
     // Admin sees the pending applications with their users, and approves
-    const pending = ok(await api.get("/admin/seller-profiles/pending", { token: admin.token }), 200, "GET /admin/seller-profiles/pending")
+    const pending = ok(
+      await api.get("/admin/seller-profiles/pending", { token: admin.token }),
+      200,
+      "GET /admin/seller-profiles/pending"
+    )
     expect(pending.pagination).toEqual(pagination(2))
     expect(pending.profiles.map((p: any) => p.id)).toEqual([rivalProfile.id, application.id])
     expect(pending.profiles[1]).toMatchObject({
@@ -90,7 +109,9 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
     )
     expect(approved).toMatchObject({ id: application.id, status: "approved", approved_at: timestamp })
     await m.approve(rivalProfile.id)
-    expect(ok(await api.get("/admin/seller-profiles/pending", { token: admin.token }), 200, "pending").profiles).toEqual([])
+    expect(
+      ok(await api.get("/admin/seller-profiles/pending", { token: admin.token }), 200, "pending").profiles
+    ).toEqual([])
 
     // The public profile, without a token
     const publicProfile = ok(await api.get(`/seller-profiles/${application.id}`), 200, "GET /seller-profiles/{id}")
@@ -210,7 +231,11 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
     expect(rivalOffer).toMatchObject({ price: 2999.99, status: "pending", seller_id: rival.userId })
     expect(typeof rivalResponse.body.message).toBe("string")
 
-    const offers = ok(await api.get(`/requests/${created.id}/offers`, { token: buyer.token }), 200, "GET /requests/{id}/offers")
+    const offers = ok(
+      await api.get(`/requests/${created.id}/offers`, { token: buyer.token }),
+      200,
+      "GET /requests/{id}/offers"
+    )
     expect(offers.offers.map((o: any) => o.id)).toEqual([rivalOffer.id, offer.id])
     expect(offers.offers[1]).toMatchObject({
       id: offer.id,
@@ -235,7 +260,11 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
     })
 
     // Accept
-    const accepted = ok(await api.post(`/offers/${offer.id}/accept`, { token: buyer.token }), 200, "POST /offers/{id}/accept")
+    const accepted = ok(
+      await api.post(`/offers/${offer.id}/accept`, { token: buyer.token }),
+      200,
+      "POST /offers/{id}/accept"
+    )
     expect(accepted.deal).toEqual({
       id: uuid,
       request_id: created.id,
@@ -246,7 +275,11 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       created_at: timestamp
     })
     const dealId = accepted.deal.id
-    expect(await m.requestDetail(buyer, created.id)).toMatchObject({ status: "closed", closed_at: timestamp, offer_count: 2 })
+    expect(await m.requestDetail(buyer, created.id)).toMatchObject({
+      status: "closed",
+      closed_at: timestamp,
+      offer_count: 2
+    })
     expect(Object.fromEntries((await m.offersOf(buyer, created.id)).map((o) => [o.id, o.status]))).toEqual({
       [offer.id]: "accepted",
       [rivalOffer.id]: "rejected"
@@ -284,13 +317,24 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
     expect((await m.conversationOf(buyer, offer.id)).id).toBe(deal.conversation_id)
 
     // Complete
-    const completed = ok(await api.put(`/deals/${dealId}/complete`, { token: buyer.token }), 200, "PUT /deals/{id}/complete")
+    const completed = ok(
+      await api.put(`/deals/${dealId}/complete`, { token: buyer.token }),
+      200,
+      "PUT /deals/{id}/complete"
+    )
     expect(completed).toMatchObject({ id: dealId, status: "completed", completed_at: timestamp })
-    expect(await m.dealDetail(buyer, dealId)).toMatchObject({ status: "completed", completed_at: completed.completed_at, cancelled_at: null })
+    expect(await m.dealDetail(buyer, dealId)).toMatchObject({
+      status: "completed",
+      completed_at: completed.completed_at,
+      cancelled_at: null
+    })
 
     // Rate
     const rating = ok(
-      await api.post("/ratings", { token: buyer.token, body: { deal_id: dealId, rating: 4, review_text: "Quick and honest" } }),
+      await api.post("/ratings", {
+        token: buyer.token,
+        body: { deal_id: dealId, rating: 4, review_text: "Quick and honest" }
+      }),
       201,
       "POST /ratings"
     )
@@ -302,7 +346,10 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       review_text: "Quick and honest",
       created_at: timestamp
     })
-    expect(ok(await api.get(`/seller-profiles/${application.id}`), 200, "public profile")).toMatchObject({ rating_avg: 4, rating_count: 1 })
+    expect(ok(await api.get(`/seller-profiles/${application.id}`), 200, "public profile")).toMatchObject({
+      rating_avg: 4,
+      rating_count: 1
+    })
 
     // Report
     const report = ok(
@@ -331,25 +378,49 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
 
     // Resolve
     const resolved = ok(
-      await api.put(`/admin/reports/${report.id}/resolve`, { token: admin.token, body: { action: "warn", notes: "Warned by phone" } }),
+      await api.put(`/admin/reports/${report.id}/resolve`, {
+        token: admin.token,
+        body: { action: "warn", notes: "Warned by phone" }
+      }),
       200,
       "PUT /admin/reports/{id}/resolve"
     )
-    expect(resolved).toEqual({ id: report.id, status: "resolved", action: "warn", notes: "Warned by phone", resolved_at: timestamp })
-    const resolvedList = ok(await api.get("/admin/reports?status=resolved", { token: admin.token }), 200, "GET /admin/reports")
+    expect(resolved).toEqual({
+      id: report.id,
+      status: "resolved",
+      action: "warn",
+      notes: "Warned by phone",
+      resolved_at: timestamp
+    })
+    const resolvedList = ok(
+      await api.get("/admin/reports?status=resolved", { token: admin.token }),
+      200,
+      "GET /admin/reports"
+    )
     expect(resolvedList.reports.map((r: any) => [r.id, r.status])).toEqual([[report.id, "resolved"]])
-    expect(ok(await api.get("/admin/reports?status=pending", { token: admin.token }), 200, "pending reports").reports).toEqual([])
+    expect(
+      ok(await api.get("/admin/reports?status=pending", { token: admin.token }), 200, "pending reports").reports
+    ).toEqual([])
     expect((await m.me(seller)).seller_profile.status).toBe("approved")
 
     // Pushes (service-spec "Push notifications", decisions.md section 10), in the recipient's language (ar)
     const pushes = server().pushes
-    const typesOf = (userId: string) => pushes.to(userId).map((p) => p.type).sort()
+    const typesOf = (userId: string) =>
+      pushes
+        .to(userId)
+        .map((p) => p.type)
+        .sort()
     const buyerExpects = ["offer_accepted", "offer_created", "offer_created", "rating_prompt"]
     await eventually(() => typesOf(buyer.userId).length >= 4 && typesOf(seller.userId).length >= 1)
     expect(typesOf(buyer.userId)).toEqual(buyerExpects)
     expect(typesOf(seller.userId)).toEqual(["offer_accepted"])
     const toBuyer = pushes.to(buyer.userId)
-    expect(toBuyer.filter((p) => p.type === "offer_created").map((p) => p.data.offer_id).sort()).toEqual([offer.id, rivalOffer.id].sort())
+    expect(
+      toBuyer
+        .filter((p) => p.type === "offer_created")
+        .map((p) => p.data.offer_id)
+        .sort()
+    ).toEqual([offer.id, rivalOffer.id].sort())
     expect(toBuyer.find((p) => p.type === "offer_created")!.data.request_id).toBe(created.id)
     expect(toBuyer.find((p) => p.type === "offer_accepted")!.data.deal_id).toBe(dealId)
     expect(toBuyer.find((p) => p.type === "rating_prompt")!.data.deal_id).toBe(dealId)

@@ -13,9 +13,11 @@ const ROUNDS = 4
 const RACERS = 8
 
 const statuses = (responses: ReadonlyArray<Response>) => responses.map((r) => r.status)
-const codes = (responses: ReadonlyArray<Response>) => responses.filter((r) => r.status >= 400).map((r) => r.body?.error?.code)
+const codes = (responses: ReadonlyArray<Response>) =>
+  responses.filter((r) => r.status >= 400).map((r) => r.body?.error?.code)
 const count = (values: ReadonlyArray<number>, value: number) => values.filter((v) => v === value).length
-const show = (responses: ReadonlyArray<Response>) => JSON.stringify(responses.map((r) => [r.status, r.body?.error?.code]))
+const show = (responses: ReadonlyArray<Response>) =>
+  JSON.stringify(responses.map((r) => [r.status, r.body?.error?.code]))
 
 describe("marketplace races on postgres", () => {
   const adminPhone = newPhone()
@@ -38,7 +40,9 @@ describe("marketplace races on postgres", () => {
       const request = await m.createRequest(buyer)
       const offers = await Promise.all(sellers.map((s) => m.offer(s, request.id)))
 
-      const responses = await Promise.all(offers.map((o) => m.api.post(`/offers/${o.id}/accept`, { token: buyer.token })))
+      const responses = await Promise.all(
+        offers.map((o) => m.api.post(`/offers/${o.id}/accept`, { token: buyer.token }))
+      )
 
       expect(count(statuses(responses), 200), show(responses)).toBe(1)
       expect(count(statuses(responses), 422), show(responses)).toBe(RACERS - 1)
@@ -108,7 +112,10 @@ describe("marketplace races on postgres", () => {
       expect(count(statuses(responses), 422), show(responses)).toBe(RACERS - 1)
       expect(new Set(codes(responses))).toEqual(new Set(["SELLER_PROFILE_EXISTS"]))
       const created = responses.find((r) => r.status === 201)!.body.data
-      expect((await m.me(applicant)).seller_profile).toMatchObject({ id: created.id, business_name: created.business_name })
+      expect((await m.me(applicant)).seller_profile).toMatchObject({
+        id: created.id,
+        business_name: created.business_name
+      })
       expect((await m.pendingProfiles()).filter((p) => p.user?.id === applicant.userId).length).toBe(1)
     }
   })
@@ -208,7 +215,10 @@ describe("marketplace races on postgres", () => {
       }
       const final = await m.offersOf(buyer, request.id)
       expect(final.length).toBe(count(statuses(offers), 201))
-      expect(final.filter((o) => o.status === "pending"), "pending offers on a closed request").toEqual([])
+      expect(
+        final.filter((o) => o.status === "pending"),
+        "pending offers on a closed request"
+      ).toEqual([])
       expect((await m.requestDetail(buyer, request.id)).offer_count).toBe(final.length)
     }
   })
@@ -224,7 +234,10 @@ describe("marketplace races on postgres", () => {
       for (const late of offers) expect([201, 422], JSON.stringify(late.body)).toContain(late.status)
       const final = await m.offersOf(buyer, request.id)
       expect(final.filter((o) => o.status === "accepted").map((o) => o.id)).toEqual([offer.id])
-      expect(final.filter((o) => o.status === "pending"), "pending offers beside an accepted one").toEqual([])
+      expect(
+        final.filter((o) => o.status === "pending"),
+        "pending offers beside an accepted one"
+      ).toEqual([])
     }
   })
 
@@ -250,7 +263,9 @@ describe("marketplace races on postgres", () => {
       for (let i = 0; i < RACERS; i++) deals.push((await m.completedDeal(buyer, seller)).deal)
       const stars = deals.map((_, i) => (i % 5) + 1)
       const responses = await Promise.all(
-        deals.map((deal, i) => m.api.post("/ratings", { token: buyer.token, body: { deal_id: deal.id, rating: stars[i] } }))
+        deals.map((deal, i) =>
+          m.api.post("/ratings", { token: buyer.token, body: { deal_id: deal.id, rating: stars[i] } })
+        )
       )
       expect(statuses(responses), show(responses)).toEqual(Array(RACERS).fill(201))
       const average = Math.round((stars.reduce((a, b) => a + b, 0) / RACERS) * 100) / 100
@@ -290,17 +305,23 @@ describe("marketplace races on postgres", () => {
       expect(new Set(codes(responses))).toEqual(new Set(["REPORT_NOT_PENDING"]))
       const winner = responses.find((r) => r.status === 200)!.body.data
       expect(await m.adminReport(report.id)).toMatchObject({ status: winner.status })
-      expect((await m.me(target)).seller_profile.status).toBe(winner.action === "suspend_seller" ? "suspended" : "approved")
+      expect((await m.me(target)).seller_profile.status).toBe(
+        winner.action === "suspend_seller" ? "suspended" : "approved"
+      )
 
       const applicant = await m.pendingSeller(`Contested ${round}`)
       const decisions = await Promise.all(
         Array.from({ length: RACERS }, (_, i) =>
-          m.api.put(`/admin/seller-profiles/${applicant.profileId}/${i % 2 === 0 ? "approve" : "reject"}`, { token: admin.token })
+          m.api.put(`/admin/seller-profiles/${applicant.profileId}/${i % 2 === 0 ? "approve" : "reject"}`, {
+            token: admin.token
+          })
         )
       )
       expect(count(statuses(decisions), 200), show(decisions)).toBe(1)
       expect(new Set(codes(decisions))).toEqual(new Set(["SELLER_PROFILE_NOT_PENDING"]))
-      expect((await m.me(applicant)).seller_profile.status).toBe(decisions.find((r) => r.status === 200)!.body.data.status)
+      expect((await m.me(applicant)).seller_profile.status).toBe(
+        decisions.find((r) => r.status === 200)!.body.data.status
+      )
     }
   })
 })

@@ -89,7 +89,8 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
     const profileless = () => once("profileless", () => m.buyer("No Profile Yet"))
     const openRequest = () => once("openRequest", async () => m.createRequest(await buyer()))
     const acceptedDeal = () => once("deal", async () => (await m.deal(await buyer(), await seller())).deal)
-    const completedDeal = () => once("completedDeal", async () => (await m.completedDeal(await buyer(), await seller())).deal)
+    const completedDeal = () =>
+      once("completedDeal", async () => (await m.completedDeal(await buyer(), await seller())).deal)
     const pendingReport = () => once("report", async () => m.report(await buyer(), (await seller()).userId))
     const conversation = () =>
       once("conversation", async () => {
@@ -151,7 +152,12 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
     const rawRequestCase = (name: string, rawBody: string): Invalid => ({
       name: `POST /requests: ${name}`,
       caller: "buyer",
-      call: async () => ({ method: "POST", path: "/requests", rawBody, headers: { "content-type": "application/json" } }),
+      call: async () => ({
+        method: "POST",
+        path: "/requests",
+        rawBody,
+        headers: { "content-type": "application/json" }
+      }),
       field: undefined,
       state: myRequestCount
     })
@@ -229,7 +235,11 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       requestCase("budget_min negative", requestBody({ budget_min: -10 }), "budget_min"),
       requestCase("budget_min as a string", requestBody({ budget_min: "3000" }), "budget_min"),
       requestCase("budget_min with 3 decimals", requestBody({ budget_min: 10.125 }), "budget_min"),
-      requestCase("budget_min over 1,000,000,000", requestBody({ budget_min: 1_000_000_001, budget_max: 1_000_000_001 }), "budget_min"),
+      requestCase(
+        "budget_min over 1,000,000,000",
+        requestBody({ budget_min: 1_000_000_001, budget_max: 1_000_000_001 }),
+        "budget_min"
+      ),
       requestCase("budget_max missing", without(requestBody(), "budget_max"), "budget_max"),
       requestCase("budget_max below budget_min", requestBody({ budget_min: 500, budget_max: 499.99 }), "budget_max"),
       requestCase("budget_max over 1,000,000,000", requestBody({ budget_max: 1_000_000_000.01 }), "budget_max"),
@@ -256,8 +266,16 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       offerCase("availability missing", (id) => without(offerBody(id), "availability"), "availability"),
       offerCase("availability empty", (id) => offerBody(id, { availability: "" }), "availability"),
       offerCase("availability of 201 chars", (id) => offerBody(id, { availability: long(201) }), "availability"),
-      offerCase("condition_notes of 2001 chars", (id) => offerBody(id, { condition_notes: long(2001) }), "condition_notes"),
-      offerCase("warranty_notes of 2001 chars", (id) => offerBody(id, { warranty_notes: long(2001) }), "warranty_notes"),
+      offerCase(
+        "condition_notes of 2001 chars",
+        (id) => offerBody(id, { condition_notes: long(2001) }),
+        "condition_notes"
+      ),
+      offerCase(
+        "warranty_notes of 2001 chars",
+        (id) => offerBody(id, { warranty_notes: long(2001) }),
+        "warranty_notes"
+      ),
 
       profileCase("business_name missing", without(profileBody(), "business_name"), "business_name"),
       profileCase("business_name of 1 char", profileBody({ business_name: "A" }), "business_name"),
@@ -279,14 +297,30 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       ratingCase("rating missing", (deal) => ({ deal_id: deal }), "rating"),
       ratingCase("deal_id missing", () => ({ rating: 5 }), "deal_id"),
       ratingCase("deal_id not a UUID", () => ({ deal_id: "deal-1", rating: 5 }), "deal_id"),
-      ratingCase("review_text of 2001 chars", (deal) => ({ deal_id: deal, rating: 5, review_text: long(2001) }), "review_text"),
+      ratingCase(
+        "review_text of 2001 chars",
+        (deal) => ({ deal_id: deal, rating: 5, review_text: long(2001) }),
+        "review_text"
+      ),
 
       reportCase("reason not in the enum", (user) => ({ reported_user_id: user, reason: "spam" }), "reason"),
       reportCase("reason missing", (user) => ({ reported_user_id: user }), "reason"),
       reportCase("reported_user_id missing", () => ({ reason: "scam" }), "reported_user_id"),
-      reportCase("reported_user_id not a UUID", () => ({ reported_user_id: "user-1", reason: "scam" }), "reported_user_id"),
-      reportCase("deal_id not a UUID", (user) => ({ reported_user_id: user, reason: "scam", deal_id: "deal-1" }), "deal_id"),
-      reportCase("description of 2001 chars", (user) => ({ reported_user_id: user, reason: "scam", description: long(2001) }), "description"),
+      reportCase(
+        "reported_user_id not a UUID",
+        () => ({ reported_user_id: "user-1", reason: "scam" }),
+        "reported_user_id"
+      ),
+      reportCase(
+        "deal_id not a UUID",
+        (user) => ({ reported_user_id: user, reason: "scam", deal_id: "deal-1" }),
+        "deal_id"
+      ),
+      reportCase(
+        "description of 2001 chars",
+        (user) => ({ reported_user_id: user, reason: "scam", description: long(2001) }),
+        "description"
+      ),
 
       resolveCase("action missing", { notes: "no action" }, "action"),
       resolveCase("action not in the list", { action: "ban" }, "action"),
@@ -354,11 +388,21 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       readonly stored: Record<string, unknown>
     }
     const acceptedRequests: ReadonlyArray<Accepted> = [
-      { name: "condition_pref absent → any", body: without(requestBody(), "condition_pref"), stored: { condition_pref: "any" } },
+      {
+        name: "condition_pref absent → any",
+        body: without(requestBody(), "condition_pref"),
+        stored: { condition_pref: "any" }
+      },
       {
         name: "only the required fields",
         body: { category: "accessory", budget_min: 10, budget_max: 10, location_district: "Malaz" },
-        stored: { category: "accessory", budget_min: 10, budget_max: 10, location_district: "Malaz", condition_pref: "any" }
+        stored: {
+          category: "accessory",
+          budget_min: 10,
+          budget_max: 10,
+          location_district: "Malaz",
+          condition_pref: "any"
+        }
       },
       {
         name: "bounds: 100-char brand and model, 2000-char notes",
@@ -370,11 +414,31 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         body: requestBody({ budget_min: 0.01, budget_max: 1_000_000_000 }),
         stored: { budget_min: 0.01, budget_max: 1_000_000_000 }
       },
-      { name: "two decimals kept as a JSON number", body: requestBody({ budget_min: 1999.99, budget_max: 2500.5 }), stored: { budget_min: 1999.99, budget_max: 2500.5 } },
-      { name: "text is trimmed", body: requestBody({ product_brand: "  Samsung  ", location_district: " Malaz " }), stored: { product_brand: "Samsung", location_district: "Malaz" } },
-      { name: "Arabic text", body: requestBody({ product_brand: "أبل", location_district: "العليا" }), stored: { product_brand: "أبل", location_district: "العليا" } },
-      { name: "every condition_pref value: new", body: requestBody({ condition_pref: "new" }), stored: { condition_pref: "new" } },
-      { name: "every condition_pref value: refurbished", body: requestBody({ condition_pref: "refurbished" }), stored: { condition_pref: "refurbished" } }
+      {
+        name: "two decimals kept as a JSON number",
+        body: requestBody({ budget_min: 1999.99, budget_max: 2500.5 }),
+        stored: { budget_min: 1999.99, budget_max: 2500.5 }
+      },
+      {
+        name: "text is trimmed",
+        body: requestBody({ product_brand: "  Samsung  ", location_district: " Malaz " }),
+        stored: { product_brand: "Samsung", location_district: "Malaz" }
+      },
+      {
+        name: "Arabic text",
+        body: requestBody({ product_brand: "أبل", location_district: "العليا" }),
+        stored: { product_brand: "أبل", location_district: "العليا" }
+      },
+      {
+        name: "every condition_pref value: new",
+        body: requestBody({ condition_pref: "new" }),
+        stored: { condition_pref: "new" }
+      },
+      {
+        name: "every condition_pref value: refurbished",
+        body: requestBody({ condition_pref: "refurbished" }),
+        stored: { condition_pref: "refurbished" }
+      }
     ]
     it.each(acceptedRequests.map((c) => [c.name, c] as const))("POST /requests accepts %s", async (_, c) => {
       const response = await send({ method: "POST", path: "/requests", body: c.body }, await buyer())
@@ -385,7 +449,12 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
 
     it("POST /offers, /seller-profiles and /deals/{id}/cancel accept their bounds", async () => {
       const request = await m.createRequest(await buyer())
-      const offer = await m.offer(await seller(), request.id, { price: 0.01, availability: long(200), condition_notes: long(2000), warranty_notes: long(2000) })
+      const offer = await m.offer(await seller(), request.id, {
+        price: 0.01,
+        availability: long(200),
+        condition_notes: long(2000),
+        warranty_notes: long(2000)
+      })
       expect(offer).toMatchObject({ price: 0.01, availability: long(200) })
       const minimal = await m.api.post("/offers", {
         token: (await m.approvedSeller("Minimal Offer")).token,
@@ -402,7 +471,10 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       expect(minimalProfile.status, JSON.stringify(minimalProfile.body)).toBe(201)
 
       const { deal } = await m.deal(await buyer(), await seller())
-      const cancelled = await m.api.put(`/deals/${deal.id}/cancel`, { token: (await buyer()).token, body: { reason: long(200), description: long(2000) } })
+      const cancelled = await m.api.put(`/deals/${deal.id}/cancel`, {
+        token: (await buyer()).token,
+        body: { reason: long(200), description: long(2000) }
+      })
       expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200)
     })
 
@@ -415,7 +487,10 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         [100, 201],
         [101, 400]
       ] as const) {
-        const response = await m.api.post("/requests", { token: owner.token, body: requestBody({ product_brand: "📱".repeat(count) }) })
+        const response = await m.api.post("/requests", {
+          token: owner.token,
+          body: requestBody({ product_brand: "📱".repeat(count) })
+        })
         expect(response.status, `${count} emoji: ${JSON.stringify(response.body)}`).toBe(status)
       }
     })
@@ -426,7 +501,11 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         async () => (await m.me(applicant)).seller_profile,
         async () =>
           expectValidation(
-            await send({ method: "POST", path: "/seller-profiles", body: profileBody({ business_name: "📱" }) }, applicant, "en"),
+            await send(
+              { method: "POST", path: "/seller-profiles", body: profileBody({ business_name: "📱" }) },
+              applicant,
+              "en"
+            ),
             "business_name",
             "en"
           )
@@ -437,15 +516,32 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       const owner = await buyer()
       const cases: ReadonlyArray<readonly [Call, string, SignedIn]> = [
         [{ method: "POST", path: "/requests", body: requestBody({ notes: "256 GB\u0000" }) }, "notes", owner],
-        [{ method: "POST", path: "/requests", body: requestBody({ location_district: "Ola\u0000ya" }) }, "location_district", owner],
+        [
+          { method: "POST", path: "/requests", body: requestBody({ location_district: "Ola\u0000ya" }) },
+          "location_district",
+          owner
+        ],
         [{ method: "GET", path: "/requests?location_city=Riy%00adh" }, "location_city", owner],
-        [{ method: "POST", path: "/offers", body: offerBody((await openRequest()).id, { availability: "now\u0000" }) }, "availability", await seller()],
-        [{ method: "POST", path: "/reports", body: { reported_user_id: (await seller()).userId, reason: "scam", description: "\u0000" } }, "description", owner]
+        [
+          { method: "POST", path: "/offers", body: offerBody((await openRequest()).id, { availability: "now\u0000" }) },
+          "availability",
+          await seller()
+        ],
+        [
+          {
+            method: "POST",
+            path: "/reports",
+            body: { reported_user_id: (await seller()).userId, reason: "scam", description: "\u0000" }
+          },
+          "description",
+          owner
+        ]
       ]
       for (const [call, field, caller] of cases) {
         const refused = async () => expectValidation(await send(call, caller, "en"), field, "en")
         if (call.method === "GET") await refused()
-        else await unchanged(async () => [await myRequestCount(), await openRequestState(), await reportCount()], refused)
+        else
+          await unchanged(async () => [await myRequestCount(), await openRequestState(), await reportCount()], refused)
       }
     })
 
@@ -478,7 +574,12 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       await m.close(buyer, request.id)
       await unchanged(
         async () => [await m.requestDetail(buyer, request.id), await m.myOffers(seller)],
-        async () => expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }), 422, "REQUEST_NOT_ACTIVE")
+        async () =>
+          expectError(
+            await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }),
+            422,
+            "REQUEST_NOT_ACTIVE"
+          )
       )
     })
 
@@ -488,7 +589,12 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       const late = await m.approvedSeller("Late Seller")
       await unchanged(
         async () => [await m.requestDetail(buyer, request.id), await m.offersOf(buyer, request.id)],
-        async () => expectError(await m.api.post("/offers", { token: late.token, body: offerBody(request.id) }), 422, "REQUEST_NOT_ACTIVE")
+        async () =>
+          expectError(
+            await m.api.post("/offers", { token: late.token, body: offerBody(request.id) }),
+            422,
+            "REQUEST_NOT_ACTIVE"
+          )
       )
     })
 
@@ -498,13 +604,22 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       await m.close(buyer, request.id)
       await unchanged(
         () => m.requestDetail(buyer, request.id),
-        async () => expectError(await m.api.put(`/requests/${request.id}/close`, { token: buyer.token }), 422, "REQUEST_ALREADY_CLOSED")
+        async () =>
+          expectError(
+            await m.api.put(`/requests/${request.id}/close`, { token: buyer.token }),
+            422,
+            "REQUEST_ALREADY_CLOSED"
+          )
       )
       const accepted = await m.deal(buyer, await m.approvedSeller())
       await unchanged(
         async () => [await m.requestDetail(buyer, accepted.request.id), await m.offersOf(buyer, accepted.request.id)],
         async () =>
-          expectError(await m.api.put(`/requests/${accepted.request.id}/close`, { token: buyer.token }), 422, "REQUEST_ALREADY_CLOSED")
+          expectError(
+            await m.api.put(`/requests/${accepted.request.id}/close`, { token: buyer.token }),
+            422,
+            "REQUEST_ALREADY_CLOSED"
+          )
       )
     })
 
@@ -528,7 +643,11 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       const buyer = await m.buyer()
       const seller = await m.approvedSeller()
       const { request, offer, deal } = await m.deal(buyer, seller)
-      const state = async () => [await m.offersOf(buyer, request.id), await m.requestDetail(buyer, request.id), await m.dealDetail(buyer, deal.id)]
+      const state = async () => [
+        await m.offersOf(buyer, request.id),
+        await m.requestDetail(buyer, request.id),
+        await m.dealDetail(buyer, deal.id)
+      ]
       await unchanged(state, async () =>
         expectError(await m.api.delete(`/offers/${offer.id}`, { token: seller.token }), 422, "OFFER_ALREADY_ACCEPTED")
       )
@@ -559,7 +678,12 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       await m.close(buyer, closed.request.id)
       await unchanged(
         async () => [await m.offersOf(seller, closed.request.id), await m.requestDetail(buyer, closed.request.id)],
-        async () => expectError(await m.api.delete(`/offers/${closed.offer.id}`, { token: seller.token }), 422, "OFFER_NOT_PENDING")
+        async () =>
+          expectError(
+            await m.api.delete(`/offers/${closed.offer.id}`, { token: seller.token }),
+            422,
+            "OFFER_NOT_PENDING"
+          )
       )
     })
 
@@ -587,7 +711,11 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       await unchanged(
         async () => [await m.requestDetail(seller, request.id), await m.myOffers(seller)],
         async () =>
-          expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }), 422, "CANNOT_OFFER_ON_OWN_REQUEST")
+          expectError(
+            await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }),
+            422,
+            "CANNOT_OFFER_ON_OWN_REQUEST"
+          )
       )
     })
 
@@ -625,7 +753,10 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
           async () => [await m.adminReport(report.id), (await m.me(seller)).seller_profile],
           async () =>
             expectError(
-              await m.api.put(`/admin/reports/${report.id}/resolve`, { token: admin.token, body: { action: "suspend_seller" } }),
+              await m.api.put(`/admin/reports/${report.id}/resolve`, {
+                token: admin.token,
+                body: { action: "suspend_seller" }
+              }),
               422,
               "REPORT_NOT_PENDING"
             )
@@ -646,7 +777,10 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
           async () => (await m.me(user)).seller_profile,
           async () =>
             expectError(
-              await m.api.post("/seller-profiles", { token: user.token, body: profileBody({ business_name: "Second Shop" }) }),
+              await m.api.post("/seller-profiles", {
+                token: user.token,
+                body: profileBody({ business_name: "Second Shop" })
+              }),
               422,
               "SELLER_PROFILE_EXISTS"
             )
@@ -680,12 +814,15 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       const seller = await m.approvedSeller()
       const { deal } = await m.deal(buyer, seller)
       const count = async () =>
-        (await m.api.get("/admin/reports?per_page=1", { token: (await m.adminUser()).token })).body.data.pagination.total
+        (await m.api.get("/admin/reports?per_page=1", { token: (await m.adminUser()).token })).body.data.pagination
+          .total
       for (const body of [
         { reported_user_id: buyer.userId, reason: "other" },
         { reported_user_id: buyer.userId, reason: "other", deal_id: deal.id }
       ]) {
-        await unchanged(count, async () => expectError(await m.api.post("/reports", { token: buyer.token, body }), 422, "CANNOT_REPORT_SELF"))
+        await unchanged(count, async () =>
+          expectError(await m.api.post("/reports", { token: buyer.token, body }), 422, "CANNOT_REPORT_SELF")
+        )
       }
     })
 
@@ -726,16 +863,32 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         401,
         "UNAUTHORIZED"
       )
-      expectError(await m.api.put(`/admin/reports/${unknownId()}/resolve`, { body: { action: "ban" } }), 401, "UNAUTHORIZED")
+      expectError(
+        await m.api.put(`/admin/reports/${unknownId()}/resolve`, { body: { action: "ban" } }),
+        401,
+        "UNAUTHORIZED"
+      )
     })
 
     it("400 outranks 404: invalid bodies naming unknown resources", async () => {
       const buyer = await m.buyer()
       const seller = await m.approvedSeller()
       const admin = await m.adminUser()
-      expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(unknownId(), { price: -1 }) }), 400, "VALIDATION_ERROR")
-      expectError(await m.api.put(`/deals/${unknownId()}/cancel`, { token: buyer.token, body: {} }), 400, "VALIDATION_ERROR")
-      expectError(await m.api.post("/ratings", { token: buyer.token, body: { deal_id: unknownId(), rating: 9 } }), 400, "VALIDATION_ERROR")
+      expectError(
+        await m.api.post("/offers", { token: seller.token, body: offerBody(unknownId(), { price: -1 }) }),
+        400,
+        "VALIDATION_ERROR"
+      )
+      expectError(
+        await m.api.put(`/deals/${unknownId()}/cancel`, { token: buyer.token, body: {} }),
+        400,
+        "VALIDATION_ERROR"
+      )
+      expectError(
+        await m.api.post("/ratings", { token: buyer.token, body: { deal_id: unknownId(), rating: 9 } }),
+        400,
+        "VALIDATION_ERROR"
+      )
       expectError(
         await m.api.put(`/admin/reports/${unknownId()}/resolve`, { token: admin.token, body: { action: "ban" } }),
         400,
@@ -750,9 +903,21 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       const { deal } = await m.deal(buyer, await m.approvedSeller())
       const request = await m.createRequest(buyer)
       const report = await m.report(buyer, pending.userId)
-      expectError(await m.api.post("/offers", { token: pending.token, body: offerBody(request.id, { price: 0 }) }), 400, "VALIDATION_ERROR")
-      expectError(await m.api.post("/offers", { token: stranger.token, body: offerBody(request.id, { availability: "" }) }), 400, "VALIDATION_ERROR")
-      expectError(await m.api.put(`/deals/${deal.id}/cancel`, { token: stranger.token, body: { reason: "" } }), 400, "VALIDATION_ERROR")
+      expectError(
+        await m.api.post("/offers", { token: pending.token, body: offerBody(request.id, { price: 0 }) }),
+        400,
+        "VALIDATION_ERROR"
+      )
+      expectError(
+        await m.api.post("/offers", { token: stranger.token, body: offerBody(request.id, { availability: "" }) }),
+        400,
+        "VALIDATION_ERROR"
+      )
+      expectError(
+        await m.api.put(`/deals/${deal.id}/cancel`, { token: stranger.token, body: { reason: "" } }),
+        400,
+        "VALIDATION_ERROR"
+      )
       expectError(
         await m.api.put(`/admin/reports/${report.id}/resolve`, { token: stranger.token, body: { action: "ban" } }),
         400,
@@ -765,29 +930,56 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       const buyer = await m.buyer()
       const seller = await m.approvedSeller()
       const { request } = await m.pendingOffer(buyer, seller)
-      expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(request.id, { price: 1.001 }) }), 400, "VALIDATION_ERROR")
+      expectError(
+        await m.api.post("/offers", { token: seller.token, body: offerBody(request.id, { price: 1.001 }) }),
+        400,
+        "VALIDATION_ERROR"
+      )
       const closed = await m.createRequest(buyer)
       await m.close(buyer, closed.id)
-      expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(closed.id, { availability: long(201) }) }), 400, "VALIDATION_ERROR")
+      expectError(
+        await m.api.post("/offers", { token: seller.token, body: offerBody(closed.id, { availability: long(201) }) }),
+        400,
+        "VALIDATION_ERROR"
+      )
       const own = await m.createRequest(seller)
-      expectError(await m.api.post("/offers", { token: seller.token, body: without(offerBody(own.id), "price") }), 400, "VALIDATION_ERROR")
-      expectError(await m.api.post("/reports", { token: buyer.token, body: { reported_user_id: buyer.userId, reason: "bad" } }), 400, "VALIDATION_ERROR")
+      expectError(
+        await m.api.post("/offers", { token: seller.token, body: without(offerBody(own.id), "price") }),
+        400,
+        "VALIDATION_ERROR"
+      )
+      expectError(
+        await m.api.post("/reports", { token: buyer.token, body: { reported_user_id: buyer.userId, reason: "bad" } }),
+        400,
+        "VALIDATION_ERROR"
+      )
     })
 
     it("404 outranks 403: callers who may not act, naming unknown ids", async () => {
       const stranger = await m.buyer("Stranger")
       const pending = await m.pendingSeller()
       expectError(await m.api.post("/offers", { token: pending.token, body: offerBody(unknownId()) }), 404, "NOT_FOUND")
-      expectError(await m.api.post("/offers", { token: stranger.token, body: offerBody(unknownId()) }), 404, "NOT_FOUND")
+      expectError(
+        await m.api.post("/offers", { token: stranger.token, body: offerBody(unknownId()) }),
+        404,
+        "NOT_FOUND"
+      )
       expectError(await m.api.get(`/requests/${unknownId()}/offers`, { token: stranger.token }), 404, "NOT_FOUND")
       expectError(await m.api.put(`/requests/${unknownId()}/close`, { token: stranger.token }), 404, "NOT_FOUND")
       expectError(await m.api.put(`/deals/${unknownId()}/complete`, { token: stranger.token }), 404, "NOT_FOUND")
       expectError(
-        await m.api.post("/reports", { token: stranger.token, body: { reported_user_id: pending.userId, deal_id: unknownId(), reason: "scam" } }),
+        await m.api.post("/reports", {
+          token: stranger.token,
+          body: { reported_user_id: pending.userId, deal_id: unknownId(), reason: "scam" }
+        }),
         404,
         "NOT_FOUND"
       )
-      expectError(await m.api.put(`/admin/seller-profiles/${unknownId()}/approve`, { token: stranger.token }), 404, "NOT_FOUND")
+      expectError(
+        await m.api.put(`/admin/seller-profiles/${unknownId()}/approve`, { token: stranger.token }),
+        404,
+        "NOT_FOUND"
+      )
     })
 
     it("403 outranks 422: callers who may not act on resources in the wrong state", async () => {
@@ -799,15 +991,27 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
 
       const closed = await m.createRequest(buyer)
       await m.close(buyer, closed.id)
-      expectError(await m.api.post("/offers", { token: pending.token, body: offerBody(closed.id) }), 403, "SELLER_NOT_APPROVED")
+      expectError(
+        await m.api.post("/offers", { token: pending.token, body: offerBody(closed.id) }),
+        403,
+        "SELLER_NOT_APPROVED"
+      )
       expectError(await m.api.put(`/requests/${closed.id}/close`, { token: stranger.token }), 403, "FORBIDDEN")
 
       const ownOfSuspended = await m.createRequest(suspended)
-      expectError(await m.api.post("/offers", { token: suspended.token, body: offerBody(ownOfSuspended.id) }), 403, "SELLER_NOT_APPROVED")
+      expectError(
+        await m.api.post("/offers", { token: suspended.token, body: offerBody(ownOfSuspended.id) }),
+        403,
+        "SELLER_NOT_APPROVED"
+      )
 
       const { offer, deal } = await m.completedDeal(buyer, seller)
       expectError(await m.api.put(`/deals/${deal.id}/complete`, { token: seller.token }), 403, "FORBIDDEN")
-      expectError(await m.api.put(`/deals/${deal.id}/cancel`, { token: stranger.token, body: { reason: "x" } }), 403, "FORBIDDEN")
+      expectError(
+        await m.api.put(`/deals/${deal.id}/cancel`, { token: stranger.token, body: { reason: "x" } }),
+        403,
+        "FORBIDDEN"
+      )
       expectError(await m.api.delete(`/offers/${offer.id}`, { token: stranger.token }), 403, "FORBIDDEN")
       expectError(await m.api.post(`/offers/${offer.id}/accept`, { token: stranger.token }), 403, "FORBIDDEN")
 
@@ -817,8 +1021,16 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
 
       const report = await m.report(buyer, seller.userId)
       await m.resolve(report.id, "dismiss")
-      expectError(await m.api.put(`/admin/reports/${report.id}/resolve`, { token: stranger.token, body: { action: "warn" } }), 403, "FORBIDDEN")
-      expectError(await m.api.put(`/admin/seller-profiles/${seller.profileId}/approve`, { token: stranger.token }), 403, "FORBIDDEN")
+      expectError(
+        await m.api.put(`/admin/reports/${report.id}/resolve`, { token: stranger.token, body: { action: "warn" } }),
+        403,
+        "FORBIDDEN"
+      )
+      expectError(
+        await m.api.put(`/admin/seller-profiles/${seller.profileId}/approve`, { token: stranger.token }),
+        403,
+        "FORBIDDEN"
+      )
       expect((await m.adminReport(report.id)).status).toBe("dismissed")
       expect((await m.me(seller)).seller_profile.status).toBe("approved")
     })
@@ -875,10 +1087,17 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       })
       expect(profile).toMatchObject({ status: "pending", user_id: applicant.userId })
       expect((await m.me(other)).seller_profile).toBeNull()
-      expect((await m.me(applicant)).seller_profile).toMatchObject({ status: "pending", rating_avg: 0, rating_count: 0 })
+      expect((await m.me(applicant)).seller_profile).toMatchObject({
+        status: "pending",
+        rating_avg: 0,
+        rating_count: 0
+      })
       expectError(await m.api.get(`/seller-profiles/${profile.id}`), 404, "NOT_FOUND")
       await m.approve(profile.id)
-      expect((await m.api.get(`/seller-profiles/${profile.id}`)).body.data).toMatchObject({ rating_avg: 0, rating_count: 0 })
+      expect((await m.api.get(`/seller-profiles/${profile.id}`)).body.data).toMatchObject({
+        rating_avg: 0,
+        rating_count: 0
+      })
     })
 
     it("POST /ratings ignores seller_id; POST /reports ignores status; cancel and resolve ignore status", async () => {
@@ -895,7 +1114,11 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       expect((await m.me(other)).seller_profile).toMatchObject({ rating_avg: 0, rating_count: 0 })
       expect((await m.me(seller)).seller_profile).toMatchObject({ rating_avg: 2, rating_count: 1 })
 
-      const report = await m.report(buyer, seller.userId, { status: "resolved", action: "suspend_seller", resolved_at: "2020-01-01T00:00:00Z" })
+      const report = await m.report(buyer, seller.userId, {
+        status: "resolved",
+        action: "suspend_seller",
+        resolved_at: "2020-01-01T00:00:00Z"
+      })
       expect(report.status).toBe("pending")
       expect((await m.adminReport(report.id)).status).toBe("pending")
       expect((await m.me(seller)).seller_profile.status).toBe("approved")
@@ -907,7 +1130,10 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       expect(resolved.body.data).toMatchObject({ status: "resolved", action: "warn" })
 
       const open = await m.deal(buyer, seller)
-      const cancelled = await m.api.put(`/deals/${open.deal.id}/cancel`, { token: buyer.token, body: { reason: "Nope", status: "completed" } })
+      const cancelled = await m.api.put(`/deals/${open.deal.id}/cancel`, {
+        token: buyer.token,
+        body: { reason: "Nope", status: "completed" }
+      })
       expect(cancelled.body.data.status).toBe("cancelled")
     })
   })
@@ -917,11 +1143,19 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
     it.each(languages)("a price outside the budget is accepted with a warning message in %s", async (language) => {
       const buyer = await m.buyer()
       const request = await m.createRequest(buyer, { budget_min: 1000, budget_max: 2000 })
-      const inside = await send({ method: "POST", path: "/offers", body: offerBody(request.id, { price: 1500 }) }, await m.approvedSeller(), language)
+      const inside = await send(
+        { method: "POST", path: "/offers", body: offerBody(request.id, { price: 1500 }) },
+        await m.approvedSeller(),
+        language
+      )
       expect(inside.status, JSON.stringify(inside.body)).toBe(201)
       for (const price of [2000.01, 999.99]) {
         const seller = await m.approvedSeller()
-        const outside = await send({ method: "POST", path: "/offers", body: offerBody(request.id, { price }) }, seller, language)
+        const outside = await send(
+          { method: "POST", path: "/offers", body: offerBody(request.id, { price }) },
+          seller,
+          language
+        )
         expect(outside.status, JSON.stringify(outside.body)).toBe(201)
         expect(outside.body.data).toMatchObject({ price, status: "pending" })
         expectInLanguage(outside.body.message, language)
@@ -952,7 +1186,10 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       expect(withdrawn.body.success).toBe(true)
       expect(typeof withdrawn.body.message).toBe("string")
       expect((await m.requestDetail(buyer, request.id)).offer_count).toBe(1)
-      const listed = await m.api.get(`/requests?location_city=${encodeURIComponent(request.location_city)}&per_page=50`, { token: buyer.token })
+      const listed = await m.api.get(
+        `/requests?location_city=${encodeURIComponent(request.location_city)}&per_page=50`,
+        { token: buyer.token }
+      )
       expect(listed.body.data.requests.find((r: any) => r.id === request.id).offer_count).toBe(1)
       expect((await m.myOffers(seller)).find((o: any) => o.id === offer.id).status).toBe("withdrawn")
 
@@ -977,13 +1214,17 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       expect(typeof closed.closed_at).toBe("string")
       expect((await m.requestDetail(buyer, request.id)).closed_at).toBe(closed.closed_at)
 
-      const statusOf = async (seller: Seller, offerId: string) => (await m.myOffers(seller)).find((o) => o.id === offerId).status
+      const statusOf = async (seller: Seller, offerId: string) =>
+        (await m.myOffers(seller)).find((o) => o.id === offerId).status
       expect(await statusOf(first, a.id)).toBe("rejected")
       expect(await statusOf(second, b.id)).toBe("rejected")
       expect(await statusOf(third, c.id)).toBe("withdrawn")
       expect((await m.offersOf(buyer, request.id)).map((o) => o.status)).toEqual(["rejected", "rejected"])
 
-      const active = await m.api.get(`/requests?location_city=${encodeURIComponent(request.location_city)}&per_page=50`, { token: buyer.token })
+      const active = await m.api.get(
+        `/requests?location_city=${encodeURIComponent(request.location_city)}&per_page=50`,
+        { token: buyer.token }
+      )
       expect(active.body.data.requests.map((r: any) => r.id)).not.toContain(request.id)
       const closedList = await m.api.get("/requests?status=closed&per_page=50", { token: buyer.token })
       expect(closedList.body.data.requests.map((r: any) => r.id)).toContain(request.id)
@@ -1000,7 +1241,13 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       ]
       await m.withdraw(sellers[2]!, gone!.id)
       const deal = await m.accept(buyer, won!.id)
-      expect(deal).toMatchObject({ request_id: request.id, offer_id: won!.id, buyer_id: buyer.userId, seller_id: sellers[0]!.userId, status: "accepted" })
+      expect(deal).toMatchObject({
+        request_id: request.id,
+        offer_id: won!.id,
+        buyer_id: buyer.userId,
+        seller_id: sellers[0]!.userId,
+        status: "accepted"
+      })
       const statuses = Object.fromEntries((await m.offersOf(buyer, request.id)).map((o) => [o.id, o.status]))
       expect(statuses).toEqual({ [won!.id]: "accepted", [lost!.id]: "rejected" })
       expect((await m.offersOf(sellers[2]!, request.id)).map((o) => o.status)).toEqual(["withdrawn"])
@@ -1018,10 +1265,22 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       expect(cancelled).toMatchObject({ id: deal.id, status: "cancelled" })
       expect(typeof cancelled.cancelled_at).toBe("string")
       expect(await m.requestDetail(buyer, request.id)).toMatchObject({ status: "closed", closed_at: closedAt })
-      expect(await m.dealDetail(seller, deal.id)).toMatchObject({ status: "cancelled", cancelled_at: cancelled.cancelled_at, completed_at: null })
+      expect(await m.dealDetail(seller, deal.id)).toMatchObject({
+        status: "cancelled",
+        cancelled_at: cancelled.cancelled_at,
+        completed_at: null
+      })
       const late = await m.approvedSeller("Late")
-      expectError(await m.api.post("/offers", { token: late.token, body: offerBody(request.id) }), 422, "REQUEST_NOT_ACTIVE")
-      expectError(await m.api.put(`/requests/${request.id}/close`, { token: buyer.token }), 422, "REQUEST_ALREADY_CLOSED")
+      expectError(
+        await m.api.post("/offers", { token: late.token, body: offerBody(request.id) }),
+        422,
+        "REQUEST_NOT_ACTIVE"
+      )
+      expectError(
+        await m.api.put(`/requests/${request.id}/close`, { token: buyer.token }),
+        422,
+        "REQUEST_ALREADY_CLOSED"
+      )
     })
 
     it("ratings update rating_avg (2 decimals) and rating_count everywhere the seller shows", async () => {
@@ -1038,7 +1297,10 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         const rating = await m.rate(buyer, deal.id, stars)
         expect(rating).toMatchObject({ deal_id: deal.id, seller_id: seller.userId, rating: stars })
         expect((await m.me(seller)).seller_profile).toMatchObject({ rating_avg: avg, rating_count: count })
-        expect((await m.api.get(`/seller-profiles/${seller.profileId}`)).body.data).toMatchObject({ rating_avg: avg, rating_count: count })
+        expect((await m.api.get(`/seller-profiles/${seller.profileId}`)).body.data).toMatchObject({
+          rating_avg: avg,
+          rating_count: count
+        })
       }
       const { request } = await m.pendingOffer(buyer, seller)
       expect((await m.offersOf(buyer, request.id))[0].seller).toMatchObject({ rating_avg: 3.75, rating_count: 4 })
@@ -1062,13 +1324,23 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
 
       const report = await m.report(reporter, seller.userId)
       const suspended = await m.resolve(report.id, "suspend_seller", "Scam confirmed")
-      expect(suspended).toMatchObject({ id: report.id, status: "resolved", action: "suspend_seller", notes: "Scam confirmed" })
+      expect(suspended).toMatchObject({
+        id: report.id,
+        status: "resolved",
+        action: "suspend_seller",
+        notes: "Scam confirmed"
+      })
       expect((await m.me(seller)).seller_profile.status).toBe("suspended")
       expectError(await m.api.get(`/seller-profiles/${seller.profileId}`), 404, "NOT_FOUND")
       const request = await m.createRequest(buyer)
       await unchanged(
         () => m.requestDetail(buyer, request.id),
-        async () => expectError(await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }), 403, "SELLER_NOT_APPROVED")
+        async () =>
+          expectError(
+            await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }),
+            403,
+            "SELLER_NOT_APPROVED"
+          )
       )
 
       const byStatus = async (status: string) => (await m.adminReports(`&status=${status}`)).map((r) => r.id)
@@ -1118,7 +1390,11 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
     it("a JSON body that is a string or a number is 400, and so are non-integer or negative pages", async () => {
       const buyer = await m.buyer()
       for (const rawBody of ['"a request"', "42", "true"]) {
-        const response = await send({ method: "POST", path: "/requests", rawBody, headers: { "content-type": "application/json" } }, buyer, "en")
+        const response = await send(
+          { method: "POST", path: "/requests", rawBody, headers: { "content-type": "application/json" } },
+          buyer,
+          "en"
+        )
         expectValidation(response, undefined, "en")
       }
       for (const [query, field] of [
@@ -1167,13 +1443,20 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       const url = databaseUrl()
       if (url !== undefined) {
         // On PostgreSQL, force a real tie on three of them.
-        const mine = (await m.api.get(`/requests/my?per_page=50`, { token: buyer.token })).body.data.requests.slice(0, 3)
+        const mine = (await m.api.get(`/requests/my?per_page=50`, { token: buyer.token })).body.data.requests.slice(
+          0,
+          3
+        )
         const ids = mine.map((r: any) => r.id)
-        await runSql(url, (sql) => sql`UPDATE buy_requests SET created_at = '2030-01-01T00:00:00Z' WHERE id IN ${sql.in(ids)}`)
+        await runSql(
+          url,
+          (sql) => sql`UPDATE buy_requests SET created_at = '2030-01-01T00:00:00Z' WHERE id IN ${sql.in(ids)}`
+        )
       }
 
       for (const path of [`/requests?location_city=${city}`, "/requests/my"]) {
-        const full = (await m.api.get(`${path}${path.includes("?") ? "&" : "?"}per_page=50`, { token: buyer.token })).body.data.requests
+        const full = (await m.api.get(`${path}${path.includes("?") ? "&" : "?"}per_page=50`, { token: buyer.token }))
+          .body.data.requests
         expect(full.length).toBe(9)
         const sorted = [...full].sort((a: any, b: any) =>
           a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1
@@ -1183,7 +1466,9 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         // Paging one by one walks the same order, each item exactly once.
         const walked: Array<string> = []
         for (let page = 1; page <= 9; page++) {
-          const one = await m.api.get(`${path}${path.includes("?") ? "&" : "?"}per_page=1&page=${page}`, { token: buyer.token })
+          const one = await m.api.get(`${path}${path.includes("?") ? "&" : "?"}per_page=1&page=${page}`, {
+            token: buyer.token
+          })
           walked.push(...one.body.data.requests.map((r: any) => r.id))
         }
         expect(walked).toEqual(full.map((r: any) => r.id))
@@ -1248,7 +1533,9 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       await m.close(buyer, closed.id)
       await m.createRequest(buyer, { category: "phone", location_city: `${city}-suburb` })
       const ids = async (query: string) =>
-        (await m.api.get(`/requests?${query}&per_page=50`, { token: buyer.token })).body.data.requests.map((r: any) => r.id)
+        (await m.api.get(`/requests?${query}&per_page=50`, { token: buyer.token })).body.data.requests.map(
+          (r: any) => r.id
+        )
       expect(await ids(`location_city=${city}`)).toEqual([accessory.id, phone.id])
       expect(await ids(`location_city=${city}&category=phone`)).toEqual([phone.id])
       expect(await ids(`location_city=${city}&category=accessory`)).toEqual([accessory.id])

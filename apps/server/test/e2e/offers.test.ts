@@ -302,6 +302,25 @@ describe.each(backends)("offers on %s", (backend) => {
       expectError(await m.api().get(`/requests/${posted.id}/offers`), 401, "UNAUTHORIZED")
     })
 
+    it("is not paginated: every offer in one list, past the default page size, page and per_page ignored", async () => {
+      const buyer = await m.user()
+      const seller = await m.seller()
+      const posted = await m.request(buyer)
+      const made: Array<string> = []
+      for (let i = 0; i < 21; i++) {
+        const offer = await m.offer(seller, posted.id)
+        made.unshift(offer.id)
+        server().clock.advance(1000)
+        expect((await m.api().delete(`/offers/${offer.id}`, { token: seller.token })).status).toBe(200)
+      }
+      const last = await m.offer(seller, posted.id)
+      made.unshift(last.id)
+      const response = await m.api().get(`/requests/${posted.id}/offers?page=2&per_page=1`, { token: seller.token })
+      expect(response.status).toBe(200)
+      expect(Object.keys(response.body.data)).toEqual(["offers"])
+      expect(response.body.data.offers.map((o: any) => o.id)).toEqual(made)
+    })
+
     it("shows the owner an empty list before any offer", async () => {
       const buyer = await m.user()
       const posted = await m.request(buyer)

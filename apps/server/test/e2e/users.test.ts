@@ -7,12 +7,12 @@ const en = { "accept-language": "en" }
 const json = { "content-type": "application/json" }
 const MiB = 1024 * 1024
 
-const fixture = (name: string) => new Uint8Array(readFileSync(new URL(`../fixtures/${name}`, import.meta.url)))
+const fixture = (name: string): Uint8Array<ArrayBuffer> => new Uint8Array(readFileSync(new URL(`../fixtures/${name}`, import.meta.url)))
 /** A JPEG carrying EXIF with an author, a copyright notice and GPS coordinates. */
 const jpegWithExif = fixture("exif-gps.jpg")
 const png = fixture("plain.png")
 
-const avatarForm = (bytes: Uint8Array, fileName: string, contentType = "image/jpeg", field = "avatar") => {
+const avatarForm = (bytes: Uint8Array<ArrayBuffer>, fileName: string, contentType = "image/jpeg", field = "avatar") => {
   const form = new FormData()
   form.append(field, new Blob([bytes], { type: contentType }), fileName)
   return form

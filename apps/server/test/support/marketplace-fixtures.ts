@@ -3,7 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, expect } from "vitest"
-import { type Backend, type Client, type Response, type SignedIn, newPhone, relaxedLimits, signIn } from "./harness.js"
+import { type Backend, type Client, newPhone, type Response, relaxedLimits, type SignedIn, signIn } from "./harness.js"
 import { createPostgresDatabase } from "./postgres.js"
 
 /*
@@ -37,7 +37,10 @@ export const expectStatus = (response: Response, status: number, what: string): 
 
 /** Asserts the spec's error envelope with a status and a code. */
 export const expectError = (response: Response, status: number, code: string) => {
-  expect({ status: response.status, code: response.body?.error?.code }, JSON.stringify(response.body)).toEqual({ status, code })
+  expect({ status: response.status, code: response.body?.error?.code }, JSON.stringify(response.body)).toEqual({
+    status,
+    code
+  })
   expect(response.body.success).toBe(false)
   expect(typeof response.body.error.message).toBe("string")
   expect(response.body.error.message.length).toBeGreaterThan(0)
@@ -213,7 +216,11 @@ export class Marketplace {
   }
 
   async withdraw(seller: SignedIn, offerId: string): Promise<any> {
-    return expectStatus(await this.api.delete(`/offers/${offerId}`, { token: seller.token }), 200, "DELETE /offers/{id}")
+    return expectStatus(
+      await this.api.delete(`/offers/${offerId}`, { token: seller.token }),
+      200,
+      "DELETE /offers/{id}"
+    )
   }
 
   async close(owner: SignedIn, requestId: string): Promise<any> {
@@ -240,7 +247,11 @@ export class Marketplace {
   }
 
   async complete(buyer: SignedIn, dealId: string): Promise<any> {
-    const body = expectStatus(await this.api.put(`/deals/${dealId}/complete`, { token: buyer.token }), 200, "PUT /deals/{id}/complete")
+    const body = expectStatus(
+      await this.api.put(`/deals/${dealId}/complete`, { token: buyer.token }),
+      200,
+      "PUT /deals/{id}/complete"
+    )
     return body.data
   }
 
@@ -282,14 +293,19 @@ export class Marketplace {
 
   // Read-backs used to show that a refused write changed nothing.
   async requestDetail(user: SignedIn, requestId: string): Promise<any> {
-    return expectStatus(await this.api.get(`/requests/${requestId}`, { token: user.token }), 200, "GET /requests/{id}").data
+    return expectStatus(await this.api.get(`/requests/${requestId}`, { token: user.token }), 200, "GET /requests/{id}")
+      .data
   }
   async offersOf(user: SignedIn, requestId: string): Promise<Array<any>> {
-    return expectStatus(await this.api.get(`/requests/${requestId}/offers`, { token: user.token }), 200, "GET /requests/{id}/offers")
-      .data.offers
+    return expectStatus(
+      await this.api.get(`/requests/${requestId}/offers`, { token: user.token }),
+      200,
+      "GET /requests/{id}/offers"
+    ).data.offers
   }
   async myOffers(seller: SignedIn): Promise<Array<any>> {
-    return expectStatus(await this.api.get("/offers/my?per_page=50", { token: seller.token }), 200, "GET /offers/my").data.offers
+    return expectStatus(await this.api.get("/offers/my?per_page=50", { token: seller.token }), 200, "GET /offers/my")
+      .data.offers
   }
   async dealDetail(party: SignedIn, dealId: string): Promise<any> {
     return expectStatus(await this.api.get(`/deals/${dealId}`, { token: party.token }), 200, "GET /deals/{id}").data

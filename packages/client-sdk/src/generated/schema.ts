@@ -3028,6 +3028,8 @@ export interface operations {
                             created_at: components["schemas"]["Date"];
                             completed_at: components["schemas"]["Date"] | null;
                             cancelled_at: components["schemas"]["Date"] | null;
+                            cancel_reason: string | null;
+                            cancel_description: string | null;
                             request: {
                                 id: components["schemas"]["UUID"];
                                 /** @enum {string} */

@@ -216,10 +216,12 @@ export class Connection {
   }
 
   private detach() {
-    this.socket.onopen = null
-    this.socket.onmessage = null
-    this.socket.onclose = null
-    this.socket.onerror = null
+    // No-ops rather than null: `ws` throws an error event that has no listener (closing while connecting).
+    const ignore = () => {}
+    this.socket.onopen = ignore
+    this.socket.onmessage = ignore
+    this.socket.onclose = ignore
+    this.socket.onerror = ignore
   }
 
   private finish(end: ConnectionEnd) {

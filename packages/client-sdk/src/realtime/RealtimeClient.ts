@@ -178,18 +178,26 @@ export class RealtimeClient {
 
   /**
    * Subscribes to a conversation's messages, now and after every reconnect. Pass the last message the app
-   * shows as `after` and the messages newer than it are fetched and emitted too, oldest first.
+   * shows as `after` and the messages newer than it are fetched and emitted too, oldest first (also when
+   * already subscribed).
    * Resolves once the server confirmed; rejects with the server's error (`FORBIDDEN`, `NOT_FOUND`).
    */
   async subscribe(conversationId: string, options: { readonly after?: MessagePosition } = {}): Promise<void> {
     if (options.after !== undefined) this.log.startAfter(conversationId, options.after)
-    let subscription = this.subscriptions.get(conversationId)
-    if (subscription === undefined) {
-      subscription = { confirmed: deferred() }
-      this.subscriptions.set(conversationId, subscription)
-      if (this.connection !== undefined && this.currentState === "open") {
-        void this.subscribeOn(this.connection, conversationId, subscription)
+    const existing = this.subscriptions.get(conversationId)
+    if (existing !== undefined) {
+      await existing.confirmed.promise
+      // Subscribed already: a new `after` is caught up from now.
+      if (options.after !== undefined && this.currentState === "open") {
+        this.log.holdLive(conversationId)
+        await this.catchUp(conversationId)
       }
+      return
+    }
+    const subscription: Subscription = { confirmed: deferred() }
+    this.subscriptions.set(conversationId, subscription)
+    if (this.connection !== undefined && this.currentState === "open") {
+      void this.subscribeOn(this.connection, conversationId, subscription)
     }
     return subscription.confirmed.promise
   }
@@ -227,8 +235,10 @@ export class RealtimeClient {
         if (reply.type !== "ack") throw new RealtimeError("INTERNAL_ERROR", `Unexpected reply ${reply.type}`)
         return reply.data
       } catch (error) {
-        const retriable = error instanceof RealtimeError && error.code === "CONNECTION_LOST"
-        if (!retriable || Date.now() >= deadline) throw error
+        if (!(error instanceof RealtimeError) || Date.now() >= deadline) throw error
+        // No ack in time on an open socket: most likely a dead connection the heartbeat has not caught yet.
+        if (error.code === "TIMEOUT") connection.abandon()
+        else if (error.code !== "CONNECTION_LOST") throw error
       }
     }
   }

@@ -14,6 +14,14 @@ import type { DeviceToken, Session, User } from "../User.js"
  * Write-side repositories, one per aggregate. `lock` reads a row for update inside the current
  * transaction, so two racing transitions on it are serialised. Read models (list and detail views)
  * are queries of the adapter, not ports.
+ *
+ * Lock order. A transaction that locks rows of several aggregates takes them in this order, so no two
+ * wait on each other (deadlock):
+ *   report -> deal -> seller profile -> buy request -> offers -> conversation
+ * e.g. resolve: report, seller profile, the seller's pending offers; rate: deal, seller profile; offer:
+ * seller profile (shared), request; accept: seller profile of the offer (shared), request, its offers;
+ * withdraw and close: request, offers; message: conversation. A transition that skips a level keeps the
+ * order of the rest. Rows of one kind are locked in one statement, or one row at a time.
  */
 
 /** Runs an effect atomically: every repository call inside it commits together or not at all. */
@@ -73,6 +81,8 @@ export class SellerProfileRepo extends Context.Tag("@talab/core/SellerProfileRep
     readonly findByUserId: (userId: string) => Effect.Effect<Option.Option<SellerProfile>>
     readonly lock: (id: string) => Effect.Effect<Option.Option<SellerProfile>>
     readonly lockByUserId: (userId: string) => Effect.Effect<Option.Option<SellerProfile>>
+    /** Reads the user's profile under a shared lock: it cannot change (a suspension waits) until the transaction ends. */
+    readonly lockSharedByUserId: (userId: string) => Effect.Effect<Option.Option<SellerProfile>>
     readonly update: (profile: SellerProfile) => Effect.Effect<void>
   }
 >() {}
@@ -96,6 +106,8 @@ export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
     readonly listByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>
     /** Every offer of a request, locked for update; lock the request first, so racing transitions queue on it. */
     readonly lockByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>
+    /** A seller's pending offers on every request, locked for update; lock the seller's profile first. */
+    readonly lockPendingBySeller: (sellerId: string) => Effect.Effect<ReadonlyArray<Offer>>
     readonly hasPendingOffer: (requestId: string, sellerId: string) => Effect.Effect<boolean>
     readonly updateStatus: (offers: ReadonlyArray<Pick<Offer, "id" | "status">>) => Effect.Effect<void>
   }

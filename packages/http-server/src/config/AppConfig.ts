@@ -132,10 +132,10 @@ const readSettings = Effect.gen(function* () {
   }
   const settings: AppSettings = {
     port,
-    host: yield* Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
+    host: yield* Config.nonEmptyString("HOST").pipe(Config.withDefault("0.0.0.0")),
     databaseUrl,
-    dataDir: yield* Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
-    publicUrl: (yield* Config.string("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))).replace(/\/+$/, ""),
+    dataDir: yield* Config.nonEmptyString("DATA_DIR").pipe(Config.withDefault("./data")),
+    publicUrl: (yield* Config.nonEmptyString("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))).replace(/\/+$/, ""),
     jwtSecret,
     nodeEnv,
     adminPhoneNumbers: yield* list("ADMIN_PHONE_NUMBERS", []),

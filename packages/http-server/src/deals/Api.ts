@@ -28,6 +28,8 @@ export const DealDetail = Schema.Struct({
   created_at: Schema.Date,
   completed_at: Schema.NullOr(Schema.Date),
   cancelled_at: Schema.NullOr(Schema.Date),
+  cancel_reason: Nullable,
+  cancel_description: Nullable,
   request: Schema.Struct({
     id: Schema.UUID,
     category: Category,

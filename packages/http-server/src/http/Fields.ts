@@ -18,14 +18,27 @@ export const parseProblemMessage = (message: string): { key: string; params?: Re
 
 const msg = (key: string, params?: Record<string, string | number>) => ({ message: () => problemMessage(key, params) })
 
-export const StringField = Schema.String.annotations(msg("must_be_string"))
+/** A string; NUL characters are refused here, since PostgreSQL cannot store them in text. */
+export const StringField = Schema.String.annotations(msg("must_be_string")).pipe(
+  Schema.filter((s) => !s.includes("\u0000"), msg("invalid_characters"))
+)
+
+/** Length in characters (Unicode code points), as PostgreSQL's char_length counts them. */
+const characters = (s: string) => {
+  let count = 0
+  for (const _ of s) count++
+  return count
+}
 export const NumberField = Schema.Number.annotations(msg("must_be_number"))
 
 /** A string trimmed of surrounding white space, then between min and max characters. */
 export const Text = (min: number, max: number) =>
   Schema.transform(
-    StringField,
-    Schema.String.pipe(Schema.minLength(min, msg("too_short", { min })), Schema.maxLength(max, msg("too_long", { max }))),
+    StringField.annotations({ jsonSchema: { minLength: min, maxLength: max } }),
+    Schema.String.pipe(
+      Schema.filter((s) => characters(s) >= min, msg("too_short", { min })),
+      Schema.filter((s) => characters(s) <= max, msg("too_long", { max }))
+    ),
     { strict: true, decode: (s) => s.trim(), encode: (s) => s }
   )
 

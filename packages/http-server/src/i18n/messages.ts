@@ -43,6 +43,7 @@ export const texts: Catalogue = {
   must_be_string: { ar: "يجب أن تكون القيمة نصاً", en: "Must be a string" },
   must_be_number: { ar: "يجب أن تكون القيمة رقماً", en: "Must be a number" },
   must_be_integer: { ar: "يجب أن تكون القيمة عدداً صحيحاً", en: "Must be an integer" },
+  invalid_characters: { ar: "يحتوي النص على محارف غير مسموح بها", en: "Contains characters that are not allowed" },
   must_be_object: { ar: "يجب أن يكون جسم الطلب كائن JSON", en: "The request body must be a JSON object" },
   malformed_json: { ar: "جسم الطلب ليس JSON صالحاً", en: "The request body is not valid JSON" },
   too_short: { ar: "يجب ألا يقل الطول عن {min} حرف", en: "Must be at least {min} characters" },

@@ -29,6 +29,8 @@ export interface OfferInput {
 /**
  * Offers and the accept. Every transition that changes offers locks their request row first, so of
  * racing offers, withdrawals, closes and accepts on one request each sees the others' committed result.
+ * Offer and accept also hold the seller's profile (shared, taken before the request: see the lock order
+ * in core's ports), so a suspension committing meanwhile either waits for them or is seen by them.
  */
 export class OffersService extends Effect.Service<OffersService>()("Offers/Service", {
   dependencies: [OfferQueries.Default],
@@ -49,8 +51,8 @@ export class OffersService extends Effect.Service<OffersService>()("Offers/Servi
       transactor.transaction(
         Effect.gen(function* () {
           const at = yield* now
+          const profile = Option.getOrNull(yield* profiles.lockSharedByUserId(seller.id))
           const request = yield* found(yield* requests.lock(input.requestId))
-          const profile = Option.getOrNull(yield* profiles.findByUserId(seller.id))
           const conversationId = yield* ids.next
           const { state, events } = yield* createOffer({
             input: { id: yield* ids.next, sellerId: seller.id, ...input, requestId: request.id },
@@ -86,13 +88,14 @@ export class OffersService extends Effect.Service<OffersService>()("Offers/Servi
      * The request's owner accepts a pending offer: the deal is made, the offer accepted, every other
      * pending offer rejected and the request closed, in one transaction. Of simultaneous accepts on one
      * request the first to lock the request wins; the others then see it closed and their offer no
-     * longer pending.
+     * longer pending. An offer whose seller is no longer approved is not accepted (422 OFFER_NOT_PENDING).
      */
     const accept = (caller: User, offerId: string) =>
       transactor.transaction(
         Effect.gen(function* () {
           const at = yield* now
           const seen = yield* foundOffer(yield* offers.findById(offerId))
+          const sellerProfile = Option.getOrNull(yield* profiles.lockSharedByUserId(seen.sellerId))
           const request = yield* found(yield* requests.lock(seen.requestId))
           yield* requireOwner(request, caller)
           const locked = yield* offers.lockByRequest(request.id)
@@ -102,6 +105,7 @@ export class OffersService extends Effect.Service<OffersService>()("Offers/Servi
           const { state, events } = yield* acceptOffer({
             offer,
             request,
+            sellerProfile,
             otherOffers: locked.filter((o) => o.id !== offer.id),
             dealId: yield* ids.next,
             conversationId: conversation.value.id,

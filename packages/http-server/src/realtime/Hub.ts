@@ -121,7 +121,14 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
         return heartbeat ? now : lastHeartbeatAt
       })
     const startedAt = yield* Clock.currentTimeMillis
-    yield* Effect.iterate(startedAt, { while: () => true, body: (last) => Effect.delay(sweep(last), SWEEP_INTERVAL) }).pipe(
+    // A failing round is logged and the next one runs: without the sweep no deadline would be kept.
+    const sweepSafely = (last: number) =>
+      sweep(last).pipe(
+        Effect.catchAllDefect((defect) =>
+          Effect.as(Effect.logError("Realtime: deadline sweep failed").pipe(Effect.annotateLogs({ defect: String(defect) })), last)
+        )
+      )
+    yield* Effect.iterate(startedAt, { while: () => true, body: (last) => Effect.delay(sweepSafely(last), SWEEP_INTERVAL) }).pipe(
       Effect.forkScoped
     )
 

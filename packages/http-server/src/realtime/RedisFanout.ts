@@ -6,7 +6,11 @@ import type { Audience, Fanout, FanoutInbound } from "./Fanout.js"
 /** The first connection to Redis could not be made when the server started. */
 export class RealtimeRedisConnectFailed extends Data.TaggedError("RealtimeRedisConnectFailed")<{
   readonly reason: string
-}> {}
+}> {
+  override get message() {
+    return `Could not connect to Redis (REDIS_URL) for WebSocket fan-out: ${this.reason}`
+  }
+}
 
 const COMMAND_TIMEOUT_MS = 2_000
 
@@ -29,17 +33,27 @@ const connect = (url: string, name: string) =>
     Effect.tryPromise({
       try: async () => {
         const client = new Redis(url, { lazyConnect: true, commandTimeout: COMMAND_TIMEOUT_MS, connectionName: name })
+        // Also keeps ioredis from printing "unhandled error" before the outage reporter is attached.
+        let lastError: Error | undefined
+        client.on("error", (error: Error) => {
+          lastError = error
+        })
         try {
           await client.connect()
         } catch (error) {
           client.disconnect()
-          throw error
+          throw lastError ?? error
         }
         return client
       },
       catch: (error) => new RealtimeRedisConnectFailed({ reason: error instanceof Error ? error.message : String(error) })
     }),
-    (client) => Effect.promise(() => client.quit()).pipe(Effect.orElse(() => Effect.sync(() => client.disconnect())))
+    // A Redis that is away must not hold up the shutdown: quit politely for a moment, then just disconnect.
+    (client) =>
+      Effect.tryPromise(() => client.quit()).pipe(
+        Effect.timeout("1 second"),
+        Effect.orElse(() => Effect.sync(() => client.disconnect()))
+      )
   )
 
 /** Reports each Redis outage once instead of on every reconnect attempt. */

@@ -4,6 +4,8 @@ import {
   fileReport,
   Ids,
   NotFound,
+  OfferRepo,
+  rejectPendingOffers,
   type ReportReason,
   ReportRepo,
   type ResolveAction,
@@ -33,6 +35,7 @@ export class ReportsService extends Effect.Service<ReportsService>()("Reports/Se
     const users = yield* UserRepo
     const deals = yield* DealRepo
     const profiles = yield* SellerProfileRepo
+    const offers = yield* OfferRepo
     const outbox = yield* EventOutbox
     const transactor = yield* Transactor
     const ids = yield* Ids
@@ -69,7 +72,9 @@ export class ReportsService extends Effect.Service<ReportsService>()("Reports/Se
 
     /**
      * An admin resolves a pending report. `suspend_seller` also suspends the reported user's seller
-     * profile, in the same transaction; a reported user without one has nothing to suspend.
+     * profile and rejects their pending offers, in the same transaction, so no buyer can accept an
+     * offer of a suspended seller; a reported user without a profile has nothing to suspend. The profile
+     * is locked before the offers (core's lock order), as offer and accept lock it before the request.
      */
     const resolve = (caller: User, id: string, action: ResolveAction, notes: string | null) =>
       transactor.transaction(
@@ -85,7 +90,9 @@ export class ReportsService extends Effect.Service<ReportsService>()("Reports/Se
             if (Option.isSome(profile)) {
               const suspended = yield* suspendSellerProfile(profile.value)
               yield* profiles.update(suspended.state)
-              events.push(...suspended.events)
+              const dropped = rejectPendingOffers(yield* offers.lockPendingBySeller(report.reportedUserId))
+              yield* offers.updateStatus(dropped.rejected)
+              events.push(...suspended.events, ...dropped.events)
             }
           }
           yield* outbox.append(events, at)

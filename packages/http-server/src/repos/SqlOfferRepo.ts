@@ -42,6 +42,13 @@ export const SqlOfferRepo = Layer.effect(
       execute: (requestId) =>
         sql`SELECT * FROM offers WHERE request_id = ${requestId} ORDER BY created_at DESC, id DESC FOR UPDATE`
     })
+    const lockPendingBySeller = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: OfferRow,
+      execute: (sellerId) =>
+        sql`SELECT * FROM offers WHERE seller_id = ${sellerId} AND status = 'pending'
+            ORDER BY created_at DESC, id DESC FOR UPDATE`
+    })
     const hasPendingOffer = SqlSchema.single({
       Request: Schema.Struct({ requestId: Schema.String, sellerId: Schema.String }),
       Result: PendingOfferExists,
@@ -61,6 +68,8 @@ export const SqlOfferRepo = Layer.effect(
         (isUuid(requestId) ? listByRequest(requestId) : Effect.succeed([])).pipe(Effect.orDie),
       lockByRequest: (requestId) =>
         (isUuid(requestId) ? lockByRequest(requestId) : Effect.succeed([])).pipe(Effect.orDie),
+      lockPendingBySeller: (sellerId) =>
+        (isUuid(sellerId) ? lockPendingBySeller(sellerId) : Effect.succeed([])).pipe(Effect.orDie),
       hasPendingOffer: (requestId, sellerId) =>
         isUuid(requestId) && isUuid(sellerId)
           ? hasPendingOffer({ requestId, sellerId }).pipe(

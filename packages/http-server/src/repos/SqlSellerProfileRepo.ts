@@ -43,6 +43,9 @@ export const SqlSellerProfileRepo = Layer.effect(
     const findByUserId = findOne((userId) => sql`SELECT * FROM seller_profiles WHERE user_id = ${userId}`)
     const lock = findOne((id) => sql`SELECT * FROM seller_profiles WHERE id = ${id} FOR UPDATE`)
     const lockByUserId = findOne((userId) => sql`SELECT * FROM seller_profiles WHERE user_id = ${userId} FOR UPDATE`)
+    const lockSharedByUserId = findOne(
+      (userId) => sql`SELECT * FROM seller_profiles WHERE user_id = ${userId} FOR SHARE`
+    )
 
     return SellerProfileRepo.of({
       insert: (profile) => insert(profile).pipe(Effect.orDie),
@@ -55,6 +58,7 @@ export const SqlSellerProfileRepo = Layer.effect(
       findByUserId: (userId) => findByUserId(userId).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
       lockByUserId: (userId) => lockByUserId(userId).pipe(Effect.orDie),
+      lockSharedByUserId: (userId) => lockSharedByUserId(userId).pipe(Effect.orDie),
       update: (profile) => update(profile).pipe(Effect.orDie)
     })
   })

@@ -1,14 +1,12 @@
 import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type ErrorCode, RateLimiter } from "@talab/core"
+import type { ErrorCode } from "@talab/core"
 import { Cause, Chunk, Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"
-import { AppConfig } from "../config/AppConfig.js"
 import { parseProblemMessage } from "../http/Fields.js"
 import { envelope, rememberedUserLanguage } from "../http/Localize.js"
-import { rateLimitHeaders, recordRateLimit } from "../http/RateLimitHeaders.js"
+import { rateLimitHeaders } from "../http/RateLimitHeaders.js"
 import { negotiateLanguage } from "../i18n/Language.js"
 import { translate } from "../i18n/messages.js"
-
 import { AVATAR_BODY_LIMIT, AVATAR_PATH, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
 
 const languageOf = (request: HttpServerRequest.HttpServerRequest) =>
@@ -23,17 +21,6 @@ export const errorEnvelopeResponse = (
   status: number,
   details: Record<string, Array<string>> = {}
 ) => HttpServerResponse.unsafeJson(envelope(code, languageOf(request), details), { status })
-
-/**
- * The client address: behind a trusted proxy, the last X-Forwarded-For hop, the one the proxy itself
- * appended (hops before it are whatever the client sent, so keying a limit on them lets anyone pick a
- * fresh budget); else the socket's address.
- */
-export const clientIp = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) => {
-  const lastHop = request.headers["x-forwarded-for"]?.split(",").at(-1)?.trim()
-  if (trustProxy && lastHop) return lastHop
-  return Option.getOrElse(request.remoteAddress, () => "unknown")
-}
 
 interface DecodeIssue {
   readonly _tag: string
@@ -158,29 +145,15 @@ const logRequest = (
     })
   )
 
-/** The per-IP auth limit before anything else, then the app under the body size limit of its path. */
+/** The app under the body size limit of its path. */
 const limitedApp = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function* () {
-    const config = yield* AppConfig
-    const limiter = yield* RateLimiter
-    const path = pathOf(request)
-    if (path.startsWith("/api/v1/auth/") && request.method !== "OPTIONS") {
-      const decision = yield* limiter.consume({
-        key: `auth-ip:${clientIp(request, config.trustProxy)}`,
-        limit: config.rateLimits.authPerMinute,
-        windowMs: 60_000
-      })
-      recordRateLimit(request, decision)
-      if (!decision.allowed) return errorEnvelopeResponse(request, "RATE_LIMITED", 429)
-    }
-    const bodyLimit = path === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT
-    return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(bodyLimit))
-  })
+  HttpIncomingMessage.withMaxBodySize(app, Option.some(pathOf(request) === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT))
 
 /**
  * The outermost middleware of every request: a request id (on every log line of the request, and
- * echoed in X-Request-Id), the per-IP auth limit, the body size limit, the envelope for the
- * framework's own responses, and one log line when the response goes out.
+ * echoed in X-Request-Id), the body size limit, the envelope for the framework's own responses, and
+ * one log line when the response goes out. It must not answer by itself: a response it made would
+ * skip the pre-response handler (and so the envelope, headers and log line).
  */
 export const requestPipeline = <E, R>(app: HttpApp.Default<E, R>) =>
   Effect.gen(function* () {

@@ -16,6 +16,7 @@ import { WebSocketRoute } from "../realtime/Route.js"
 import { UsersHttp } from "../users/Http.js"
 import { UsersService } from "../users/Service.js"
 import { MarketplaceGroups, MarketplaceServices } from "./Marketplace.js"
+import { AuthRateLimitLive } from "./AuthRateLimit.js"
 import { requestPipeline } from "./RequestPipeline.js"
 import { ExtraRoutes } from "./Routes.js"
 
@@ -60,6 +61,8 @@ export const HttpAppLive = Layer.unwrapEffect(
       Layer.provide(WebSocketLive),
       Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
       Layer.provide(corsFor(config.corsOrigins)),
+      // Built before CORS, so inside it: a browser can read the 429.
+      Layer.provide(AuthRateLimitLive),
       Layer.provide(ApiLive)
     )
   )

@@ -231,6 +231,43 @@ export const repositoryContract = <E>(
       })
     )
 
+    it.effect("seller profiles: lockSharedByUserId reads the profile and holds an update until its transaction ends", () =>
+      Effect.gen(function* () {
+        const { transaction } = yield* Transactor
+        const profiles = yield* SellerProfileRepo
+        const user = yield* (yield* UserRepo).insertOrGet(aUser())
+        const profile = aSellerProfile(user.id, { status: "approved", approvedAt: at("2025-01-02T12:00:00.000Z") })
+        yield* profiles.insert(profile)
+        expect(yield* transaction(profiles.lockSharedByUserId(user.id))).toEqual(Option.some(profile))
+        expect(yield* profiles.lockSharedByUserId(randomUUID())).toEqual(Option.none())
+        expect(yield* profiles.lockSharedByUserId("42")).toEqual(Option.none())
+
+        const readerHoldsLock = yield* Deferred.make<void>()
+        const holdMillis = 400
+        const reader = yield* Effect.fork(
+          transaction(
+            Effect.gen(function* () {
+              const seen = some(yield* profiles.lockSharedByUserId(user.id))
+              yield* Deferred.succeed(readerHoldsLock, undefined)
+              yield* Effect.sleep(holdMillis)
+              return seen.status
+            })
+          )
+        )
+        yield* Deferred.await(readerHoldsLock)
+        const suspendStartedAt = Date.now()
+        yield* transaction(
+          Effect.gen(function* () {
+            const locked = some(yield* profiles.lockByUserId(user.id))
+            yield* profiles.update({ ...locked, status: "suspended" })
+          })
+        )
+        expect(Date.now() - suspendStartedAt).toBeGreaterThanOrEqual(holdMillis - 50)
+        expect(yield* Fiber.join(reader)).toBe("approved")
+        expect(some(yield* profiles.findByUserId(user.id)).status).toBe("suspended")
+      })
+    )
+
     it.effect("seller profiles: insertIfAbsent inserts once per user and answers whether it did", () =>
       Effect.gen(function* () {
         const profiles = yield* SellerProfileRepo
@@ -320,6 +357,29 @@ export const repositoryContract = <E>(
         expect(yield* transaction(offers.lockByRequest(request.id))).toEqual([newer, older])
         expect(yield* offers.lockByRequest(randomUUID())).toEqual([])
         expect(yield* offers.lockByRequest("nope")).toEqual([])
+      })
+    )
+
+    it.effect("offers: lockPendingBySeller answers the seller's pending offers on every request, newest first", () =>
+      Effect.gen(function* () {
+        const offers = yield* OfferRepo
+        const requests = yield* RequestRepo
+        const { request, seller, buyer } = yield* seedRequest
+        const second = aRequest(buyer.id)
+        const third = aRequest(buyer.id)
+        yield* requests.insert(second)
+        yield* requests.insert(third)
+        const rival = yield* (yield* UserRepo).insertOrGet(aUser())
+        const older = anOffer(request.id, seller.id, { createdAt: at("2025-01-04T09:00:00.000Z") })
+        const newer = anOffer(second.id, seller.id, { createdAt: at("2025-01-04T10:00:00.000Z") })
+        const withdrawn = anOffer(third.id, seller.id, { status: "withdrawn" })
+        const ofRival = anOffer(request.id, rival.id)
+        for (const offer of [older, newer, withdrawn, ofRival]) yield* offers.insert(offer)
+
+        const { transaction } = yield* Transactor
+        expect(yield* transaction(offers.lockPendingBySeller(seller.id))).toEqual([newer, older])
+        expect(yield* offers.lockPendingBySeller(randomUUID())).toEqual([])
+        expect(yield* offers.lockPendingBySeller("nope")).toEqual([])
       })
     )
 
@@ -462,6 +522,9 @@ export const repositoryContract = <E>(
         const { conversation, offer } = yield* seedOffer
         expect(yield* conversations.findById(conversation.id)).toEqual(Option.some(conversation))
         expect(yield* conversations.findByOfferId(offer.id)).toEqual(Option.some(conversation))
+        expect(yield* conversations.lock(conversation.id)).toEqual(Option.some(conversation))
+        expect(yield* conversations.lock(randomUUID())).toEqual(Option.none())
+        expect(yield* conversations.lock("not-a-uuid")).toEqual(Option.none())
 
         yield* conversations.touch(conversation.id, at("2025-02-01T12:00:00.000Z"))
         yield* conversations.touch(conversation.id, at("2025-02-01T11:00:00.000Z"))

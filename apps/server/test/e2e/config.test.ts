@@ -1,0 +1,149 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer, request } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, afterEach, describe, expect, it } from "vitest"
+
+/*
+ * The real entry point (apps/server/src/main.ts) in a child process: what an operator runs. Node loads
+ * it through tsx directly (as `npx tsx` would, without npm's own output on stderr and with signals
+ * going straight to the server).
+ */
+const appDirectory = fileURLToPath(new URL("../..", import.meta.url))
+const dataDir = mkdtempSync(join(tmpdir(), "talab-config-"))
+const started: Array<ChildProcess> = []
+
+/** The environment of a clean start: only what Node needs, plus the given variables. */
+const environment = (variables: Record<string, string>) => ({
+  PATH: process.env.PATH ?? "",
+  HOME: process.env.HOME ?? dataDir,
+  DATA_DIR: dataDir,
+  DATABASE_URL: "memory://",
+  HOST: "127.0.0.1",
+  ...variables
+})
+
+const startServer = (variables: Record<string, string>) => {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+    cwd: appDirectory,
+    env: environment(variables),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  started.push(child)
+  const output = { stdout: "", stderr: "" }
+  child.stdout!.on("data", (chunk) => (output.stdout += chunk))
+  child.stderr!.on("data", (chunk) => (output.stderr += chunk))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal }))
+  )
+  return { child, output, exited }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+const waitUntilLive = async (port: number, exited: Promise<unknown>) => {
+  let stopped = false
+  void exited.then(() => (stopped = true))
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline && !stopped) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error("the server did not come up")
+}
+
+afterEach(() => {
+  // Only the processes this file started, by their own handle.
+  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+})
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+// Every variable's rule is checked in packages/http-server/test/config.test.ts; these prove the process side.
+describe("bad configuration stops the start with one line naming the variable", () => {
+  it.each([
+    ["PORT", { PORT: "abc" }],
+    ["SMS_PROVIDER", { SMS_PROVIDER: "carrier-pigeon" }],
+    ["JWT_SECRET", { NODE_ENV: "production" }],
+    ["JWT_SECRET", { JWT_SECRET: "too-short-a-secret" }],
+    ["DATABASE_URL", { DATABASE_URL: "mysql://admin:hunter2@db.example/talab" }]
+  ])("%s: %j", async (variable, variables) => {
+    const { output, exited } = startServer(variables)
+    const { code } = await exited
+    expect(code).not.toBe(0)
+    expect(code).not.toBeNull()
+    const lines = output.stderr.trim().split("\n")
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(new RegExp(`^Invalid configuration: ${variable}\\b`))
+    // A secret or a password in a URL is never echoed back.
+    for (const value of Object.values(variables)) if (/secret|hunter2/.test(value)) expect(output.stderr).not.toContain(value)
+    expect(output.stderr).not.toContain("hunter2")
+  }, 60_000)
+})
+
+describe("SIGTERM", () => {
+  it("stops accepting, finishes the request in flight, logs it as JSON in production, and exits 0", async () => {
+    const port = await freePort()
+    const { child, output, exited } = startServer({
+      PORT: String(port),
+      NODE_ENV: "production",
+      JWT_SECRET: "a-production-secret-of-at-least-32-bytes"
+    })
+    await waitUntilLive(port, exited)
+
+    const body = JSON.stringify({ phone_number: "+966501234567" })
+    let sentHalf: () => void = () => {}
+    const halfSent = new Promise<void>((resolve) => (sentHalf = resolve))
+    let finish: () => void = () => {}
+    const inFlight = new Promise<{ status: number | undefined; text: string }>((resolve, reject) => {
+      const call = request(
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/api/v1/auth/request-otp",
+          method: "POST",
+          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": "in-flight-1" }
+        },
+        (response) => {
+          let text = ""
+          response.on("data", (chunk) => (text += chunk))
+          response.on("end", () => resolve({ status: response.statusCode, text }))
+        }
+      )
+      call.on("error", reject)
+      call.write(body.slice(0, 10), () => sentHalf())
+      finish = () => call.end(body.slice(10))
+    })
+    await halfSent
+    // Give the server the time to take the request in before the signal.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    child.kill("SIGTERM")
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    expect(child.exitCode).toBeNull()
+    await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow()
+
+    finish()
+    const answer = await inFlight
+    expect(answer.status).toBe(200)
+    expect(JSON.parse(answer.text).success).toBe(true)
+    expect(await exited).toEqual({ code: 0, signal: null })
+
+    const records = output.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown>; logLevel: string })
+    const requestLine = records.find((record) => record.annotations?.request_id === "in-flight-1" && record.message === "request")
+    expect(requestLine?.annotations).toMatchObject({ method: "POST", path: "/api/v1/auth/request-otp", status: 200 })
+    expect(typeof requestLine?.annotations.duration_ms).toBe("number")
+  }, 90_000)
+})

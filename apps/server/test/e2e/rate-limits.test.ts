@@ -1,0 +1,306 @@
+import { startTestServer, type TestServer } from "@talab/testkit"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { expectError } from "../support/foundation.js"
+import { backends, client, newPhone, type Response, signIn, useServer } from "../support/harness.js"
+
+const MINUTE = 60_000
+const json = { "content-type": "application/json" }
+const defaults = { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 100, wsMessagesPerMinute: 50 }
+
+let ipCounter = 0
+/** A client address of its own, so each test has a fresh per-IP budget (the server trusts the proxy). */
+const newIp = () => `203.0.113.${++ipCounter}`
+const from = (ip: string) => ({ "x-forwarded-for": ip })
+
+const limitHeaders = (response: Response) => ({
+  limit: response.headers.get("ratelimit-limit"),
+  remaining: response.headers.get("ratelimit-remaining"),
+  reset: response.headers.get("ratelimit-reset")
+})
+
+/** A 429 RATE_LIMITED with Retry-After and the three RateLimit-* headers of the limit that refused it. */
+const expectRateLimited = (response: Response, limit: number, maxWaitSeconds: number) => {
+  expectError(response, 429, "RATE_LIMITED")
+  const retryAfter = Number(response.headers.get("retry-after"))
+  expect(retryAfter).toBeGreaterThanOrEqual(1)
+  expect(retryAfter).toBeLessThanOrEqual(maxWaitSeconds)
+  const headers = limitHeaders(response)
+  expect({ limit: headers.limit, remaining: headers.remaining }).toEqual({ limit: String(limit), remaining: "0" })
+  expect(Number(headers.reset)).toBeGreaterThan(0)
+  expect(Number(headers.reset)).toBeLessThanOrEqual(maxWaitSeconds)
+}
+
+describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
+  const server = useServer(backend, { settings: { rateLimits: defaults, trustProxy: true } })
+  const api = () => client(server())
+  const requestOtp = (phone: string, ip: string) => api().post("/auth/request-otp", { body: { phone_number: phone }, headers: from(ip) })
+
+  describe("auth: 10 per minute per IP on /auth/*", () => {
+    it("counts every /auth/* call, logout and refused ones included, and refuses the 11th with 429", async () => {
+      const ip = newIp()
+      const signedIn = await signIn(server(), client(server()), newPhone()) // from another address
+      const calls = [
+        // A valid number would show its own, tighter budget of 3 codes; a fixed line is refused before that.
+        () => requestOtp("+966112345678", ip),
+        () => api().post("/auth/verify-otp", { body: { phone_number: newPhone(), otp_code: "123456" }, headers: from(ip) }),
+        () => api().post("/auth/refresh", { body: { refresh_token: "nope" }, headers: from(ip) }),
+        () => api().post("/auth/request-otp", { rawBody: "{", headers: { ...json, ...from(ip) } }),
+        () => api().post("/auth/logout", { token: "bad", headers: from(ip) })
+      ]
+      const remaining: Array<string | null> = []
+      for (let i = 0; i < 10; i++) {
+        const response = await calls[i % calls.length]!()
+        expect(response.status).not.toBe(429)
+        expect(limitHeaders(response).limit).toBe("10")
+        remaining.push(limitHeaders(response).remaining)
+      }
+      expect(remaining).toEqual(["9", "8", "7", "6", "5", "4", "3", "2", "1", "0"])
+      expectRateLimited(await requestOtp(newPhone(), ip), 10, 60)
+      expectRateLimited(await api().post("/auth/logout", { token: signedIn.token, headers: from(ip) }), 10, 60)
+      // The logout was refused, so the session it named is still live.
+      expect((await api().get("/users/me", { token: signedIn.token })).status).toBe(200)
+    })
+
+    it("lets the address in again once the minute has passed, and never limits another address", async () => {
+      const ip = newIp()
+      for (let i = 0; i < 10; i++) await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
+      expect((await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })).status).toBe(429)
+      expect((await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(newIp()) })).status).toBe(401)
+      server().clock.advance(MINUTE)
+      const again = await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
+      expectError(again, 401, "INVALID_REFRESH_TOKEN")
+      expect(limitHeaders(again).remaining).toBe("9")
+    })
+
+    it("answers 429 before anything else: before 401, before 400, and sends no code", async () => {
+      const ip = newIp()
+      for (let i = 0; i < 10; i++) await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
+      const sentBefore = server().sms.sent.length
+      expectRateLimited(await api().post("/auth/request-otp", { rawBody: "not json", headers: { ...json, ...from(ip) } }), 10, 60)
+      expectRateLimited(await api().post("/auth/verify-otp", { body: { phone_number: newPhone(), otp_code: "1" }, headers: from(ip) }), 10, 60)
+      expectRateLimited(await api().post("/auth/logout", { headers: from(ip) }), 10, 60)
+      expectRateLimited(await requestOtp(newPhone(), ip), 10, 60)
+      expect(server().sms.sent.length).toBe(sentBefore)
+    })
+
+    it("sends the 429 with CORS and request-id headers, so a browser can read it", async () => {
+      const ip = newIp()
+      for (let i = 0; i < 10; i++) await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
+      const refused = await api().post("/auth/refresh", {
+        body: { refresh_token: "x" },
+        headers: { ...from(ip), origin: "https://app.example", "x-request-id": "limited-1" }
+      })
+      expectRateLimited(refused, 10, 60)
+      expect(refused.headers.get("access-control-allow-origin")).toBe("*")
+      expect(refused.headers.get("x-request-id")).toBe("limited-1")
+    })
+
+    it("counts logout on the auth limit per IP, not on the user's API limit", async () => {
+      const me = await signIn(server(), api())
+      const logout = await api().post("/auth/logout", { token: me.token, headers: from(newIp()) })
+      expect(logout.status).toBe(200)
+      expect(limitHeaders(logout)).toMatchObject({ limit: "10", remaining: "9" })
+    })
+
+    it("does not count calls outside /auth/*", async () => {
+      const ip = newIp()
+      for (let i = 0; i < 12; i++) {
+        const response = await fetch(`${server().baseUrl}/health/live`, { headers: from(ip) })
+        expect(response.status).toBe(200)
+        expect(response.headers.get("ratelimit-limit")).toBeNull()
+      }
+      const counted = await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
+      expect(limitHeaders(counted).remaining).toBe("9")
+    })
+  })
+
+  describe("OTP: 3 codes per 10 minutes per phone number", () => {
+    it("refuses the 4th code with 429 and sends no SMS; 10 minutes later it sends again", async () => {
+      const phone = newPhone()
+      for (let i = 0; i < 3; i++) {
+        const response = await requestOtp(phone, newIp())
+        expect(response.status).toBe(200)
+        expect(limitHeaders(response)).toMatchObject({ limit: "3", remaining: String(2 - i) })
+      }
+      const sentBefore = server().sms.sent.length
+      expectRateLimited(await requestOtp(phone, newIp()), 3, 600)
+      expect(server().sms.sent.length).toBe(sentBefore)
+      expect((await requestOtp(newPhone(), newIp())).status).toBe(200)
+      server().clock.advance(10 * MINUTE)
+      expect((await requestOtp(phone, newIp())).status).toBe(200)
+      expect(server().sms.sent.length).toBe(sentBefore + 2)
+    })
+
+    it("counts one number however it is written", async () => {
+      const phone = newPhone()
+      const spaced = `${phone.slice(0, 4)} ${phone.slice(4, 6)} ${phone.slice(6)}`
+      const dashed = `${phone.slice(0, 6)}-${phone.slice(6)}`
+      for (const written of [phone, spaced, dashed]) expect((await requestOtp(written, newIp())).status).toBe(200)
+      expectRateLimited(await requestOtp(spaced, newIp()), 3, 600)
+    })
+
+    it("does not count invalid numbers against anyone", async () => {
+      const ip = newIp()
+      for (let i = 0; i < 3; i++) expect((await requestOtp("+966112345678", ip)).status).toBe(400)
+      expect((await requestOtp(newPhone(), ip)).status).toBe(200)
+    })
+
+    it("leaves a code already sent usable after the limit refused another", async () => {
+      const phone = newPhone()
+      for (let i = 0; i < 3; i++) await requestOtp(phone, newIp())
+      const code = server().sms.lastCode(phone)!
+      expect((await requestOtp(phone, newIp())).status).toBe(429)
+      const verified = await api().post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code }, headers: from(newIp()) })
+      expect(verified.status).toBe(200)
+    })
+  })
+
+  describe("TRUST_PROXY", () => {
+    it("keys the auth limit on the hop the proxy appended, not on what the client wrote before it", async () => {
+      const proxySaw = newIp()
+      for (let i = 0; i < 10; i++) {
+        const spoofed = { "x-forwarded-for": `198.51.100.${i}, ${proxySaw}` }
+        expect((await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: spoofed })).status).toBe(401)
+      }
+      const again = await api().post("/auth/refresh", {
+        body: { refresh_token: "x" },
+        headers: { "x-forwarded-for": `198.51.100.99, ${proxySaw}` }
+      })
+      expect(again.status).toBe(429)
+    })
+  })
+})
+
+describe.each(backends)("rate limits without a trusted proxy on %s", (backend) => {
+  const server = useServer(backend, { settings: { rateLimits: defaults, trustProxy: false } })
+  const api = () => client(server())
+
+  it("ignores X-Forwarded-For: every call from this socket shares one budget", async () => {
+    for (let i = 0; i < 10; i++) {
+      const response = await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(newIp()) })
+      expect(response.status).toBe(401)
+    }
+    expectRateLimited(await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(newIp()) }), 10, 60)
+  })
+})
+
+describe.each(backends)("API limit per user (lowered to 5 per minute) on %s", (backend) => {
+  const server = useServer(backend, {
+    settings: { rateLimits: { ...defaults, authPerMinute: 10_000, apiPerMinute: 5 }, trustProxy: false }
+  })
+  const api = () => client(server())
+
+  it("counts every authenticated call of a user and refuses the 6th with 429; others are not affected", async () => {
+    const me = await signIn(server(), api())
+    const other = await signIn(server(), api())
+    const seen: Array<ReturnType<typeof limitHeaders>> = []
+    const calls = [
+      () => api().get("/users/me", { token: me.token }),
+      () => api().put("/users/me", { token: me.token, body: { name: "x".repeat(101) } }),
+      () => api().post("/device-tokens", { token: me.token, body: { platform: "ios", push_token: `t-${crypto.randomUUID()}` } }),
+      () => api().put("/users/me", { token: me.token, body: { name: "Counted" } }),
+      () => api().get("/users/me", { token: me.token })
+    ]
+    const statuses: Array<number> = []
+    for (const call of calls) {
+      const response = await call()
+      statuses.push(response.status)
+      seen.push(limitHeaders(response))
+    }
+    expect(statuses).toEqual([200, 400, 201, 200, 200])
+    expect(seen.map((h) => h.limit)).toEqual(["5", "5", "5", "5", "5"])
+    expect(seen.map((h) => h.remaining)).toEqual(["4", "3", "2", "1", "0"])
+    for (const h of seen) expect(Number(h.reset)).toBeGreaterThan(0)
+    expectRateLimited(await api().get("/users/me", { token: me.token }), 5, 60)
+    expect((await api().get("/users/me", { token: other.token })).status).toBe(200)
+  })
+
+  it("answers 429 before 400, and a refused write changes nothing", async () => {
+    const me = await signIn(server(), api())
+    for (let i = 0; i < 5; i++) await api().get("/users/me", { token: me.token })
+    expectRateLimited(await api().put("/users/me", { token: me.token, rawBody: "{", headers: json }), 5, 60)
+    expectRateLimited(await api().put("/users/me", { token: me.token, body: { name: "Sneaky" } }), 5, 60)
+    server().clock.advance(MINUTE)
+    expect((await api().get("/users/me", { token: me.token })).body.data.name).toBeNull()
+  })
+
+  it("answers 401 to a bad token whatever the budget, and does not count it", async () => {
+    const me = await signIn(server(), api())
+    for (let i = 0; i < 3; i++) expectError(await api().get("/users/me", { token: `${me.token}x` }), 401, "UNAUTHORIZED")
+    expect(limitHeaders(await api().get("/users/me", { token: me.token })).remaining).toBe("4")
+  })
+
+  it("lets the user in again once the minute has passed", async () => {
+    const me = await signIn(server(), api())
+    for (let i = 0; i < 5; i++) await api().get("/users/me", { token: me.token })
+    expect((await api().get("/users/me", { token: me.token })).status).toBe(429)
+    server().clock.advance(MINUTE)
+    const again = await api().get("/users/me", { token: me.token })
+    expect(again.status).toBe(200)
+    expect(limitHeaders(again).remaining).toBe("4")
+  })
+
+  it("shares one budget among the sessions of a user", async () => {
+    const first = await signIn(server(), api())
+    const second = await signIn(server(), api(), first.phone)
+    for (let i = 0; i < 5; i++) await api().get("/users/me", { token: i % 2 === 0 ? first.token : second.token })
+    expect((await api().get("/users/me", { token: second.token })).status).toBe(429)
+  })
+
+  it("does not count the auth endpoints on the user's budget", async () => {
+    const me = await signIn(server(), api())
+    for (let i = 0; i < 6; i++) expect((await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } })).status).toBe(200)
+    expect(limitHeaders(await api().get("/users/me", { token: me.token })).remaining).toBe("4")
+  })
+})
+
+describe("rate limits shared through Redis", () => {
+  const redisUrl = process.env.TALAB_TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
+  const prefix = `talab-e2e:${crypto.randomUUID()}:`
+  const settings = { rateLimits: { ...defaults, authPerMinute: 4 } }
+  let first: TestServer
+  let second: TestServer
+  let apart: TestServer
+  beforeAll(async () => {
+    first = await startTestServer({ settings, redisUrl, redisPrefix: prefix })
+    second = await startTestServer({ settings, redisUrl, redisPrefix: prefix })
+    apart = await startTestServer({ settings, redisUrl })
+  }, 60_000)
+  afterAll(async () => {
+    await Promise.all([first?.close(), second?.close(), apart?.close()])
+  })
+
+  const refresh = (server: TestServer) => client(server).post("/auth/refresh", { body: { refresh_token: "x" } })
+
+  it("two instances on one Redis share one budget per client", async () => {
+    const remaining: Array<string | null> = []
+    for (const server of [first, second, first, second]) {
+      const response = await refresh(server)
+      expect(response.status).toBe(401)
+      remaining.push(response.headers.get("ratelimit-remaining"))
+    }
+    expect(remaining).toEqual(["3", "2", "1", "0"])
+    expectRateLimited(await refresh(first), 4, 60)
+    expectRateLimited(await refresh(second), 4, 60)
+  })
+
+  it("an instance under another prefix keeps its own budget", async () => {
+    expect(apart.redisPrefix).not.toBe(prefix)
+    expect((await refresh(apart)).status).toBe(401)
+  })
+
+  it("shares the OTP budget of a phone number too", async () => {
+    const phone = newPhone()
+    const phoneSettings = { rateLimits: { ...defaults, authPerMinute: 1000 } }
+    const a = await startTestServer({ settings: phoneSettings, redisUrl, redisPrefix: `${prefix}otp:` })
+    const b = await startTestServer({ settings: phoneSettings, redisUrl, redisPrefix: `${prefix}otp:` })
+    try {
+      for (const server of [a, b, a]) {
+        expect((await client(server).post("/auth/request-otp", { body: { phone_number: phone } })).status).toBe(200)
+      }
+      expectRateLimited(await client(b).post("/auth/request-otp", { body: { phone_number: phone } }), 3, 600)
+    } finally {
+      await Promise.all([a.close(), b.close()])
+    }
+  })
+})

@@ -1,0 +1,45 @@
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { RateLimiter } from "@talab/core"
+import { Effect, Option } from "effect"
+import { AppConfig } from "../config/AppConfig.js"
+import { recordRateLimit } from "../http/RateLimitHeaders.js"
+import { errorEnvelopeResponse } from "./RequestPipeline.js"
+
+/**
+ * The client address: behind a trusted proxy, the last X-Forwarded-For hop, the one the proxy itself
+ * appended (hops before it are whatever the client sent, so keying a limit on them lets anyone pick a
+ * fresh budget); else the socket's address.
+ */
+export const clientIp = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) => {
+  const lastHop = request.headers["x-forwarded-for"]?.split(",").at(-1)?.trim()
+  if (trustProxy && lastHop) return lastHop
+  return Option.getOrElse(request.remoteAddress, () => "unknown")
+}
+
+const AUTH_PREFIX = "/api/v1/auth/"
+
+/**
+ * The per-IP limit of /auth/* (decisions.md section 8), counted before the request is routed, so a 429
+ * outranks every other answer. It sits inside the CORS middleware so a browser can read the 429.
+ */
+export const AuthRateLimitLive = HttpApiBuilder.middleware(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const limiter = yield* RateLimiter
+    return (app) =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (request.method === "OPTIONS" || !new URL(request.url, "http://x").pathname.startsWith(AUTH_PREFIX)) {
+          return yield* app
+        }
+        const decision = yield* limiter.consume({
+          key: `auth-ip:${clientIp(request, config.trustProxy)}`,
+          limit: config.rateLimits.authPerMinute,
+          windowMs: 60_000
+        })
+        recordRateLimit(request, decision)
+        return decision.allowed ? yield* app : errorEnvelopeResponse(request, "RATE_LIMITED", 429)
+      })
+  }),
+  { withContext: true }
+)

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ConfigProvider, Context, Effect, Either, Layer, Redacted } from "effect"
+import { AppConfig, describeConfigError, isConfigError } from "../src/config/AppConfig.js"
+
+/** The settings read from exactly these environment variables. */
+const settingsFrom = (variables: Record<string, string>) =>
+  Layer.build(AppConfig.fromEnv).pipe(
+    Effect.map(Context.get(AppConfig)),
+    Effect.scoped,
+    Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables))))
+  )
+
+const failureLine = (variables: Record<string, string>) =>
+  Effect.map(Effect.either(settingsFrom(variables)), (result) => {
+    if (Either.isRight(result)) return "started"
+    expect(isConfigError(result.left)).toBe(true)
+    return describeConfigError(result.left as never)
+  })
+
+describe("AppConfig.fromEnv", () => {
+  it.effect("defaults to decisions.md section 1", () =>
+    Effect.gen(function* () {
+      const settings = yield* settingsFrom({})
+      expect(settings).toMatchObject({
+        port: 3000,
+        host: "0.0.0.0",
+        databaseUrl: undefined,
+        dataDir: "./data",
+        publicUrl: "http://localhost:3000",
+        jwtSecret: undefined,
+        adminPhoneNumbers: [],
+        sms: { provider: "console", outboxFile: undefined },
+        push: { provider: "log", outboxFile: undefined },
+        redisUrl: undefined,
+        rateLimits: { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 100, wsMessagesPerMinute: 50 },
+        trustProxy: false,
+        corsOrigins: ["*"],
+        logLevel: "info"
+      })
+    })
+  )
+
+  it.effect("reads every variable", () =>
+    Effect.gen(function* () {
+      const settings = yield* settingsFrom({
+        PORT: "8080",
+        HOST: "127.0.0.1",
+        DATABASE_URL: "postgres://u@db/talab",
+        DATA_DIR: "/var/lib/talab",
+        PUBLIC_URL: "https://api.talab.example/",
+        JWT_SECRET: "x".repeat(32),
+        NODE_ENV: "production",
+        ADMIN_PHONE_NUMBERS: "+966501111111, +966502222222",
+        SMS_PROVIDER: "twilio",
+        TWILIO_ACCOUNT_SID: "AC1",
+        TWILIO_AUTH_TOKEN: "token",
+        TWILIO_FROM: "+15550000000",
+        SMS_OUTBOX_FILE: "/tmp/sms.jsonl",
+        PUSH_PROVIDER: "log",
+        PUSH_OUTBOX_FILE: "/tmp/push.jsonl",
+        REDIS_URL: "redis://cache:6379",
+        RATE_LIMIT_AUTH_PER_MINUTE: "20",
+        RATE_LIMIT_OTP_PER_10_MINUTES: "5",
+        RATE_LIMIT_API_PER_MINUTE: "200",
+        RATE_LIMIT_WS_MESSAGES_PER_MINUTE: "60",
+        TRUST_PROXY: "true",
+        CORS_ORIGINS: "https://a.example,https://b.example",
+        LOG_LEVEL: "debug"
+      })
+      expect(settings).toMatchObject({
+        port: 8080,
+        host: "127.0.0.1",
+        databaseUrl: "postgres://u@db/talab",
+        dataDir: "/var/lib/talab",
+        publicUrl: "https://api.talab.example",
+        adminPhoneNumbers: ["+966501111111", "+966502222222"],
+        sms: { provider: "twilio", outboxFile: "/tmp/sms.jsonl", twilio: { accountSid: "AC1", from: "+15550000000" } },
+        push: { provider: "log", outboxFile: "/tmp/push.jsonl" },
+        redisUrl: "redis://cache:6379",
+        rateLimits: { authPerMinute: 20, otpPer10Minutes: 5, apiPerMinute: 200, wsMessagesPerMinute: 60 },
+        trustProxy: true,
+        corsOrigins: ["https://a.example", "https://b.example"],
+        logLevel: "debug"
+      })
+      expect(Redacted.value(settings.jwtSecret!)).toBe("x".repeat(32))
+    })
+  )
+
+  it.effect("PUBLIC_URL follows PORT by default", () =>
+    Effect.gen(function* () {
+      expect((yield* settingsFrom({ PORT: "4100" })).publicUrl).toBe("http://localhost:4100")
+    })
+  )
+
+  it.effect("reads an empty variable as unset", () =>
+    Effect.gen(function* () {
+      const settings = yield* settingsFrom({ HOST: "", DATA_DIR: "", PUBLIC_URL: "", DATABASE_URL: "", REDIS_URL: "" })
+      expect(settings).toMatchObject({ host: "0.0.0.0", dataDir: "./data", publicUrl: "http://localhost:3000" })
+      expect(settings.databaseUrl).toBeUndefined()
+      expect(settings.redisUrl).toBeUndefined()
+    })
+  )
+
+  it.effect("takes DATABASE_URL memory:// and postgresql://", () =>
+    Effect.gen(function* () {
+      expect((yield* settingsFrom({ DATABASE_URL: "memory://" })).databaseUrl).toBe("memory://")
+      expect((yield* settingsFrom({ DATABASE_URL: "postgresql://u@h/d" })).databaseUrl).toBe("postgresql://u@h/d")
+    })
+  )
+
+  it.effect.each([
+    [{ PORT: "abc" }, "PORT"],
+    [{ PORT: "70000" }, "PORT"],
+    [{ SMS_PROVIDER: "carrier-pigeon" }, "SMS_PROVIDER"],
+    [{ PUSH_PROVIDER: "smoke" }, "PUSH_PROVIDER"],
+    [{ NODE_ENV: "production" }, "JWT_SECRET"],
+    [{ JWT_SECRET: "short" }, "JWT_SECRET"],
+    [{ DATABASE_URL: "mysql://x" }, "DATABASE_URL"],
+    [{ DATABASE_URL: "just-words" }, "DATABASE_URL"],
+    [{ SMS_PROVIDER: "twilio", TWILIO_ACCOUNT_SID: "AC1" }, "TWILIO_AUTH_TOKEN"],
+    [{ PUSH_PROVIDER: "fcm" }, "FCM_PROJECT_ID"],
+    [{ PUSH_PROVIDER: "apns", APNS_KEY_ID: "k" }, "APNS_TEAM_ID"],
+    [{ RATE_LIMIT_AUTH_PER_MINUTE: "0" }, "RATE_LIMIT_AUTH_PER_MINUTE"],
+    [{ RATE_LIMIT_OTP_PER_10_MINUTES: "-1" }, "RATE_LIMIT_OTP_PER_10_MINUTES"],
+    [{ RATE_LIMIT_API_PER_MINUTE: "1.5" }, "RATE_LIMIT_API_PER_MINUTE"],
+    [{ RATE_LIMIT_WS_MESSAGES_PER_MINUTE: "many" }, "RATE_LIMIT_WS_MESSAGES_PER_MINUTE"],
+    [{ TRUST_PROXY: "maybe" }, "TRUST_PROXY"],
+    [{ LOG_LEVEL: "chatty" }, "LOG_LEVEL"]
+  ])("refuses %j naming %s in one line", ([variables, variable]) =>
+    Effect.gen(function* () {
+      const line = yield* failureLine(variables)
+      expect(line).toMatch(new RegExp(`^Invalid configuration: ${variable}: \\S`))
+      expect(line).not.toContain("\n")
+    })
+  )
+
+  it.effect("never echoes a secret or a URL's password", () =>
+    Effect.gen(function* () {
+      expect(yield* failureLine({ JWT_SECRET: "my-short-secret" })).not.toContain("my-short-secret")
+      expect(yield* failureLine({ DATABASE_URL: "mysql://root:hunter2@db/x" })).not.toContain("hunter2")
+    })
+  )
+})
