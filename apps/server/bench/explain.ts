@@ -28,7 +28,7 @@ const conversation = seedId("conv", "1-0")
 const requestColumns = `id, category, product_brand, product_model, condition_pref, budget_min, budget_max,
   location_district, status, offer_count, created_at`
 
-/** requests/Queries.ts `page`: one page and the total behind the same WHERE. */
+/** requests/Queries.ts `listMine`: one page and the total behind the same WHERE. */
 const requestList = (
   name: string,
   where: string,
@@ -43,6 +43,20 @@ const requestList = (
     params
   },
   { name: `${name} (total)`, text: `SELECT COUNT(*) AS total FROM buy_requests WHERE ${where}`, params }
+]
+
+/**
+ * requests/Queries.ts `list`: the page as above; the total summed from buy_request_counts (migration 0005),
+ * whose columns are named like buy_requests' but for location_city_key.
+ */
+const publicRequestList = (name: string, where: string, params: ReadonlyArray<unknown>): Array<Shape> => [
+  ...requestList(name, where, params).slice(0, 1),
+  {
+    name: `${name} (total)`,
+    text: `SELECT COALESCE(SUM(n), 0) AS total FROM buy_request_counts
+           WHERE ${where.replace("location_city", "location_city_key")}`,
+    params
+  }
 ]
 
 /** deals/Queries.ts `pageRows` and `total`, for one role or both. */
@@ -101,15 +115,18 @@ const adminReports = (name: string, status: string | undefined): Array<Shape> =>
 }
 
 const shapes: ReadonlyArray<Shape> = [
-  ...requestList("GET /requests", "(status = $1)", ["active"]),
-  ...requestList("GET /requests?category=accessory", "(status = $1 AND category = $2)", ["active", "accessory"]),
-  ...requestList("GET /requests?location_city=Jeddah", "(status = $1 AND location_city = $2)", ["active", "Jeddah"]),
-  ...requestList(
+  ...publicRequestList("GET /requests", "(status = $1)", ["active"]),
+  ...publicRequestList("GET /requests?category=accessory", "(status = $1 AND category = $2)", ["active", "accessory"]),
+  ...publicRequestList("GET /requests?location_city=Jeddah", "(status = $1 AND location_city = $2)", [
+    "active",
+    "Jeddah"
+  ]),
+  ...publicRequestList(
     "GET /requests?category=phone&location_city=Jeddah",
     "(status = $1 AND category = $2 AND location_city = $3)",
     ["active", "phone", "Jeddah"]
-  ).slice(0, 1),
-  ...requestList("GET /requests?status=closed", "(status = $1)", ["closed"]).slice(0, 1),
+  ),
+  ...publicRequestList("GET /requests?status=closed", "(status = $1)", ["closed"]),
   ...requestList("GET /requests deep page", "(status = $1)", ["active"], 2000).slice(0, 1),
   ...requestList("GET /requests/my", "(buyer_id = $1)", [buyer]),
   {

@@ -19,7 +19,9 @@ const describeStartFailure = (error: unknown): string => {
   const parts: Array<string> = []
   for (let current: any = error, depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
     const name = current._tag ?? current.name
-    const detail = [current.message, current.reason].filter((text) => typeof text === "string" && text !== "").join(": ")
+    const detail = [current.message, current.reason]
+      .filter((text) => typeof text === "string" && text !== "")
+      .join(": ")
     parts.push([name, detail].filter((text) => typeof text === "string" && text !== "").join(": ") || String(current))
     current = current.cause
   }

@@ -12,7 +12,7 @@ import { createRequire } from "node:module"
 import { dirname, join, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { openApiDocument } from "@talab/http-server"
-import openapiTS, { astToString, NUMBER, type OpenAPITSOptions, STRING, tsUnion } from "openapi-typescript"
+import openapiTS, { astToString } from "openapi-typescript"
 
 const argument = (name: string) => {
   const index = process.argv.indexOf(name)
@@ -40,21 +40,10 @@ const formatJson = (json: string): string => {
   return result.stdout
 }
 
-/*
- * The server documents integer query parameters (page, per_page, limit) by their wire form, a string
- * holding a number. Apps pass numbers; openapi-fetch writes either the same way, so both are allowed.
- */
-const numericQueryParameters: OpenAPITSOptions["transform"] = (schema, options) =>
-  options.path?.includes("/parameters/query/") &&
-  schema.type === "string" &&
-  schema.description === "a string to be decoded into a number"
-    ? tsUnion([NUMBER, STRING])
-    : undefined
-
 const render = async () => {
   const document = openApiDocument()
   const documentText = formatJson(`${JSON.stringify(document, null, 2)}\n`)
-  const ast = await openapiTS(JSON.parse(documentText), { silent: true, transform: numericQueryParameters })
+  const ast = await openapiTS(JSON.parse(documentText), { silent: true })
   return { documentText, schemaText: HEADER + astToString(ast) }
 }
 

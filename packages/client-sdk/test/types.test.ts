@@ -19,6 +19,9 @@ describe("types", () => {
       void talab.POST("/requests", { body: { category: "car", budget_min: 1, budget_max: 2, location_district: "x" } })
       // @ts-expect-error GET /users/me is not paginated
       void talab.pages("/users/me")
+      // @ts-expect-error page and per_page are integers (documented as such), not strings
+      void talab.GET("/requests", { params: { query: { page: "2" } } })
+      void talab.GET("/conversations/{id}/messages", { params: { path: { id: "x" }, query: { limit: 50 } } })
       void talab.GET("/deals/{id}", { params: { path: { id: "x" } } }).then(({ data }) => {
         const conversation: string = data.conversation_id
         // @ts-expect-error no such field on a deal

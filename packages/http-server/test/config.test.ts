@@ -108,7 +108,7 @@ describe("AppConfig.fromEnv", () => {
     })
   )
 
-  it.effect.each([
+  it.effect.each<readonly [Record<string, string>, string]>([
     [{ PORT: "abc" }, "PORT"],
     [{ PORT: "70000" }, "PORT"],
     [{ SMS_PROVIDER: "carrier-pigeon" }, "SMS_PROVIDER"],

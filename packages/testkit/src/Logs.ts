@@ -12,13 +12,15 @@ export interface LogLine {
 
 const KEPT_LINES = 10_000
 
-/** Every log line of the marketplace (the newest 10,000), so tests can check what it logs. */
+/** The log lines of the marketplace (at least the newest 10,000), so tests can check what it logs. */
 export class LogRecorder {
   readonly lines: Array<LogLine> = []
 
   /** The lines whose annotations include all of `annotations`. */
   matching(annotations: Readonly<Record<string, unknown>>): Array<LogLine> {
-    return this.lines.filter((line) => Object.entries(annotations).every(([key, value]) => line.annotations[key] === value))
+    return this.lines.filter((line) =>
+      Object.entries(annotations).every(([key, value]) => line.annotations[key] === value)
+    )
   }
 
   private readonly logger = Logger.make(({ annotations, cause, date, logLevel, message }) => {
@@ -30,7 +32,8 @@ export class LogRecorder {
       ...(Cause.isEmpty(cause) ? {} : { cause: Cause.pretty(cause) }),
       at: date
     })
-    if (this.lines.length > KEPT_LINES) this.lines.splice(0, this.lines.length - KEPT_LINES)
+    // Trimmed in batches, so a long run (a benchmark) does not shift the whole array on every line.
+    if (this.lines.length >= 2 * KEPT_LINES) this.lines.splice(0, this.lines.length - KEPT_LINES)
   })
 
   /** Records instead of printing; with `print`, also prints as Effect's default logger does. */
@@ -38,4 +41,3 @@ export class LogRecorder {
     return print ? Logger.add(this.logger) : Logger.replace(Logger.defaultLogger, this.logger)
   }
 }
-

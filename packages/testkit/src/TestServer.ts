@@ -1,10 +1,12 @@
+import { randomBytes } from "node:crypto"
+import { createServer } from "node:http"
 import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Ids } from "@talab/core"
 import {
   AppConfig,
-  type AppSettings,
   AppLive,
+  type AppSettings,
   DatabaseOptions,
   MemoryFileStore,
   MemoryRateLimiter,
@@ -12,8 +14,6 @@ import {
   RedisRateLimiter
 } from "@talab/http-server"
 import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
-import { randomBytes } from "node:crypto"
-import { createServer } from "node:http"
 import { AdjustableClock } from "./Clock.js"
 import { LogRecorder } from "./Logs.js"
 import { PushRecorder, SmsRecorder } from "./Recorders.js"
@@ -60,14 +60,17 @@ export interface TestServer {
 }
 
 const rateLimiterLayer = (redisUrl: string | undefined, prefix: string | undefined) =>
-  redisUrl === undefined ? MemoryRateLimiter.layer() : RedisRateLimiter.layer({ url: redisUrl, ...(prefix ? { prefix } : {}) })
+  redisUrl === undefined
+    ? MemoryRateLimiter.layer()
+    : RedisRateLimiter.layer({ url: redisUrl, ...(prefix ? { prefix } : {}) })
 
 /**
  * Starts the whole marketplace on a free loopback port: PGlite in memory (or the given PostgreSQL),
  * in-memory SMS, push and files, rate limits in memory (or in the given Redis), recorded logs and an
  * adjustable clock. Absolute URLs it returns (avatar_url) point at this server.
  *
- * One call, from vitest or from a plain Node script (run with `node --import tsx`); always `close()` it.
+ * One call, from vitest or from a plain Node script (in this workspace, run it with `node --import tsx`);
+ * always `close()` it.
  *
  * @example
  * const server = await startTestServer({ settings: { adminPhoneNumbers: ["+966500000001"] } })
@@ -91,7 +94,9 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     // finish, then close the database.
     const database = await build(
       MigratedDatabaseLayer(
-        options.databaseUrl ? DatabaseOptions.Postgres({ url: Redacted.make(options.databaseUrl) }) : DatabaseOptions.Memory()
+        options.databaseUrl
+          ? DatabaseOptions.Postgres({ url: Redacted.make(options.databaseUrl) })
+          : DatabaseOptions.Memory()
       ).pipe(Layer.provide(recordLogs))
     )
     // The port is known only once the socket listens, and PUBLIC_URL must name it; so listen first.
@@ -111,7 +116,13 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     })
     const layer = AppLive.pipe(
       Layer.provide(
-        Layer.mergeAll(sms.layer, pushes.layer, MemoryFileStore.layer, rateLimiterLayer(redisUrl, redisPrefix), Ids.Random)
+        Layer.mergeAll(
+          sms.layer,
+          pushes.layer,
+          MemoryFileStore.layer,
+          rateLimiterLayer(redisUrl, redisPrefix),
+          Ids.Random
+        )
       ),
       Layer.provide(Layer.succeedContext(Context.merge(database, listening))),
       Layer.provide(Layer.succeed(AppConfig, settings)),

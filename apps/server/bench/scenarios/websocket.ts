@@ -7,6 +7,7 @@
  *
  *   npx tsx apps/server/bench/scenarios/websocket.ts     (from the repository root)
  *   BENCH_SECONDS=10 BENCH_INTERVAL_MS=2000 …            each user sends one message per interval
+ *   BENCH_WARMUP_SECONDS=3 BENCH_PAIRS=100 …             unmeasured warm-up first; number of conversations
  *   REDIS_URL=redis://127.0.0.1:6379 …                   the Redis of the second phase (BENCH_REDIS=0 skips it)
  *
  * Real servers (testkit's startTestServer) on a fresh database with high rate limits. The 200 sockets live in
@@ -20,6 +21,8 @@ import { connect } from "node:net"
 import { createBenchDatabase } from "../seed.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+/** Sent but not measured first: JIT, the database pool growing to its size. */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 2_000)
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 100)
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
@@ -46,13 +49,14 @@ interface LoadResult {
 const workerSource = `
 const { parentPort, workerData } = require("node:worker_threads")
 const WebSocket = require(workerData.wsPath)
-const { users, durationMs, intervalMs, runId } = workerData
+const { users, durationMs, warmupMs, intervalMs, runId } = workerData
 const receipt = []
 const ack = []
 const pending = new Map()
 let sent = 0
 let errors = 0
 let sample
+let measureFrom = Infinity
 const open = (user) => new Promise((resolve, reject) => {
   const ws = new WebSocket(user.wsUrl)
   ws.on("open", () => ws.send(JSON.stringify({ type: "auth", token: user.token })))
@@ -63,9 +67,11 @@ const open = (user) => new Promise((resolve, reject) => {
     else if (frame.type === "subscribed") resolve(ws)
     else if (frame.type === "ack") {
       const at = pending.get(frame.client_id)
-      if (at !== undefined) { ack.push(performance.now() - at); pending.delete(frame.client_id) }
+      if (at !== undefined && at >= measureFrom) ack.push(performance.now() - at)
+      pending.delete(frame.client_id)
     } else if (frame.type === "message") {
-      if (frame.data.sender_id !== user.userId) receipt.push(performance.now() - Number(frame.data.message_text.split(" ")[0]))
+      const at = Number(frame.data.message_text.split(" ")[0])
+      if (frame.data.sender_id !== user.userId && at >= measureFrom) receipt.push(performance.now() - at)
     } else if (frame.type === "error") {
       errors++
       sample ??= raw.toString()
@@ -76,18 +82,19 @@ const main = async () => {
   const t0 = performance.now()
   const sockets = await Promise.all(users.map(open))
   const connectMs = performance.now() - t0
-  const deadline = performance.now() + durationMs
+  measureFrom = performance.now() + warmupMs
+  const deadline = measureFrom + durationMs
   await Promise.all(sockets.map((ws, i) => new Promise((resolve) => {
     const user = users[i]
     let n = 0
     const tick = () => {
       if (performance.now() >= deadline) return resolve()
+      if (performance.now() >= measureFrom) sent++
       // Unique per run: a client_id already used by the sender is answered with its first message, not stored again.
       const clientId = runId + ":" + user.userId + ":" + n++
       const now = performance.now()
       pending.set(clientId, now)
       ws.send(JSON.stringify({ type: "message", conversation_id: user.conversationId, message_text: now + " bench message", client_id: clientId }))
-      sent++
       setTimeout(tick, intervalMs)
     }
     setTimeout(tick, Math.random() * intervalMs)
@@ -104,7 +111,14 @@ const runLoad = (users: ReadonlyArray<SocketUser>) =>
     const wsPath = createRequire(import.meta.url).resolve("ws")
     const worker = new Worker(workerSource, {
       eval: true,
-      workerData: { users, durationMs: SECONDS * 1_000, intervalMs: INTERVAL_MS, wsPath, runId: randomUUID() }
+      workerData: {
+        users,
+        durationMs: SECONDS * 1_000,
+        warmupMs: WARMUP_SECONDS * 1_000,
+        intervalMs: INTERVAL_MS,
+        wsPath,
+        runId: randomUUID()
+      }
     })
     worker.once("message", (result: LoadResult) => {
       resolve(result)
@@ -168,7 +182,7 @@ const report = (name: string, result: LoadResult) => {
   }
   console.log(`\n${name}`)
   console.log(
-    `  ${PAIRS * 2} sockets connected and subscribed in ${ms(result.connectMs)}; ${result.sent} messages sent in ${SECONDS} s (${(result.sent / SECONDS).toFixed(0)}/s), errors ${result.errors}${result.sample ? ` e.g. ${result.sample}` : ""}`
+    `  ${PAIRS * 2} sockets connected and subscribed in ${ms(result.connectMs)}; after ${WARMUP_SECONDS} s of warm-up, ${result.sent} messages sent in ${SECONDS} s (${(result.sent / SECONDS).toFixed(0)}/s), errors ${result.errors}${result.sample ? ` e.g. ${result.sample}` : ""}`
   )
   line("send → receipt by the other party", result.receipt)
   line("send → ack to the sender", result.ack)

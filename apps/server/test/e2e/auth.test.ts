@@ -44,7 +44,11 @@ describe.each(backends)("auth on %s", (backend) => {
       const answers = await Promise.all(
         [known.phone, newPhone()].map((phone) => api().post("/auth/request-otp", { body: { phone_number: phone } }))
       )
-      const shapes = answers.map((a) => ({ status: a.status, keys: Object.keys(a.body.data).sort(), message: a.body.data.message }))
+      const shapes = answers.map((a) => ({
+        status: a.status,
+        keys: Object.keys(a.body.data).sort(),
+        message: a.body.data.message
+      }))
       expect(shapes[0]).toEqual(shapes[1])
       expect(shapes[0]!.status).toBe(200)
     })
@@ -75,13 +79,13 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it.each([
-      ["malformed JSON", "{\"phone_number\": ", json, "body"],
-      ["a JSON array", "[\"+966501234567\"]", json, "body"],
-      ["a JSON string", "\"+966501234567\"", json, "body"],
+      ["malformed JSON", '{"phone_number": ', json, "body"],
+      ["a JSON array", '["+966501234567"]', json, "body"],
+      ["a JSON string", '"+966501234567"', json, "body"],
       ["an empty body with Content-Type: application/json", "", json, "body"],
       ["a body of null", "null", json, "body"],
       ["a missing field", "{}", json, "phone_number"],
-      ["a number where a string is due", "{\"phone_number\": 966501234567}", json, "phone_number"]
+      ["a number where a string is due", '{"phone_number": 966501234567}', json, "phone_number"]
     ])("refuses %s with 400 and sends nothing", async (_, rawBody, headers, field) => {
       const sentBefore = server().sms.sent.length
       const response = await api().post("/auth/request-otp", { rawBody, headers })
@@ -95,7 +99,9 @@ describe.each(backends)("auth on %s", (backend) => {
 
     it("ignores unknown fields", async () => {
       const phone = newPhone()
-      const response = await api().post("/auth/request-otp", { body: { phone_number: phone, is_admin: true, code: "000000" } })
+      const response = await api().post("/auth/request-otp", {
+        body: { phone_number: phone, is_admin: true, code: "000000" }
+      })
       expect(response.status).toBe(200)
       expect(server().sms.lastCode(phone)).toMatch(/^\d{6}$/)
     })
@@ -148,14 +154,20 @@ describe.each(backends)("auth on %s", (backend) => {
       const phone = newPhone()
       const code = await requestCode(phone)
       for (let i = 0; i < 4; i++) {
-        const response = await api().post("/auth/verify-otp", { body: { phone_number: phone, otp_code: otpCode }, headers: en })
+        const response = await api().post("/auth/verify-otp", {
+          body: { phone_number: phone, otp_code: otpCode },
+          headers: en
+        })
         expectError(response, 400, "VALIDATION_ERROR", ["otp_code"])
       }
       expect((await verify(phone, code)).status).toBe(200)
     })
 
     it("refuses a missing phone_number and a missing code, naming both", async () => {
-      expectError(await api().post("/auth/verify-otp", { body: {} }), 400, "VALIDATION_ERROR", ["phone_number", "otp_code"])
+      expectError(await api().post("/auth/verify-otp", { body: {} }), 400, "VALIDATION_ERROR", [
+        "phone_number",
+        "otp_code"
+      ])
     })
 
     it("refuses a fixed-line number with 400", async () => {
@@ -227,7 +239,11 @@ describe.each(backends)("auth on %s", (backend) => {
       const other = newPhone()
       const code = await requestCode(owner)
       await requestCode(other)
-      expectError(await verify(other, code === server().sms.lastCode(other) ? wrongCodeFor(code) : code), 401, "INVALID_OTP")
+      expectError(
+        await verify(other, code === server().sms.lastCode(other) ? wrongCodeFor(code) : code),
+        401,
+        "INVALID_OTP"
+      )
       expect((await verify(owner, code)).status).toBe(200)
     })
 
@@ -264,7 +280,11 @@ describe.each(backends)("auth on %s", (backend) => {
       server().clock.advance(30 * DAY - 5_000)
       expect((await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } })).status).toBe(200)
       server().clock.advance(6_000)
-      expectError(await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } }), 401, "INVALID_REFRESH_TOKEN")
+      expectError(
+        await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } }),
+        401,
+        "INVALID_REFRESH_TOKEN"
+      )
     })
 
     it("refuses a token signed with another key, a token with alg none, and a tampered token", async () => {
@@ -277,8 +297,15 @@ describe.each(backends)("auth on %s", (backend) => {
         expectError(await api().get("/users/me", { token }), 401, "UNAUTHORIZED")
       }
       const refreshClaims = claimsOf(me.refreshToken)
-      for (const refreshToken of [signHs256(refreshClaims, "another-key-another-key-another-key-!!"), unsecured(refreshClaims)]) {
-        expectError(await api().post("/auth/refresh", { body: { refresh_token: refreshToken } }), 401, "INVALID_REFRESH_TOKEN")
+      for (const refreshToken of [
+        signHs256(refreshClaims, "another-key-another-key-another-key-!!"),
+        unsecured(refreshClaims)
+      ]) {
+        expectError(
+          await api().post("/auth/refresh", { body: { refresh_token: refreshToken } }),
+          401,
+          "INVALID_REFRESH_TOKEN"
+        )
       }
       expect((await api().get("/users/me", { token: me.token })).status).toBe(200)
     })
@@ -286,21 +313,38 @@ describe.each(backends)("auth on %s", (backend) => {
     it("refuses a refresh token as an access token, and an access token on /auth/refresh", async () => {
       const me = await signIn(server(), api())
       expectError(await api().get("/users/me", { token: me.refreshToken }), 401, "UNAUTHORIZED")
-      expectError(await api().post("/auth/refresh", { body: { refresh_token: me.token } }), 401, "INVALID_REFRESH_TOKEN")
+      expectError(
+        await api().post("/auth/refresh", { body: { refresh_token: me.token } }),
+        401,
+        "INVALID_REFRESH_TOKEN"
+      )
     })
 
     it("refuses a missing, empty, malformed or non-bearer Authorization header with 401", async () => {
       const me = await signIn(server(), api())
       expectError(await api().get("/users/me"), 401, "UNAUTHORIZED")
-      for (const authorization of ["Bearer ", "Bearer not-a-jwt", `Basic ${me.token}`, me.token]) {
+      for (const authorization of ["Bearer ", "Bearer not-a-jwt", `Basic ${me.token}`, `Digest ${me.token}`, me.token]) {
         expectError(await api().get("/users/me", { headers: { authorization } }), 401, "UNAUTHORIZED")
       }
-      expectError(await api().post("/auth/refresh", { body: { refresh_token: "not-a-jwt" } }), 401, "INVALID_REFRESH_TOKEN")
+      expectError(
+        await api().post("/auth/refresh", { body: { refresh_token: "not-a-jwt" } }),
+        401,
+        "INVALID_REFRESH_TOKEN"
+      )
+    })
+
+    it("takes the Bearer scheme in any case", async () => {
+      const me = await signIn(server(), api())
+      for (const scheme of ["Bearer", "bearer", "BEARER"]) {
+        expect((await api().get("/users/me", { headers: { authorization: `${scheme} ${me.token}` } })).status).toBe(200)
+      }
     })
 
     it("refuses bad refresh bodies with 400", async () => {
       expectError(await api().post("/auth/refresh", { body: {} }), 400, "VALIDATION_ERROR", ["refresh_token"])
-      expectError(await api().post("/auth/refresh", { body: { refresh_token: 42 } }), 400, "VALIDATION_ERROR", ["refresh_token"])
+      expectError(await api().post("/auth/refresh", { body: { refresh_token: 42 } }), 400, "VALIDATION_ERROR", [
+        "refresh_token"
+      ])
       expectError(await api().post("/auth/refresh", { rawBody: "{", headers: json }), 400, "VALIDATION_ERROR", ["body"])
     })
   })
@@ -312,7 +356,11 @@ describe.each(backends)("auth on %s", (backend) => {
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ success: true, data: {}, message: "You have been signed out" })
       expectError(await api().get("/users/me", { token: me.token }), 401, "UNAUTHORIZED")
-      expectError(await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } }), 401, "INVALID_REFRESH_TOKEN")
+      expectError(
+        await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } }),
+        401,
+        "INVALID_REFRESH_TOKEN"
+      )
       expectError(await api().post("/auth/logout", { token: me.token }), 401, "UNAUTHORIZED")
     })
 
@@ -328,7 +376,10 @@ describe.each(backends)("auth on %s", (backend) => {
       const bare = await signIn(server(), api())
       expect((await api().post("/auth/logout", { token: bare.token })).status).toBe(200)
       const withDevice = await signIn(server(), api())
-      const response = await api().post("/auth/logout", { token: withDevice.token, body: { device_token: "device-of-logout" } })
+      const response = await api().post("/auth/logout", {
+        token: withDevice.token,
+        body: { device_token: "device-of-logout" }
+      })
       expect(response.status).toBe(200)
     })
 
@@ -343,10 +394,14 @@ describe.each(backends)("auth on %s", (backend) => {
       ["a body of null", "null"],
       ["malformed JSON", "{"],
       ["a JSON array", "[]"],
-      ["a device_token that is not a string", "{\"device_token\": 7}"]
+      ["a device_token that is not a string", '{"device_token": 7}']
     ])("refuses %s with 400 and keeps the session", async (_, rawBody) => {
       const me = await signIn(server(), api())
-      expectError(await api().post("/auth/logout", { token: me.token, rawBody, headers: json }), 400, "VALIDATION_ERROR")
+      expectError(
+        await api().post("/auth/logout", { token: me.token, rawBody, headers: json }),
+        400,
+        "VALIDATION_ERROR"
+      )
       expect((await api().get("/users/me", { token: me.token })).status).toBe(200)
       expect((await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } })).status).toBe(200)
     })

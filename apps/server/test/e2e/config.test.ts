@@ -77,18 +77,23 @@ describe("bad configuration stops the start with one line naming the variable", 
     ["JWT_SECRET", { NODE_ENV: "production" }],
     ["JWT_SECRET", { JWT_SECRET: "too-short-a-secret" }],
     ["DATABASE_URL", { DATABASE_URL: "mysql://admin:hunter2@db.example/talab" }]
-  ])("%s: %j", async (variable, variables) => {
-    const { output, exited } = startServer(variables)
-    const { code } = await exited
-    expect(code).not.toBe(0)
-    expect(code).not.toBeNull()
-    const lines = output.stderr.trim().split("\n")
-    expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatch(new RegExp(`^Invalid configuration: ${variable}\\b`))
-    // A secret or a password in a URL is never echoed back.
-    for (const value of Object.values(variables)) if (/secret|hunter2/.test(value)) expect(output.stderr).not.toContain(value)
-    expect(output.stderr).not.toContain("hunter2")
-  }, 60_000)
+  ])(
+    "%s: %j",
+    async (variable, variables) => {
+      const { output, exited } = startServer(variables)
+      const { code } = await exited
+      expect(code).not.toBe(0)
+      expect(code).not.toBeNull()
+      const lines = output.stderr.trim().split("\n")
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(new RegExp(`^Invalid configuration: ${variable}\\b`))
+      // A secret or a password in a URL is never echoed back.
+      for (const value of Object.values(variables))
+        if (/secret|hunter2/.test(value)) expect(output.stderr).not.toContain(value)
+      expect(output.stderr).not.toContain("hunter2")
+    },
+    60_000
+  )
 })
 
 describe("SIGTERM", () => {
@@ -112,7 +117,11 @@ describe("SIGTERM", () => {
           port,
           path: "/api/v1/auth/request-otp",
           method: "POST",
-          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-request-id": "in-flight-1" }
+          headers: {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+            "x-request-id": "in-flight-1"
+          }
         },
         (response) => {
           let text = ""
@@ -142,7 +151,9 @@ describe("SIGTERM", () => {
       .trim()
       .split("\n")
       .map((line) => JSON.parse(line) as { message: unknown; annotations: Record<string, unknown>; logLevel: string })
-    const requestLine = records.find((record) => record.annotations?.request_id === "in-flight-1" && record.message === "request")
+    const requestLine = records.find(
+      (record) => record.annotations?.request_id === "in-flight-1" && record.message === "request"
+    )
     expect(requestLine?.annotations).toMatchObject({ method: "POST", path: "/api/v1/auth/request-otp", status: 200 })
     expect(typeof requestLine?.annotations.duration_ms).toBe("number")
   }, 90_000)

@@ -25,7 +25,10 @@ describe.each(backends)("device tokens on %s", (backend) => {
   it("registers a device with 201: id, platform, created_at", async () => {
     const me = await signIn(server(), api())
     const pushToken = newPushToken()
-    const response = await api().post("/device-tokens", { token: me.token, body: { platform: "ios", push_token: pushToken } })
+    const response = await api().post("/device-tokens", {
+      token: me.token,
+      body: { platform: "ios", push_token: pushToken }
+    })
     expect(response.status).toBe(201)
     expect(response.body).toEqual({
       success: true,
@@ -37,7 +40,10 @@ describe.each(backends)("device tokens on %s", (backend) => {
 
   it.each(["ios", "android", "web"])("accepts the platform %s", async (platform) => {
     const me = await signIn(server(), api())
-    const response = await api().post("/device-tokens", { token: me.token, body: { platform, push_token: newPushToken() } })
+    const response = await api().post("/device-tokens", {
+      token: me.token,
+      body: { platform, push_token: newPushToken() }
+    })
     expect(response.status).toBe(201)
     expect(response.body.data.platform).toBe(platform)
   })
@@ -46,11 +52,20 @@ describe.each(backends)("device tokens on %s", (backend) => {
     const first = await signIn(server(), api())
     const second = await signIn(server(), api())
     const pushToken = newPushToken()
-    const before = await api().post("/device-tokens", { token: first.token, body: { platform: "android", push_token: pushToken } })
-    const again = await api().post("/device-tokens", { token: first.token, body: { platform: "android", push_token: pushToken } })
+    const before = await api().post("/device-tokens", {
+      token: first.token,
+      body: { platform: "android", push_token: pushToken }
+    })
+    const again = await api().post("/device-tokens", {
+      token: first.token,
+      body: { platform: "android", push_token: pushToken }
+    })
     expect(again.status).toBe(201)
     expect(again.body.data.id).toBe(before.body.data.id)
-    const moved = await api().post("/device-tokens", { token: second.token, body: { platform: "ios", push_token: pushToken } })
+    const moved = await api().post("/device-tokens", {
+      token: second.token,
+      body: { platform: "ios", push_token: pushToken }
+    })
     expect(moved.status).toBe(201)
     expect(moved.body.data).toMatchObject({ id: before.body.data.id, platform: "ios" })
     const stored = await holders([pushToken])
@@ -58,15 +73,30 @@ describe.each(backends)("device tokens on %s", (backend) => {
   })
 
   it.each([
-    ["an unknown platform", { platform: "symbian", push_token: "t" }, ["platform"], "Must be one of: ios, android, web"],
+    [
+      "an unknown platform",
+      { platform: "symbian", push_token: "t" },
+      ["platform"],
+      "Must be one of: ios, android, web"
+    ],
     ["a missing push_token", { platform: "ios" }, ["push_token"], "This field is required"],
     ["an empty push_token", { platform: "ios", push_token: "" }, ["push_token"], "Must be at least 1 characters"],
-    ["a push_token over 4096 characters", { platform: "ios", push_token: "t".repeat(4097) }, ["push_token"], "Must be at most 4096 characters"],
+    [
+      "a push_token over 4096 characters",
+      { platform: "ios", push_token: "t".repeat(4097) },
+      ["push_token"],
+      "Must be at most 4096 characters"
+    ],
     ["a push_token that is not a string", { platform: "ios", push_token: 12345 }, ["push_token"], "Must be a string"],
     ["nothing at all", {}, ["platform", "push_token"], undefined]
   ])("refuses %s with 400 naming the field, and stores nothing", async (_, body, fields, message) => {
     const me = await signIn(server(), api())
-    const error = expectError(await api().post("/device-tokens", { token: me.token, body, headers: en }), 400, "VALIDATION_ERROR", fields)
+    const error = expectError(
+      await api().post("/device-tokens", { token: me.token, body, headers: en }),
+      400,
+      "VALIDATION_ERROR",
+      fields
+    )
     if (message !== undefined) expect(error.details[fields[0]!]).toEqual([message])
     const pushToken = (body as { push_token?: unknown }).push_token
     const stored = typeof pushToken === "string" && pushToken !== "" ? await holders([pushToken]) : undefined
@@ -76,17 +106,24 @@ describe.each(backends)("device tokens on %s", (backend) => {
   it("accepts a push_token of exactly 4096 characters", async () => {
     const me = await signIn(server(), api())
     const pushToken = `${newPushToken()}-`.padEnd(4096, "x")
-    expect((await api().post("/device-tokens", { token: me.token, body: { platform: "web", push_token: pushToken } })).status).toBe(201)
+    expect(
+      (await api().post("/device-tokens", { token: me.token, body: { platform: "web", push_token: pushToken } })).status
+    ).toBe(201)
   })
 
   it.each([
-    ["malformed JSON", "{\"platform\":"],
+    ["malformed JSON", '{"platform":'],
     ["a JSON array", "[]"],
     ["an empty body with Content-Type: application/json", ""],
     ["a body of null", "null"]
   ])("refuses %s with 400 on body", async (_, rawBody) => {
     const me = await signIn(server(), api())
-    expectError(await api().post("/device-tokens", { token: me.token, rawBody, headers: json }), 400, "VALIDATION_ERROR", ["body"])
+    expectError(
+      await api().post("/device-tokens", { token: me.token, rawBody, headers: json }),
+      400,
+      "VALIDATION_ERROR",
+      ["body"]
+    )
   })
 
   it("ignores unknown fields: user_id is never taken from the body", async () => {
@@ -118,7 +155,9 @@ describe.each(backends)("device tokens on %s", (backend) => {
     expect((await api().post("/auth/logout", { token: me.token, body: { device_token: leaving } })).status).toBe(200)
     const again = await signIn(server(), api(), me.phone)
     // Naming someone else's token at logout leaves it with them.
-    expect((await api().post("/auth/logout", { token: again.token, body: { device_token: othersToken } })).status).toBe(200)
+    expect((await api().post("/auth/logout", { token: again.token, body: { device_token: othersToken } })).status).toBe(
+      200
+    )
     const stored = await holders([leaving, staying, othersToken])
     if (stored) expect(stored).toEqual({ [staying]: `${me.userId}/ios`, [othersToken]: `${other.userId}/android` })
   })

@@ -64,7 +64,10 @@ describe.each(backends)("platform on %s", (backend) => {
         return Object.keys((content["application/json"] ?? content["multipart/form-data"]).schema.properties).sort()
       }
       const dataFields = (path: string, method: string, status = "200") =>
-        Object.keys(document.paths[path][method].responses[status].content["application/json"].schema.properties.data.properties ?? {}).sort()
+        Object.keys(
+          document.paths[path][method].responses[status].content["application/json"].schema.properties.data
+            .properties ?? {}
+        ).sort()
       expect(requestFields("/api/v1/auth/request-otp", "post")).toEqual(["phone_number"])
       expect(requestFields("/api/v1/auth/verify-otp", "post")).toEqual(["otp_code", "phone_number"])
       expect(requestFields("/api/v1/auth/refresh", "post")).toEqual(["refresh_token"])
@@ -131,7 +134,11 @@ describe.each(backends)("platform on %s", (backend) => {
     it("answers 413 PAYLOAD_TOO_LARGE to a JSON body over 1 MiB, and the client can go on", async () => {
       const me = await signIn(server(), api())
       const big = JSON.stringify({ name: "x".repeat(MiB) })
-      expectError(await api().put("/users/me", { token: me.token, rawBody: big, headers: json }), 413, "PAYLOAD_TOO_LARGE")
+      expectError(
+        await api().put("/users/me", { token: me.token, rawBody: big, headers: json }),
+        413,
+        "PAYLOAD_TOO_LARGE"
+      )
       const bigOtp = JSON.stringify({ phone_number: "+966501234567", padding: "x".repeat(MiB) })
       expectError(await api().post("/auth/request-otp", { rawBody: bigOtp, headers: json }), 413, "PAYLOAD_TOO_LARGE")
       expect((await api().get("/users/me", { token: me.token })).body.data.name).toBeNull()
@@ -186,18 +193,30 @@ describe.each(backends)("platform on %s", (backend) => {
     it("without Accept-Language, follows the signed-in user's language; the header wins over it", async () => {
       const me = await signIn(server(), api())
       await api().put("/users/me", { token: me.token, body: { language: "en" } })
-      const own = expectError(await api().put("/users/me", { token: me.token, body: { language: "xx" } }), 400, "VALIDATION_ERROR")
+      const own = expectError(
+        await api().put("/users/me", { token: me.token, body: { language: "xx" } }),
+        400,
+        "VALIDATION_ERROR"
+      )
       expect(own.message).toBe("The data sent is not valid")
       expect(own.details.language).toEqual(["Must be one of: ar, en"])
       const headerWins = expectError(
-        await api().put("/users/me", { token: me.token, body: { language: "xx" }, headers: { "accept-language": "ar" } }),
+        await api().put("/users/me", {
+          token: me.token,
+          body: { language: "xx" },
+          headers: { "accept-language": "ar" }
+        }),
         400,
         "VALIDATION_ERROR"
       )
       expect(headerWins.message).toMatch(ARABIC)
       expect(headerWins.details.language![0]).toMatch(ARABIC)
       const unsupported = expectError(
-        await api().put("/users/me", { token: me.token, body: { language: "xx" }, headers: { "accept-language": "fr" } }),
+        await api().put("/users/me", {
+          token: me.token,
+          body: { language: "xx" },
+          headers: { "accept-language": "fr" }
+        }),
         400,
         "VALIDATION_ERROR"
       )
@@ -226,7 +245,7 @@ describe.each(backends)("platform on %s", (backend) => {
     })
 
     it("replaces an X-Request-Id that could forge log lines", async () => {
-      for (const unsafe of ["a b", "x".repeat(200), "id\"=1"]) {
+      for (const unsafe of ["a b", "x".repeat(200), 'id"=1']) {
         const response = await fetch(`${server().baseUrl}/health/live`, { headers: { "x-request-id": unsafe } })
         expect(response.headers.get("x-request-id")).toMatch(UUID)
       }
@@ -245,7 +264,9 @@ describe.each(backends)("platform on %s", (backend) => {
       const response = await fetch(`${server().apiUrl}/users/me?x=1`, { headers: { "x-request-id": requestId } })
       expect(response.status).toBe(401)
       await response.text()
-      const lines = server().logs.matching({ request_id: requestId }).filter((line) => line.message === "request")
+      const lines = server()
+        .logs.matching({ request_id: requestId })
+        .filter((line) => line.message === "request")
       expect(lines).toHaveLength(1)
       expect(lines[0]!.level).toBe("INFO")
       expect(lines[0]!.annotations).toMatchObject({ method: "GET", path: "/api/v1/users/me", status: 401 })
@@ -267,7 +288,9 @@ describe("CORS", () => {
   let restricted: TestServer
   let open: TestServer
   beforeAll(async () => {
-    restricted = await startTestServer({ settings: { corsOrigins: ["https://app.talab.example", "https://admin.talab.example"] } })
+    restricted = await startTestServer({
+      settings: { corsOrigins: ["https://app.talab.example", "https://admin.talab.example"] }
+    })
     open = await startTestServer({})
   }, 60_000)
   afterAll(async () => {
@@ -334,7 +357,9 @@ describe("database faults on postgres", () => {
   const { server, databaseUrl } = useServerAndDatabase("postgres", { settings: relaxedLimits })
   const api = () => client(server())
   const admin = (statement: string) =>
-    query(process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres", (sql) => sql.unsafe(statement))
+    query(process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres", (sql) =>
+      sql.unsafe(statement)
+    )
   const databaseName = () => new URL(databaseUrl()!).pathname.slice(1)
 
   it("answers 500 INTERNAL_ERROR without internals when the database fails a query, and logs the cause", async () => {
@@ -361,7 +386,9 @@ describe("database faults on postgres", () => {
     } finally {
       await query(databaseUrl()!, (sql) => sql`ALTER TABLE device_tokens_away RENAME TO device_tokens`)
     }
-    expect((await api().post("/device-tokens", { token: me.token, body: { platform: "ios", push_token: "fault" } })).status).toBe(201)
+    expect(
+      (await api().post("/device-tokens", { token: me.token, body: { platform: "ios", push_token: "fault" } })).status
+    ).toBe(201)
   })
 
   it("answers 503 on /health/ready while the database refuses connections, and 200 once it is back", async () => {

@@ -33,7 +33,8 @@ const expectRateLimited = (response: Response, limit: number, maxWaitSeconds: nu
 describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
   const server = useServer(backend, { settings: { rateLimits: defaults, trustProxy: true } })
   const api = () => client(server())
-  const requestOtp = (phone: string, ip: string) => api().post("/auth/request-otp", { body: { phone_number: phone }, headers: from(ip) })
+  const requestOtp = (phone: string, ip: string) =>
+    api().post("/auth/request-otp", { body: { phone_number: phone }, headers: from(ip) })
 
   describe("auth: 10 per minute per IP on /auth/*", () => {
     it("counts every /auth/* call, logout and refused ones included, and refuses the 11th with 429", async () => {
@@ -42,7 +43,8 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
       const calls = [
         // A valid number would show its own, tighter budget of 3 codes; a fixed line is refused before that.
         () => requestOtp("+966112345678", ip),
-        () => api().post("/auth/verify-otp", { body: { phone_number: newPhone(), otp_code: "123456" }, headers: from(ip) }),
+        () =>
+          api().post("/auth/verify-otp", { body: { phone_number: newPhone(), otp_code: "123456" }, headers: from(ip) }),
         () => api().post("/auth/refresh", { body: { refresh_token: "nope" }, headers: from(ip) }),
         () => api().post("/auth/request-otp", { rawBody: "{", headers: { ...json, ...from(ip) } }),
         () => api().post("/auth/logout", { token: "bad", headers: from(ip) })
@@ -63,9 +65,12 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
 
     it("lets the address in again once the minute has passed, and never limits another address", async () => {
       const ip = newIp()
-      for (let i = 0; i < 10; i++) await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
+      for (let i = 0; i < 10; i++)
+        await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
       expect((await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })).status).toBe(429)
-      expect((await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(newIp()) })).status).toBe(401)
+      expect((await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(newIp()) })).status).toBe(
+        401
+      )
       server().clock.advance(MINUTE)
       const again = await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
       expectError(again, 401, "INVALID_REFRESH_TOKEN")
@@ -74,10 +79,19 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
 
     it("answers 429 before anything else: before 401, before 400, and sends no code", async () => {
       const ip = newIp()
-      for (let i = 0; i < 10; i++) await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
+      for (let i = 0; i < 10; i++)
+        await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
       const sentBefore = server().sms.sent.length
-      expectRateLimited(await api().post("/auth/request-otp", { rawBody: "not json", headers: { ...json, ...from(ip) } }), 10, 60)
-      expectRateLimited(await api().post("/auth/verify-otp", { body: { phone_number: newPhone(), otp_code: "1" }, headers: from(ip) }), 10, 60)
+      expectRateLimited(
+        await api().post("/auth/request-otp", { rawBody: "not json", headers: { ...json, ...from(ip) } }),
+        10,
+        60
+      )
+      expectRateLimited(
+        await api().post("/auth/verify-otp", { body: { phone_number: newPhone(), otp_code: "1" }, headers: from(ip) }),
+        10,
+        60
+      )
       expectRateLimited(await api().post("/auth/logout", { headers: from(ip) }), 10, 60)
       expectRateLimited(await requestOtp(newPhone(), ip), 10, 60)
       expect(server().sms.sent.length).toBe(sentBefore)
@@ -85,7 +99,8 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
 
     it("sends the 429 with CORS and request-id headers, so a browser can read it", async () => {
       const ip = newIp()
-      for (let i = 0; i < 10; i++) await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
+      for (let i = 0; i < 10; i++)
+        await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
       const refused = await api().post("/auth/refresh", {
         body: { refresh_token: "x" },
         headers: { ...from(ip), origin: "https://app.example", "x-request-id": "limited-1" }
@@ -139,7 +154,7 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
       expectRateLimited(await requestOtp(spaced, newIp()), 3, 600)
     })
 
-    it("does not count invalid numbers against anyone", async () => {
+    it("does not count refused numbers against the per-number budget", async () => {
       const ip = newIp()
       for (let i = 0; i < 3; i++) expect((await requestOtp("+966112345678", ip)).status).toBe(400)
       expect((await requestOtp(newPhone(), ip)).status).toBe(200)
@@ -150,7 +165,10 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
       for (let i = 0; i < 3; i++) await requestOtp(phone, newIp())
       const code = server().sms.lastCode(phone)!
       expect((await requestOtp(phone, newIp())).status).toBe(429)
-      const verified = await api().post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code }, headers: from(newIp()) })
+      const verified = await api().post("/auth/verify-otp", {
+        body: { phone_number: phone, otp_code: code },
+        headers: from(newIp())
+      })
       expect(verified.status).toBe(200)
     })
   })
@@ -180,7 +198,11 @@ describe.each(backends)("rate limits without a trusted proxy on %s", (backend) =
       const response = await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(newIp()) })
       expect(response.status).toBe(401)
     }
-    expectRateLimited(await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(newIp()) }), 10, 60)
+    expectRateLimited(
+      await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(newIp()) }),
+      10,
+      60
+    )
   })
 })
 
@@ -197,7 +219,11 @@ describe.each(backends)("API limit per user (lowered to 5 per minute) on %s", (b
     const calls = [
       () => api().get("/users/me", { token: me.token }),
       () => api().put("/users/me", { token: me.token, body: { name: "x".repeat(101) } }),
-      () => api().post("/device-tokens", { token: me.token, body: { platform: "ios", push_token: `t-${crypto.randomUUID()}` } }),
+      () =>
+        api().post("/device-tokens", {
+          token: me.token,
+          body: { platform: "ios", push_token: `t-${crypto.randomUUID()}` }
+        }),
       () => api().put("/users/me", { token: me.token, body: { name: "Counted" } }),
       () => api().get("/users/me", { token: me.token })
     ]
@@ -226,7 +252,8 @@ describe.each(backends)("API limit per user (lowered to 5 per minute) on %s", (b
 
   it("answers 401 to a bad token whatever the budget, and does not count it", async () => {
     const me = await signIn(server(), api())
-    for (let i = 0; i < 3; i++) expectError(await api().get("/users/me", { token: `${me.token}x` }), 401, "UNAUTHORIZED")
+    for (let i = 0; i < 3; i++)
+      expectError(await api().get("/users/me", { token: `${me.token}x` }), 401, "UNAUTHORIZED")
     expect(limitHeaders(await api().get("/users/me", { token: me.token })).remaining).toBe("4")
   })
 
@@ -249,7 +276,8 @@ describe.each(backends)("API limit per user (lowered to 5 per minute) on %s", (b
 
   it("does not count the auth endpoints on the user's budget", async () => {
     const me = await signIn(server(), api())
-    for (let i = 0; i < 6; i++) expect((await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } })).status).toBe(200)
+    for (let i = 0; i < 6; i++)
+      expect((await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } })).status).toBe(200)
     expect(limitHeaders(await api().get("/users/me", { token: me.token })).remaining).toBe("4")
   })
 })

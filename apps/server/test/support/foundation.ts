@@ -17,7 +17,8 @@ export const expectError = (response: Response, status: number, code: string, de
   expect(typeof response.body.error.message).toBe("string")
   expect(response.body.error.message.length).toBeGreaterThan(0)
   expect(typeof response.body.error.details).toBe("object")
-  if (detailFields !== undefined) expect(Object.keys(response.body.error.details).sort()).toEqual([...detailFields].sort())
+  if (detailFields !== undefined)
+    expect(Object.keys(response.body.error.details).sort()).toEqual([...detailFields].sort())
   return response.body.error as { code: string; message: string; details: Record<string, Array<string>> }
 }
 
@@ -46,7 +47,10 @@ export const useServerAndDatabase = (backend: Backend, options: TestServerOption
 }
 
 /** Runs one query on a database over a throwaway connection. */
-export const query = <A extends object>(url: string, statement: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) =>
+export const query = <A extends object>(
+  url: string,
+  statement: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>
+) =>
   Effect.runPromise(
     Effect.flatMap(SqlClient.SqlClient, statement).pipe(
       Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })),
@@ -55,4 +59,5 @@ export const query = <A extends object>(url: string, statement: (sql: SqlClient.
   )
 
 /** `+966 50-123 4567` for `+966501234567`: how people type numbers. */
-export const spacedAndDashed = (e164: string) => `${e164.slice(0, 4)} ${e164.slice(4, 6)}-${e164.slice(6, 9)} ${e164.slice(9)}`
+export const spacedAndDashed = (e164: string) =>
+  `${e164.slice(0, 4)} ${e164.slice(4, 6)}-${e164.slice(6, 9)} ${e164.slice(9)}`

@@ -13,4 +13,5 @@ export const signHs256 = (claims: Record<string, unknown>, key: string) => {
 }
 
 /** An unsecured JWT (`alg: none`, empty signature) with these claims. */
-export const unsecured = (claims: Record<string, unknown>) => `${base64url({ alg: "none", typ: "JWT" })}.${base64url(claims)}.`
+export const unsecured = (claims: Record<string, unknown>) =>
+  `${base64url({ alg: "none", typ: "JWT" })}.${base64url(claims)}.`

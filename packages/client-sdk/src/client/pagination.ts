@@ -31,8 +31,8 @@ export async function* walkPages(
   path: string,
   init: RequestInitOf<any, "get"> | undefined
 ): AsyncGenerator<any, void, undefined> {
-  const base = (init ?? {}) as { params?: { query?: Record<string, unknown> } }
-  let page = Number(base.params?.query?.page ?? 1)
+  const base = (init ?? {}) as { params?: { query?: { readonly page?: number } & Record<string, unknown> } }
+  let page = base.params?.query?.page ?? 1
   for (;;) {
     const body = await get(path, { ...base, params: { ...base.params, query: { ...base.params?.query, page } } })
     const data = body.data as { pagination: PaginationInfo }

@@ -901,10 +901,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /**
-                     * maxLength(4096)
-                     * @description a string at most 4096 character(s) long
-                     */
                     device_token?: string | null;
                 };
             };
@@ -1069,10 +1065,6 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    /**
-                     * maxLength(100)
-                     * @description a string at most 100 character(s) long
-                     */
                     name?: string | null;
                     language?: ("ar" | "en") | null;
                 };
@@ -1341,15 +1333,7 @@ export interface operations {
                 "application/json": {
                     business_name: string;
                     location_district: string;
-                    /**
-                     * maxLength(100)
-                     * @description a string at most 100 character(s) long
-                     */
                     location_city?: string | null;
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
                     bio?: string | null;
                 };
             };
@@ -1507,10 +1491,8 @@ export interface operations {
     "adminSellerProfiles.listPending": {
         parameters: {
             query?: {
-                /** @description a string to be decoded into a number */
-                page?: number | string;
-                /** @description a string to be decoded into a number */
-                per_page?: number | string;
+                page?: number;
+                per_page?: number;
             };
             header?: never;
             path?: never;
@@ -1826,10 +1808,8 @@ export interface operations {
                 category?: "phone" | "accessory";
                 location_city?: string;
                 status?: "active" | "closed";
-                /** @description a string to be decoded into a number */
-                page?: number | string;
-                /** @description a string to be decoded into a number */
-                per_page?: number | string;
+                page?: number;
+                per_page?: number;
             };
             header?: never;
             path?: never;
@@ -1933,29 +1913,13 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     category: "phone" | "accessory";
-                    /**
-                     * maxLength(100)
-                     * @description a string at most 100 character(s) long
-                     */
                     product_brand?: string | null;
-                    /**
-                     * maxLength(100)
-                     * @description a string at most 100 character(s) long
-                     */
                     product_model?: string | null;
                     condition_pref?: ("new" | "used" | "refurbished" | "any") | null;
                     budget_min: number;
                     budget_max: number;
                     location_district: string;
-                    /**
-                     * maxLength(100)
-                     * @description a string at most 100 character(s) long
-                     */
                     location_city?: string | null;
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
                     notes?: string | null;
                 };
             };
@@ -2045,10 +2009,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "active" | "closed";
-                /** @description a string to be decoded into a number */
-                page?: number | string;
-                /** @description a string to be decoded into a number */
-                per_page?: number | string;
+                page?: number;
+                per_page?: number;
             };
             header?: never;
             path?: never;
@@ -2364,15 +2326,7 @@ export interface operations {
                     request_id: string;
                     price: number;
                     availability: string;
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
                     condition_notes?: string | null;
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
                     warranty_notes?: string | null;
                 };
             };
@@ -2590,10 +2544,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "accepted" | "rejected" | "withdrawn";
-                /** @description a string to be decoded into a number */
-                page?: number | string;
-                /** @description a string to be decoded into a number */
-                per_page?: number | string;
+                page?: number;
+                per_page?: number;
             };
             header?: never;
             path?: never;
@@ -2897,10 +2849,8 @@ export interface operations {
             query?: {
                 status?: "accepted" | "completed" | "cancelled";
                 role?: "buyer" | "seller";
-                /** @description a string to be decoded into a number */
-                page?: number | string;
-                /** @description a string to be decoded into a number */
-                per_page?: number | string;
+                page?: number;
+                per_page?: number;
             };
             header?: never;
             path?: never;
@@ -3247,10 +3197,6 @@ export interface operations {
             content: {
                 "application/json": {
                     reason: string;
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
                     description?: string | null;
                 };
             };
@@ -3365,10 +3311,6 @@ export interface operations {
                      */
                     deal_id: string;
                     rating: number;
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
                     review_text?: string | null;
                 };
             };
@@ -3479,10 +3421,6 @@ export interface operations {
                     deal_id?: string | null;
                     /** @enum {string} */
                     reason: "fake_offer" | "no_show" | "rude" | "scam" | "other";
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
                     description?: string | null;
                 };
             };
@@ -3585,10 +3523,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "resolved" | "dismissed";
-                /** @description a string to be decoded into a number */
-                page?: number | string;
-                /** @description a string to be decoded into a number */
-                per_page?: number | string;
+                page?: number;
+                per_page?: number;
             };
             header?: never;
             path?: never;
@@ -3715,10 +3651,6 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     action: "dismiss" | "warn" | "suspend_seller";
-                    /**
-                     * maxLength(2000)
-                     * @description a string at most 2000 character(s) long
-                     */
                     notes?: string | null;
                 };
             };
@@ -3823,10 +3755,8 @@ export interface operations {
     "chat.listMine": {
         parameters: {
             query?: {
-                /** @description a string to be decoded into a number */
-                page?: number | string;
-                /** @description a string to be decoded into a number */
-                per_page?: number | string;
+                page?: number;
+                per_page?: number;
             };
             header?: never;
             path?: never;
@@ -3921,8 +3851,7 @@ export interface operations {
         parameters: {
             query?: {
                 before?: string;
-                /** @description a string to be decoded into a number */
-                limit?: number | string;
+                limit?: number;
             };
             header?: never;
             path: {

@@ -22,6 +22,8 @@ import type { DeviceToken, Session, User } from "../User.js"
  * seller profile (shared), request; accept: seller profile of the offer (shared), request, its offers;
  * withdraw and close: request, offers; message: conversation. A transition that skips a level keeps the
  * order of the rest. Rows of one kind are locked in one statement, or one row at a time.
+ * Inserting a request, or changing its status, also locks rows of buy_request_counts (triggers of the SQL
+ * migration 0005): last, after everything above, until the transaction ends.
  */
 
 /** Runs an effect atomically: every repository call inside it commits together or not at all. */

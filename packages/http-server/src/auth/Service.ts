@@ -20,9 +20,9 @@ import {
 import { Clock, Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { translate } from "../i18n/messages.js"
-import { SessionEvents } from "./SessionEvents.js"
 import { OtpCodes } from "./OtpCodes.js"
 import { parseMobileNumber } from "./Phone.js"
+import { SessionEvents } from "./SessionEvents.js"
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, Tokens } from "./Tokens.js"
 
 const OTP_WINDOW_MS = 10 * 60 * 1000
@@ -58,7 +58,8 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
           limit: config.rateLimits.otpPer10Minutes,
           windowMs: OTP_WINDOW_MS
         })
-        if (!decision.allowed) return yield* Effect.fail(new RateLimited({ retryAfterMs: decision.retryAfterMs, limit: decision.limit }))
+        if (!decision.allowed)
+          return yield* Effect.fail(new RateLimited({ retryAfterMs: decision.retryAfterMs, limit: decision.limit }))
         const code = yield* codes.generate
         const challenge = issueOtp(phoneNumber, codes.hash(phoneNumber, code), yield* now)
         yield* otps.replace(challenge)

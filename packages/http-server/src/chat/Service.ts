@@ -9,7 +9,7 @@ import {
   Transactor,
   ValidationFailed
 } from "@talab/core"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import type { PageRequest } from "../http/Paging.js"
 import { RealtimeHub } from "../realtime/Hub.js"
 import { asParty } from "./Policy.js"
@@ -62,14 +62,13 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
         if (messageText.length > MESSAGE_MAX_LENGTH) {
           return yield* Effect.fail(ValidationFailed.field("message_text", "too_long", { max: MESSAGE_MAX_LENGTH }))
         }
-        const conversation = yield* conversationOf(senderId, conversationId)
-        const recipientId = otherParty(conversation, senderId)
-        const recipientOnline = yield* hub.isOnline(conversation.id, recipientId)
-        const { created, message } = yield* transactor.transaction(
+        const { conversation, created, message } = yield* transactor.transaction(
           Effect.gen(function* () {
-            const locked = yield* conversations.lock(conversation.id)
+            const conversation = yield* Effect.flatMap(conversations.lock(conversationId), (found) => asParty(found, senderId))
+            const recipientId = otherParty(conversation, senderId)
+            const recipientOnline = yield* hub.isOnline(conversation.id, recipientId)
             const at = yield* now
-            const previous = Option.getOrUndefined(locked)?.lastMessageAt?.getTime() ?? Number.NEGATIVE_INFINITY
+            const previous = conversation.lastMessageAt?.getTime() ?? Number.NEGATIVE_INFINITY
             const stored = yield* messages.insertOnce({
               id: yield* ids.next,
               conversationId: conversation.id,
@@ -94,7 +93,7 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
                 at
               )
             }
-            return stored
+            return { ...stored, conversation }
           })
         )
         const view = sentMessage(message)

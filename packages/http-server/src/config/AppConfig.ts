@@ -17,7 +17,11 @@ export interface AppSettings {
   readonly sms: {
     readonly provider: SmsProvider
     readonly outboxFile: string | undefined
-    readonly twilio?: { readonly accountSid: string; readonly authToken: Redacted.Redacted<string>; readonly from: string }
+    readonly twilio?: {
+      readonly accountSid: string
+      readonly authToken: Redacted.Redacted<string>
+      readonly from: string
+    }
   }
   readonly push: {
     readonly provider: PushProvider
@@ -47,7 +51,10 @@ export class AppConfig extends Context.Tag("@talab/http-server/AppConfig")<AppCo
   static readonly make = (overrides: Partial<AppSettings> = {}): AppSettings => ({ ...defaults, ...overrides })
   static readonly layer = (overrides: Partial<AppSettings> = {}) => Layer.succeed(AppConfig, AppConfig.make(overrides))
   /** Settings from the environment; a bad variable fails with a one-line message naming it. */
-  static readonly fromEnv = Layer.effect(AppConfig, Effect.suspend(() => readSettings))
+  static readonly fromEnv = Layer.effect(
+    AppConfig,
+    Effect.suspend(() => readSettings)
+  )
 }
 
 const defaults: AppSettings = {
@@ -68,7 +75,8 @@ const defaults: AppSettings = {
   logLevel: "info"
 }
 
-const optionalString = (name: string) => Config.option(Config.nonEmptyString(name)).pipe(Config.map(Option.getOrUndefined))
+const optionalString = (name: string) =>
+  Config.option(Config.nonEmptyString(name)).pipe(Config.map(Option.getOrUndefined))
 const positiveInt = (name: string, fallback: number) =>
   Config.integer(name).pipe(
     Config.validate({ message: "must be a positive integer", validation: (n) => n > 0 }),
@@ -76,7 +84,12 @@ const positiveInt = (name: string, fallback: number) =>
   )
 const list = (name: string, fallback: ReadonlyArray<string>) =>
   Config.string(name).pipe(
-    Config.map((s) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)),
+    Config.map((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0)
+    ),
     Config.withDefault(fallback)
   )
 const required = (name: string, when: string) =>
@@ -99,8 +112,15 @@ const readSettings = Effect.gen(function* () {
   if (nodeEnv === "production" && jwtSecret === undefined) {
     return yield* Effect.fail(ConfigError.MissingData(["JWT_SECRET"], "is required when NODE_ENV=production"))
   }
-  const smsProvider = yield* Config.literal("console", "twilio")("SMS_PROVIDER").pipe(Config.withDefault("console" as const))
-  const pushProvider = yield* Config.literal("log", "fcm", "apns")("PUSH_PROVIDER").pipe(Config.withDefault("log" as const))
+  const smsProvider = yield* Config.literal(
+    "console",
+    "twilio"
+  )("SMS_PROVIDER").pipe(Config.withDefault("console" as const))
+  const pushProvider = yield* Config.literal(
+    "log",
+    "fcm",
+    "apns"
+  )("PUSH_PROVIDER").pipe(Config.withDefault("log" as const))
   const twilio =
     smsProvider === "twilio"
       ? {
@@ -128,14 +148,18 @@ const readSettings = Effect.gen(function* () {
   const databaseUrl = yield* optionalString("DATABASE_URL")
   const invalidDatabaseUrl = Either.getLeft(databaseOptionsFromUrl(databaseUrl, "."))
   if (Option.isSome(invalidDatabaseUrl)) {
-    return yield* Effect.fail(ConfigError.InvalidData(["DATABASE_URL"], invalidDatabaseUrl.value.message.replace(/^DATABASE_URL /, "")))
+    return yield* Effect.fail(
+      ConfigError.InvalidData(["DATABASE_URL"], invalidDatabaseUrl.value.message.replace(/^DATABASE_URL /, ""))
+    )
   }
   const settings: AppSettings = {
     port,
     host: yield* Config.nonEmptyString("HOST").pipe(Config.withDefault("0.0.0.0")),
     databaseUrl,
     dataDir: yield* Config.nonEmptyString("DATA_DIR").pipe(Config.withDefault("./data")),
-    publicUrl: (yield* Config.nonEmptyString("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))).replace(/\/+$/, ""),
+    publicUrl: (yield* Config.nonEmptyString("PUBLIC_URL").pipe(
+      Config.withDefault(`http://localhost:${port}`)
+    )).replace(/\/+$/, ""),
     jwtSecret,
     nodeEnv,
     adminPhoneNumbers: yield* list("ADMIN_PHONE_NUMBERS", []),
@@ -155,9 +179,16 @@ const readSettings = Effect.gen(function* () {
     },
     trustProxy: yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
     corsOrigins: yield* list("CORS_ORIGINS", ["*"]),
-    logLevel: yield* Config.literal("all", "trace", "debug", "info", "warning", "error", "fatal", "none")("LOG_LEVEL").pipe(
-      Config.withDefault("info" as const)
-    )
+    logLevel: yield* Config.literal(
+      "all",
+      "trace",
+      "debug",
+      "info",
+      "warning",
+      "error",
+      "fatal",
+      "none"
+    )("LOG_LEVEL").pipe(Config.withDefault("info" as const))
   }
   return settings
 })

@@ -3,9 +3,14 @@ import { isSessionLive, RateLimiter, SessionRepo, UserRepo } from "@talab/core"
 import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Tokens } from "../auth/Tokens.js"
 import { AppConfig } from "../config/AppConfig.js"
-import { CurrentUser } from "./CurrentUser.js"
-import { PayloadTooLargeResponse, RateLimitedResponse, UnauthorizedResponse, ValidationErrorResponse } from "./Envelope.js"
 import { AVATAR_PATH, checkJsonBody } from "./BodyCheck.js"
+import { CurrentUser } from "./CurrentUser.js"
+import {
+  PayloadTooLargeResponse,
+  RateLimitedResponse,
+  UnauthorizedResponse,
+  ValidationErrorResponse
+} from "./Envelope.js"
 import { errorResponse, rememberUserLanguage, requestLanguage } from "./Localize.js"
 import { recordRateLimit } from "./RateLimitHeaders.js"
 
@@ -33,6 +38,9 @@ export const AuthenticationLive = Layer.effect(
     return {
       bearer: (token: Redacted.Redacted<string>) =>
         Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          // The framework takes whatever follows the first 7 characters; the scheme itself must be Bearer.
+          if (!/^bearer /i.test(request.headers.authorization ?? "")) return yield* unauthorized
           const claims = yield* tokens.verify(Redacted.value(token), "access")
           if (claims === undefined) return yield* unauthorized
           const now = new Date(yield* Clock.currentTimeMillis)
@@ -42,7 +50,6 @@ export const AuthenticationLive = Layer.effect(
           }
           const user = yield* users.findById(claims.userId)
           if (Option.isNone(user)) return yield* unauthorized
-          const request = yield* HttpServerRequest.HttpServerRequest
           rememberUserLanguage(request, user.value.language)
           const current = { user: user.value, sessionId: claims.sessionId }
           const path = new URL(request.url, "http://x").pathname

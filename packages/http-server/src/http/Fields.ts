@@ -58,10 +58,16 @@ export const UuidField = Schema.UUID.annotations(msg("uuid"))
 /** An optional field; `null` counts as absent. */
 export const Optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { nullable: true })
 
-/** An integer query parameter in a range, with a default. */
+/**
+ * An integer query parameter in a range, with a default. It arrives as a string, but the OpenAPI document
+ * describes it as the integer clients send (`type: integer` with its bounds), not as its wire form.
+ */
 export const IntParam = (min: number, max: number) =>
   Schema.NumberFromString.annotations(msg("integer_range", { min, max })).pipe(
-    Schema.filter((n) => Number.isInteger(n) && n >= min && n <= max, msg("integer_range", { min, max }))
+    Schema.filter((n) => Number.isInteger(n) && n >= min && n <= max, {
+      ...msg("integer_range", { min, max }),
+      jsonSchema: { type: "integer", minimum: min, ...(max < Number.MAX_SAFE_INTEGER ? { maximum: max } : {}) }
+    })
   )
 
 /** `page` and `per_page` query parameters. */

@@ -1,13 +1,13 @@
+import { randomUUID } from "node:crypto"
 import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { ErrorCode } from "@talab/core"
 import { Cause, Chunk, Effect, Option } from "effect"
-import { randomUUID } from "node:crypto"
+import { AVATAR_BODY_LIMIT, AVATAR_PATH, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
 import { parseProblemMessage } from "../http/Fields.js"
 import { envelope, rememberedUserLanguage } from "../http/Localize.js"
 import { rateLimitHeaders } from "../http/RateLimitHeaders.js"
 import { negotiateLanguage } from "../i18n/Language.js"
 import { translate } from "../i18n/messages.js"
-import { AVATAR_BODY_LIMIT, AVATAR_PATH, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
 
 const languageOf = (request: HttpServerRequest.HttpServerRequest) =>
   negotiateLanguage(request.headers["accept-language"], rememberedUserLanguage(request))
@@ -147,7 +147,10 @@ const logRequest = (
 
 /** The app under the body size limit of its path. */
 const limitedApp = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest.HttpServerRequest) =>
-  HttpIncomingMessage.withMaxBodySize(app, Option.some(pathOf(request) === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT))
+  HttpIncomingMessage.withMaxBodySize(
+    app,
+    Option.some(pathOf(request) === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT)
+  )
 
 /**
  * The outermost middleware of every request: a request id (on every log line of the request, and

@@ -13,10 +13,14 @@ const meView = ({ user, sellerProfile }: Effect.Effect.Success<ReturnType<UsersS
 })
 
 /** A size limit of the parser; inside a part's content it surfaces as an InternalError around the limit. */
-const isSizeLimit = (error: Multipart.MultipartError) =>
-  error.reason === "FileTooLarge" ||
-  error.reason === "BodyTooLarge" ||
-  (error.cause as { _tag?: string; limit?: string } | undefined)?._tag === "ReachedLimit"
+const isSizeLimit = (error: Multipart.MultipartError) => {
+  const cause = error.cause as { _tag?: string; limit?: string } | undefined
+  return (
+    error.reason === "FileTooLarge" ||
+    error.reason === "BodyTooLarge" ||
+    (cause?._tag === "ReachedLimit" && cause.limit !== "MaxParts")
+  )
+}
 
 const isMultipartWithBoundary = (contentType: string | undefined) =>
   contentType !== undefined && /^multipart\/form-data\s*;(.*;)?\s*boundary=("[^"]+"|[^\s;"]+)/i.test(contentType)
@@ -40,8 +44,12 @@ const avatarBytes = (parts: Stream.Stream<Multipart.Part, Multipart.MultipartErr
         onSome: Effect.succeed
       })
     ),
-    Effect.catchTag("MultipartError", (error): Effect.Effect<never, PayloadTooLarge | ValidationFailed> =>
-      isSizeLimit(error) ? Effect.fail(new PayloadTooLarge()) : Effect.fail(ValidationFailed.field("avatar", "avatar_missing"))
+    Effect.catchTag(
+      "MultipartError",
+      (error): Effect.Effect<never, PayloadTooLarge | ValidationFailed> =>
+        isSizeLimit(error)
+          ? Effect.fail(new PayloadTooLarge())
+          : Effect.fail(ValidationFailed.field("avatar", "avatar_missing"))
     )
   )
 
@@ -72,14 +80,18 @@ export const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
             if (!isMultipartWithBoundary(request.headers["content-type"])) {
               return yield* Effect.fail(ValidationFailed.field("avatar", "avatar_missing"))
             }
-            const bytes = yield* avatarBytes(payload as unknown as Stream.Stream<Multipart.Part, Multipart.MultipartError>)
+            const bytes = yield* avatarBytes(
+              payload as unknown as Stream.Stream<Multipart.Part, Multipart.MultipartError>
+            )
             const { avatarUrl } = yield* service.setAvatar(user, bytes)
             return { success: true as const, data: { avatar_url: avatarUrl } }
           })
         )
       )
       .handle("registerDevice", ({ payload }) =>
-        Effect.flatMap(CurrentUser, ({ user }) => service.registerDevice(user, payload.platform, payload.push_token)).pipe(
+        Effect.flatMap(CurrentUser, ({ user }) =>
+          service.registerDevice(user, payload.platform, payload.push_token)
+        ).pipe(
           Effect.map((device) => ({
             success: true as const,
             data: { id: device.id, platform: device.platform, created_at: device.createdAt }

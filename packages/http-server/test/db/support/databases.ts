@@ -3,8 +3,8 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { expect } from "vitest"
-import { DatabaseOptions } from "../../../src/db/Database.js"
-import { MigratedDatabaseLayer } from "../../../src/db/Migrations.js"
+import { DatabaseLayer, DatabaseOptions } from "../../../src/db/Database.js"
+import { MigratedDatabaseLayer, MigrationsLayer } from "../../../src/db/Migrations.js"
 import { SqlRepositoriesLayer } from "../../../src/repos/index.js"
 
 const serverUrl = process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432"
@@ -15,17 +15,20 @@ const onMaintenanceDatabase = <A>(statement: (sql: SqlClient.SqlClient) => Effec
     Effect.orDie
   )
 
-/** A database of its own on the PostgreSQL server, created for this run and dropped when the layer closes. */
-export const freshPostgresDatabase = Layer.unwrapScoped(
+/** An empty database of its own on the PostgreSQL server, created for this run and dropped when the layer closes. */
+export const emptyPostgresDatabase = Layer.unwrapScoped(
   Effect.gen(function* () {
     const name = `talab_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`
     yield* Effect.acquireRelease(
       onMaintenanceDatabase((sql) => sql`CREATE DATABASE ${sql(name)}`),
       () => onMaintenanceDatabase((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
     )
-    return MigratedDatabaseLayer(DatabaseOptions.Postgres({ url: Redacted.make(`${serverUrl}/${name}`) }))
+    return DatabaseLayer(DatabaseOptions.Postgres({ url: Redacted.make(`${serverUrl}/${name}`) }))
   })
 )
+
+/** A database of its own on the PostgreSQL server, migrated, and dropped when the layer closes. */
+export const freshPostgresDatabase = MigrationsLayer.pipe(Layer.provideMerge(emptyPostgresDatabase))
 
 export const pgliteInMemory = MigratedDatabaseLayer(DatabaseOptions.Memory())
 

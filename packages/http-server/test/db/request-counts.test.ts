@@ -1,0 +1,286 @@
+import { randomUUID } from "node:crypto"
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { expect, layer } from "@effect/vitest"
+import { type Category, Ids, RequestRepo, SellerProfileRepo, Transactor, type User, UserRepo } from "@talab/core"
+import { Duration, Effect, Exit, Layer } from "effect"
+import { DatabaseLayer, DatabaseOptions } from "../../src/db/Database.js"
+import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
+import { OffersService } from "../../src/offers/Service.js"
+import { type RequestFilters, RequestQueries } from "../../src/requests/Queries.js"
+import { type RequestInput, RequestsService } from "../../src/requests/Service.js"
+import { emptyPostgresDatabase, repositoriesOver } from "./support/databases.js"
+import { aRequest, aSellerProfile, at, aUser } from "./support/fixtures.js"
+
+/*
+ * buy_request_counts (migration 0005) against count(*), through the services that write requests, on both
+ * backends. Each suite has a database of its own; tests use cities of their own, and compare the whole
+ * table too, so every key is checked, not only the ones a test touched.
+ */
+
+type Empty = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
+
+const migrated = (empty: Empty) => MigrationsLayer.pipe(Layer.provideMerge(empty))
+
+const servicesOver = (empty: Empty) =>
+  Layer.mergeAll(RequestsService.Default, OffersService.Default, RequestQueries.Default).pipe(
+    Layer.provideMerge(repositoriesOver(migrated(empty))),
+    Layer.provide(Ids.Random)
+  )
+
+const aCity = () => `City ${randomUUID().slice(0, 8)}`
+
+const anInput = (category: Category, locationCity: string | null): RequestInput => ({
+  category,
+  productBrand: "Apple",
+  productModel: "iPhone 15",
+  conditionPref: "used",
+  budgetMin: 1000,
+  budgetMax: 2000,
+  locationDistrict: "Olaya",
+  locationCity,
+  notes: null
+})
+
+interface KeyCount {
+  readonly status: string
+  readonly category: string
+  readonly key: string
+  readonly n: number
+}
+
+/** Every key's count kept by the triggers equals count(*) of the rows with that key. */
+const expectCountsExact = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const counted = yield* sql<KeyCount>`
+    SELECT status, category, COALESCE(location_city, '') AS key, count(*)::int AS n
+    FROM buy_requests GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`
+  const kept = yield* sql<KeyCount>`
+    SELECT status, category, location_city_key AS key, n
+    FROM buy_request_counts WHERE n <> 0 ORDER BY 1, 2, 3`
+  expect(counted.length).toBeGreaterThan(0)
+  expect(kept).toEqual(counted)
+})
+
+/** GET /requests's total for `filters`, as the read model answers it, next to count(*) of the same rows. */
+const totals = (filters: RequestFilters) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const listed = yield* (yield* RequestQueries).list(filters, { page: 1, perPage: 1 })
+    const [counted] = yield* sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM buy_requests WHERE ${sql.and([
+        sql`status = ${filters.status}`,
+        ...(filters.category !== undefined ? [sql`category = ${filters.category}`] : []),
+        ...(filters.locationCity !== undefined ? [sql`location_city = ${filters.locationCity}`] : [])
+      ])}`
+    return { listed: listed.total, counted: counted?.n }
+  })
+
+/** Asserts the read model's total for `filters` is `expected`, and so is count(*). */
+const expectTotal = (filters: RequestFilters, expected: number) =>
+  Effect.map(totals(filters), (got) =>
+    expect(got, JSON.stringify(filters)).toEqual({ listed: expected, counted: expected })
+  )
+
+/** Asserts the read model's total for `filters` is count(*), for filters over rows of other tests too. */
+const expectTotalCounted = (filters: RequestFilters) =>
+  Effect.map(totals(filters), (got) => expect(got.listed, JSON.stringify(filters)).toBe(got.counted))
+
+const aBuyer = Effect.flatMap(UserRepo, (users) => users.insertOrGet(aUser()))
+
+const anApprovedSeller = Effect.gen(function* () {
+  const seller = yield* aBuyer
+  yield* (yield* SellerProfileRepo).insert(
+    aSellerProfile(seller.id, { status: "approved", approvedAt: at("2025-01-02T12:00:00.000Z") })
+  )
+  return seller
+})
+
+const offerOn = (seller: User, requestId: string) =>
+  Effect.flatMap(OffersService, (offers) =>
+    offers.create(seller, { requestId, price: 1500, availability: "today", conditionNotes: null, warrantyNotes: null })
+  )
+
+const createAll = (buyer: User, inputs: ReadonlyArray<RequestInput>, concurrency: number | "unbounded" = 1) =>
+  Effect.flatMap(RequestsService, (requests) =>
+    Effect.forEach(inputs, (input) => requests.create(buyer, input), { concurrency })
+  )
+
+const suite = (name: string, empty: Empty) =>
+  layer(servicesOver(empty), { timeout: Duration.minutes(2), excludeTestServices: true })(name, (it) => {
+    it.effect("creates, owner closes and accepts move each request's count, so every total equals count(*)", () =>
+      Effect.gen(function* () {
+        const buyer = yield* aBuyer
+        const seller = yield* anApprovedSeller
+        const city = aCity()
+        const [phone1, , , accessory1] = yield* createAll(buyer, [
+          anInput("phone", city),
+          anInput("phone", city),
+          anInput("phone", city),
+          anInput("accessory", city),
+          anInput("accessory", city),
+          anInput("phone", null),
+          anInput("phone", null)
+        ])
+        yield* expectTotal({ status: "active", locationCity: city }, 5)
+        yield* expectTotal({ status: "active", category: "phone", locationCity: city }, 3)
+        yield* expectTotal({ status: "closed", locationCity: city }, 0)
+        yield* expectCountsExact
+
+        yield* (yield* RequestsService).close(buyer, phone1!.id)
+        const offer = yield* offerOn(seller, accessory1!.id)
+        yield* (yield* OffersService).accept(buyer, offer.offer.id)
+
+        yield* expectTotal({ status: "active", locationCity: city }, 3)
+        yield* expectTotal({ status: "active", category: "phone", locationCity: city }, 2)
+        yield* expectTotal({ status: "active", category: "accessory", locationCity: city }, 1)
+        yield* expectTotal({ status: "closed", locationCity: city }, 2)
+        yield* expectTotal({ status: "closed", category: "accessory", locationCity: city }, 1)
+        for (const status of ["active", "closed"] as const) {
+          yield* expectTotalCounted({ status })
+          for (const category of ["phone", "accessory"] as const) yield* expectTotalCounted({ status, category })
+        }
+        yield* expectCountsExact
+      })
+    )
+
+    it.effect(
+      "offers and withdrawals, which rewrite the request with its status unchanged, leave the counts alone",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const buyer = yield* aBuyer
+          const seller = yield* anApprovedSeller
+          const city = aCity()
+          const [request] = yield* createAll(buyer, [anInput("phone", city)])
+          // xmin is the transaction that last wrote the row: unchanged means not written, hence not locked either
+          const version = sql<{ xmin: string }>`
+          SELECT xmin::text AS xmin FROM buy_request_counts
+          WHERE status = 'active' AND category = 'phone' AND location_city_key = ${city}`
+          const before = yield* version
+
+          const offer = yield* offerOn(seller, request!.id)
+          yield* (yield* OffersService).withdraw(seller, offer.offer.id)
+          yield* offerOn(seller, request!.id)
+
+          const stored = yield* (yield* RequestRepo).findById(request!.id)
+          expect(stored._tag === "Some" && stored.value.offerCount).toBe(1)
+          expect(yield* version).toEqual(before)
+          expect(before).toHaveLength(1)
+          yield* expectTotal({ status: "active", locationCity: city }, 1)
+          yield* expectCountsExact
+        })
+    )
+
+    it.effect("a create rolled back takes its count back with it", () =>
+      Effect.gen(function* () {
+        const buyer = yield* aBuyer
+        const city = aCity()
+        yield* createAll(buyer, [anInput("phone", city)])
+        const requests = yield* RequestRepo
+        const rolledBack = yield* (yield* Transactor)
+          .transaction(
+            Effect.zipRight(
+              requests.insert(aRequest(buyer.id, { locationCity: city })),
+              Effect.fail("changed my mind" as const)
+            )
+          )
+          .pipe(Effect.exit)
+        expect(Exit.isFailure(rolledBack)).toBe(true)
+        yield* expectTotal({ status: "active", locationCity: city }, 1)
+        yield* expectCountsExact
+      })
+    )
+
+    it.effect("a request moved to another category or city, or deleted, takes its count along", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const buyer = yield* aBuyer
+        const [from, to] = [aCity(), aCity()]
+        const [moved, deleted] = yield* createAll(buyer, [anInput("phone", from), anInput("phone", from)])
+
+        yield* sql`UPDATE buy_requests SET category = 'accessory', location_city = ${to} WHERE id = ${moved!.id}`
+        yield* expectTotal({ status: "active", category: "accessory", locationCity: to }, 1)
+        yield* expectTotal({ status: "active", locationCity: from }, 1)
+        yield* sql`UPDATE buy_requests SET location_city = NULL WHERE id = ${moved!.id}`
+        yield* expectTotal({ status: "active", locationCity: to }, 0)
+        yield* expectCountsExact
+
+        yield* sql`DELETE FROM buy_requests WHERE id = ${deleted!.id}`
+        yield* expectTotal({ status: "active", locationCity: from }, 0)
+        yield* expectCountsExact
+      })
+    )
+
+    it.effect("concurrent creates across three cities, racing closes of the same keys, keep every count exact", () =>
+      Effect.gen(function* () {
+        const cities = [aCity(), aCity(), aCity()] as const
+        const buyers = yield* Effect.forEach(cities, () => aBuyer)
+        // 5 requests per city, closed below while the 50 creates run
+        const earlier = yield* Effect.forEach(cities, (city, i) =>
+          createAll(
+            buyers[i]!,
+            Array.from({ length: 5 }, () => anInput("phone", city))
+          )
+        )
+        const service = yield* RequestsService
+        const closes = earlier.flatMap((made, i) => made.map((r) => service.close(buyers[i]!, r.id)))
+        const creates = Array.from({ length: 50 }, (_, i) =>
+          service.create(buyers[i % 3]!, anInput(i % 2 === 0 ? "phone" : "accessory", cities[i % 3]!))
+        )
+        yield* Effect.all([...creates, ...closes], { concurrency: "unbounded", discard: true })
+
+        for (const [i, city] of cities.entries()) {
+          const created = Array.from({ length: 50 }, (_, k) => k).filter((k) => k % 3 === i)
+          yield* expectTotal({ status: "active", locationCity: city }, created.length)
+          yield* expectTotal(
+            { status: "active", category: "accessory", locationCity: city },
+            created.filter((k) => k % 2 === 1).length
+          )
+          yield* expectTotal({ status: "closed", locationCity: city }, 5)
+        }
+        yield* expectCountsExact
+      })
+    )
+
+    it.effect("the migration counts the requests stored before it", () =>
+      Effect.gen(function* () {
+        const before = Object.fromEntries(Object.entries(migrations).filter(([id]) => id < "0005"))
+        const database = yield* Layer.build(empty)
+        const partly = PgMigrator.layer({ loader: PgMigrator.fromRecord(before) }).pipe(
+          Layer.provide(NodeContext.layer)
+        )
+        yield* Effect.scoped(Layer.build(partly)).pipe(Effect.provide(database))
+
+        const city = aCity()
+        yield* Effect.gen(function* () {
+          const buyer = yield* (yield* UserRepo).insertOrGet(aUser())
+          const requests = yield* RequestRepo
+          for (const overrides of [{}, {}, { category: "accessory" as const }, { locationCity: null }])
+            yield* requests.insert(aRequest(buyer.id, { locationCity: city, ...overrides }))
+          yield* requests.insert(
+            aRequest(buyer.id, { locationCity: city, status: "closed", closedAt: at("2025-01-05T10:00:00.000Z") })
+          )
+        }).pipe(Effect.provide(repositoriesOver(Layer.succeedContext(database))))
+
+        yield* Effect.scoped(Layer.build(MigrationsLayer)).pipe(Effect.provide(database))
+        const sql = SqlClient.SqlClient
+        const kept = yield* Effect.flatMap(
+          sql,
+          (sql) => sql<KeyCount>`
+            SELECT status, category, location_city_key AS key, n FROM buy_request_counts ORDER BY 1, 2, 3`
+        ).pipe(Effect.provide(database))
+        expect(kept).toEqual([
+          { status: "active", category: "accessory", key: city, n: 1 },
+          { status: "active", category: "phone", key: "", n: 1 },
+          { status: "active", category: "phone", key: city, n: 2 },
+          { status: "closed", category: "phone", key: city, n: 1 }
+        ])
+        yield* expectCountsExact.pipe(Effect.provide(database))
+      }).pipe(Effect.scoped)
+    )
+  })
+
+suite("buy_request_counts on PGlite in memory", DatabaseLayer(DatabaseOptions.Memory()))
+suite("buy_request_counts on PostgreSQL", emptyPostgresDatabase)
