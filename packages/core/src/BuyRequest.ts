@@ -1,6 +1,6 @@
 import { Either, Schema } from "effect"
-import { DomainEvent } from "./Events.js"
 import { RequestAlreadyClosed, RequestNotActive } from "./Errors.js"
+import { DomainEvent } from "./Events.js"
 import { moved, type Transition } from "./Transition.js"
 import type { Category, ConditionPref } from "./Values.js"
 

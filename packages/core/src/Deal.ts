@@ -39,6 +39,19 @@ export const cancelDeal = (
   deal.status !== "accepted"
     ? Either.left(new DealNotActive())
     : moved(
-        { ...deal, status: "cancelled", cancelledAt: now, cancelReason: cancel.reason, cancelDescription: cancel.description },
-        [DomainEvent.DealCancelled({ dealId: deal.id, buyerId: deal.buyerId, sellerId: deal.sellerId, reason: cancel.reason })]
+        {
+          ...deal,
+          status: "cancelled",
+          cancelledAt: now,
+          cancelReason: cancel.reason,
+          cancelDescription: cancel.description
+        },
+        [
+          DomainEvent.DealCancelled({
+            dealId: deal.id,
+            buyerId: deal.buyerId,
+            sellerId: deal.sellerId,
+            reason: cancel.reason
+          })
+        ]
       )

@@ -109,7 +109,10 @@ export class SellerProfileNotPending extends Data.TaggedError("SellerProfileNotP
 export class CannotReportSelf extends Data.TaggedError("CannotReportSelf")<{}> {
   readonly code = "CANNOT_REPORT_SELF" as const
 }
-export class RateLimited extends Data.TaggedError("RateLimited")<{ readonly retryAfterMs: number; readonly limit: number }> {
+export class RateLimited extends Data.TaggedError("RateLimited")<{
+  readonly retryAfterMs: number
+  readonly limit: number
+}> {
   readonly code = "RATE_LIMITED" as const
 }
 

@@ -7,14 +7,42 @@ import { Data } from "effect"
 export type DomainEvent = Data.TaggedEnum<{
   RequestCreated: { readonly requestId: string; readonly buyerId: string }
   RequestClosed: { readonly requestId: string; readonly buyerId: string; readonly reason: "owner" | "accepted" }
-  OfferCreated: { readonly offerId: string; readonly requestId: string; readonly sellerId: string; readonly buyerId: string; readonly conversationId: string }
+  OfferCreated: {
+    readonly offerId: string
+    readonly requestId: string
+    readonly sellerId: string
+    readonly buyerId: string
+    readonly conversationId: string
+  }
   OfferWithdrawn: { readonly offerId: string; readonly requestId: string; readonly sellerId: string }
   OfferRejected: { readonly offerId: string; readonly requestId: string; readonly sellerId: string }
-  OfferAccepted: { readonly offerId: string; readonly requestId: string; readonly sellerId: string; readonly buyerId: string; readonly dealId: string }
-  DealCreated: { readonly dealId: string; readonly requestId: string; readonly offerId: string; readonly buyerId: string; readonly sellerId: string }
+  OfferAccepted: {
+    readonly offerId: string
+    readonly requestId: string
+    readonly sellerId: string
+    readonly buyerId: string
+    readonly dealId: string
+  }
+  DealCreated: {
+    readonly dealId: string
+    readonly requestId: string
+    readonly offerId: string
+    readonly buyerId: string
+    readonly sellerId: string
+  }
   DealCompleted: { readonly dealId: string; readonly buyerId: string; readonly sellerId: string }
-  DealCancelled: { readonly dealId: string; readonly buyerId: string; readonly sellerId: string; readonly reason: string }
-  RatingSubmitted: { readonly ratingId: string; readonly dealId: string; readonly sellerId: string; readonly rating: number }
+  DealCancelled: {
+    readonly dealId: string
+    readonly buyerId: string
+    readonly sellerId: string
+    readonly reason: string
+  }
+  RatingSubmitted: {
+    readonly ratingId: string
+    readonly dealId: string
+    readonly sellerId: string
+    readonly rating: number
+  }
   ReportFiled: { readonly reportId: string; readonly reporterId: string; readonly reportedUserId: string }
   ReportResolved: { readonly reportId: string; readonly action: string; readonly status: string }
   SellerProfileApplied: { readonly profileId: string; readonly userId: string }

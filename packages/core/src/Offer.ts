@@ -72,7 +72,10 @@ export const withdrawOffer = (
   if (offer.status === "accepted") return Either.left(new OfferAlreadyAccepted())
   if (offer.status !== "pending") return Either.left(new OfferNotPending())
   return moved(
-    { offer: { ...offer, status: "withdrawn" }, request: { ...request, offerCount: Math.max(0, request.offerCount - 1) } },
+    {
+      offer: { ...offer, status: "withdrawn" },
+      request: { ...request, offerCount: Math.max(0, request.offerCount - 1) }
+    },
     [DomainEvent.OfferWithdrawn({ offerId: offer.id, requestId: offer.requestId, sellerId: offer.sellerId })]
   )
 }
@@ -87,7 +90,9 @@ export const rejectPendingOffers = (offers: ReadonlyArray<Offer>, exceptOfferId?
     .map((o): Offer => ({ ...o, status: "rejected" }))
   return {
     rejected,
-    events: rejected.map((o) => DomainEvent.OfferRejected({ offerId: o.id, requestId: o.requestId, sellerId: o.sellerId }))
+    events: rejected.map((o) =>
+      DomainEvent.OfferRejected({ offerId: o.id, requestId: o.requestId, sellerId: o.sellerId })
+    )
   }
 }
 

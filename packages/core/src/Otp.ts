@@ -24,14 +24,19 @@ export const issueOtp = (phoneNumber: string, codeHash: string, now: Date): OtpC
 
 export type OtpVerdict =
   | { readonly _tag: "Accepted"; readonly challenge: OtpChallenge }
-  | { readonly _tag: "Rejected"; readonly challenge: OtpChallenge | null; readonly error: InvalidOtp | OtpExpired | OtpAttemptsExceeded }
+  | {
+      readonly _tag: "Rejected"
+      readonly challenge: OtpChallenge | null
+      readonly error: InvalidOtp | OtpExpired | OtpAttemptsExceeded
+    }
 
 /**
  * One verification attempt. Every attempt counts, the right code included, so the fourth attempt on a
  * code fails even when it is right. A used code is as good as none.
  */
 export const attemptOtp = (challenge: OtpChallenge | null, codeMatches: boolean, now: Date): OtpVerdict => {
-  if (challenge === null || challenge.consumedAt !== null) return { _tag: "Rejected", challenge, error: new InvalidOtp() }
+  if (challenge === null || challenge.consumedAt !== null)
+    return { _tag: "Rejected", challenge, error: new InvalidOtp() }
   if (challenge.attempts >= OTP_MAX_ATTEMPTS) return { _tag: "Rejected", challenge, error: new OtpAttemptsExceeded() }
   if (challenge.expiresAt.getTime() <= now.getTime()) return { _tag: "Rejected", challenge, error: new OtpExpired() }
   const counted = { ...challenge, attempts: challenge.attempts + 1 }

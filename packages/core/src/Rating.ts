@@ -42,6 +42,11 @@ export const rateDeal = (args: {
     createdAt: args.now
   }
   return moved(rating, [
-    DomainEvent.RatingSubmitted({ ratingId: rating.id, dealId: rating.dealId, sellerId: rating.sellerId, rating: rating.rating })
+    DomainEvent.RatingSubmitted({
+      ratingId: rating.id,
+      dealId: rating.dealId,
+      sellerId: rating.sellerId,
+      rating: rating.rating
+    })
   ])
 }

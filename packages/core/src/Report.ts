@@ -28,10 +28,13 @@ export type NewReport = Pick<Report, "id" | "reporterId" | "reportedUserId" | "d
 export const fileReport = (input: NewReport, now: Date): Transition<Report, CannotReportSelf> =>
   input.reporterId === input.reportedUserId
     ? Either.left(new CannotReportSelf())
-    : moved(
-        { ...input, status: "pending", action: null, resolutionNotes: null, resolvedAt: null, createdAt: now },
-        [DomainEvent.ReportFiled({ reportId: input.id, reporterId: input.reporterId, reportedUserId: input.reportedUserId })]
-      )
+    : moved({ ...input, status: "pending", action: null, resolutionNotes: null, resolvedAt: null, createdAt: now }, [
+        DomainEvent.ReportFiled({
+          reportId: input.id,
+          reporterId: input.reporterId,
+          reportedUserId: input.reportedUserId
+        })
+      ])
 
 /** An admin resolves a pending report: `dismiss` dismisses it, `warn` and `suspend_seller` resolve it. */
 export const resolveReport = (

@@ -324,7 +324,9 @@ describe("acceptOffer", () => {
   })
 
   it("an accepted offer of a suspended seller still answers OfferAlreadyAccepted (the deal stands)", () => {
-    const error = left(acceptOffer(args({ offer: offerOf({ status: "accepted" }), sellerProfile: { status: "suspended" } })))
+    const error = left(
+      acceptOffer(args({ offer: offerOf({ status: "accepted" }), sellerProfile: { status: "suspended" } }))
+    )
     expect(error).toBeInstanceOf(OfferAlreadyAccepted)
   })
 

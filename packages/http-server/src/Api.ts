@@ -1,8 +1,8 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AuthApi } from "./auth/Api.js"
 import { ChatApi } from "./chat/Api.js"
-import { InternalErrorResponse, RateLimitedResponse, ValidationErrorResponse } from "./http/Envelope.js"
 import { DealsApi } from "./deals/Api.js"
+import { InternalErrorResponse, RateLimitedResponse, ValidationErrorResponse } from "./http/Envelope.js"
 import { OffersApi } from "./offers/Api.js"
 import { RatingsApi } from "./ratings/Api.js"
 import { AdminReportsApi, ReportsApi } from "./reports/Api.js"
@@ -31,6 +31,7 @@ export class Api extends HttpApi.make("talab")
     OpenApi.annotations({
       title: "Talab API",
       version: "1.0.0",
-      description: "Buy-request marketplace API. Every response is an envelope: {success, data, message?} or {success: false, error: {code, message, details}}."
+      description:
+        "Buy-request marketplace API. Every response is an envelope: {success, data, message?} or {success: false, error: {code, message, details}}."
     })
   ) {}

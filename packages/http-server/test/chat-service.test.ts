@@ -12,7 +12,11 @@ import { aUser, seedOffer } from "./db/support/fixtures.js"
 const hubRecorder = () => {
   const state = { online: false, published: [] as Array<SentMessage>, asked: [] as Array<string> }
   const hub: RealtimeHubService = {
-    isOnline: (conversationId, userId) => Effect.sync(() => (state.asked.push(`${conversationId}:${userId}`), state.online)),
+    isOnline: (conversationId, userId) =>
+      Effect.sync(() => {
+        state.asked.push(`${conversationId}:${userId}`)
+        return state.online
+      }),
     publish: (_conversation, message) => Effect.sync(() => void state.published.push(message)),
     attach: () => Effect.void,
     detach: () => Effect.void,
@@ -32,8 +36,10 @@ const TestLayer = ChatService.Default.pipe(
 )
 
 const messageSentEvents = (messageId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ payload: Record<string, unknown>; createdAt: Date }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ payload: Record<string, unknown>; createdAt: Date }>`
       SELECT payload, created_at AS "createdAt" FROM outbox_events
       WHERE type = 'MessageSent' AND payload ->> 'messageId' = ${messageId}`
   )
@@ -42,24 +48,26 @@ const NOW = Date.parse("2025-03-01T12:00:00.000Z")
 
 describe("ChatService", () => {
   layer(TestLayer, { timeout: 60_000 })((it) => {
-    it.effect("stores each message of a conversation strictly after the previous one while the clock stands still", () =>
-      Effect.gen(function* () {
-        yield* TestClock.setTime(NOW)
-        const chat = yield* ChatService
-        const { buyer, conversation, seller } = yield* seedOffer
-        const one = yield* chat.sendMessage(buyer.id, conversation.id, "one")
-        const two = yield* chat.sendMessage(seller.id, conversation.id, "two")
-        const burst = yield* Effect.all(
-          Array.from({ length: 6 }, (_, i) => chat.sendMessage(buyer.id, conversation.id, `burst ${i}`)),
-          { concurrency: "unbounded" }
-        )
-        const times = [one, two, ...burst].map((m) => m.created_at.getTime())
-        expect(times.slice(0, 2)).toEqual([NOW, NOW + 1])
-        expect([...times].sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, i) => NOW + i))
+    it.effect(
+      "stores each message of a conversation strictly after the previous one while the clock stands still",
+      () =>
+        Effect.gen(function* () {
+          yield* TestClock.setTime(NOW)
+          const chat = yield* ChatService
+          const { buyer, conversation, seller } = yield* seedOffer
+          const one = yield* chat.sendMessage(buyer.id, conversation.id, "one")
+          const two = yield* chat.sendMessage(seller.id, conversation.id, "two")
+          const burst = yield* Effect.all(
+            Array.from({ length: 6 }, (_, i) => chat.sendMessage(buyer.id, conversation.id, `burst ${i}`)),
+            { concurrency: "unbounded" }
+          )
+          const times = [one, two, ...burst].map((m) => m.created_at.getTime())
+          expect(times.slice(0, 2)).toEqual([NOW, NOW + 1])
+          expect([...times].sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, i) => NOW + i))
 
-        const page = yield* chat.readMessages(seller.id, conversation.id, new Date(NOW + 2), 10)
-        expect(page.messages.map((m) => m.message_text)).toEqual(["two", "one"])
-      })
+          const page = yield* chat.readMessages(seller.id, conversation.id, new Date(NOW + 2), 10)
+          expect(page.messages.map((m) => m.message_text)).toEqual(["two", "one"])
+        })
     )
 
     it.effect("appends MessageSent in the message's transaction, with whether the recipient was online", () =>
@@ -73,7 +81,10 @@ describe("ChatService", () => {
         const online = yield* chat.sendMessage(buyer.id, conversation.id, "hello")
         hub.state.online = false
 
-        expect(hub.state.asked.slice(-2)).toEqual([`${conversation.id}:${seller.id}`, `${conversation.id}:${seller.id}`])
+        expect(hub.state.asked.slice(-2)).toEqual([
+          `${conversation.id}:${seller.id}`,
+          `${conversation.id}:${seller.id}`
+        ])
         const [offlineEvent] = yield* messageSentEvents(offline.id)
         expect(offlineEvent?.payload).toEqual({
           messageId: offline.id,
@@ -92,7 +103,10 @@ describe("ChatService", () => {
         const chat = yield* ChatService
         const { buyer, conversation } = yield* seedOffer
         const acked: Array<SentMessage> = []
-        const options = { clientId: `client-${conversation.id}`, onStored: (m: SentMessage) => Effect.sync(() => void acked.push(m)) }
+        const options = {
+          clientId: `client-${conversation.id}`,
+          onStored: (m: SentMessage) => Effect.sync(() => void acked.push(m))
+        }
         const publishedBefore = hub.state.published.length
         const first = yield* chat.sendMessage(buyer.id, conversation.id, "once", options)
         const retry = yield* chat.sendMessage(buyer.id, conversation.id, "once, again", options)
@@ -112,7 +126,9 @@ describe("ChatService", () => {
         const outsider = yield* (yield* UserRepo).insertOrGet(aUser())
         const publishedBefore = hub.state.published.length
         const failure = (effect: Effect.Effect<unknown, unknown>) =>
-          Effect.map(Effect.exit(effect), (exit) => (Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : exit))
+          Effect.map(Effect.exit(effect), (exit) =>
+            Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error : exit
+          )
 
         expect(yield* failure(chat.sendMessage(outsider.id, conversation.id, "hi"))).toBeInstanceOf(Forbidden)
         expect(yield* failure(chat.sendMessage(buyer.id, crypto.randomUUID(), "hi"))).toBeInstanceOf(NotFound)

@@ -34,7 +34,8 @@ const fakeSocket = () => {
   return socket
 }
 
-const connectionOn = (socket: ReturnType<typeof fakeSocket>) => new Connection(socket as unknown as WebSocket, 0, undefined)
+const connectionOn = (socket: ReturnType<typeof fakeSocket>) =>
+  new Connection(socket as unknown as WebSocket, 0, undefined)
 
 describe("Connection", () => {
   it("sends while the backlog stays under the bound, and cuts off a reader that lets it grow past it", () => {

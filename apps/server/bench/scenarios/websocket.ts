@@ -14,10 +14,10 @@
  * a worker thread so they do not share the server's event loop; sender and receiver read one clock there.
  */
 import { randomUUID } from "node:crypto"
-import { Worker } from "node:worker_threads"
 import { createRequire } from "node:module"
-import { startTestServer, type TestServer } from "@talab/testkit"
 import { connect } from "node:net"
+import { Worker } from "node:worker_threads"
+import { startTestServer, type TestServer } from "@talab/testkit"
 import { createBenchDatabase } from "../seed.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -130,7 +130,10 @@ const runLoad = (users: ReadonlyArray<SocketUser>) =>
 const call = async (server: TestServer, method: string, path: string, token?: string, body?: unknown) => {
   const response = await fetch(`${server.apiUrl}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { "content-type": "application/json" } : {})
+    },
     ...(body ? { body: JSON.stringify(body) } : {})
   })
   const json: any = await response.json()
@@ -140,7 +143,10 @@ const call = async (server: TestServer, method: string, path: string, token?: st
 
 const signIn = async (server: TestServer, phone: string) => {
   await call(server, "POST", "/auth/request-otp", undefined, { phone_number: phone })
-  const data = await call(server, "POST", "/auth/verify-otp", undefined, { phone_number: phone, otp_code: server.sms.lastCode(phone) })
+  const data = await call(server, "POST", "/auth/verify-otp", undefined, {
+    phone_number: phone,
+    otp_code: server.sms.lastCode(phone)
+  })
   return { token: data.tokens.access_token as string, userId: data.user.id as string }
 }
 
@@ -152,11 +158,18 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
 /** 100 buyers with a request each and 100 approved sellers with an offer on it: 100 conversations. */
 const seedPairs = async (server: TestServer, adminPhone: string) => {
   const admin = await signIn(server, adminPhone)
-  const pairs: Array<{ buyer: { token: string; userId: string }; seller: { token: string; userId: string }; conversationId: string }> = []
+  const pairs: Array<{
+    buyer: { token: string; userId: string }
+    seller: { token: string; userId: string }
+    conversationId: string
+  }> = []
   for (let p = 1; p <= PAIRS; p++) {
     const buyer = await signIn(server, phone(p))
     const seller = await signIn(server, phone(1_000 + p))
-    const profile = await call(server, "POST", "/seller-profiles", seller.token, { business_name: `WS Shop ${p}`, location_district: "Olaya" })
+    const profile = await call(server, "POST", "/seller-profiles", seller.token, {
+      business_name: `WS Shop ${p}`,
+      location_district: "Olaya"
+    })
     await call(server, "PUT", `/admin/seller-profiles/${profile.id}/approve`, admin.token)
     const request = await call(server, "POST", "/requests", buyer.token, {
       category: "phone",
@@ -164,7 +177,11 @@ const seedPairs = async (server: TestServer, adminPhone: string) => {
       budget_max: 2000,
       location_district: "Olaya"
     })
-    const offer = await call(server, "POST", "/offers", seller.token, { request_id: request.id, price: 1500, availability: "Today" })
+    const offer = await call(server, "POST", "/offers", seller.token, {
+      request_id: request.id,
+      price: 1500,
+      availability: "Today"
+    })
     const list = await call(server, "GET", "/conversations/my", buyer.token)
     const conversation = list.conversations.find((c: any) => c.offer_id === offer.id)
     pairs.push({ buyer, seller, conversationId: conversation.id })
@@ -224,7 +241,10 @@ const main = async () => {
     if (await redisAnswers()) {
       const clustered = { databaseUrl: database.url, redisUrl: REDIS_URL, settings }
       pair = [await startTestServer(clustered), await startTestServer(clustered)]
-      report("Two instances sharing Redis: buyers on one, sellers on the other", await runLoad(usersOn(pair[0], pair[1])))
+      report(
+        "Two instances sharing Redis: buyers on one, sellers on the other",
+        await runLoad(usersOn(pair[0], pair[1]))
+      )
     } else {
       console.log("\n(Redis not reachable: the two-instance phase is skipped)")
     }

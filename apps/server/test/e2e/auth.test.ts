@@ -323,7 +323,13 @@ describe.each(backends)("auth on %s", (backend) => {
     it("refuses a missing, empty, malformed or non-bearer Authorization header with 401", async () => {
       const me = await signIn(server(), api())
       expectError(await api().get("/users/me"), 401, "UNAUTHORIZED")
-      for (const authorization of ["Bearer ", "Bearer not-a-jwt", `Basic ${me.token}`, `Digest ${me.token}`, me.token]) {
+      for (const authorization of [
+        "Bearer ",
+        "Bearer not-a-jwt",
+        `Basic ${me.token}`,
+        `Digest ${me.token}`,
+        me.token
+      ]) {
         expectError(await api().get("/users/me", { headers: { authorization } }), 401, "UNAUTHORIZED")
       }
       expectError(

@@ -45,7 +45,11 @@ describe("two instances sharing Redis and PostgreSQL", () => {
 
   beforeAll(async () => {
     database = await createPostgresDatabase()
-    const options = { databaseUrl: database.url, redisUrl: REDIS_URL, settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] } }
+    const options = {
+      databaseUrl: database.url,
+      redisUrl: REDIS_URL,
+      settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] }
+    }
     a = await startTestServer(options)
     b = await startTestServer(options)
     m = new Marketplace(a, client(a), adminPhone)
@@ -69,7 +73,8 @@ describe("two instances sharing Redis and PostgreSQL", () => {
     sellerOnA.send({ type: "message", conversation_id: scene.conversationId, message_text: "from A", client_id: "a-1" })
     const ack = await sellerOnA.nextOfType("ack")
     const delivered = { type: "message", data: ack.data }
-    for (const socket of [buyerOnB, buyerOnA, sellerOnA, sellerOnB]) expect(await socket.nextOfType("message")).toEqual(delivered)
+    for (const socket of [buyerOnB, buyerOnA, sellerOnA, sellerOnB])
+      expect(await socket.nextOfType("message")).toEqual(delivered)
 
     // Exactly once each: nothing echoes back from the other instance.
     buyerOnB.send({ type: "message", conversation_id: scene.conversationId, message_text: "from B", client_id: "b-1" })
@@ -106,7 +111,9 @@ describe("two instances sharing Redis and PostgreSQL", () => {
     expect(await recipientOnline(database.url, afterUnsubscribe.id)).toEqual([false])
 
     const sellerAgain = await on(b, scene.seller.token, [scene.conversationId])
-    expect(await recipientOnline(database.url, (await postMessage(api, scene.buyer, scene.conversationId, "back")).id)).toEqual([true])
+    expect(
+      await recipientOnline(database.url, (await postMessage(api, scene.buyer, scene.conversationId, "back")).id)
+    ).toEqual([true])
     sellerAgain.close()
     await sellerAgain.closed
     await waitUntil(async () => {
@@ -134,7 +141,10 @@ describe("one instance without Redis", () => {
 
   beforeAll(async () => {
     database = await createPostgresDatabase()
-    server = await startTestServer({ databaseUrl: database.url, settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] } })
+    server = await startTestServer({
+      databaseUrl: database.url,
+      settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] }
+    })
   }, 120_000)
   afterAll(async () => {
     await server?.close()

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest"
-import { backends, client, newPhone, useServer } from "../support/harness.js"
 import { chatScene, postMessage } from "../support/chat-fixtures.js"
-import { expectError, ISO_UTC, Marketplace, marketplaceSettings, unknownId, UUID } from "../support/marketplace-fixtures.js"
+import { backends, client, newPhone, useServer } from "../support/harness.js"
+import {
+  expectError,
+  ISO_UTC,
+  Marketplace,
+  marketplaceSettings,
+  UUID,
+  unknownId
+} from "../support/marketplace-fixtures.js"
 
 /** Conversations over REST: GET /conversations/my, GET and POST /conversations/{id}/messages. */
 describe.each(backends)("conversations over REST on %s", (backend) => {
@@ -61,7 +68,9 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       }
     })
     const history = await m.api.get(`/conversations/${scene.conversationId}/messages`, { token: scene.seller.token })
-    expect(history.body.data.messages.map((x: any) => [x.id, x.message_text])).toEqual([[sent.body.data.id, "Is it still available?"]])
+    expect(history.body.data.messages.map((x: any) => [x.id, x.message_text])).toEqual([
+      [sent.body.data.id, "Is it still available?"]
+    ])
   })
 
   it("refuses message_text that is empty after trimming, longer than 4000 characters, or not a string", async () => {
@@ -102,7 +111,11 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     expectError(await m.api.post(path, { body: { message_text: "hi" } }), 401, "UNAUTHORIZED")
     expectError(await m.api.get("/conversations/my"), 401, "UNAUTHORIZED")
     // 400 outranks 404 and 403.
-    expectError(await m.api.post(`/conversations/${unknownId()}/messages`, { token: scene.buyer.token, body: {} }), 400, "VALIDATION_ERROR")
+    expectError(
+      await m.api.post(`/conversations/${unknownId()}/messages`, { token: scene.buyer.token, body: {} }),
+      400,
+      "VALIDATION_ERROR"
+    )
     expectError(await m.api.post(path, { token: outsider.token, body: {} }), 400, "VALIDATION_ERROR")
 
     const history = await m.api.get(path, { token: scene.seller.token })
@@ -113,7 +126,8 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const m = market()
     const scene = await chatScene(m)
     const sent = []
-    for (let i = 1; i <= 5; i++) sent.push(await postMessage(m.api, i % 2 ? scene.buyer : scene.seller, scene.conversationId, `m${i}`))
+    for (let i = 1; i <= 5; i++)
+      sent.push(await postMessage(m.api, i % 2 ? scene.buyer : scene.seller, scene.conversationId, `m${i}`))
     const page = (query: string) =>
       m.api.get(`/conversations/${scene.conversationId}/messages${query}`, { token: scene.buyer.token })
 
@@ -155,27 +169,41 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const seen: Array<string> = []
     let before = ""
     for (;;) {
-      const page = await m.api.get(`/conversations/${scene.conversationId}/messages?limit=5${before}`, { token: scene.seller.token })
+      const page = await m.api.get(`/conversations/${scene.conversationId}/messages?limit=5${before}`, {
+        token: scene.seller.token
+      })
       seen.push(...page.body.data.messages.map((x: any) => x.message_text))
       if (!page.body.data.has_more) break
       before = `&before=${encodeURIComponent(page.body.data.messages.at(-1).created_at)}`
     }
     expect([...seen].sort()).toEqual([...texts].sort())
-    const times = (await m.api.get(`/conversations/${scene.conversationId}/messages`, { token: scene.seller.token })).body.data.messages.map(
-      (x: any) => x.created_at
-    )
+    const times = (
+      await m.api.get(`/conversations/${scene.conversationId}/messages`, { token: scene.seller.token })
+    ).body.data.messages.map((x: any) => x.created_at)
     expect(new Set(times).size).toBe(texts.length)
   })
 
   it("refuses a bad limit or before with 400", async () => {
     const m = market()
     const scene = await chatScene(m)
-    for (const query of ["?limit=0", "?limit=101", "?limit=abc", "?limit=2.5", "?before=yesterday", "?before=2025-13-01T00:00:00Z", "?before=1700000000"]) {
-      const response = await m.api.get(`/conversations/${scene.conversationId}/messages${query}`, { token: scene.buyer.token })
+    for (const query of [
+      "?limit=0",
+      "?limit=101",
+      "?limit=abc",
+      "?limit=2.5",
+      "?before=yesterday",
+      "?before=2025-13-01T00:00:00Z",
+      "?before=1700000000"
+    ]) {
+      const response = await m.api.get(`/conversations/${scene.conversationId}/messages${query}`, {
+        token: scene.buyer.token
+      })
       expectError(response, 400, "VALIDATION_ERROR")
       expect(Object.keys(response.body.error.details)).toEqual([query.slice(1).split("=")[0]])
     }
-    const hundred = await m.api.get(`/conversations/${scene.conversationId}/messages?limit=100`, { token: scene.buyer.token })
+    const hundred = await m.api.get(`/conversations/${scene.conversationId}/messages?limit=100`, {
+      token: scene.buyer.token
+    })
     expect(hundred.status).toBe(200)
   })
 
@@ -191,14 +219,19 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     expect(await unread(scene.buyer)).toBe(2)
     expect(await unread(scene.seller)).toBe(1)
 
-    const read = await m.api.get(`/conversations/${scene.conversationId}/messages?limit=1`, { token: scene.buyer.token })
+    const read = await m.api.get(`/conversations/${scene.conversationId}/messages?limit=1`, {
+      token: scene.buyer.token
+    })
     expect(read.body.data.messages[0].read_at).toBeNull() // the buyer's own message is not marked by the buyer
     expect(await unread(scene.buyer)).toBe(0)
     expect(await unread(scene.seller)).toBe(1)
 
     const asSeller = await m.api.get(`/conversations/${scene.conversationId}/messages`, { token: scene.buyer.token })
     const bySeller = asSeller.body.data.messages.filter((x: any) => x.sender_id === scene.seller.userId)
-    expect(bySeller.map((x: any) => x.read_at)).toEqual([expect.stringMatching(ISO_UTC), expect.stringMatching(ISO_UTC)])
+    expect(bySeller.map((x: any) => x.read_at)).toEqual([
+      expect.stringMatching(ISO_UTC),
+      expect.stringMatching(ISO_UTC)
+    ])
 
     const outsider = await m.buyer("Outsider")
     await m.api.get(`/conversations/${scene.conversationId}/messages`, { token: outsider.token })
@@ -212,14 +245,19 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const second = await chatScene(m, { buyer })
     const third = await chatScene(m, { buyer })
     const ids = async (query = "") =>
-      (await m.api.get(`/conversations/my${query}`, { token: buyer.token })).body.data.conversations.map((c: any) => c.id)
+      (await m.api.get(`/conversations/my${query}`, { token: buyer.token })).body.data.conversations.map(
+        (c: any) => c.id
+      )
 
     expect(await ids()).toEqual([third.conversationId, second.conversationId, first.conversationId])
     await postMessage(m.api, first.seller, first.conversationId, "still interested?")
     expect(await ids()).toEqual([first.conversationId, third.conversationId, second.conversationId])
 
     const listed = await m.api.get("/conversations/my", { token: buyer.token })
-    expect(listed.body.data.conversations[0].last_message).toEqual({ text: "still interested?", created_at: expect.stringMatching(ISO_UTC) })
+    expect(listed.body.data.conversations[0].last_message).toEqual({
+      text: "still interested?",
+      created_at: expect.stringMatching(ISO_UTC)
+    })
     expect(listed.body.data.conversations[0].unread_count).toBe(1)
 
     expect(await ids("?per_page=2")).toEqual([first.conversationId, third.conversationId])

@@ -1,8 +1,8 @@
 import { startTestServer } from "@talab/testkit"
 import { afterEach, describe, expect, it } from "vitest"
-import { backends, client, newPhone, signIn, useServer } from "../support/harness.js"
 import { chatScene, postMessage } from "../support/chat-fixtures.js"
-import { ARABIC, ISO_UTC, Marketplace, marketplaceSettings, unknownId, UUID } from "../support/marketplace-fixtures.js"
+import { backends, client, newPhone, signIn, useServer } from "../support/harness.js"
+import { ARABIC, ISO_UTC, Marketplace, marketplaceSettings, UUID, unknownId } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { connectAs, WsClient, type WsClientOptions } from "../support/ws-client.js"
 
@@ -40,7 +40,11 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
     it("answers UNAUTHORIZED to any frame before auth, keeps the socket open, and accepts auth after", async () => {
       const user = await market().buyer()
       const socket = await connect()
-      for (const frame of [{ type: "ping" }, { type: "subscribe", channel: `conversation.${unknownId()}` }, { type: "bogus" }]) {
+      for (const frame of [
+        { type: "ping" },
+        { type: "subscribe", channel: `conversation.${unknownId()}` },
+        { type: "bogus" }
+      ]) {
         socket.send(frame)
         expect(await socket.next()).toMatchObject({ type: "error", code: "UNAUTHORIZED" })
       }
@@ -62,7 +66,11 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       ]) {
         const socket = await connect()
         socket.send(frame)
-        expect(await socket.next()).toEqual({ type: "error", code: "UNAUTHORIZED", message: expect.stringMatching(ARABIC) })
+        expect(await socket.next()).toEqual({
+          type: "error",
+          code: "UNAUTHORIZED",
+          message: expect.stringMatching(ARABIC)
+        })
         expect((await socket.closed).code).toBe(4401)
       }
     })
@@ -183,7 +191,12 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       const buyerTablet = await signedIn(buyerSecondSession.token, [scene.conversationId])
       const seller = await signedIn(scene.seller.token, [scene.conversationId])
 
-      seller.send({ type: "message", conversation_id: scene.conversationId, message_text: "  Yes, available  ", client_id: "s-1" })
+      seller.send({
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "  Yes, available  ",
+        client_id: "s-1"
+      })
       const ack = await seller.nextOfType("ack")
       expect(ack).toEqual({
         type: "ack",
@@ -203,7 +216,9 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       expect(seller.frames.map((f) => f.type).slice(-2)).toEqual(["ack", "message"]) // the ack comes first
 
       const stored = await history(scene.buyer.token, scene.conversationId)
-      expect(stored.map((x: any) => ({ id: x.id, text: x.message_text }))).toEqual([{ id: ack.data.id, text: "Yes, available" }])
+      expect(stored.map((x: any) => ({ id: x.id, text: x.message_text }))).toEqual([
+        { id: ack.data.id, text: "Yes, available" }
+      ])
     })
 
     it("acks with client_id null when none is given, and stores without a subscription", async () => {
@@ -233,43 +248,82 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       const scene = await chatScene(m)
       const seller = await signedIn(scene.seller.token, [scene.conversationId])
       const buyer = await signedIn(scene.buyer.token, [scene.conversationId])
-      const frame = { type: "message", conversation_id: scene.conversationId, message_text: "only once", client_id: "retry-7" }
+      const frame = {
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "only once",
+        client_id: "retry-7"
+      }
       seller.send(frame)
       const first = await seller.nextOfType("ack")
       seller.send({ ...frame, message_text: "only once (retried)" })
       const second = await seller.nextOfType("ack")
       expect(second).toEqual(first)
 
-      seller.send({ type: "message", conversation_id: scene.conversationId, message_text: "after", client_id: "retry-8" })
+      seller.send({
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "after",
+        client_id: "retry-8"
+      })
       await seller.nextOfType("ack")
-      const texts = [(await buyer.nextOfType("message")).data.message_text, (await buyer.nextOfType("message")).data.message_text]
+      const texts = [
+        (await buyer.nextOfType("message")).data.message_text,
+        (await buyer.nextOfType("message")).data.message_text
+      ]
       expect(texts).toEqual(["only once", "after"])
       await buyer.barrier()
       expect(buyer.all("message")).toHaveLength(2)
-      expect((await history(scene.buyer.token, scene.conversationId)).map((x: any) => x.message_text)).toEqual(["after", "only once"])
+      expect((await history(scene.buyer.token, scene.conversationId)).map((x: any) => x.message_text)).toEqual([
+        "after",
+        "only once"
+      ])
     })
 
     it("pushes a message only to a recipient with no socket subscribed to the conversation", async () => {
       const m = market()
       const scene = await chatScene(m)
       const device = `chat-device-${scene.conversationId}`
-      expect((await m.api.post("/device-tokens", { token: scene.buyer.token, body: { platform: "android", push_token: device } })).status).toBe(201)
+      expect(
+        (
+          await m.api.post("/device-tokens", {
+            token: scene.buyer.token,
+            body: { platform: "android", push_token: device }
+          })
+        ).status
+      ).toBe(201)
       const buyer = await signedIn(scene.buyer.token, [scene.conversationId])
       const seller = await signedIn(scene.seller.token, [scene.conversationId])
 
-      seller.send({ type: "message", conversation_id: scene.conversationId, message_text: "while you are here", client_id: "p-1" })
+      seller.send({
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "while you are here",
+        client_id: "p-1"
+      })
       await buyer.nextOfType("message")
       buyer.send({ type: "unsubscribe", channel: `conversation.${scene.conversationId}` })
       await buyer.nextOfType("unsubscribed")
-      seller.send({ type: "message", conversation_id: scene.conversationId, message_text: "after you left", client_id: "p-2" })
+      seller.send({
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "after you left",
+        client_id: "p-2"
+      })
       await seller.nextOfType("ack")
       await seller.nextOfType("ack")
 
       await server().pushes.waitFor((push) => push.pushToken === device && push.body === "after you left")
-      const messagePushes = server().pushes.to(scene.buyer.userId).filter((push) => push.type === "message")
+      const messagePushes = server()
+        .pushes.to(scene.buyer.userId)
+        .filter((push) => push.type === "message")
       expect(messagePushes.map((push) => push.body)).toEqual(["after you left"])
       expect(messagePushes[0]!.data).toEqual({ conversation_id: scene.conversationId })
-      expect(server().pushes.to(scene.seller.userId).filter((push) => push.type === "message")).toEqual([])
+      expect(
+        server()
+          .pushes.to(scene.seller.userId)
+          .filter((push) => push.type === "message")
+      ).toEqual([])
     })
 
     it("answers NOT_FOUND and FORBIDDEN to message frames for unknown or foreign conversations, storing nothing", async () => {
@@ -278,7 +332,12 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       const outsider = await m.buyer("Outsider")
       const socket = await signedIn(outsider.token)
       socket.send({ type: "message", conversation_id: unknownId(), message_text: "hi", client_id: "x-1" })
-      expect(await socket.next()).toEqual({ type: "error", code: "NOT_FOUND", message: expect.any(String), client_id: "x-1" })
+      expect(await socket.next()).toEqual({
+        type: "error",
+        code: "NOT_FOUND",
+        message: expect.any(String),
+        client_id: "x-1"
+      })
       socket.send({ type: "message", conversation_id: scene.conversationId, message_text: "hi", client_id: "x-2" })
       expect(await socket.next()).toMatchObject({ type: "error", code: "FORBIDDEN", client_id: "x-2" })
       expect(await history(scene.buyer.token, scene.conversationId)).toEqual([])
@@ -288,7 +347,12 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       const m = market()
       const scene = await chatScene(m)
       const socket = await signedIn(scene.buyer.token)
-      const message = (text: unknown) => ({ type: "message", conversation_id: scene.conversationId, message_text: text, client_id: "v" })
+      const message = (text: unknown) => ({
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: text,
+        client_id: "v"
+      })
       for (const text of ["x".repeat(4001), "   ", 12, undefined]) {
         socket.send(message(text))
         const error = await socket.next()
@@ -314,7 +378,14 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
     it("answers malformed JSON, an unknown type or a binary frame with VALIDATION_ERROR and stays open", async () => {
       const user = await market().buyer()
       const socket = await signedIn(user.token)
-      for (const raw of ["{oops", "[]", "42", "null", JSON.stringify({ type: "dance" }), JSON.stringify({ kind: "ping" })]) {
+      for (const raw of [
+        "{oops",
+        "[]",
+        "42",
+        "null",
+        JSON.stringify({ type: "dance" }),
+        JSON.stringify({ kind: "ping" })
+      ]) {
         socket.sendRaw(raw)
         expect(await socket.next()).toEqual({ type: "error", code: "VALIDATION_ERROR", message: expect.any(String) })
       }
@@ -346,15 +417,35 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       const tablet = await signedIn((await signIn(server(), m.api, scene.buyer.phone)).token)
       for (let i = 0; i < 49; i++) {
         const socket = i % 2 ? tablet : phone
-        socket.send({ type: "message", conversation_id: scene.conversationId, message_text: `m${i}`, client_id: `c${i}` })
+        socket.send({
+          type: "message",
+          conversation_id: scene.conversationId,
+          message_text: `m${i}`,
+          client_id: `c${i}`
+        })
         await socket.nextOfType("ack")
       }
       // An invalid message frame counts too.
       phone.send({ type: "message", conversation_id: scene.conversationId, message_text: "", client_id: "c49" })
       expect(await phone.next()).toMatchObject({ type: "error", code: "VALIDATION_ERROR", client_id: "c49" })
-      phone.send({ type: "message", conversation_id: scene.conversationId, message_text: "one too many", client_id: "c50" })
-      expect(await phone.next()).toEqual({ type: "error", code: "RATE_LIMITED", message: expect.any(String), client_id: "c50" })
-      tablet.send({ type: "message", conversation_id: scene.conversationId, message_text: "also too many", client_id: "c51" })
+      phone.send({
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "one too many",
+        client_id: "c50"
+      })
+      expect(await phone.next()).toEqual({
+        type: "error",
+        code: "RATE_LIMITED",
+        message: expect.any(String),
+        client_id: "c50"
+      })
+      tablet.send({
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "also too many",
+        client_id: "c51"
+      })
       expect(await tablet.next()).toMatchObject({ type: "error", code: "RATE_LIMITED" })
       await phone.barrier()
       const stored = await history(scene.buyer.token, scene.conversationId)
@@ -366,7 +457,12 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       seller.send({ type: "message", conversation_id: scene.conversationId, message_text: "seller ok", client_id: "s" })
       expect((await seller.nextOfType("ack")).data.message_text).toBe("seller ok")
       server().clock.advance(60_000)
-      phone.send({ type: "message", conversation_id: scene.conversationId, message_text: "next minute", client_id: "c52" })
+      phone.send({
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "next minute",
+        client_id: "c52"
+      })
       expect((await phone.nextOfType("ack")).data.message_text).toBe("next minute")
     })
 
@@ -412,7 +508,12 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       const text = "ب".repeat(3990)
       const started = Date.now()
       for (let i = 0; i < 40; i++) {
-        seller.send({ type: "message", conversation_id: scene.conversationId, message_text: `${i} ${text}`, client_id: `slow-${i}` })
+        seller.send({
+          type: "message",
+          conversation_id: scene.conversationId,
+          message_text: `${i} ${text}`,
+          client_id: `slow-${i}`
+        })
         await reader.nextOfType("message")
       }
       expect(Date.now() - started).toBeLessThan(15_000)
@@ -434,14 +535,22 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
 })
 
 describe.each(backends)("WebSocket handshake with CORS_ORIGINS on %s", (backend) => {
-  const server = useServer(backend, { settings: { corsOrigins: ["https://app.talab.example", "https://admin.talab.example"] } })
+  const server = useServer(backend, {
+    settings: { corsOrigins: ["https://app.talab.example", "https://admin.talab.example"] }
+  })
 
   it("refuses a browser Origin that is not listed, and lets listed origins and origin-less clients in", async () => {
-    const refused = await WsClient.connect(server().wsUrl, { headers: { origin: "https://evil.example" } }).catch((e) => e)
+    const refused = await WsClient.connect(server().wsUrl, { headers: { origin: "https://evil.example" } }).catch(
+      (e) => e
+    )
     expect(refused.status).toBe(403)
     expect(JSON.parse(refused.body)).toMatchObject({ success: false, error: { code: "FORBIDDEN" } })
 
-    for (const options of [{ headers: { origin: "https://app.talab.example" } }, { headers: { origin: "https://ADMIN.talab.example" } }, {}]) {
+    for (const options of [
+      { headers: { origin: "https://app.talab.example" } },
+      { headers: { origin: "https://ADMIN.talab.example" } },
+      {}
+    ]) {
       const socket = await WsClient.connect(server().wsUrl, options)
       socket.send({ type: "ping" })
       expect(await socket.next()).toMatchObject({ type: "error", code: "UNAUTHORIZED" })

@@ -42,7 +42,11 @@ describe.each(backends)("push notifications on %s", (backend) => {
         data: { request_id: posted.id, offer_id: offer.id, conversation_id: conversationId }
       })
     }
-    expect(pushesTo(buyer).map((push) => push.pushToken).sort()).toEqual([phone, tablet].sort())
+    expect(
+      pushesTo(buyer)
+        .map((push) => push.pushToken)
+        .sort()
+    ).toEqual([phone, tablet].sort())
     expect(pushesTo(seller)).toEqual([])
   })
 
@@ -59,16 +63,16 @@ describe.each(backends)("push notifications on %s", (backend) => {
 
     const accepted = { type: "offer_accepted", data: { request_id: posted.id, offer_id: offer.id, deal_id: deal.id } }
     await expect.poll(() => pushesTo(seller), within).toEqual([expect.objectContaining(accepted)])
-    await expect.poll(() => pushesTo(buyer).filter((push) => push.type === "offer_accepted"), within).toEqual([
-      expect.objectContaining({ ...accepted, title: "تم تأكيد الصفقة" })
-    ])
+    await expect
+      .poll(() => pushesTo(buyer).filter((push) => push.type === "offer_accepted"), within)
+      .toEqual([expect.objectContaining({ ...accepted, title: "تم تأكيد الصفقة" })])
     expect(pushesTo(seller)[0]!.title).toBe("تم قبول عرضك")
 
     m.expectStatus(await m.api().put(`/deals/${deal.id}/complete`, { token: buyer.token }), 200, "complete")
 
-    await expect.poll(() => pushesTo(buyer).filter((push) => push.type === "rating_prompt"), within).toEqual([
-      expect.objectContaining({ data: { deal_id: deal.id } })
-    ])
+    await expect
+      .poll(() => pushesTo(buyer).filter((push) => push.type === "rating_prompt"), within)
+      .toEqual([expect.objectContaining({ data: { deal_id: deal.id } })])
     expect(pushesTo(seller).filter((push) => push.type === "rating_prompt")).toEqual([])
   })
 
@@ -82,12 +86,14 @@ describe.each(backends)("push notifications on %s", (backend) => {
 
     await postMessage(m.api(), seller, conversationId, "Still available, come by after 5")
 
-    await expect.poll(() => pushesTo(buyer).filter((push) => push.type === "message"), within).toEqual([
-      expect.objectContaining({
-        title: "رسالة جديدة من Malaz Mobiles",
-        body: "Still available, come by after 5",
-        data: { conversation_id: conversationId }
-      })
-    ])
+    await expect
+      .poll(() => pushesTo(buyer).filter((push) => push.type === "message"), within)
+      .toEqual([
+        expect.objectContaining({
+          title: "رسالة جديدة من Malaz Mobiles",
+          body: "Still available, come by after 5",
+          data: { conversation_id: conversationId }
+        })
+      ])
   })
 })

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { backends, type Response, type SignedIn } from "../support/harness.js"
 import { anOfferBody, expectError, market, marketSettings } from "../support/flows.js"
+import { backends, type Response, type SignedIn } from "../support/harness.js"
 import { runSql, useServerWithDatabase } from "../support/marketplace-fixtures.js"
 
 /*
@@ -18,7 +18,9 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
 
   const fileReport = async (reporter: SignedIn, reported: SignedIn) =>
     m.expectStatus(
-      await m.api().post("/reports", { token: reporter.token, body: { reported_user_id: reported.userId, reason: "scam" } }),
+      await m
+        .api()
+        .post("/reports", { token: reporter.token, body: { reported_user_id: reported.userId, reason: "scam" } }),
       201,
       "report"
     ).body.data.id as string
@@ -34,7 +36,11 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
   const offersOf = async (owner: SignedIn, requestId: string): Promise<Record<string, string>> =>
     Object.fromEntries(
       m
-        .expectStatus(await m.api().get(`/requests/${requestId}/offers`, { token: owner.token }), 200, "offers of request")
+        .expectStatus(
+          await m.api().get(`/requests/${requestId}/offers`, { token: owner.token }),
+          200,
+          "offers of request"
+        )
         .body.data.offers.map((o: any) => [o.id, o.status])
     )
 
@@ -134,7 +140,9 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
     it("a second suspension of the same seller resolves and finds nothing more to reject", async () => {
       await suspend(seller)
       expect(await offersOf(otherBuyer, alone.request.id)).toEqual({ [alone.offers[0].id]: "rejected" })
-      expect((await m.api().get("/users/me", { token: seller.token })).body.data.seller_profile.status).toBe("suspended")
+      expect((await m.api().get("/users/me", { token: seller.token })).body.data.seller_profile.status).toBe(
+        "suspended"
+      )
     })
   })
 
@@ -173,7 +181,12 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
              OR (type = 'ReportResolved' AND payload->>'reportId' = ${reportId})
              OR (type = 'SellerSuspended' AND payload->>'profileId' = ${seller.profileId})`
       )
-      expect(events.map((e) => e.type).sort()).toEqual(["OfferRejected", "OfferRejected", "ReportResolved", "SellerSuspended"])
+      expect(events.map((e) => e.type).sort()).toEqual([
+        "OfferRejected",
+        "OfferRejected",
+        "ReportResolved",
+        "SellerSuspended"
+      ])
       expect(new Set(events.map((e) => new Date(e.created_at).getTime())).size, "written by one transition").toBe(1)
       expect(events.filter((e) => e.type === "OfferRejected").map((e) => e.payload)).toEqual(
         expect.arrayContaining([
@@ -189,7 +202,11 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
       const { request, offers } = await requestWithOffers(buyer, [seller])
       await rows((sql) => sql`UPDATE seller_profiles SET status = 'suspended' WHERE id = ${seller.profileId}`)
 
-      expectError(await m.api().post(`/offers/${offers[0].id}/accept`, { token: buyer.token }), 422, "OFFER_NOT_PENDING")
+      expectError(
+        await m.api().post(`/offers/${offers[0].id}/accept`, { token: buyer.token }),
+        422,
+        "OFFER_NOT_PENDING"
+      )
       expect(await dealCount(buyer)).toBe(0)
       expect(await requestOf(buyer, request.id)).toMatchObject({ status: "active", closed_at: null })
       expect(await offersOf(buyer, request.id)).toEqual({ [offers[0].id]: "pending" })
@@ -213,12 +230,15 @@ describe("seller suspension races (postgres)", () => {
   const later = <A>(ms: number, call: () => Promise<A>) =>
     new Promise<void>((resolve) => setTimeout(resolve, ms)).then(call)
 
-  const show = (responses: ReadonlyArray<Response>) => JSON.stringify(responses.map((r) => [r.status, r.body?.error?.code]))
+  const show = (responses: ReadonlyArray<Response>) =>
+    JSON.stringify(responses.map((r) => [r.status, r.body?.error?.code]))
 
   const suspendAt = async (seller: SignedIn) => {
     const reporter = await m.user()
     const report = m.expectStatus(
-      await m.api().post("/reports", { token: reporter.token, body: { reported_user_id: seller.userId, reason: "scam" } }),
+      await m
+        .api()
+        .post("/reports", { token: reporter.token, body: { reported_user_id: seller.userId, reason: "scam" } }),
       201,
       "report"
     ).body.data
@@ -260,7 +280,10 @@ describe("seller suspension races (postgres)", () => {
         }
       }
       const mine = (await m.api().get("/offers/my?per_page=50", { token: seller.token })).body.data.offers
-      expect(mine.filter((o: any) => o.status === "pending"), "pending offers of a suspended seller").toEqual([])
+      expect(
+        mine.filter((o: any) => o.status === "pending"),
+        "pending offers of a suspended seller"
+      ).toEqual([])
     }
     expect(made + refused).toBe(ROUNDS * OFFERS)
   }, 240_000)
@@ -279,7 +302,8 @@ describe("seller suspension races (postgres)", () => {
       ])
 
       expect(resolved!.status, JSON.stringify(resolved!.body)).toBe(200)
-      const status = (await m.api().get(`/requests/${request.id}/offers`, { token: buyer.token })).body.data.offers[0].status
+      const status = (await m.api().get(`/requests/${request.id}/offers`, { token: buyer.token })).body.data.offers[0]
+        .status
       const detail = (await m.api().get(`/requests/${request.id}`, { token: buyer.token })).body.data
       const deals = (await m.api().get("/deals/my", { token: buyer.token })).body.data.pagination.total
       if (accept!.status === 200) {

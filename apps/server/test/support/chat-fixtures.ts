@@ -12,7 +12,11 @@ export interface ChatScene {
 
 /** The conversation of an offer, found through the party's own list. */
 export const conversationOfOffer = async (api: Client, party: SignedIn, offerId: string): Promise<string> => {
-  const list = expectStatus(await api.get("/conversations/my?per_page=50", { token: party.token }), 200, "GET /conversations/my")
+  const list = expectStatus(
+    await api.get("/conversations/my?per_page=50", { token: party.token }),
+    200,
+    "GET /conversations/my"
+  )
   const found = list.data.conversations.find((c: any) => c.offer_id === offerId)
   if (!found) throw new Error(`no conversation for offer ${offerId}: ${JSON.stringify(list.data)}`)
   return found.id
@@ -37,4 +41,5 @@ export const postMessage = async (api: Client, sender: SignedIn, conversationId:
     "POST /conversations/{id}/messages"
   ).data
 
-export const marketplaceOf = (server: TestServer, api: Client, adminPhone: string) => new Marketplace(server, api, adminPhone)
+export const marketplaceOf = (server: TestServer, api: Client, adminPhone: string) =>
+  new Marketplace(server, api, adminPhone)

@@ -32,7 +32,11 @@ export const client = (server: TestServer) => {
       headers["content-type"] ??= "application/json"
       body = JSON.stringify(options.body)
     }
-    const response = await fetch(`${server.apiUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) })
+    const response = await fetch(`${server.apiUrl}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body } : {})
+    })
     const text = await response.text()
     let parsed: unknown = text
     try {
@@ -55,7 +59,9 @@ let phoneCounter = 0
 /** A fresh valid Saudi mobile number per call. */
 export const newPhone = () => {
   phoneCounter += 1
-  const suffix = String((Date.now() % 1_000_000) * 100 + phoneCounter).padStart(7, "0").slice(-7)
+  const suffix = String((Date.now() % 1_000_000) * 100 + phoneCounter)
+    .padStart(7, "0")
+    .slice(-7)
   return `+96650${suffix}`
 }
 
@@ -75,7 +81,13 @@ export const signIn = async (server: TestServer, api: Client, phone = newPhone()
   const verified = await api.post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code } })
   if (verified.status !== 200) throw new Error(`verify-otp failed: ${JSON.stringify(verified.body)}`)
   const data = verified.body.data
-  return { phone, userId: data.user.id, token: data.tokens.access_token, refreshToken: data.tokens.refresh_token, user: data.user }
+  return {
+    phone,
+    userId: data.user.id,
+    token: data.tokens.access_token,
+    refreshToken: data.tokens.refresh_token,
+    user: data.user
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
+import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Redacted } from "effect"
-import { randomBytes } from "node:crypto"
 
 const ADMIN_URL = process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
@@ -21,6 +21,7 @@ export const createPostgresDatabase = async () => {
   url.pathname = `/${name}`
   return {
     url: url.toString(),
-    drop: () => onMaintenanceDatabase((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).then(() => undefined)
+    drop: () =>
+      onMaintenanceDatabase((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).then(() => undefined)
   }
 }

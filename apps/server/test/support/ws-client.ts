@@ -36,7 +36,9 @@ export class WsClient {
       }
     })
     ws.on("ping", () => this.pings.push(Date.now()))
-    this.closed = new Promise((resolve) => ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() })))
+    this.closed = new Promise((resolve) =>
+      ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() }))
+    )
   }
 
   /** Opens a socket; rejects with the HTTP status when the handshake is refused. */
@@ -47,7 +49,11 @@ export class WsClient {
       ws.once("unexpected-response", (_request, response) => {
         let body = ""
         response.on("data", (chunk: Buffer) => (body += chunk.toString()))
-        response.on("end", () => reject(Object.assign(new Error(`handshake refused: ${response.statusCode}`), { status: response.statusCode, body })))
+        response.on("end", () =>
+          reject(
+            Object.assign(new Error(`handshake refused: ${response.statusCode}`), { status: response.statusCode, body })
+          )
+        )
       })
       ws.once("error", reject)
     })
@@ -116,7 +122,12 @@ export class WsClient {
 }
 
 /** A socket signed in as the user, optionally subscribed to conversations. */
-export const connectAs = async (wsUrl: string, token: string, conversationIds: ReadonlyArray<string> = [], options?: WsClientOptions) => {
+export const connectAs = async (
+  wsUrl: string,
+  token: string,
+  conversationIds: ReadonlyArray<string> = [],
+  options?: WsClientOptions
+) => {
   const client = await WsClient.connect(wsUrl, options)
   const ok = await client.auth(token)
   if (ok.type !== "auth_ok") throw new Error(`auth failed: ${JSON.stringify(ok)}`)

@@ -1,5 +1,5 @@
-import { Context, Effect, Layer } from "effect"
 import { createHmac, randomInt, timingSafeEqual } from "node:crypto"
+import { Context, Effect, Layer } from "effect"
 import { ServerKeys } from "./Secrets.js"
 
 /** Makes one-time codes and checks them against their stored HMAC. */

@@ -17,5 +17,7 @@ export const normalizeMobileNumber = (input: string): string | undefined => {
 
 export const parseMobileNumber = (input: string) => {
   const number = normalizeMobileNumber(input)
-  return number === undefined ? Effect.fail(ValidationFailed.field("phone_number", "invalid_phone")) : Effect.succeed(number)
+  return number === undefined
+    ? Effect.fail(ValidationFailed.field("phone_number", "invalid_phone"))
+    : Effect.succeed(number)
 }

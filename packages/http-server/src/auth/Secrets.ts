@@ -1,7 +1,7 @@
-import { Context, Effect, Layer, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 
 /** The server's signing key (JWT HS256) and the key OTP codes are hashed under. */

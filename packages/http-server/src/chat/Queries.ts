@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { offsetOf, type PageRequest, type Paged } from "../http/Paging.js"
+import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import type { ConversationSummary, MessageItem } from "./Views.js"
 
 const SummaryRow = Schema.Struct({

@@ -58,13 +58,16 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
     const sendMessage = (senderId: string, conversationId: string, text: string, options: SendOptions = {}) =>
       Effect.gen(function* () {
         const messageText = text.trim()
-        if (messageText.length < 1) return yield* Effect.fail(ValidationFailed.field("message_text", "too_short", { min: 1 }))
+        if (messageText.length < 1)
+          return yield* Effect.fail(ValidationFailed.field("message_text", "too_short", { min: 1 }))
         if (messageText.length > MESSAGE_MAX_LENGTH) {
           return yield* Effect.fail(ValidationFailed.field("message_text", "too_long", { max: MESSAGE_MAX_LENGTH }))
         }
         const { conversation, created, message } = yield* transactor.transaction(
           Effect.gen(function* () {
-            const conversation = yield* Effect.flatMap(conversations.lock(conversationId), (found) => asParty(found, senderId))
+            const conversation = yield* Effect.flatMap(conversations.lock(conversationId), (found) =>
+              asParty(found, senderId)
+            )
             const recipientId = otherParty(conversation, senderId)
             const recipientOnline = yield* hub.isOnline(conversation.id, recipientId)
             const at = yield* now

@@ -10,7 +10,9 @@ export const AVATAR_PATH = "/api/v1/users/me/avatar"
 
 const malformed = (key: "malformed_json" | "must_be_object") =>
   Effect.flatMap(requestLanguage, (language) =>
-    Effect.fail(errorResponse("VALIDATION_ERROR", language, { body: [translate(key, language)] }) as ValidationErrorResponse)
+    Effect.fail(
+      errorResponse("VALIDATION_ERROR", language, { body: [translate(key, language)] }) as ValidationErrorResponse
+    )
   )
 const tooLarge = Effect.flatMap(requestLanguage, (language) =>
   Effect.fail(errorResponse("PAYLOAD_TOO_LARGE", language) as PayloadTooLargeResponse)
@@ -29,7 +31,9 @@ export const checkJsonBody = Effect.gen(function* () {
   if (Number(request.headers["content-length"] ?? "NaN") > JSON_BODY_LIMIT) return yield* tooLarge
   const text = yield* Effect.either(request.text)
   if (text._tag === "Left") {
-    return yield* String((text.left as { cause?: unknown }).cause ?? "").includes("maxBytes") ? tooLarge : malformed("malformed_json")
+    return yield* String((text.left as { cause?: unknown }).cause ?? "").includes("maxBytes")
+      ? tooLarge
+      : malformed("malformed_json")
   }
   // No body and no content type: an operation whose fields are all optional reads it as none.
   if (text.right.trim() === "" && contentType === "") return

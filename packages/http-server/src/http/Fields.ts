@@ -10,7 +10,9 @@ export const problemMessage = (key: string, params?: Record<string, string | num
   params ? `${MARK}${key}${MARK}${JSON.stringify(params)}` : `${MARK}${key}`
 
 /** Reads a message made by `problemMessage`, or undefined for a framework message. */
-export const parseProblemMessage = (message: string): { key: string; params?: Record<string, string | number> } | undefined => {
+export const parseProblemMessage = (
+  message: string
+): { key: string; params?: Record<string, string | number> } | undefined => {
   if (!message.startsWith(MARK)) return undefined
   const [key = "invalid", params] = message.slice(1).split(MARK)
   return params ? { key, params: JSON.parse(params) } : { key }

@@ -1,10 +1,9 @@
 import { HttpServerRequest } from "@effect/platform"
 import { type DomainError, type ErrorCode, type FieldProblem, type Language, statusOfCode } from "@talab/core"
 import { Effect, Option } from "effect"
-import { CurrentUser } from "./CurrentUser.js"
-import { recordRateLimit } from "./RateLimitHeaders.js"
-import { errorMessages, translate } from "../i18n/messages.js"
 import { negotiateLanguage } from "../i18n/Language.js"
+import { errorMessages, translate } from "../i18n/messages.js"
+import { CurrentUser } from "./CurrentUser.js"
 import {
   type ApiErrorResponse,
   BusinessRuleResponse,
@@ -17,14 +16,15 @@ import {
   UnsupportedMediaTypeResponse,
   ValidationErrorResponse
 } from "./Envelope.js"
-
+import { recordRateLimit } from "./RateLimitHeaders.js"
 
 /*
  * Responses the framework makes itself (decode failures, unknown routes) are rewritten after the
  * handler has gone, so the user's language is remembered per request here too.
  */
 const userLanguageByRequest = new WeakMap<object, Language>()
-export const rememberUserLanguage = (request: object, language: Language) => userLanguageByRequest.set(request, language)
+export const rememberUserLanguage = (request: object, language: Language) =>
+  userLanguageByRequest.set(request, language)
 export const rememberedUserLanguage = (request: object) => userLanguageByRequest.get(request)
 
 /** The language of the current request's response. */
@@ -44,7 +44,10 @@ export const localizeDetails = (
   language: Language
 ): Record<string, Array<string>> =>
   Object.fromEntries(
-    Object.entries(details).map(([field, problems]) => [field, problems.map((p) => translate(p.key, language, p.params))])
+    Object.entries(details).map(([field, problems]) => [
+      field,
+      problems.map((p) => translate(p.key, language, p.params))
+    ])
   )
 
 /** The envelope body of an error code in a language. */
@@ -109,7 +112,12 @@ export const respond = <A, E extends DomainError, R>(
     })
   )
 
-type Unauthorized401 = "UNAUTHORIZED" | "INVALID_OTP" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "INVALID_REFRESH_TOKEN"
+type Unauthorized401 =
+  | "UNAUTHORIZED"
+  | "INVALID_OTP"
+  | "OTP_EXPIRED"
+  | "OTP_ATTEMPTS_EXCEEDED"
+  | "INVALID_REFRESH_TOKEN"
 
 /** The envelope response class a domain error becomes, so endpoints declare exactly what they send. */
 export type ResponseOf<E> = E extends { readonly code: infer C }

@@ -1,6 +1,6 @@
 import type { SellerProfile, User } from "@talab/core"
-import { Schema } from "effect"
 import { Language } from "@talab/core"
+import { Schema } from "effect"
 
 /** The user as the API shows it. */
 export const UserView = Schema.Struct({

@@ -26,7 +26,10 @@ export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language,
   },
   OFFER_ALREADY_ACCEPTED: { ar: "تم قبول العرض بالفعل", en: "The offer has already been accepted" },
   OFFER_NOT_PENDING: { ar: "العرض ليس قيد الانتظار", en: "The offer is not pending" },
-  CANNOT_OFFER_ON_OWN_REQUEST: { ar: "لا يمكنك تقديم عرض على طلبك", en: "You cannot make an offer on your own request" },
+  CANNOT_OFFER_ON_OWN_REQUEST: {
+    ar: "لا يمكنك تقديم عرض على طلبك",
+    en: "You cannot make an offer on your own request"
+  },
   DEAL_NOT_ACTIVE: { ar: "الصفقة غير نشطة", en: "The deal is not active" },
   REPORT_NOT_PENDING: { ar: "البلاغ ليس قيد الانتظار", en: "The report is not pending" },
   SELLER_PROFILE_EXISTS: { ar: "لديك ملف بائع بالفعل", en: "You already have a seller profile" },
@@ -59,7 +62,10 @@ export const texts: Catalogue = {
   invalid_phone: { ar: "رقم الجوال غير صالح", en: "The phone number is not a valid mobile number" },
   otp_format: { ar: "رمز التحقق يتكون من 6 أرقام", en: "The code must be exactly 6 digits" },
   uuid: { ar: "المعرّف غير صالح", en: "Must be a valid UUID" },
-  integer_range: { ar: "يجب أن تكون القيمة عدداً صحيحاً بين {min} و {max}", en: "Must be an integer from {min} to {max}" },
+  integer_range: {
+    ar: "يجب أن تكون القيمة عدداً صحيحاً بين {min} و {max}",
+    en: "Must be an integer from {min} to {max}"
+  },
   timestamp: { ar: "يجب أن يكون تاريخاً بصيغة ISO 8601", en: "Must be an ISO 8601 timestamp" },
   rating_range: { ar: "التقييم عدد صحيح من 1 إلى 5", en: "The rating must be an integer from 1 to 5" },
   deal_not_completed: { ar: "لم تكتمل الصفقة بعد", en: "The deal is not completed" },
@@ -70,7 +76,10 @@ export const texts: Catalogue = {
   avatar_type: { ar: "الصورة يجب أن تكون JPEG أو PNG أو WebP", en: "The image must be JPEG, PNG or WebP" },
   avatar_too_large: { ar: "حجم الصورة يجب ألا يتجاوز 5 ميغابايت", en: "The image must be at most 5 MiB" },
   otp_sent: { ar: "تم إرسال رمز التحقق", en: "A verification code has been sent" },
-  otp_sms: { ar: "رمز التحقق في طلب: {code}. صالح لمدة 10 دقائق.", en: "Your Talab code is {code}. It expires in 10 minutes." },
+  otp_sms: {
+    ar: "رمز التحقق في طلب: {code}. صالح لمدة 10 دقائق.",
+    en: "Your Talab code is {code}. It expires in 10 minutes."
+  },
   logged_out: { ar: "تم تسجيل الخروج", en: "You have been signed out" },
   offer_withdrawn: { ar: "تم سحب العرض", en: "The offer has been withdrawn" },
   price_outside_budget: {
@@ -85,7 +94,10 @@ export const texts: Catalogue = {
   not_found_route: { ar: "المسار غير موجود", en: "No such route" },
   already_authenticated: { ar: "تمت المصادقة على هذا الاتصال بالفعل", en: "This connection is already authenticated" },
   push_offer_created_title: { ar: "عرض جديد على طلبك", en: "New offer on your request" },
-  push_offer_created_body: { ar: "عرض من {seller}: {product} بسعر {price}", en: "Offer from {seller}: {product} for {price}" },
+  push_offer_created_body: {
+    ar: "عرض من {seller}: {product} بسعر {price}",
+    en: "Offer from {seller}: {product} for {price}"
+  },
   push_offer_accepted_title_seller: { ar: "تم قبول عرضك", en: "Your offer was accepted" },
   push_offer_accepted_body_seller: {
     ar: "قبل {buyer} عرضك على {product} بسعر {price}",

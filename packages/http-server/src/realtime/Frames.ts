@@ -4,9 +4,9 @@ import { parseProblemMessage } from "../http/Fields.js"
 import { errorMessages, translate } from "../i18n/messages.js"
 import {
   ClientFrame,
-  clientFrameTypes,
   type ClientFrameType,
   CONVERSATION_CHANNEL_PREFIX,
+  clientFrameTypes,
   type ErrorFrameCode,
   ServerFrame
 } from "./Protocol.js"
@@ -20,7 +20,9 @@ export type DecodedFrame =
   | {
       readonly _tag: "Invalid"
       readonly type: ClientFrameType
-      readonly fields: Readonly<Record<string, ReadonlyArray<{ key: string; params?: Record<string, string | number> }>>>
+      readonly fields: Readonly<
+        Record<string, ReadonlyArray<{ key: string; params?: Record<string, string | number> }>>
+      >
       readonly clientId: string | undefined
     }
 
@@ -34,7 +36,8 @@ const fieldProblems = (error: ParseResult.ParseError) => {
     // The union reports every member's mismatch on `type`; the right member's field problems are what matter.
     if (issue.path[0] === "type") continue
     const field = issue.path.map(String).join(".") || "frame"
-    const problem = issue._tag === "Missing" ? { key: "required" } : (parseProblemMessage(issue.message) ?? { key: "invalid" })
+    const problem =
+      issue._tag === "Missing" ? { key: "required" } : (parseProblemMessage(issue.message) ?? { key: "invalid" })
     fields[field] = [...(fields[field] ?? []), problem]
   }
   return fields

@@ -1,4 +1,12 @@
-import { type Forbidden, isSessionLive, type NotFound, RateLimiter, SessionRepo, UserRepo, type ValidationFailed } from "@talab/core"
+import {
+  type Forbidden,
+  isSessionLive,
+  type NotFound,
+  RateLimiter,
+  SessionRepo,
+  UserRepo,
+  type ValidationFailed
+} from "@talab/core"
 import { Clock, Deferred, Effect, Exit, Option, Queue } from "effect"
 import type { WebSocket } from "ws"
 import { Tokens } from "../auth/Tokens.js"
@@ -135,7 +143,9 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
           const { frame } = decoded
           switch (frame.type) {
             case "auth":
-              return Effect.sync(() => connection.sendError("VALIDATION_ERROR", { fields: { type: [{ key: "already_authenticated" }] } }))
+              return Effect.sync(() =>
+                connection.sendError("VALIDATION_ERROR", { fields: { type: [{ key: "already_authenticated" }] } })
+              )
             case "ping":
               return Effect.sync(() => connection.send({ type: "pong" }))
             case "subscribe":

@@ -114,7 +114,9 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
         const heartbeat = now - lastHeartbeatAt >= HEARTBEAT_INTERVAL_MS
         for (const connection of connections) {
           const { identity } = connection
-          if (identity === undefined ? now - connection.openedAt >= AUTH_TIMEOUT_MS : identity.sessionExpiresAt <= now) {
+          if (
+            identity === undefined ? now - connection.openedAt >= AUTH_TIMEOUT_MS : identity.sessionExpiresAt <= now
+          ) {
             connection.reject()
           } else if (heartbeat) connection.heartbeat()
         }
@@ -125,12 +127,16 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
     const sweepSafely = (last: number) =>
       sweep(last).pipe(
         Effect.catchAllDefect((defect) =>
-          Effect.as(Effect.logError("Realtime: deadline sweep failed").pipe(Effect.annotateLogs({ defect: String(defect) })), last)
+          Effect.as(
+            Effect.logError("Realtime: deadline sweep failed").pipe(Effect.annotateLogs({ defect: String(defect) })),
+            last
+          )
         )
       )
-    yield* Effect.iterate(startedAt, { while: () => true, body: (last) => Effect.delay(sweepSafely(last), SWEEP_INTERVAL) }).pipe(
-      Effect.forkScoped
-    )
+    yield* Effect.iterate(startedAt, {
+      while: () => true,
+      body: (last) => Effect.delay(sweepSafely(last), SWEEP_INTERVAL)
+    }).pipe(Effect.forkScoped)
 
     // Shutdown (SIGTERM): every socket is told the server is going away.
     yield* Effect.addFinalizer(() =>
@@ -143,7 +149,9 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
       isOnline: (conversationId, userId) => {
         const audience = { conversationId, userId }
         const local = audiences.get(audienceKey(audience))
-        return local !== undefined && local.connections.size > 0 ? Effect.succeed(true) : fanout.presentElsewhere(audience)
+        return local !== undefined && local.connections.size > 0
+          ? Effect.succeed(true)
+          : fanout.presentElsewhere(audience)
       },
       publish: (conversation, message) =>
         Effect.gen(function* () {

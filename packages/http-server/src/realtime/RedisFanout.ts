@@ -46,7 +46,8 @@ const connect = (url: string, name: string) =>
         }
         return client
       },
-      catch: (error) => new RealtimeRedisConnectFailed({ reason: error instanceof Error ? error.message : String(error) })
+      catch: (error) =>
+        new RealtimeRedisConnectFailed({ reason: error instanceof Error ? error.message : String(error) })
     }),
     // A Redis that is away must not hold up the shutdown: quit politely for a moment, then just disconnect.
     (client) =>
@@ -119,7 +120,9 @@ export const makeRedisFanout = (
           // Unknown presence counts as offline: a push too many beats a message nobody is told about.
           Effect.catchAll((error) =>
             Effect.as(
-              Effect.logWarning("Realtime: Redis presence check failed").pipe(Effect.annotateLogs({ error: String(error) })),
+              Effect.logWarning("Realtime: Redis presence check failed").pipe(
+                Effect.annotateLogs({ error: String(error) })
+              ),
               false
             )
           )

@@ -1,7 +1,7 @@
+import type { IncomingMessage } from "node:http"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Option } from "effect"
-import type { IncomingMessage } from "node:http"
 import { type WebSocket, WebSocketServer } from "ws"
 import { AppConfig } from "../config/AppConfig.js"
 import { errorEnvelopeResponse } from "../server/RequestPipeline.js"
@@ -43,8 +43,10 @@ const upgrade = (server: WebSocketServer, incoming: IncomingMessage) =>
  * the request on its socket, which is closed by then (the gateway waits for that). Only a bodiless answer is
  * safe there: Node never reports a body written to a closed socket as done, so waiting for it would hang.
  */
-const answerNothing = (_request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
-  Effect.succeed(HttpServerResponse.empty({ status: response.status }))
+const answerNothing = (
+  _request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse
+) => Effect.succeed(HttpServerResponse.empty({ status: response.status }))
 
 /** `GET /ws`: the WebSocket, on the API's own port. */
 export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
@@ -60,7 +62,11 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (request.headers.upgrade?.toLowerCase() !== "websocket") {
-          return HttpServerResponse.setHeader(errorEnvelopeResponse(request, "VALIDATION_ERROR", 426), "upgrade", "websocket")
+          return HttpServerResponse.setHeader(
+            errorEnvelopeResponse(request, "VALIDATION_ERROR", 426),
+            "upgrade",
+            "websocket"
+          )
         }
         if (!originAllowed(request.headers.origin, config.corsOrigins)) {
           return errorEnvelopeResponse(request, "FORBIDDEN", 403)

@@ -31,7 +31,8 @@ export const SqlSellerProfileRepo = Layer.effect(
     const insertIfAbsent = SqlSchema.findAll({
       Request: SellerProfileRow,
       Result: Schema.Struct({ id: Schema.String }),
-      execute: (row) => sql`INSERT INTO seller_profiles ${sql.insert(row)} ON CONFLICT (user_id) DO NOTHING RETURNING id`
+      execute: (row) =>
+        sql`INSERT INTO seller_profiles ${sql.insert(row)} ON CONFLICT (user_id) DO NOTHING RETURNING id`
     })
     const update = SqlSchema.void({
       Request: SellerProfileRow,

@@ -1,13 +1,13 @@
+import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { Ids } from "@talab/core"
 import { Effect, Layer, Redacted } from "effect"
-import { join } from "node:path"
-import { AppConfig, type AppSettings } from "../config/AppConfig.js"
 import * as LocalFileStore from "../adapters/files/LocalFileStore.js"
 import { ApnsPush, FcmPush, LogPush, PushOutbox } from "../adapters/push/index.js"
 import * as MemoryRateLimiter from "../adapters/ratelimit/MemoryRateLimiter.js"
 import * as RedisRateLimiter from "../adapters/ratelimit/RedisRateLimiter.js"
 import { ConsoleSms, SmsOutbox, TwilioSms } from "../adapters/sms/index.js"
+import { AppConfig, type AppSettings } from "../config/AppConfig.js"
 
 const smsLayer = (config: AppSettings) => {
   const sender =
@@ -25,8 +25,9 @@ const pushLayer = (config: AppSettings) => {
   const sender =
     config.push.provider === "fcm" && config.push.fcm
       ? Layer.unwrapEffect(
-          Effect.map(FcmPush.parseServiceAccountJson(Redacted.value(config.push.fcm.serviceAccountJson)), (serviceAccount) =>
-            FcmPush.layer({ projectId: config.push.fcm!.projectId, serviceAccount })
+          Effect.map(
+            FcmPush.parseServiceAccountJson(Redacted.value(config.push.fcm.serviceAccountJson)),
+            (serviceAccount) => FcmPush.layer({ projectId: config.push.fcm!.projectId, serviceAccount })
           )
         )
       : config.push.provider === "apns" && config.push.apns
@@ -50,7 +51,9 @@ export const AdaptersFromConfig = Layer.unwrapEffect(
       smsLayer(config),
       pushLayer(config),
       rateLimiterLayer(config),
-      LocalFileStore.layer({ directory: join(config.dataDir, "uploads", "avatars") }).pipe(Layer.provide(NodeContext.layer)),
+      LocalFileStore.layer({ directory: join(config.dataDir, "uploads", "avatars") }).pipe(
+        Layer.provide(NodeContext.layer)
+      ),
       Ids.Random
     )
   )

@@ -18,7 +18,10 @@ export const ExtraRoutes = HttpApiBuilder.Router.use((router) =>
         Effect.catchAll(() => HttpServerResponse.json({ status: "unavailable", database: "down" }, { status: 503 }))
       )
     )
-    yield* router.get("/api/v1/openapi.json", Effect.suspend(() => HttpServerResponse.json(openApiDocument())))
+    yield* router.get(
+      "/api/v1/openapi.json",
+      Effect.suspend(() => HttpServerResponse.json(openApiDocument()))
+    )
     yield* router.get(
       "/uploads/avatars/:key",
       Effect.gen(function* () {

@@ -36,7 +36,11 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
 )
 
 /** `/ws` on the API's port, over the same application services as REST. */
-const WebSocketLive = WebSocketRoute.pipe(Layer.provide(Gateway.Default), Layer.provide(Services), Layer.provide(Security))
+const WebSocketLive = WebSocketRoute.pipe(
+  Layer.provide(Gateway.Default),
+  Layer.provide(Services),
+  Layer.provide(Security)
+)
 
 /**
  * CORS for browsers: the allowed origins of CORS_ORIGINS (`*` allows any). A predicate, because with a

@@ -3,13 +3,13 @@ import {
   FileStore,
   Ids,
   type Language,
+  PayloadTooLarge,
   type Platform,
   SellerProfileRepo,
+  UnsupportedMediaType,
   type User,
   UserRepo,
-  ValidationFailed,
-  PayloadTooLarge,
-  UnsupportedMediaType
+  ValidationFailed
 } from "@talab/core"
 import { Clock, Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.js"

@@ -21,7 +21,7 @@ import {
   UserRepo
 } from "@talab/core"
 import { Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
-import { migrations, MigrationsLayer } from "../../src/db/Migrations.js"
+import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
 import { defectOf, repositoriesOver, violatedConstraint } from "./support/databases.js"
 import {
   aConversation,
@@ -231,41 +231,43 @@ export const repositoryContract = <E>(
       })
     )
 
-    it.effect("seller profiles: lockSharedByUserId reads the profile and holds an update until its transaction ends", () =>
-      Effect.gen(function* () {
-        const { transaction } = yield* Transactor
-        const profiles = yield* SellerProfileRepo
-        const user = yield* (yield* UserRepo).insertOrGet(aUser())
-        const profile = aSellerProfile(user.id, { status: "approved", approvedAt: at("2025-01-02T12:00:00.000Z") })
-        yield* profiles.insert(profile)
-        expect(yield* transaction(profiles.lockSharedByUserId(user.id))).toEqual(Option.some(profile))
-        expect(yield* profiles.lockSharedByUserId(randomUUID())).toEqual(Option.none())
-        expect(yield* profiles.lockSharedByUserId("42")).toEqual(Option.none())
+    it.effect(
+      "seller profiles: lockSharedByUserId reads the profile and holds an update until its transaction ends",
+      () =>
+        Effect.gen(function* () {
+          const { transaction } = yield* Transactor
+          const profiles = yield* SellerProfileRepo
+          const user = yield* (yield* UserRepo).insertOrGet(aUser())
+          const profile = aSellerProfile(user.id, { status: "approved", approvedAt: at("2025-01-02T12:00:00.000Z") })
+          yield* profiles.insert(profile)
+          expect(yield* transaction(profiles.lockSharedByUserId(user.id))).toEqual(Option.some(profile))
+          expect(yield* profiles.lockSharedByUserId(randomUUID())).toEqual(Option.none())
+          expect(yield* profiles.lockSharedByUserId("42")).toEqual(Option.none())
 
-        const readerHoldsLock = yield* Deferred.make<void>()
-        const holdMillis = 400
-        const reader = yield* Effect.fork(
-          transaction(
+          const readerHoldsLock = yield* Deferred.make<void>()
+          const holdMillis = 400
+          const reader = yield* Effect.fork(
+            transaction(
+              Effect.gen(function* () {
+                const seen = some(yield* profiles.lockSharedByUserId(user.id))
+                yield* Deferred.succeed(readerHoldsLock, undefined)
+                yield* Effect.sleep(holdMillis)
+                return seen.status
+              })
+            )
+          )
+          yield* Deferred.await(readerHoldsLock)
+          const suspendStartedAt = Date.now()
+          yield* transaction(
             Effect.gen(function* () {
-              const seen = some(yield* profiles.lockSharedByUserId(user.id))
-              yield* Deferred.succeed(readerHoldsLock, undefined)
-              yield* Effect.sleep(holdMillis)
-              return seen.status
+              const locked = some(yield* profiles.lockByUserId(user.id))
+              yield* profiles.update({ ...locked, status: "suspended" })
             })
           )
-        )
-        yield* Deferred.await(readerHoldsLock)
-        const suspendStartedAt = Date.now()
-        yield* transaction(
-          Effect.gen(function* () {
-            const locked = some(yield* profiles.lockByUserId(user.id))
-            yield* profiles.update({ ...locked, status: "suspended" })
-          })
-        )
-        expect(Date.now() - suspendStartedAt).toBeGreaterThanOrEqual(holdMillis - 50)
-        expect(yield* Fiber.join(reader)).toBe("approved")
-        expect(some(yield* profiles.findByUserId(user.id)).status).toBe("suspended")
-      })
+          expect(Date.now() - suspendStartedAt).toBeGreaterThanOrEqual(holdMillis - 50)
+          expect(yield* Fiber.join(reader)).toBe("approved")
+          expect(some(yield* profiles.findByUserId(user.id)).status).toBe("suspended")
+        })
     )
 
     it.effect("seller profiles: insertIfAbsent inserts once per user and answers whether it did", () =>
@@ -344,20 +346,25 @@ export const repositoryContract = <E>(
       })
     )
 
-    it.effect("offers: lockByRequest answers every offer of the request, newest first, and nothing for unknown ids", () =>
-      Effect.gen(function* () {
-        const offers = yield* OfferRepo
-        const { request, seller } = yield* seedRequest
-        const other = yield* (yield* UserRepo).insertOrGet(aUser())
-        const older = anOffer(request.id, seller.id, { createdAt: at("2025-01-04T09:00:00.000Z"), status: "withdrawn" })
-        const newer = anOffer(request.id, other.id, { createdAt: at("2025-01-04T10:00:00.000Z") })
-        yield* offers.insert(older)
-        yield* offers.insert(newer)
-        const { transaction } = yield* Transactor
-        expect(yield* transaction(offers.lockByRequest(request.id))).toEqual([newer, older])
-        expect(yield* offers.lockByRequest(randomUUID())).toEqual([])
-        expect(yield* offers.lockByRequest("nope")).toEqual([])
-      })
+    it.effect(
+      "offers: lockByRequest answers every offer of the request, newest first, and nothing for unknown ids",
+      () =>
+        Effect.gen(function* () {
+          const offers = yield* OfferRepo
+          const { request, seller } = yield* seedRequest
+          const other = yield* (yield* UserRepo).insertOrGet(aUser())
+          const older = anOffer(request.id, seller.id, {
+            createdAt: at("2025-01-04T09:00:00.000Z"),
+            status: "withdrawn"
+          })
+          const newer = anOffer(request.id, other.id, { createdAt: at("2025-01-04T10:00:00.000Z") })
+          yield* offers.insert(older)
+          yield* offers.insert(newer)
+          const { transaction } = yield* Transactor
+          expect(yield* transaction(offers.lockByRequest(request.id))).toEqual([newer, older])
+          expect(yield* offers.lockByRequest(randomUUID())).toEqual([])
+          expect(yield* offers.lockByRequest("nope")).toEqual([])
+        })
     )
 
     it.effect("offers: lockPendingBySeller answers the seller's pending offers on every request, newest first", () =>
