@@ -2,7 +2,7 @@
  * Marketplace benchmark on PostgreSQL: GET /requests (a page of 20 out of 100,000 requests) and POST /offers,
  * each under 50 concurrent clients for ~10 s, printing p50/p95/p99 latency and requests per second.
  *
- *   npx tsx apps/server/bench/marketplace.ts       (from the repository root)
+ *   npx tsx apps/server/bench/scenarios/marketplace.ts       (from the repository root)
  *   BENCH_SECONDS=10 BENCH_CLIENTS=50 …            to change the load
  *   BENCH_EXTRA=1 …                                 adds control reads (see EXTRA)
  *
@@ -16,7 +16,7 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { startTestServer, type TestServer } from "@talab/testkit"
 import { Effect, Logger, LogLevel, Redacted } from "effect"
-import { createBenchDatabase, SEED, seedId, seedMarketplace } from "./seed.js"
+import { createBenchDatabase, SEED, seedId, seedMarketplace } from "../seed.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50)
