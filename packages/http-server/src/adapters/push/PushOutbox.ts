@@ -1,7 +1,6 @@
-import { appendFile, mkdir } from "node:fs/promises"
-import { dirname } from "node:path"
 import { PushSender } from "@talab/core"
 import { Clock, type Context, Effect, Layer } from "effect"
+import * as JsonLinesFile from "../JsonLinesFile.js"
 
 type PushSenderService = Context.Tag.Service<PushSender>
 
@@ -16,18 +15,8 @@ export const withOutboxFile =
   (path: string) =>
   (inner: PushSenderService): Effect.Effect<PushSenderService> =>
     Effect.gen(function* () {
-      const writeLock = yield* Effect.makeSemaphore(1)
-      const appendLine = (line: string) =>
-        Effect.tryPromise(async () => {
-          await mkdir(dirname(path), { recursive: true })
-          await appendFile(path, line, "utf8")
-        }).pipe(
-          writeLock.withPermits(1),
-          // The push is already delivered; a failed outbox write must not change its outcome.
-          Effect.catchAll((error) =>
-            Effect.logError("Push outbox append failed", error).pipe(Effect.annotateLogs({ path }))
-          )
-        )
+      // The push is already delivered; a failed outbox write must not change its outcome.
+      const appendLine = yield* JsonLinesFile.appender(path, "Push outbox append failed")
 
       return PushSender.of({
         send: (push) =>
@@ -45,7 +34,7 @@ export const withOutboxFile =
               data: push.data,
               sent_at: sentAt
             }
-            yield* appendLine(`${JSON.stringify(record)}\n`)
+            yield* appendLine(record)
             return outcome
           })
       })

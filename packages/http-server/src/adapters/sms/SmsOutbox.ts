@@ -1,7 +1,6 @@
-import { appendFile, mkdir } from "node:fs/promises"
-import { dirname } from "node:path"
 import { SmsSender } from "@talab/core"
 import { Clock, type Context, Effect, Layer } from "effect"
+import * as JsonLinesFile from "../JsonLinesFile.js"
 
 type SmsSenderService = Context.Tag.Service<SmsSender>
 
@@ -15,18 +14,8 @@ export const withOutboxFile =
   (path: string) =>
   (inner: SmsSenderService): Effect.Effect<SmsSenderService> =>
     Effect.gen(function* () {
-      const writeLock = yield* Effect.makeSemaphore(1)
-      const appendLine = (line: string) =>
-        Effect.tryPromise(async () => {
-          await mkdir(dirname(path), { recursive: true })
-          await appendFile(path, line, "utf8")
-        }).pipe(
-          writeLock.withPermits(1),
-          // The SMS has already gone out; a failed outbox write must not turn it into a delivery failure.
-          Effect.catchAll((error) =>
-            Effect.logError("SMS outbox append failed", error).pipe(Effect.annotateLogs({ path }))
-          )
-        )
+      // The SMS has already gone out; a failed outbox write must not turn it into a delivery failure.
+      const appendLine = yield* JsonLinesFile.appender(path, "SMS outbox append failed")
 
       return SmsSender.of({
         send: (sms) =>
@@ -34,7 +23,7 @@ export const withOutboxFile =
             yield* inner.send(sms)
             const sentAt = new Date(yield* Clock.currentTimeMillis).toISOString()
             const record = { to: sms.to, body: sms.body, code: sms.code ?? null, sent_at: sentAt }
-            yield* appendLine(`${JSON.stringify(record)}\n`)
+            yield* appendLine(record)
           })
       })
     })
