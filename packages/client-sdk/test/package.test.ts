@@ -1,9 +1,8 @@
-import { execFile, execFileSync } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { packedApp } from "../../../test-support/packaging.js"
 import { newPhone, useTestServer } from "./support.js"
 
 /*
@@ -13,37 +12,15 @@ import { newPhone, useTestServer } from "./support.js"
  */
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
-const workspaceBin = (name: string) => join(packageDir, "..", "..", "node_modules", ".bin", name)
-const work = mkdtempSync(join(tmpdir(), "talab-sdk-package-"))
-const app = join(work, "app")
-const installed = join(app, "node_modules", "@talab", "client-sdk")
-
-/* Asynchronous: the test server runs in this process and must keep answering while a child runs. */
-const runIn = (cwd: string, file: string, args: ReadonlyArray<string>, env: Record<string, string> = {}) =>
-  new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
-    execFile(
-      file,
-      args,
-      { cwd, encoding: "utf8", env: { ...process.env, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) =>
-        resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr })
-    )
-  })
-const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => runIn(app, process.execPath, args, env)
+const packed = packedApp(packageDir, { tempPrefix: "talab-sdk-package-", timeoutMs: 60_000 })
+const { app, installed, node: run } = packed
 
 beforeAll(() => {
-  execFileSync(workspaceBin("tsup"), [], { cwd: packageDir, stdio: "pipe" })
-  execFileSync("pnpm", ["pack", "--out", join(work, "package.tgz")], { cwd: packageDir, stdio: "pipe" })
-  execFileSync("tar", ["-xzf", join(work, "package.tgz"), "-C", work])
-  mkdirSync(dirname(installed), { recursive: true })
-  cpSync(join(work, "package"), installed, { recursive: true })
-  for (const dependency of ["openapi-fetch", "ws"]) {
-    symlinkSync(realpathSync(join(packageDir, "node_modules", dependency)), join(app, "node_modules", dependency))
-  }
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true }))
+  packed.install()
+  for (const dependency of ["openapi-fetch", "ws"]) packed.link(dependency)
 }, 180_000)
 
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(packed.remove)
 
 describe("the published package", () => {
   const server = useTestServer()
@@ -56,9 +33,7 @@ describe("the published package", () => {
     })
     expect(Object.keys(manifest.dependencies)).toEqual(["openapi-fetch"])
     expect(manifest.peerDependenciesMeta.ws.optional).toBe(true)
-    const files = execFileSync("tar", ["-tzf", join(work, "package.tgz")], { encoding: "utf8" })
-      .trim()
-      .split("\n")
+    const files = packed.packedFiles()
     expect(
       files.every((f) => f === "package/package.json" || f === "package/README.md" || f.startsWith("package/dist/"))
     ).toBe(true)
@@ -147,21 +122,10 @@ export const isApiError = (error: TalabApiError) => error.code satisfies string
 `
     writeFileSync(join(app, "consumer.mts"), consumer)
     writeFileSync(join(app, "consumer.cts"), consumer)
-    writeFileSync(
-      join(app, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          module: "node16",
-          moduleResolution: "node16",
-          strict: true,
-          noEmit: true,
-          lib: ["ES2022", "DOM"],
-          types: []
-        },
-        files: ["consumer.mts", "consumer.cts"]
-      })
+    const compiled = await packed.compile(
+      { module: "node16", moduleResolution: "node16", strict: true, noEmit: true, lib: ["ES2022", "DOM"], types: [] },
+      ["consumer.mts", "consumer.cts"]
     )
-    const compiled = await runIn(app, workspaceBin("tsc"), ["-p", join(app, "tsconfig.json")])
     expect(compiled.status, compiled.stdout + compiled.stderr).toBe(0)
   }, 120_000)
 })

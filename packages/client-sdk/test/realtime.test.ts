@@ -13,6 +13,15 @@ import {
 
 const fastReconnect = { initialDelayMs: 20, maxDelayMs: 200 }
 
+/** Posts a message over REST as the user of `talab`; answers the stored message. */
+const postMessage = async (talab: TalabClient, conversationId: string, text: string) =>
+  (
+    await talab.POST("/conversations/{id}/messages", {
+      params: { path: { id: conversationId } },
+      body: { message_text: text }
+    })
+  ).data
+
 /** Every message a realtime client emitted, in order. */
 const recorder = (live: RealtimeClient) => {
   const messages: Array<ChatMessage> = []
@@ -66,10 +75,7 @@ describe("realtime chat", () => {
 
     const reply = await buyerLive.send(conversationId, "Great, can we meet at 6?")
     expect(reply.sender_id).toBe(buyer.userId)
-    await buyer.talab.POST("/conversations/{id}/messages", {
-      params: { path: { id: conversationId } },
-      body: { message_text: "Sent over REST" }
-    })
+    await postMessage(buyer.talab, conversationId, "Sent over REST")
     await eventually(() => sellerSaw.messages.length === 3, 5_000, "the seller to receive both replies")
     await eventually(() => buyerSaw.messages.length === 3, 5_000, "the buyer to see their own messages once")
     expect(sellerSaw.texts()).toEqual(["Hello, the phone is sealed.", "Great, can we meet at 6?", "Sent over REST"])
@@ -118,11 +124,7 @@ describe("realtime chat", () => {
     await live.connect()
     await live.subscribe(conversationId)
 
-    const sendRest = (text: string) =>
-      seller.talab.POST("/conversations/{id}/messages", {
-        params: { path: { id: conversationId } },
-        body: { message_text: text }
-      })
+    const sendRest = (text: string) => postMessage(seller.talab, conversationId, text)
     await sendRest("one")
     await eventually(() => saw.messages.length === 1, 5_000, "the first message")
 
@@ -240,13 +242,7 @@ describe("realtime chat", () => {
 
   it("subscribing again with a newer `after` catches up from it", async () => {
     const { buyer, seller, conversationId } = await negotiation()
-    const post = async (text: string) =>
-      (
-        await seller.talab.POST("/conversations/{id}/messages", {
-          params: { path: { id: conversationId } },
-          body: { message_text: text }
-        })
-      ).data
+    const post = (text: string) => postMessage(seller.talab, conversationId, text)
     const live = realtime(buyer.talab)
     const saw = recorder(live)
     await live.connect()
@@ -260,13 +256,7 @@ describe("realtime chat", () => {
 
   it("catches up from the last message the app shows when it subscribes with `after`", async () => {
     const { buyer, seller, conversationId } = await negotiation()
-    const post = async (text: string) =>
-      (
-        await seller.talab.POST("/conversations/{id}/messages", {
-          params: { path: { id: conversationId } },
-          body: { message_text: text }
-        })
-      ).data
+    const post = (text: string) => postMessage(seller.talab, conversationId, text)
     const shown = await post("already on screen")
     await post("missed 1")
     await post("missed 2")

@@ -1,10 +1,9 @@
-import { execFile, execFileSync } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import ts from "typescript"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { packedApp, strictNode16App } from "../../../test-support/packaging.js"
 
 /*
  * The package as an app installs it: built with tsup, packed by pnpm (which applies publishConfig), unpacked
@@ -13,18 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
  */
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
-const workspaceBin = (name: string) => join(packageDir, "..", "..", "node_modules", ".bin", name)
-const work = mkdtempSync(join(tmpdir(), "talab-core-package-"))
-const app = join(work, "app")
-const installed = join(app, "node_modules", "@talab", "core")
-
-const runIn = (cwd: string, file: string, args: ReadonlyArray<string>) =>
-  new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
-    execFile(file, args, { cwd, encoding: "utf8", timeout: 120_000 }, (error, stdout, stderr) =>
-      resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr })
-    )
-  })
-const node = (args: ReadonlyArray<string>) => runIn(app, process.execPath, args)
+const packed = packedApp(packageDir, { tempPrefix: "talab-core-package-", timeoutMs: 120_000 })
+const { app, installed, node } = packed
 
 /** The README's acceptOffer example, as written there. */
 const readmeExample = () => {
@@ -35,16 +24,11 @@ const readmeExample = () => {
 }
 
 beforeAll(() => {
-  execFileSync(workspaceBin("tsup"), [], { cwd: packageDir, stdio: "pipe" })
-  execFileSync("pnpm", ["pack", "--out", join(work, "package.tgz")], { cwd: packageDir, stdio: "pipe" })
-  execFileSync("tar", ["-xzf", join(work, "package.tgz"), "-C", work])
-  mkdirSync(dirname(installed), { recursive: true })
-  cpSync(join(work, "package"), installed, { recursive: true })
-  symlinkSync(realpathSync(join(packageDir, "node_modules", "effect")), join(app, "node_modules", "effect"))
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true }))
+  packed.install()
+  packed.link("effect")
 }, 180_000)
 
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(packed.remove)
 
 /* One script for both module systems: a transition that moves and one that refuses, and the export names. */
 const exercise = `
@@ -75,9 +59,7 @@ describe("the published package", () => {
     expect(manifest.sideEffects).toBe(false)
     expect(manifest.dependencies).toBeUndefined()
     expect(manifest.peerDependencies).toEqual({ effect: expect.stringMatching(/^\^3\./) })
-    const files = execFileSync("tar", ["-tzf", join(work, "package.tgz")], { encoding: "utf8" })
-      .trim()
-      .split("\n")
+    const files = packed.packedFiles()
     expect(files).toContain("package/README.md")
     expect(files).toContain("package/dist/index.cjs")
     expect(
@@ -128,24 +110,7 @@ export const accept = acceptOffer
 export const repoKey: string = OfferRepo.key
 `
     )
-    writeFileSync(
-      join(app, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          module: "node16",
-          moduleResolution: "node16",
-          target: "ES2022",
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          noEmit: true,
-          skipLibCheck: true,
-          lib: ["ES2022", "DOM"],
-          types: []
-        },
-        files: ["readme.mts", "consumer.cts"]
-      })
-    )
-    const compiled = await runIn(app, workspaceBin("tsc"), ["-p", join(app, "tsconfig.json")])
+    const compiled = await packed.compile(strictNode16App, ["readme.mts", "consumer.cts"])
     expect(compiled.status, compiled.stdout + compiled.stderr).toBe(0)
   }, 120_000)
 })

@@ -1,20 +1,10 @@
-import { execFile, execFileSync } from "node:child_process"
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync
-} from "node:fs"
+import { execFileSync } from "node:child_process"
+import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { builtinModules } from "node:module"
-import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { packedApp, strictNode16App, workspaceBin } from "../../../test-support/packaging.js"
 
 /*
  * The package as an app installs it: built with tsup (the private @talab/http-server bundled in), packed by
@@ -27,11 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
 const coreDir = join(packageDir, "..", "core")
 const serverDir = join(packageDir, "..", "http-server")
-const workspaceBin = (name: string) => join(packageDir, "..", "..", "node_modules", ".bin", name)
-const work = mkdtempSync(join(tmpdir(), "talab-testkit-package-"))
-const app = join(work, "app")
-const modules = join(app, "node_modules")
-const installed = join(modules, "@talab", "testkit")
+const packed = packedApp(packageDir, { tempPrefix: "talab-testkit-package-", timeoutMs: 150_000 })
+const { app, modules, installed } = packed
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"))
 
@@ -61,19 +48,8 @@ const installedCopy = (name: string) => {
   throw new Error(`${name} is not installed in the workspace`)
 }
 
-const runIn = (cwd: string, file: string, args: ReadonlyArray<string>) =>
-  new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve) => {
-    execFile(file, args, { cwd, encoding: "utf8", timeout: 150_000 }, (error, stdout, stderr) =>
-      resolve({ status: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr })
-    )
-  })
-
 beforeAll(() => {
-  execFileSync(workspaceBin("tsup"), [], { cwd: packageDir, stdio: "pipe" })
-  execFileSync("pnpm", ["pack", "--out", join(work, "package.tgz")], { cwd: packageDir, stdio: "pipe" })
-  execFileSync("tar", ["-xzf", join(work, "package.tgz"), "-C", work])
-  mkdirSync(dirname(installed), { recursive: true })
-  cpSync(join(work, "package"), installed, { recursive: true })
+  packed.install()
 
   // @talab/core as published: its own build (into a directory of this test, not packages/core/dist, which
   // core's packaging test writes), under its manifest with publishConfig applied as pnpm publish does.
@@ -88,14 +64,11 @@ beforeAll(() => {
   writeFileSync(join(core, "package.json"), JSON.stringify({ ...coreManifest, ...publishConfig }, null, 2))
 
   for (const name of Object.keys(readJson(join(installed, "package.json")).dependencies)) {
-    if (name.startsWith("@talab/")) continue
-    mkdirSync(dirname(join(modules, name)), { recursive: true })
-    symlinkSync(installedCopy(name), join(modules, name))
+    if (!name.startsWith("@talab/")) packed.link(name, installedCopy(name))
   }
-  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true }))
 }, 240_000)
 
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+afterAll(packed.remove)
 
 /* A plain Node script, as an app team writes one: start, sign in with the texted code, ask who we are, close. */
 const signIn = `
@@ -127,9 +100,7 @@ describe("the published package", () => {
     expect(dependencies).not.toContain("@talab/http-server")
     expect(dependencies).toEqual(expect.arrayContaining(["@talab/core", "effect", "sharp", "@electric-sql/pglite"]))
     expect(manifest.dependencies["@talab/core"]).toMatch(/^\d+\.\d+\.\d+/)
-    const files = execFileSync("tar", ["-tzf", join(work, "package.tgz")], { encoding: "utf8" })
-      .trim()
-      .split("\n")
+    const files = packed.packedFiles()
     expect(files).toContain("package/README.md")
     expect(
       files.every((f) => f === "package/package.json" || f === "package/README.md" || f.startsWith("package/dist/"))
@@ -160,7 +131,7 @@ describe("the published package", () => {
   ])(
     "starts a server from %s, signs in over HTTP with the recorded SMS code, and closes it",
     async (_, args) => {
-      const started = await runIn(app, process.execPath, args)
+      const started = await packed.node(args)
       expect(started.status, started.stderr).toBe(0)
       const outcome = JSON.parse(started.stdout.trim().split("\n").at(-1)!)
       expect(outcome).toEqual({
@@ -187,24 +158,7 @@ export const wrong: TestServerOptions = { settings: { adminPhones: [] } }
 `
     writeFileSync(join(app, "consumer.mts"), consumer)
     writeFileSync(join(app, "consumer.cts"), consumer)
-    writeFileSync(
-      join(app, "tsconfig.json"),
-      JSON.stringify({
-        compilerOptions: {
-          module: "node16",
-          moduleResolution: "node16",
-          target: "ES2022",
-          strict: true,
-          exactOptionalPropertyTypes: true,
-          noEmit: true,
-          skipLibCheck: true,
-          lib: ["ES2022", "DOM"],
-          types: []
-        },
-        files: ["consumer.mts", "consumer.cts"]
-      })
-    )
-    const compiled = await runIn(app, workspaceBin("tsc"), ["-p", join(app, "tsconfig.json")])
+    const compiled = await packed.compile(strictNode16App, ["consumer.mts", "consumer.cts"])
     expect(compiled.status, compiled.stdout + compiled.stderr).toBe(0)
   }, 120_000)
 })

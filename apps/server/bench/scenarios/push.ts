@@ -13,18 +13,25 @@
  * thread so it does not share the server's event loop.
  */
 
-import { Worker } from "node:worker_threads"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { startTestServer, type TestServer } from "@talab/testkit"
-import { Effect, Redacted } from "effect"
-import { createBenchDatabase } from "../seed.js"
+import type { TestServer } from "@talab/testkit"
+import { Effect } from "effect"
+import {
+  approvedSeller,
+  call,
+  formatPercentiles,
+  onDatabase,
+  percentiles,
+  runScenario,
+  runWorker,
+  signIn,
+  unlimitedRateLimits,
+  withBenchServer
+} from "../setup.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 20)
 const BUYERS = 200
-const HIGH = 100_000_000
-const rateLimits = { authPerMinute: HIGH, otpPer10Minutes: HIGH, apiPerMinute: HIGH, wsMessagesPerMinute: HIGH }
 
 /** Each client posts its offers one after the other until the time is up. Plain JS: it runs in a worker. */
 const workerSource = `
@@ -61,53 +68,20 @@ const runLoad = (
   server: TestServer,
   clients: ReadonlyArray<{ token: string; requestIds: ReadonlyArray<string> }>,
   durationMs: number
-) =>
-  new Promise<LoadResult>((resolve, reject) => {
-    const worker = new Worker(workerSource, { eval: true, workerData: { apiUrl: server.apiUrl, durationMs, clients } })
-    worker.once("message", (result: LoadResult) => {
-      resolve(result)
-      void worker.terminate()
-    })
-    worker.once("error", reject)
-  })
-
-const call = async (server: TestServer, method: string, path: string, token?: string, body?: unknown) => {
-  const response = await fetch(`${server.apiUrl}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body ? { "content-type": "application/json" } : {})
-    },
-    ...(body ? { body: JSON.stringify(body) } : {})
-  })
-  const json: any = await response.json()
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json.data
-}
-
-const signIn = async (server: TestServer, phone: string) => {
-  await call(server, "POST", "/auth/request-otp", undefined, { phone_number: phone })
-  const data = await call(server, "POST", "/auth/verify-otp", undefined, {
-    phone_number: phone,
-    otp_code: server.sms.lastCode(phone)
-  })
-  return data.tokens.access_token as string
-}
+) => runWorker<LoadResult>(workerSource, { apiUrl: server.apiUrl, durationMs, clients })
 
 const phone = (n: number) => `+9665${String(82_000_000 + n).padStart(8, "0")}`
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-
 /** When each offer_created notification was queued, by offer id. */
 const queuedAt = (databaseUrl: string) =>
-  Effect.runPromise(
+  onDatabase(
+    databaseUrl,
     Effect.flatMap(
       SqlClient.SqlClient,
       (sql) => sql<{ offerId: string; createdAt: Date; status: string }>`
         SELECT payload -> 'data' ->> 'offer_id' AS "offerId", created_at AS "createdAt", status
         FROM notifications WHERE type = 'offer_created'`
-    ).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })), Effect.orDie)
+    )
   )
 
 const waitUntil = async (done: () => Promise<boolean>, timeoutMs: number) => {
@@ -134,13 +108,8 @@ const measure = async (
   const pushes = server.pushes.delivered.slice(before)
   const sinceQueued = pushes.map((push) => push.sentAt.getTime() - queued.get(push.data.offer_id ?? "")!)
   const sinceResponse = pushes.map((push) => push.sentAt.getTime() - respondedAt.get(push.data.offer_id ?? "")!)
-  const ms = (n: number) => `${n.toFixed(0)} ms`
-  const line = (label: string, values: Array<number>) => {
-    const sorted = values.sort((a, b) => a - b)
-    console.log(
-      `  ${label}: p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted.at(-1) ?? Number.NaN)}`
-    )
-  }
+  const line = (label: string, values: Array<number>) =>
+    console.log(`  ${label}: ${formatPercentiles(percentiles(values), 0)}`)
   console.log(`\n${name}`)
   console.log(
     `  offers ${posted} in ${(load.elapsedMs / 1000).toFixed(1)} s = ${(posted / (load.elapsedMs / 1000)).toFixed(0)}/s, statuses ${JSON.stringify(load.statuses)}`
@@ -150,61 +119,48 @@ const measure = async (
   line("201 received (after commit) → provider call", sinceResponse)
 }
 
-const main = async () => {
-  const database = await createBenchDatabase("talab_push_bench")
-  const adminPhone = phone(0)
-  const server = await startTestServer({
-    databaseUrl: database.url,
-    settings: { rateLimits, adminPhoneNumbers: [adminPhone] }
-  })
-  try {
-    const admin = await signIn(server, adminPhone)
-    const sellers: Array<string> = []
-    for (let c = 1; c <= CLIENTS; c++) {
-      const token = await signIn(server, phone(c))
-      const profile = await call(server, "POST", "/seller-profiles", token, {
-        business_name: `Bench Shop ${c}`,
-        location_district: "Olaya"
-      })
-      await call(server, "PUT", `/admin/seller-profiles/${profile.id}/approve`, admin)
-      sellers.push(token)
-    }
-    const requestIds: Array<string> = []
-    for (let b = 1; b <= BUYERS; b++) {
-      const token = await signIn(server, phone(1_000 + b))
-      await call(server, "POST", "/device-tokens", token, {
-        platform: b % 2 === 0 ? "ios" : "android",
-        push_token: `bench-device-${b}`
-      })
-      const request = await call(server, "POST", "/requests", token, {
-        category: "phone",
-        product_brand: "Apple",
-        product_model: "iPhone 15",
-        budget_min: 1000,
-        budget_max: 2000,
-        location_district: "Olaya"
-      })
-      requestIds.push(request.id)
-    }
-    console.log(`${CLIENTS} approved sellers, ${BUYERS} buyers with one device and one request each`)
+const adminPhone = phone(0)
 
-    // A seller offers at most once per request: each client walks the requests from its own starting point.
-    const plan = (from: number, count: number) =>
-      sellers.map((token, c) => ({
-        token,
-        requestIds: Array.from({ length: count }, (_, k) => requestIds[(from + c + k) % requestIds.length]!)
-      }))
-    const single = [{ token: sellers[0]!, requestIds: requestIds.slice(0, 100) }]
-    await measure("1 client, sequential POST /offers (no queueing)", server, database.url, single, 3_000)
-    const loaded = plan(100, BUYERS - 100 - 1)
-    await measure(`${CLIENTS} clients, POST /offers for ${SECONDS} s`, server, database.url, loaded, SECONDS * 1_000)
-  } finally {
-    await server.close()
-    await database.drop()
-  }
-}
+const main = () =>
+  withBenchServer(
+    "talab_push_bench",
+    { rateLimits: unlimitedRateLimits, adminPhoneNumbers: [adminPhone] },
+    async (server, database) => {
+      const admin = await signIn(server, adminPhone)
+      const sellers: Array<string> = []
+      for (let c = 1; c <= CLIENTS; c++) {
+        sellers.push((await approvedSeller(server, admin.token, phone(c), `Bench Shop ${c}`)).token)
+      }
+      const requestIds: Array<string> = []
+      for (let b = 1; b <= BUYERS; b++) {
+        const { token } = await signIn(server, phone(1_000 + b))
+        await call(server, "POST", "/device-tokens", token, {
+          platform: b % 2 === 0 ? "ios" : "android",
+          push_token: `bench-device-${b}`
+        })
+        const request = await call(server, "POST", "/requests", token, {
+          category: "phone",
+          product_brand: "Apple",
+          product_model: "iPhone 15",
+          budget_min: 1000,
+          budget_max: 2000,
+          location_district: "Olaya"
+        })
+        requestIds.push(request.id)
+      }
+      console.log(`${CLIENTS} approved sellers, ${BUYERS} buyers with one device and one request each`)
 
-main().catch((error) => {
-  console.error(error)
-  process.exitCode = 1
-})
+      // A seller offers at most once per request: each client walks the requests from its own starting point.
+      const plan = (from: number, count: number) =>
+        sellers.map((token, c) => ({
+          token,
+          requestIds: Array.from({ length: count }, (_, k) => requestIds[(from + c + k) % requestIds.length]!)
+        }))
+      const single = [{ token: sellers[0]!, requestIds: requestIds.slice(0, 100) }]
+      await measure("1 client, sequential POST /offers (no queueing)", server, database.url, single, 3_000)
+      const loaded = plan(100, BUYERS - 100 - 1)
+      await measure(`${CLIENTS} clients, POST /offers for ${SECONDS} s`, server, database.url, loaded, SECONDS * 1_000)
+    }
+  )
+
+runScenario(main)

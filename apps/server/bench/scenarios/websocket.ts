@@ -16,9 +16,18 @@
 import { randomUUID } from "node:crypto"
 import { createRequire } from "node:module"
 import { connect } from "node:net"
-import { Worker } from "node:worker_threads"
 import { startTestServer, type TestServer } from "@talab/testkit"
-import { createBenchDatabase } from "../seed.js"
+import {
+  approvedSeller,
+  call,
+  formatPercentiles,
+  percentiles,
+  runScenario,
+  runWorker,
+  signIn,
+  unlimitedRateLimits,
+  withBenchDatabase
+} from "../setup.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 /** Sent but not measured first: JIT, the database pool growing to its size. */
@@ -26,8 +35,6 @@ const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 const INTERVAL_MS = Number(process.env.BENCH_INTERVAL_MS ?? 2_000)
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 100)
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
-const HIGH = 100_000_000
-const rateLimits = { authPerMinute: HIGH, otpPer10Minutes: HIGH, apiPerMinute: HIGH, wsMessagesPerMinute: HIGH }
 
 interface SocketUser {
   readonly wsUrl: string
@@ -107,53 +114,16 @@ main().catch((error) => { throw error })
 `
 
 const runLoad = (users: ReadonlyArray<SocketUser>) =>
-  new Promise<LoadResult>((resolve, reject) => {
-    const wsPath = createRequire(import.meta.url).resolve("ws")
-    const worker = new Worker(workerSource, {
-      eval: true,
-      workerData: {
-        users,
-        durationMs: SECONDS * 1_000,
-        warmupMs: WARMUP_SECONDS * 1_000,
-        intervalMs: INTERVAL_MS,
-        wsPath,
-        runId: randomUUID()
-      }
-    })
-    worker.once("message", (result: LoadResult) => {
-      resolve(result)
-      void worker.terminate()
-    })
-    worker.once("error", reject)
+  runWorker<LoadResult>(workerSource, {
+    users,
+    durationMs: SECONDS * 1_000,
+    warmupMs: WARMUP_SECONDS * 1_000,
+    intervalMs: INTERVAL_MS,
+    wsPath: createRequire(import.meta.url).resolve("ws"),
+    runId: randomUUID()
   })
-
-const call = async (server: TestServer, method: string, path: string, token?: string, body?: unknown) => {
-  const response = await fetch(`${server.apiUrl}${path}`, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body ? { "content-type": "application/json" } : {})
-    },
-    ...(body ? { body: JSON.stringify(body) } : {})
-  })
-  const json: any = await response.json()
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json.data
-}
-
-const signIn = async (server: TestServer, phone: string) => {
-  await call(server, "POST", "/auth/request-otp", undefined, { phone_number: phone })
-  const data = await call(server, "POST", "/auth/verify-otp", undefined, {
-    phone_number: phone,
-    otp_code: server.sms.lastCode(phone)
-  })
-  return { token: data.tokens.access_token as string, userId: data.user.id as string }
-}
 
 const phone = (n: number) => `+9665${String(83_000_000 + n).padStart(8, "0")}`
-
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 
 /** 100 buyers with a request each and 100 approved sellers with an offer on it: 100 conversations. */
 const seedPairs = async (server: TestServer, adminPhone: string) => {
@@ -165,12 +135,7 @@ const seedPairs = async (server: TestServer, adminPhone: string) => {
   }> = []
   for (let p = 1; p <= PAIRS; p++) {
     const buyer = await signIn(server, phone(p))
-    const seller = await signIn(server, phone(1_000 + p))
-    const profile = await call(server, "POST", "/seller-profiles", seller.token, {
-      business_name: `WS Shop ${p}`,
-      location_district: "Olaya"
-    })
-    await call(server, "PUT", `/admin/seller-profiles/${profile.id}/approve`, admin.token)
+    const seller = await approvedSeller(server, admin.token, phone(1_000 + p), `WS Shop ${p}`)
     const request = await call(server, "POST", "/requests", buyer.token, {
       category: "phone",
       budget_min: 1000,
@@ -190,16 +155,11 @@ const seedPairs = async (server: TestServer, adminPhone: string) => {
 }
 
 const report = (name: string, result: LoadResult) => {
-  const ms = (n: number) => `${n.toFixed(1)} ms`
-  const line = (label: string, values: Array<number>) => {
-    const sorted = [...values].sort((a, b) => a - b)
-    console.log(
-      `  ${label}: n ${sorted.length}  p50 ${ms(percentile(sorted, 50))}  p95 ${ms(percentile(sorted, 95))}  p99 ${ms(percentile(sorted, 99))}  max ${ms(sorted.at(-1) ?? Number.NaN)}`
-    )
-  }
+  const line = (label: string, values: Array<number>) =>
+    console.log(`  ${label}: n ${values.length}  ${formatPercentiles(percentiles(values))}`)
   console.log(`\n${name}`)
   console.log(
-    `  ${PAIRS * 2} sockets connected and subscribed in ${ms(result.connectMs)}; after ${WARMUP_SECONDS} s of warm-up, ${result.sent} messages sent in ${SECONDS} s (${(result.sent / SECONDS).toFixed(0)}/s), errors ${result.errors}${result.sample ? ` e.g. ${result.sample}` : ""}`
+    `  ${PAIRS * 2} sockets connected and subscribed in ${result.connectMs.toFixed(1)} ms; after ${WARMUP_SECONDS} s of warm-up, ${result.sent} messages sent in ${SECONDS} s (${(result.sent / SECONDS).toFixed(0)}/s), errors ${result.errors}${result.sample ? ` e.g. ${result.sample}` : ""}`
   )
   line("send → receipt by the other party", result.receipt)
   line("send → ack to the sender", result.ack)
@@ -221,41 +181,37 @@ const redisAnswers = () =>
     socket.once("data", (data) => done(data.toString().startsWith("+PONG")))
   })
 
-const main = async () => {
-  const database = await createBenchDatabase("talab_ws_bench")
-  const adminPhone = phone(0)
-  const settings = { rateLimits, adminPhoneNumbers: [adminPhone] }
-  const a = await startTestServer({ databaseUrl: database.url, settings })
-  let pair: [TestServer, TestServer] | undefined
-  try {
-    const pairs = await seedPairs(a, adminPhone)
-    console.log(`${PAIRS} conversations (${PAIRS * 2} users); each user sends one message every ${INTERVAL_MS} ms`)
-    const usersOn = (buyers: TestServer, sellers: TestServer): Array<SocketUser> =>
-      pairs.flatMap((p) => [
-        { wsUrl: buyers.wsUrl, token: p.buyer.token, userId: p.buyer.userId, conversationId: p.conversationId },
-        { wsUrl: sellers.wsUrl, token: p.seller.token, userId: p.seller.userId, conversationId: p.conversationId }
-      ])
-    report("One instance, fan-out in process", await runLoad(usersOn(a, a)))
-    await a.close()
+const main = () =>
+  withBenchDatabase("talab_ws_bench", async (database) => {
+    const adminPhone = phone(0)
+    const settings = { rateLimits: unlimitedRateLimits, adminPhoneNumbers: [adminPhone] }
+    const a = await startTestServer({ databaseUrl: database.url, settings })
+    let pair: [TestServer, TestServer] | undefined
+    try {
+      const pairs = await seedPairs(a, adminPhone)
+      console.log(`${PAIRS} conversations (${PAIRS * 2} users); each user sends one message every ${INTERVAL_MS} ms`)
+      const usersOn = (buyers: TestServer, sellers: TestServer): Array<SocketUser> =>
+        pairs.flatMap((p) => [
+          { wsUrl: buyers.wsUrl, token: p.buyer.token, userId: p.buyer.userId, conversationId: p.conversationId },
+          { wsUrl: sellers.wsUrl, token: p.seller.token, userId: p.seller.userId, conversationId: p.conversationId }
+        ])
+      report("One instance, fan-out in process", await runLoad(usersOn(a, a)))
+      await a.close()
 
-    if (await redisAnswers()) {
-      const clustered = { databaseUrl: database.url, redisUrl: REDIS_URL, settings }
-      pair = [await startTestServer(clustered), await startTestServer(clustered)]
-      report(
-        "Two instances sharing Redis: buyers on one, sellers on the other",
-        await runLoad(usersOn(pair[0], pair[1]))
-      )
-    } else {
-      console.log("\n(Redis not reachable: the two-instance phase is skipped)")
+      if (await redisAnswers()) {
+        const clustered = { databaseUrl: database.url, redisUrl: REDIS_URL, settings }
+        pair = [await startTestServer(clustered), await startTestServer(clustered)]
+        report(
+          "Two instances sharing Redis: buyers on one, sellers on the other",
+          await runLoad(usersOn(pair[0], pair[1]))
+        )
+      } else {
+        console.log("\n(Redis not reachable: the two-instance phase is skipped)")
+      }
+    } finally {
+      await a.close().catch(() => undefined)
+      for (const server of pair ?? []) await server.close()
     }
-  } finally {
-    await a.close().catch(() => undefined)
-    for (const server of pair ?? []) await server.close()
-    await database.drop()
-  }
-}
+  })
 
-main().catch((error) => {
-  console.error(error)
-  process.exitCode = 1
-})
+runScenario(main)

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest"
-import { expectError, ISO_UTC, query, UUID, useServerAndDatabase } from "../support/foundation.js"
-import { backends, client, relaxedLimits, signIn } from "../support/harness.js"
+import { expectError, ISO_UTC, UUID } from "../support/foundation.js"
+import { backends, client, relaxedLimits, signIn, useServerWithDatabase } from "../support/harness.js"
+import { runSql } from "../support/postgres.js"
 
 const en = { "accept-language": "en" }
 const json = { "content-type": "application/json" }
 
 describe.each(backends)("device tokens on %s", (backend) => {
-  const { server, databaseUrl } = useServerAndDatabase(backend, { settings: relaxedLimits })
+  const { server, databaseUrl } = useServerWithDatabase(backend, { settings: relaxedLimits })
   const api = () => client(server())
   let tokenCounter = 0
   const newPushToken = () => `push-${backend}-${Date.now()}-${++tokenCounter}`
@@ -15,9 +16,14 @@ describe.each(backends)("device tokens on %s", (backend) => {
   const holders = async (pushTokens: ReadonlyArray<string>) => {
     const url = databaseUrl()
     if (url === undefined) return undefined
-    const rows = await query<{ push_token: string; user_id: string; platform: string }>(
+    const rows = await runSql(
       url,
-      (sql) => sql`SELECT push_token, user_id, platform FROM device_tokens WHERE push_token IN ${sql.in(pushTokens)}`
+      (sql) =>
+        sql<{
+          push_token: string
+          user_id: string
+          platform: string
+        }>`SELECT push_token, user_id, platform FROM device_tokens WHERE push_token IN ${sql.in(pushTokens)}`
     )
     return Object.fromEntries(rows.map((row) => [row.push_token, `${row.user_id}/${row.platform}`]))
   }

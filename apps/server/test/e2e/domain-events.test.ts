@@ -1,10 +1,9 @@
-import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { startTestServer, type TestServer } from "@talab/testkit"
-import { Effect, Redacted } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { SqlClient } from "@effect/sql"
+import type { Effect } from "effect"
+import { describe, expect, it } from "vitest"
 import { anOfferBody, expectError, market, marketSettings } from "../support/flows.js"
-import { createPostgresDatabase } from "../support/postgres.js"
+import { useServerWithDatabase } from "../support/harness.js"
+import { runSql } from "../support/postgres.js"
 
 interface OutboxRow {
   readonly type: string
@@ -18,26 +17,11 @@ interface OutboxRow {
  * transaction of their change, so a refused transition leaves none.
  */
 describe("domain events in the outbox (PostgreSQL)", () => {
-  let server: TestServer | undefined
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>> | undefined
-  beforeAll(async () => {
-    database = await createPostgresDatabase()
-    server = await startTestServer({ settings: marketSettings, databaseUrl: database.url })
-  }, 60_000)
-  afterAll(async () => {
-    await server?.close()
-    await database?.drop()
-  }, 60_000)
-
-  const m = market(() => server!)
+  const { server, databaseUrl } = useServerWithDatabase("postgres", { settings: marketSettings })
+  const m = market(server)
 
   const query = <A>(run: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) =>
-    Effect.runPromise(
-      Effect.flatMap(SqlClient.SqlClient, run).pipe(
-        Effect.provide(PgClient.layer({ url: Redacted.make(database!.url), maxConnections: 1 })),
-        Effect.orDie
-      )
-    )
+    runSql(databaseUrl()!, run)
 
   /** Events whose payload mentions an id, oldest first. */
   const eventsAbout = (id: string) =>

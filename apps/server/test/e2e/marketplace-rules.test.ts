@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { backends, client, newPhone, type Response, type SignedIn } from "../support/harness.js"
+import { backends, client, newPhone, type Response, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import {
   expectError,
   expectInLanguage,
@@ -10,11 +10,10 @@ import {
   offerBody,
   profileBody,
   requestBody,
-  runSql,
   type Seller,
-  unknownId,
-  useServerWithDatabase
+  unknownId
 } from "../support/marketplace-fixtures.js"
+import { runSql } from "../support/postgres.js"
 
 /*
  * The marketplace's rules as decisions.md states them: field rules (section 2), transitions and their 422

@@ -1,7 +1,8 @@
 import { startTestServer, type TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARABIC, expectError, query, UUID, useServerAndDatabase } from "../support/foundation.js"
-import { backends, client, relaxedLimits, signIn, useServer } from "../support/harness.js"
+import { ARABIC, expectError, UUID } from "../support/foundation.js"
+import { backends, client, relaxedLimits, signIn, useServer, useServerWithDatabase } from "../support/harness.js"
+import { runSql } from "../support/postgres.js"
 
 const json = { "content-type": "application/json" }
 const MiB = 1024 * 1024
@@ -354,17 +355,17 @@ describe("CORS", () => {
 })
 
 describe("database faults on postgres", () => {
-  const { server, databaseUrl } = useServerAndDatabase("postgres", { settings: relaxedLimits })
+  const { server, databaseUrl } = useServerWithDatabase("postgres", { settings: relaxedLimits })
   const api = () => client(server())
   const admin = (statement: string) =>
-    query(process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres", (sql) =>
+    runSql(process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres", (sql) =>
       sql.unsafe(statement)
     )
   const databaseName = () => new URL(databaseUrl()!).pathname.slice(1)
 
   it("answers 500 INTERNAL_ERROR without internals when the database fails a query, and logs the cause", async () => {
     const me = await signIn(server(), api())
-    await query(databaseUrl()!, (sql) => sql`ALTER TABLE device_tokens RENAME TO device_tokens_away`)
+    await runSql(databaseUrl()!, (sql) => sql`ALTER TABLE device_tokens RENAME TO device_tokens_away`)
     try {
       const requestId = `fault-${crypto.randomUUID()}`
       const response = await api().post("/device-tokens", {
@@ -384,7 +385,7 @@ describe("database faults on postgres", () => {
       expect(defect?.annotations.error).toMatch(/relation "device_tokens" does not exist/)
       expect(logged.find((line) => line.message === "request")?.annotations.status).toBe(500)
     } finally {
-      await query(databaseUrl()!, (sql) => sql`ALTER TABLE device_tokens_away RENAME TO device_tokens`)
+      await runSql(databaseUrl()!, (sql) => sql`ALTER TABLE device_tokens_away RENAME TO device_tokens`)
     }
     expect(
       (await api().post("/device-tokens", { token: me.token, body: { platform: "ios", push_token: "fault" } })).status

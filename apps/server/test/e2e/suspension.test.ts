@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import { anOfferBody, expectError, market, marketSettings } from "../support/flows.js"
-import { backends, type Response, type SignedIn } from "../support/harness.js"
-import { runSql, useServerWithDatabase } from "../support/marketplace-fixtures.js"
+import { backends, type Response, type SignedIn, useServerWithDatabase } from "../support/harness.js"
+import { runSql } from "../support/postgres.js"
 
 /*
  * Suspending a seller (decisions.md section 3: a report resolved with `suspend_seller` suspends the reported

@@ -91,30 +91,35 @@ export const signIn = async (server: TestServer, api: Client, phone = newPhone()
 }
 
 /**
- * Starts a test server on the backend for the suite it is called in, and stops it (dropping a
- * PostgreSQL database) after. Access the server through the returned getter.
+ * Like `useServer`, but also gives the PostgreSQL URL of the suite's database (undefined on PGlite), for
+ * reading back rows the API does not show or arranging rows it cannot (e.g. equal timestamps).
  */
-export const useServer = (backend: Backend, options: TestServerOptions = {}) => {
+export const useServerWithDatabase = (backend: Backend, options: TestServerOptions = {}) => {
   let server: TestServer | undefined
-  let drop: (() => Promise<void>) | undefined
+  let database: { url: string; drop: () => Promise<void> } | undefined
   beforeAll(async () => {
-    if (backend === "postgres") {
-      const database = await createPostgresDatabase()
-      drop = database.drop
-      server = await startTestServer({ ...options, databaseUrl: database.url })
-    } else {
-      server = await startTestServer(options)
-    }
+    if (backend === "postgres") database = await createPostgresDatabase()
+    server = await startTestServer(database ? { ...options, databaseUrl: database.url } : options)
   }, 60_000)
   afterAll(async () => {
     await server?.close()
-    await drop?.()
+    await database?.drop()
   }, 60_000)
-  return () => {
-    if (!server) throw new Error("server not started")
-    return server
+  return {
+    server: () => {
+      if (!server) throw new Error("server not started")
+      return server
+    },
+    databaseUrl: () => database?.url
   }
 }
+
+/**
+ * Starts a test server on the backend for the suite it is called in, and stops it (dropping a
+ * PostgreSQL database) after. Access the server through the returned getter.
+ */
+export const useServer = (backend: Backend, options: TestServerOptions = {}) =>
+  useServerWithDatabase(backend, options).server
 
 /** A higher auth limit so suites that sign many users in are not throttled by the per-IP limit. */
 export const relaxedLimits = {

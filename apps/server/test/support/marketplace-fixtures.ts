@@ -1,10 +1,6 @@
-import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
-import { startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
-import { Effect, Redacted } from "effect"
-import { afterAll, beforeAll, expect } from "vitest"
-import { type Backend, type Client, newPhone, type Response, relaxedLimits, type SignedIn, signIn } from "./harness.js"
-import { createPostgresDatabase } from "./postgres.js"
+import type { TestServer } from "@talab/testkit"
+import { expect } from "vitest"
+import { type Client, newPhone, type Response, relaxedLimits, type SignedIn, signIn } from "./harness.js"
 
 /*
  * Builders for the marketplace end-to-end suites: every step goes through the public REST API and fails
@@ -342,36 +338,3 @@ export class Marketplace {
     ).data.profiles
   }
 }
-
-/**
- * Like `useServer`, but also gives the PostgreSQL URL of the suite's database (undefined on PGlite), for
- * the few checks that must arrange rows the API cannot (e.g. equal timestamps).
- */
-export const useServerWithDatabase = (backend: Backend, options: TestServerOptions = {}) => {
-  let server: TestServer | undefined
-  let database: { url: string; drop: () => Promise<void> } | undefined
-  beforeAll(async () => {
-    if (backend === "postgres") database = await createPostgresDatabase()
-    server = await startTestServer(database ? { ...options, databaseUrl: database.url } : options)
-  }, 60_000)
-  afterAll(async () => {
-    await server?.close()
-    await database?.drop()
-  }, 60_000)
-  return {
-    server: () => {
-      if (!server) throw new Error("server not started")
-      return server
-    },
-    databaseUrl: () => database?.url
-  }
-}
-
-/** Runs one SQL statement on a database (a throwaway connection). */
-export const runSql = (url: string, statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
-  Effect.runPromise(
-    Effect.flatMap(SqlClient.SqlClient, statement).pipe(
-      Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })),
-      Effect.orDie
-    )
-  )

@@ -1,10 +1,9 @@
 import {
-  type Category,
-  type ConditionPref,
   closeRequest,
   createRequest,
   EventOutbox,
   Ids,
+  type NewBuyRequest,
   OfferRepo,
   RequestRepo,
   rejectPendingOffers,
@@ -14,17 +13,8 @@ import {
 import { Clock, Effect } from "effect"
 import { found, requireOwner } from "./Policy.js"
 
-export interface RequestInput {
-  readonly category: Category
-  readonly productBrand: string | null
-  readonly productModel: string | null
-  readonly conditionPref: ConditionPref
-  readonly budgetMin: number
-  readonly budgetMax: number
-  readonly locationDistrict: string
-  readonly locationCity: string | null
-  readonly notes: string | null
-}
+/** What the buyer writes: a new request less the ids the service assigns. */
+export type RequestInput = Omit<NewBuyRequest, "id" | "buyerId">
 
 /** Posting and closing buy requests. */
 export class RequestsService extends Effect.Service<RequestsService>()("Requests/Service", {
