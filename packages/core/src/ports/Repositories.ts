@@ -48,6 +48,10 @@ export class SessionRepo extends Context.Tag("@talab/core/SessionRepo")<
   {
     readonly insert: (session: Session) => Effect.Effect<void>
     readonly findById: (id: string) => Effect.Effect<Option.Option<Session>>
+    /** The session with its user, in one read: what every authenticated call checks. */
+    readonly findWithUser: (
+      id: string
+    ) => Effect.Effect<Option.Option<{ readonly session: Session; readonly user: User }>>
     readonly revoke: (id: string, at: Date) => Effect.Effect<void>
   }
 >() {}
@@ -103,6 +107,11 @@ export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
   OfferRepo,
   {
     readonly insert: (offer: Offer) => Effect.Effect<void>
+    /**
+     * Inserts a pending offer unless its seller already has one pending on the request (committed, or
+     * committing meanwhile); answers whether it did. The check and the insert are one statement.
+     */
+    readonly insertUnlessPending: (offer: Offer) => Effect.Effect<boolean>
     readonly findById: (id: string) => Effect.Effect<Option.Option<Offer>>
     readonly lock: (id: string) => Effect.Effect<Option.Option<Offer>>
     readonly listByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>

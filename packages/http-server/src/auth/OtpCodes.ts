@@ -1,4 +1,4 @@
-import { createHmac, randomInt, timingSafeEqual } from "node:crypto"
+import { createHmac, createSecretKey, randomInt, timingSafeEqual } from "node:crypto"
 import { Context, Effect, Layer } from "effect"
 import { ServerKeys } from "./Secrets.js"
 
@@ -13,7 +13,8 @@ export class OtpCodes extends Context.Tag("@talab/http-server/OtpCodes")<
 >() {
   static readonly layer = Layer.effect(
     OtpCodes,
-    Effect.map(ServerKeys, ({ otp: key }) => {
+    Effect.map(ServerKeys, ({ otp }) => {
+      const key = createSecretKey(otp)
       // Binding the phone number into the MAC makes a code valid only for the number it was sent to.
       const hash = (phoneNumber: string, code: string) =>
         createHmac("sha256", key).update(`${phoneNumber}:${code}`).digest("base64url")

@@ -105,14 +105,14 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
             )
             if (verdict.challenge !== null && verdict.challenge !== challenge) yield* otps.save(verdict.challenge)
             if (verdict._tag === "Rejected") return { _tag: "Rejected" as const, error: verdict.error }
-            const stored = yield* users.insertOrGet(
-              newUser({ id: yield* ids.next, phoneNumber, isAdmin: admins.has(phoneNumber), now: at })
-            )
+            const candidate = newUser({ id: yield* ids.next, phoneNumber, isAdmin: admins.has(phoneNumber), now: at })
+            const stored = yield* users.insertOrGet(candidate)
             const user = admins.has(phoneNumber) && !stored.isAdmin ? { ...stored, isAdmin: true } : stored
             if (user !== stored) yield* users.update(user)
             const issued = yield* openSession(user)
-            const profile = yield* profiles.findByUserId(user.id)
-            return { _tag: "Accepted" as const, user, tokens: issued, hasSellerProfile: Option.isSome(profile) }
+            // A user created just now (the id given) cannot have a seller profile yet: no need to look.
+            const hasSellerProfile = stored.id !== candidate.id && Option.isSome(yield* profiles.findByUserId(user.id))
+            return { _tag: "Accepted" as const, user, tokens: issued, hasSellerProfile }
           })
         )
         if (outcome._tag === "Rejected") return yield* Effect.fail(outcome.error)

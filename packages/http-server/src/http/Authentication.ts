@@ -1,5 +1,5 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
-import { isSessionLive, RateLimiter, SessionRepo, UserRepo } from "@talab/core"
+import { isSessionLive, RateLimiter, SessionRepo } from "@talab/core"
 import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Tokens } from "../auth/Tokens.js"
 import { AppConfig } from "../config/AppConfig.js"
@@ -29,7 +29,6 @@ export const AuthenticationLive = Layer.effect(
   Effect.gen(function* () {
     const tokens = yield* Tokens
     const sessions = yield* SessionRepo
-    const users = yield* UserRepo
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
     const unauthorized = Effect.flatMap(requestLanguage, (language) =>
@@ -44,18 +43,16 @@ export const AuthenticationLive = Layer.effect(
           const claims = yield* tokens.verify(Redacted.value(token), "access")
           if (claims === undefined) return yield* unauthorized
           const now = new Date(yield* Clock.currentTimeMillis)
-          const session = yield* sessions.findById(claims.sessionId)
-          if (Option.isNone(session) || !isSessionLive(session.value, now) || session.value.userId !== claims.userId) {
-            return yield* unauthorized
-          }
-          const user = yield* users.findById(claims.userId)
-          if (Option.isNone(user)) return yield* unauthorized
-          rememberUserLanguage(request, user.value.language)
-          const current = { user: user.value, sessionId: claims.sessionId }
+          const found = yield* sessions.findWithUser(claims.sessionId)
+          if (Option.isNone(found)) return yield* unauthorized
+          const { session, user } = found.value
+          if (!isSessionLive(session, now) || session.userId !== claims.userId) return yield* unauthorized
+          rememberUserLanguage(request, user.language)
+          const current = { user, sessionId: claims.sessionId }
           const path = new URL(request.url, "http://x").pathname
           if (!path.startsWith("/api/v1/auth/")) {
             const decision = yield* limiter.consume({
-              key: `api:${user.value.id}`,
+              key: `api:${user.id}`,
               limit: config.rateLimits.apiPerMinute,
               windowMs: 60_000
             })

@@ -4,7 +4,6 @@ import {
   type NotFound,
   RateLimiter,
   SessionRepo,
-  UserRepo,
   type ValidationFailed
 } from "@talab/core"
 import { Clock, Deferred, Effect, Exit, Option, Queue } from "effect"
@@ -35,7 +34,6 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
     const chat = yield* ChatService
     const tokens = yield* Tokens
     const sessions = yield* SessionRepo
-    const users = yield* UserRepo
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
 
@@ -45,19 +43,13 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
         if (claims === undefined) return connection.reject()
         yield* hub.bindSession(connection, claims.sessionId)
         const now = new Date(yield* Clock.currentTimeMillis)
-        const session = yield* sessions.findById(claims.sessionId)
-        const user = yield* users.findById(claims.userId)
-        if (
-          Option.isNone(session) ||
-          !isSessionLive(session.value, now) ||
-          session.value.userId !== claims.userId ||
-          Option.isNone(user)
-        ) {
-          return connection.reject()
-        }
+        const found = yield* sessions.findWithUser(claims.sessionId)
+        if (Option.isNone(found)) return connection.reject()
+        const { session, user } = found.value
+        if (!isSessionLive(session, now) || session.userId !== claims.userId) return connection.reject()
         connection.authenticate(
-          { userId: claims.userId, sessionId: claims.sessionId, sessionExpiresAt: session.value.expiresAt.getTime() },
-          user.value.language
+          { userId: claims.userId, sessionId: claims.sessionId, sessionExpiresAt: session.expiresAt.getTime() },
+          user.language
         )
         connection.send({ type: "auth_ok", user_id: claims.userId })
       })

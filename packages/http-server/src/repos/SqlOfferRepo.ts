@@ -30,6 +30,15 @@ export const SqlOfferRepo = Layer.effect(
       Request: OfferRow,
       execute: (row) => sql`INSERT INTO offers ${sql.insert(row)}`
     })
+    // The arbiter is the partial unique index offers_one_pending_per_seller.
+    const insertUnlessPending = SqlSchema.findAll({
+      Request: OfferRow,
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (row) => sql`
+        INSERT INTO offers ${sql.insert(row)}
+        ON CONFLICT (request_id, seller_id) WHERE status = 'pending' DO NOTHING
+        RETURNING id`
+    })
     const listByRequest = SqlSchema.findAll({
       Request: Schema.String,
       Result: OfferRow,
@@ -62,6 +71,11 @@ export const SqlOfferRepo = Layer.effect(
 
     return OfferRepo.of({
       insert: (offer) => insert(offer).pipe(Effect.orDie),
+      insertUnlessPending: (offer) =>
+        insertUnlessPending(offer).pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
       listByRequest: (requestId) =>

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Language, UserRepo } from "@talab/core"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { byUuid, column, NullableString, Timestamp } from "./Rows.js"
 
 export const UserRow = Schema.Struct({
@@ -28,9 +28,21 @@ export const SqlUserRepo = Layer.effect(
       Result: UserRow,
       execute: (phoneNumber) => sql`SELECT * FROM users WHERE phone_number = ${phoneNumber}`
     })
-    const insertIfNew = SqlSchema.void({
+    /*
+     * The new row, or the one already stored, in one round trip. The stored row is read in the statement's
+     * snapshot, so it is missed when its insert committed while this one waited on the conflict; that rare
+     * case reads it again (insertOrGet below).
+     */
+    const insertOrFind = SqlSchema.findOne({
       Request: UserRow,
-      execute: (row) => sql`INSERT INTO users ${sql.insert(row)} ON CONFLICT (phone_number) DO NOTHING`
+      Result: UserRow,
+      execute: (row) => sql`
+        WITH inserted AS (
+          INSERT INTO users ${sql.insert(row)} ON CONFLICT (phone_number) DO NOTHING RETURNING *
+        )
+        SELECT * FROM inserted
+        UNION ALL
+        SELECT * FROM users WHERE phone_number = ${row.phone_number} AND NOT EXISTS (SELECT 1 FROM inserted)`
     })
     const update = SqlSchema.void({
       Request: UserRow,
@@ -41,7 +53,11 @@ export const SqlUserRepo = Layer.effect(
       findById: (id) => byUuid(findById)(id).pipe(Effect.orDie),
       findByPhone: (phoneNumber) => findByPhone(phoneNumber).pipe(Effect.orDie),
       insertOrGet: (user) =>
-        insertIfNew(user).pipe(Effect.zipRight(findByPhone(user.phoneNumber)), Effect.flatten, Effect.orDie),
+        insertOrFind(user).pipe(
+          Effect.flatMap(Option.match({ onNone: () => findByPhone(user.phoneNumber), onSome: Effect.succeedSome })),
+          Effect.flatten,
+          Effect.orDie
+        ),
       update: (user) => update(user).pipe(Effect.orDie)
     })
   })

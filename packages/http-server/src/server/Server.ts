@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { AuthHttp } from "../auth/Http.js"
@@ -67,7 +67,8 @@ export const HttpAppLive = Layer.unwrapEffect(
       Layer.provide(corsFor(config.corsOrigins)),
       // Built before CORS, so inside it: a browser can read the 429.
       Layer.provide(AuthRateLimitLive),
-      Layer.provide(ApiLive)
+      Layer.provide(ApiLive),
+      HttpMiddleware.withTracerDisabledWhen(() => true)
     )
   )
 )

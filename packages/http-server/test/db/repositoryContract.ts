@@ -109,6 +109,27 @@ export const repositoryContract = <E>(
       })
     )
 
+    it.effect("users: insertOrGet waiting on another transaction's insert of the number answers that user", () =>
+      Effect.gen(function* () {
+        const { transaction } = yield* Transactor
+        const users = yield* UserRepo
+        const winner = aUser()
+        const inserted = yield* Deferred.make<void>()
+        // The first insert stays uncommitted while the second starts, so the second's snapshot predates it.
+        const first = yield* Effect.fork(
+          transaction(
+            users
+              .insertOrGet(winner)
+              .pipe(Effect.zipLeft(Deferred.succeed(inserted, undefined)), Effect.zipLeft(Effect.sleep(300)))
+          )
+        )
+        yield* Deferred.await(inserted)
+        const second = yield* users.insertOrGet(aUser({ phoneNumber: winner.phoneNumber }))
+        expect(yield* Fiber.join(first)).toEqual(winner)
+        expect(second).toEqual(winner)
+      })
+    )
+
     it.effect(
       "users: an unknown language dies before SQL and the schema refuses it too; phone numbers must be E.164",
       () =>
@@ -125,7 +146,7 @@ export const repositoryContract = <E>(
         })
     )
 
-    it.effect("sessions: round-trip, and the first revocation is kept", () =>
+    it.effect("sessions: round-trip (alone and with their user), and the first revocation is kept", () =>
       Effect.gen(function* () {
         const sessions = yield* SessionRepo
         const user = yield* (yield* UserRepo).insertOrGet(aUser())
@@ -138,10 +159,14 @@ export const repositoryContract = <E>(
         }
         yield* sessions.insert(session)
         expect(yield* sessions.findById(session.id)).toEqual(Option.some(session))
+        expect(yield* sessions.findWithUser(session.id)).toEqual(Option.some({ session, user }))
+        expect(yield* sessions.findWithUser(randomUUID())).toEqual(Option.none())
+        expect(yield* sessions.findWithUser("not-a-uuid")).toEqual(Option.none())
 
         yield* sessions.revoke(session.id, at("2025-02-02T00:00:00.000Z"))
         yield* sessions.revoke(session.id, at("2025-02-05T00:00:00.000Z"))
         expect(some(yield* sessions.findById(session.id)).revokedAt).toEqual(at("2025-02-02T00:00:00.000Z"))
+        expect(some(yield* sessions.findWithUser(session.id)).session.revokedAt).toEqual(at("2025-02-02T00:00:00.000Z"))
       })
     )
 
@@ -409,6 +434,40 @@ export const repositoryContract = <E>(
         })
     )
 
+    it.effect(
+      "offers: insertUnlessPending inserts unless the seller has a pending offer on the request, racing ones too",
+      () =>
+        Effect.gen(function* () {
+          const offers = yield* OfferRepo
+          const { transaction } = yield* Transactor
+          const { request, seller } = yield* seedRequest
+          const rival = yield* (yield* UserRepo).insertOrGet(aUser())
+          const first = anOffer(request.id, seller.id)
+          expect(yield* offers.insertUnlessPending(first)).toBe(true)
+          expect(yield* offers.findById(first.id)).toEqual(Option.some(first))
+
+          const duplicate = anOffer(request.id, seller.id)
+          expect(yield* offers.insertUnlessPending(duplicate)).toBe(false)
+          expect(yield* offers.findById(duplicate.id)).toEqual(Option.none())
+          expect(yield* offers.insertUnlessPending(anOffer(request.id, rival.id))).toBe(true)
+
+          yield* offers.updateStatus([{ id: first.id, status: "withdrawn" }])
+          // An insert still uncommitted when the second one runs: the second waits for it and yields.
+          const inserted = yield* Deferred.make<void>()
+          const racing = yield* Effect.fork(
+            transaction(
+              offers
+                .insertUnlessPending(anOffer(request.id, seller.id))
+                .pipe(Effect.zipLeft(Deferred.succeed(inserted, undefined)), Effect.zipLeft(Effect.sleep(300)))
+            )
+          )
+          yield* Deferred.await(inserted)
+          expect(yield* offers.insertUnlessPending(anOffer(request.id, seller.id))).toBe(false)
+          expect(yield* Fiber.join(racing)).toBe(true)
+          expect(yield* offers.insertUnlessPending(anOffer(request.id, seller.id, { status: "withdrawn" }))).toBe(true)
+        })
+    )
+
     it.effect("offers: at most one accepted offer per request", () =>
       Effect.gen(function* () {
         const offers = yield* OfferRepo
@@ -590,6 +649,48 @@ export const repositoryContract = <E>(
             type: "RequestClosed",
             payload: { requestId, buyerId, reason: "owner" },
             createdAt: at("2025-02-01T00:00:00.000Z")
+          }
+        ])
+      })
+    )
+
+    it.effect("outbox: the notifications an event owes are written with it, and rolled back with it", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const outbox = yield* EventOutbox
+        const { transaction } = yield* Transactor
+        const buyer = yield* (yield* UserRepo).insertOrGet(aUser())
+        const offerCreated = (offerId: string) =>
+          DomainEvent.OfferCreated({
+            offerId,
+            requestId: randomUUID(),
+            sellerId: randomUUID(),
+            buyerId: buyer.id,
+            conversationId: randomUUID()
+          })
+        const kept = offerCreated(randomUUID())
+        yield* outbox.append([kept], at("2025-02-01T00:00:00.000Z"))
+        const refused = yield* transaction(
+          Effect.zipRight(
+            outbox.append([offerCreated(randomUUID())], at("2025-02-01T00:00:00.000Z")),
+            Effect.fail("no")
+          )
+        ).pipe(Effect.flip)
+        expect(refused).toBe("no")
+
+        const events = yield* sql<{ offerId: string }>`
+          SELECT payload ->> 'offerId' AS "offerId" FROM outbox_events WHERE payload ->> 'buyerId' = ${buyer.id}`
+        expect(events).toEqual([{ offerId: kept.offerId }])
+        const notifications = yield* sql<{ type: string; status: string; payload: unknown; nextAttemptAt: Date }>`
+          SELECT type, status, payload, next_attempt_at AS "nextAttemptAt" FROM notifications WHERE user_id = ${buyer.id}`
+        expect(notifications).toEqual([
+          {
+            type: "offer_created",
+            status: "pending",
+            payload: {
+              data: { request_id: kept.requestId, offer_id: kept.offerId, conversation_id: kept.conversationId }
+            },
+            nextAttemptAt: at("2025-02-01T00:00:00.000Z")
           }
         ])
       })
