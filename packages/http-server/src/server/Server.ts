@@ -68,6 +68,8 @@ export const HttpAppLive = Layer.unwrapEffect(
       // Built before CORS, so inside it: a browser can read the 429.
       Layer.provide(AuthRateLimitLive),
       Layer.provide(ApiLive),
+      // No tracer is installed, so the framework's span per request (URL parse, header redaction, attributes)
+      // went nowhere: ~50 µs of every request. Adding OpenTelemetry means removing this line.
       HttpMiddleware.withTracerDisabledWhen(() => true)
     )
   )
