@@ -1,5 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { describeConfigError, isConfigError, ProductionServerLive } from "@talab/http-server"
+import { describeConfigError, isConfigError, normalizeLogLevel, ProductionServerLive } from "@talab/http-server"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 
 const logLevels: Record<string, LogLevel.LogLevel> = {
@@ -35,7 +35,7 @@ Layer.launch(ProductionServerLive).pipe(
       process.exitCode = 1
     })
   ),
-  Logger.withMinimumLogLevel(logLevels[process.env.LOG_LEVEL ?? "info"] ?? LogLevel.Info),
+  Logger.withMinimumLogLevel(logLevels[normalizeLogLevel(process.env.LOG_LEVEL ?? "info")] ?? LogLevel.Info),
   Effect.provide(process.env.NODE_ENV === "production" ? Logger.json : Logger.logFmt),
   NodeRuntime.runMain({ disablePrettyLogger: true })
 )

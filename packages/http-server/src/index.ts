@@ -3,7 +3,13 @@ export * as MemoryFileStore from "./adapters/files/MemoryFileStore.js"
 export * as MemoryRateLimiter from "./adapters/ratelimit/MemoryRateLimiter.js"
 export * as RedisRateLimiter from "./adapters/ratelimit/RedisRateLimiter.js"
 export { SessionEvents } from "./auth/SessionEvents.js"
-export { AppConfig, type AppSettings, describeConfigError, isConfigError } from "./config/AppConfig.js"
+export {
+  AppConfig,
+  type AppSettings,
+  describeConfigError,
+  isConfigError,
+  normalizeLogLevel
+} from "./config/AppConfig.js"
 export { DatabaseOptions, databaseOptionsFromUrl } from "./db/Database.js"
 export { MigratedDatabaseLayer } from "./db/Migrations.js"
 export { AppLive, DatabaseFromConfig, NodeServerLive, ProductionServerLive } from "./server/App.js"

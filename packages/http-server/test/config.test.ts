@@ -86,6 +86,13 @@ describe("AppConfig.fromEnv", () => {
     })
   )
 
+  it.effect("reads LOG_LEVEL=warn (pino's, winston's and npm's spelling) as warning", () =>
+    Effect.gen(function* () {
+      expect((yield* settingsFrom({ LOG_LEVEL: "warn" })).logLevel).toBe("warning")
+      expect((yield* settingsFrom({ LOG_LEVEL: "warning" })).logLevel).toBe("warning")
+    })
+  )
+
   it.effect("PUBLIC_URL follows PORT by default", () =>
     Effect.gen(function* () {
       expect((yield* settingsFrom({ PORT: "4100" })).publicUrl).toBe("http://localhost:4100")

@@ -66,7 +66,6 @@ describe.each(backends)("auth on %s", (backend) => {
 
     it.each([
       ["a fixed-line number", "+966112345678"],
-      ["a number without +", "966501234567"],
       ["a number too short", "+96650123"],
       ["letters", "call me maybe"],
       ["an empty string", ""]
@@ -76,6 +75,22 @@ describe.each(backends)("auth on %s", (backend) => {
       const error = expectError(response, 400, "VALIDATION_ERROR", ["phone_number"])
       expect(error.details.phone_number).toEqual(["The phone number is not a valid mobile number"])
       expect(server().sms.sent.length).toBe(sentBefore)
+    })
+
+    it.each([
+      ["a national number", "0501234567"],
+      ["a number without +", "966501234567"],
+      ["a number with 00 instead of +", "00966501234567"]
+    ])("refuses %s with a message naming the missing +country code", async (_, phoneNumber) => {
+      const response = await api().post("/auth/request-otp", { body: { phone_number: phoneNumber }, headers: en })
+      const error = expectError(response, 400, "VALIDATION_ERROR", ["phone_number"])
+      expect(error.details.phone_number).toEqual([
+        "Add the country code: write the mobile number in international format starting with +, e.g. +966501234567"
+      ])
+      const arabic = await api().post("/auth/request-otp", { body: { phone_number: phoneNumber } })
+      expect(arabic.body.error.details.phone_number).toEqual([
+        "أضف رمز الدولة إلى رقم الجوال بالصيغة الدولية، مثل +966501234567"
+      ])
     })
 
     it.each([

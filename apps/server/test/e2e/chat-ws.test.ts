@@ -520,10 +520,14 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       expect(reader.all("message")).toHaveLength(40)
     })
 
-    it("answers a plain GET /ws (no upgrade) with 426", async () => {
-      const response = await fetch(`${server().baseUrl}/ws`)
+    it("answers a plain GET /ws (no upgrade) with 426 UPGRADE_REQUIRED", async () => {
+      const response = await fetch(`${server().baseUrl}/ws`, { headers: { "accept-language": "en" } })
       expect(response.status).toBe(426)
       expect(response.headers.get("upgrade")).toBe("websocket")
+      expect(await response.json()).toEqual({
+        success: false,
+        error: { code: "UPGRADE_REQUIRED", message: "This address only accepts WebSocket connections", details: {} }
+      })
     })
 
     it("accepts any browser Origin while CORS_ORIGINS is *", async () => {

@@ -140,7 +140,7 @@ describe.each(backends)("users on %s", (backend) => {
 
     it.each([
       ["a name of 101 characters", { name: "x".repeat(101) }, ["name"], "Must be at most 100 characters"],
-      ["a name of only spaces", { name: "   " }, ["name"], "Must be at least 1 characters"],
+      ["a name of only spaces", { name: "   " }, ["name"], "Must be at least 1 character"],
       ["a name that is not a string", { name: 42 }, ["name"], "Must be a string"],
       ["a language outside ar and en", { language: "fr" }, ["language"], "Must be one of: ar, en"],
       ["two bad fields", { name: "", language: "de" }, ["name", "language"], undefined]

@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   SELLER_PROFILE_EXISTS: 422,
   SELLER_PROFILE_NOT_PENDING: 422,
   CANNOT_REPORT_SELF: 422,
+  UPGRADE_REQUIRED: 426,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500
 } as const
@@ -69,6 +70,8 @@ const codeOfStatus = (status: number): ErrorCode => {
       return "PAYLOAD_TOO_LARGE"
     case 415:
       return "UNSUPPORTED_MEDIA_TYPE"
+    case 426:
+      return "UPGRADE_REQUIRED"
     case 429:
       return "RATE_LIMITED"
     default:

@@ -15,9 +15,13 @@ export const normalizeMobileNumber = (input: string): string | undefined => {
   return type === "MOBILE" || type === "FIXED_LINE_OR_MOBILE" ? parsed.number : undefined
 }
 
+/** Digits only, as dialled at home (`0501234567`) or after an international prefix: the `+country` part is missing. */
+const lacksCountryCode = (input: string) => /^\d{6,16}$/.test(input.replace(/[\s\-().]/g, ""))
+
+/** The number in E.164, or a validation failure that says what is wrong with it. */
 export const parseMobileNumber = (input: string) => {
   const number = normalizeMobileNumber(input)
-  return number === undefined
-    ? Effect.fail(ValidationFailed.field("phone_number", "invalid_phone"))
-    : Effect.succeed(number)
+  if (number !== undefined) return Effect.succeed(number)
+  const problem = lacksCountryCode(input) ? "phone_country_code_missing" : "invalid_phone"
+  return Effect.fail(ValidationFailed.field("phone_number", problem))
 }

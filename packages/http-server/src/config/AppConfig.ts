@@ -75,6 +75,16 @@ const defaults: AppSettings = {
   logLevel: "info"
 }
 
+/** The log levels LOG_LEVEL takes, by Effect's names. */
+export const logLevelNames = ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"] as const
+export type LogLevelName = (typeof logLevelNames)[number]
+
+/** Spellings other loggers use (pino, winston, npm say `warn`), read as Effect's names. */
+const logLevelAliases: Readonly<Record<string, LogLevelName>> = { warn: "warning" }
+
+/** LOG_LEVEL's value as one of Effect's level names (`warn` becomes `warning`); unknown names stay as given. */
+export const normalizeLogLevel = (name: string): string => logLevelAliases[name] ?? name
+
 const optionalString = (name: string) =>
   Config.option(Config.nonEmptyString(name)).pipe(Config.map(Option.getOrUndefined))
 const positiveInt = (name: string, fallback: number) =>
@@ -180,15 +190,9 @@ const readSettings = Effect.gen(function* () {
     trustProxy: yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
     corsOrigins: yield* list("CORS_ORIGINS", ["*"]),
     logLevel: yield* Config.literal(
-      "all",
-      "trace",
-      "debug",
-      "info",
-      "warning",
-      "error",
-      "fatal",
-      "none"
-    )("LOG_LEVEL").pipe(Config.withDefault("info" as const))
+      ...logLevelNames,
+      "warn"
+    )("LOG_LEVEL").pipe(Config.map(normalizeLogLevel), Config.withDefault("info" as const))
   }
   return settings
 })

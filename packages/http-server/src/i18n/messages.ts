@@ -1,6 +1,39 @@
 import type { ErrorCode, Language } from "@talab/core"
 
-type Catalogue = Readonly<Record<string, Readonly<Record<Language, string>>>>
+/** A text that depends on a number: the parameter it counts and one form per plural category of the language. */
+interface Plural {
+  readonly count: string
+  readonly forms: Readonly<Partial<Record<Intl.LDMLPluralRule, string>>> & { readonly other: string }
+}
+
+type Text = string | Plural
+
+type Catalogue = Readonly<Record<string, Readonly<Record<Language, Text>>>>
+
+const plural = (count: string, forms: Plural["forms"]): Plural => ({ count, forms })
+
+/*
+ * Arabic counts nouns in six ways (Intl.PluralRules names them): 1 and 2 have their own words, 3-10 take the
+ * plural, 11-99 the singular accusative, 100 and up the singular genitive.
+ */
+/** A fixed start followed by a counted phrase. */
+const phrase = (start: string, counted: Plural): Plural => ({
+  count: counted.count,
+  forms: Object.fromEntries(
+    Object.entries(counted.forms).map(([category, form]) => [category, `${start}${form}`])
+  ) as Plural["forms"]
+})
+
+const characters = (bound: "min" | "max") => ({
+  ar: plural(bound, {
+    one: "حرف واحد",
+    two: "حرفين",
+    few: `{${bound}} أحرف`,
+    many: `{${bound}} حرفاً`,
+    other: `{${bound}} حرف`
+  }),
+  en: plural(bound, { one: `{${bound}} character`, other: `{${bound}} characters` })
+})
 
 /** The message of each error code, in every language. */
 export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language, string>>>> = {
@@ -35,6 +68,10 @@ export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language,
   SELLER_PROFILE_EXISTS: { ar: "لديك ملف بائع بالفعل", en: "You already have a seller profile" },
   SELLER_PROFILE_NOT_PENDING: { ar: "طلب البائع ليس قيد المراجعة", en: "The seller application is not pending" },
   CANNOT_REPORT_SELF: { ar: "لا يمكنك الإبلاغ عن نفسك", en: "You cannot report yourself" },
+  UPGRADE_REQUIRED: {
+    ar: "هذا العنوان يقبل اتصالات WebSocket فقط",
+    en: "This address only accepts WebSocket connections"
+  },
   RATE_LIMITED: { ar: "عدد الطلبات كبير جداً، حاول لاحقاً", en: "Too many requests; try again later" },
   INTERNAL_ERROR: { ar: "حدث خطأ في الخادم", en: "Something went wrong on the server" }
 }
@@ -49,8 +86,14 @@ export const texts: Catalogue = {
   invalid_characters: { ar: "يحتوي النص على محارف غير مسموح بها", en: "Contains characters that are not allowed" },
   must_be_object: { ar: "يجب أن يكون جسم الطلب كائن JSON", en: "The request body must be a JSON object" },
   malformed_json: { ar: "جسم الطلب ليس JSON صالحاً", en: "The request body is not valid JSON" },
-  too_short: { ar: "يجب ألا يقل الطول عن {min} حرف", en: "Must be at least {min} characters" },
-  too_long: { ar: "يجب ألا يزيد الطول عن {max} حرف", en: "Must be at most {max} characters" },
+  too_short: {
+    ar: phrase("يجب ألا يقل الطول عن ", characters("min").ar),
+    en: phrase("Must be at least ", characters("min").en)
+  },
+  too_long: {
+    ar: phrase("يجب ألا يزيد الطول عن ", characters("max").ar),
+    en: phrase("Must be at most ", characters("max").en)
+  },
   one_of: { ar: "يجب أن تكون القيمة إحدى: {values}", en: "Must be one of: {values}" },
   positive: { ar: "يجب أن تكون القيمة أكبر من صفر", en: "Must be greater than zero" },
   max_amount: { ar: "يجب ألا تزيد القيمة عن {max}", en: "Must be at most {max}" },
@@ -60,6 +103,10 @@ export const texts: Catalogue = {
     en: "Must be greater than or equal to budget_min"
   },
   invalid_phone: { ar: "رقم الجوال غير صالح", en: "The phone number is not a valid mobile number" },
+  phone_country_code_missing: {
+    ar: "أضف رمز الدولة إلى رقم الجوال بالصيغة الدولية، مثل +966501234567",
+    en: "Add the country code: write the mobile number in international format starting with +, e.g. +966501234567"
+  },
   otp_format: { ar: "رمز التحقق يتكون من 6 أرقام", en: "The code must be exactly 6 digits" },
   uuid: { ar: "المعرّف غير صالح", en: "Must be a valid UUID" },
   integer_range: {
@@ -119,8 +166,21 @@ export const texts: Catalogue = {
   push_an_accessory: { ar: "إكسسوار", en: "an accessory" }
 }
 
+const pluralRules: Record<Language, Intl.PluralRules> = {
+  ar: new Intl.PluralRules("ar"),
+  en: new Intl.PluralRules("en")
+}
+
+/** The form of a text for the parameters: a plural picks its form by the counted parameter. */
+const formOf = (text: Text, language: Language, params?: Readonly<Record<string, string | number>>): string => {
+  if (typeof text === "string") return text
+  const count = Number(params?.[text.count])
+  const category = Number.isFinite(count) ? pluralRules[language].select(count) : "other"
+  return text.forms[category] ?? text.forms.other
+}
+
 /** The text of a key in a language, with `{param}` placeholders filled. Unknown keys fall back to `invalid`. */
 export const translate = (key: string, language: Language, params?: Readonly<Record<string, string | number>>) => {
-  const template = texts[key]?.[language] ?? texts.invalid![language]
+  const template = formOf(texts[key]?.[language] ?? texts.invalid![language], language, params)
   return params ? template.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`)) : template
 }

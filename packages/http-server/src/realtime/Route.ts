@@ -63,7 +63,7 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         if (request.headers.upgrade?.toLowerCase() !== "websocket") {
           return HttpServerResponse.setHeader(
-            errorEnvelopeResponse(request, "VALIDATION_ERROR", 426),
+            errorEnvelopeResponse(request, "UPGRADE_REQUIRED", 426),
             "upgrade",
             "websocket"
           )
