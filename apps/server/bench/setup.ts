@@ -16,7 +16,8 @@ export const unlimitedRateLimits = {
   authPerMinute: HIGH,
   otpPer10Minutes: HIGH,
   apiPerMinute: HIGH,
-  wsMessagesPerMinute: HIGH
+  wsMessagesPerMinute: HIGH,
+  wsHandshakesPerMinute: HIGH
 }
 
 export type BenchDatabase = Awaited<ReturnType<typeof createBenchDatabase>>

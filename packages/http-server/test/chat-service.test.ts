@@ -21,6 +21,7 @@ const hubRecorder = () => {
     attach: () => Effect.void,
     detach: () => Effect.void,
     bindSession: () => Effect.void,
+    admit: () => Effect.void,
     subscribe: () => Effect.void,
     unsubscribe: () => Effect.void,
     endSession: () => Effect.void

@@ -32,7 +32,13 @@ describe("AppConfig.fromEnv", () => {
         sms: { provider: "console", outboxFile: undefined },
         push: { provider: "log", outboxFile: undefined },
         redisUrl: undefined,
-        rateLimits: { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 100, wsMessagesPerMinute: 50 },
+        rateLimits: {
+          authPerMinute: 10,
+          otpPer10Minutes: 3,
+          apiPerMinute: 100,
+          wsMessagesPerMinute: 50,
+          wsHandshakesPerMinute: 60
+        },
         trustProxy: false,
         corsOrigins: ["*"],
         logLevel: "info"
@@ -63,6 +69,7 @@ describe("AppConfig.fromEnv", () => {
         RATE_LIMIT_OTP_PER_10_MINUTES: "5",
         RATE_LIMIT_API_PER_MINUTE: "200",
         RATE_LIMIT_WS_MESSAGES_PER_MINUTE: "60",
+        RATE_LIMIT_WS_HANDSHAKES_PER_MINUTE: "30",
         TRUST_PROXY: "true",
         CORS_ORIGINS: "https://a.example,https://b.example",
         LOG_LEVEL: "debug"
@@ -77,7 +84,13 @@ describe("AppConfig.fromEnv", () => {
         sms: { provider: "twilio", outboxFile: "/tmp/sms.jsonl", twilio: { accountSid: "AC1", from: "+15550000000" } },
         push: { provider: "log", outboxFile: "/tmp/push.jsonl" },
         redisUrl: "redis://cache:6379",
-        rateLimits: { authPerMinute: 20, otpPer10Minutes: 5, apiPerMinute: 200, wsMessagesPerMinute: 60 },
+        rateLimits: {
+          authPerMinute: 20,
+          otpPer10Minutes: 5,
+          apiPerMinute: 200,
+          wsMessagesPerMinute: 60,
+          wsHandshakesPerMinute: 30
+        },
         trustProxy: true,
         corsOrigins: ["https://a.example", "https://b.example"],
         logLevel: "debug"

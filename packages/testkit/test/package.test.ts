@@ -148,7 +148,7 @@ describe("the published package", () => {
   it("its declarations resolve for TypeScript consumers in ESM and in CJS (node16), server settings included", async () => {
     const consumer = `import { newPhoneNumber, startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
 export const options: TestServerOptions = {
-  settings: { adminPhoneNumbers: [newPhoneNumber()], rateLimits: { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 5, wsMessagesPerMinute: 50 } }
+  settings: { adminPhoneNumbers: [newPhoneNumber()], rateLimits: { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 5, wsMessagesPerMinute: 50, wsHandshakesPerMinute: 60 } }
 }
 export const start = (): Promise<TestServer> => startTestServer(options)
 export const codeOf = (server: TestServer, phone: string): string | undefined => server.sms.lastCode(phone)

@@ -40,6 +40,8 @@ export interface AppSettings {
     readonly otpPer10Minutes: number
     readonly apiPerMinute: number
     readonly wsMessagesPerMinute: number
+    /** WebSocket upgrade requests per client IP. */
+    readonly wsHandshakesPerMinute: number
   }
   readonly trustProxy: boolean
   readonly corsOrigins: ReadonlyArray<string>
@@ -69,7 +71,7 @@ const defaults: AppSettings = {
   sms: { provider: "console", outboxFile: undefined },
   push: { provider: "log", outboxFile: undefined },
   redisUrl: undefined,
-  rateLimits: { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 100, wsMessagesPerMinute: 50 },
+  rateLimits: { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 100, wsMessagesPerMinute: 50, wsHandshakesPerMinute: 60 },
   trustProxy: false,
   corsOrigins: ["*"],
   logLevel: "info"
@@ -185,7 +187,8 @@ const readSettings = Effect.gen(function* () {
       authPerMinute: yield* positiveInt("RATE_LIMIT_AUTH_PER_MINUTE", 10),
       otpPer10Minutes: yield* positiveInt("RATE_LIMIT_OTP_PER_10_MINUTES", 3),
       apiPerMinute: yield* positiveInt("RATE_LIMIT_API_PER_MINUTE", 100),
-      wsMessagesPerMinute: yield* positiveInt("RATE_LIMIT_WS_MESSAGES_PER_MINUTE", 50)
+      wsMessagesPerMinute: yield* positiveInt("RATE_LIMIT_WS_MESSAGES_PER_MINUTE", 50),
+      wsHandshakesPerMinute: yield* positiveInt("RATE_LIMIT_WS_HANDSHAKES_PER_MINUTE", 60)
     },
     trustProxy: yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
     corsOrigins: yield* list("CORS_ORIGINS", ["*"]),

@@ -139,6 +139,10 @@ export const texts: Catalogue = {
     en: "The reported user is not a party of this deal"
   },
   not_found_route: { ar: "المسار غير موجود", en: "No such route" },
+  too_many_subscriptions: {
+    ar: "لا يمكن للاتصال الواحد الاشتراك في أكثر من {max} محادثة",
+    en: "One connection can be subscribed to at most {max} conversations"
+  },
   already_authenticated: { ar: "تمت المصادقة على هذا الاتصال بالفعل", en: "This connection is already authenticated" },
   push_offer_created_title: { ar: "عرض جديد على طلبك", en: "New offer on your request" },
   push_offer_created_body: {

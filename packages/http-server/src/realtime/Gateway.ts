@@ -14,7 +14,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import { Connection } from "./Connection.js"
 import { conversationOfChannel, type DecodedFrame, decodeClientFrame } from "./Frames.js"
 import { RealtimeHub } from "./Hub.js"
-import { CloseCode, type SendMessageFrame } from "./Protocol.js"
+import { CloseCode, MAX_SUBSCRIPTIONS_PER_SOCKET, type SendMessageFrame } from "./Protocol.js"
 
 /*
  * Frames of one socket are handled one at a time, in order (a subscribe is done before the message sent
@@ -23,6 +23,7 @@ import { CloseCode, type SendMessageFrame } from "./Protocol.js"
 const INBOX_HIGH_WATER = 64
 const INBOX_LOW_WATER = 16
 const MESSAGE_WINDOW_MS = 60_000
+const API_WINDOW_MS = 60_000
 
 const isAuthFrame = (decoded: DecodedFrame) =>
   (decoded._tag === "Frame" && decoded.frame.type === "auth") || (decoded._tag === "Invalid" && decoded.type === "auth")
@@ -52,6 +53,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
           user.language
         )
         connection.send({ type: "auth_ok", user_id: claims.userId })
+        yield* hub.admit(connection)
       })
 
     const refuse = (
@@ -70,10 +72,26 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
         }
       })
 
+    /** Subscribe and unsubscribe frames cost what a REST call does: they share the user's `api:` budget. */
+    const withinApiBudget = (userId: string) =>
+      Effect.map(
+        limiter.consume({ key: `api:${userId}`, limit: config.rateLimits.apiPerMinute, windowMs: API_WINDOW_MS }),
+        (decision) => decision.allowed
+      )
+
     const subscribe = (connection: Connection, userId: string, channel: string) =>
       Effect.gen(function* () {
         const conversationId = conversationOfChannel(channel)
         if (conversationId === undefined) return connection.sendError("VALIDATION_ERROR", { channel })
+        if (
+          !connection.subscriptions.has(conversationId) &&
+          connection.subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SOCKET
+        ) {
+          return connection.sendError("VALIDATION_ERROR", {
+            channel,
+            fields: { channel: [{ key: "too_many_subscriptions", params: { max: MAX_SUBSCRIPTIONS_PER_SOCKET } }] }
+          })
+        }
         const conversation = yield* chat.conversationOf(userId, conversationId)
         const watching = yield* Effect.either(hub.subscribe(connection, conversation.id))
         if (watching._tag === "Left") return connection.sendError("INTERNAL_ERROR", { channel })
@@ -129,6 +147,12 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
             if (decoded.type === "message" && !(yield* withinMessageBudget(identity.userId))) {
               return connection.sendError("RATE_LIMITED", { clientId: decoded.clientId })
             }
+            if (
+              (decoded.type === "subscribe" || decoded.type === "unsubscribe") &&
+              !(yield* withinApiBudget(identity.userId))
+            ) {
+              return connection.sendError("RATE_LIMITED")
+            }
             connection.sendError("VALIDATION_ERROR", { fields: decoded.fields, clientId: decoded.clientId })
           })
         case "Frame": {
@@ -141,9 +165,13 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
             case "ping":
               return Effect.sync(() => connection.send({ type: "pong" }))
             case "subscribe":
-              return subscribe(connection, identity.userId, frame.channel)
             case "unsubscribe":
-              return unsubscribe(connection, frame.channel)
+              return Effect.flatMap(withinApiBudget(identity.userId), (allowed) => {
+                if (!allowed) return Effect.sync(() => connection.sendError("RATE_LIMITED", { channel: frame.channel }))
+                return frame.type === "subscribe"
+                  ? subscribe(connection, identity.userId, frame.channel)
+                  : unsubscribe(connection, frame.channel)
+              })
             case "message":
               return sendMessage(connection, identity.userId, frame)
           }

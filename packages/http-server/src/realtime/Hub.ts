@@ -5,7 +5,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import type { Connection } from "./Connection.js"
 import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout } from "./Fanout.js"
 import { encodeServerFrame } from "./Frames.js"
-import { CloseCode } from "./Protocol.js"
+import { CloseCode, MAX_SOCKETS_PER_SESSION, MAX_SOCKETS_PER_USER } from "./Protocol.js"
 import { makeRedisFanout } from "./RedisFanout.js"
 
 /** A socket must authenticate this soon after opening. */
@@ -28,6 +28,11 @@ export interface RealtimeHubService {
   readonly detach: (connection: Connection) => Effect.Effect<void>
   /** Files a socket under its session before the session is checked, so a logout racing the check still finds it. */
   readonly bindSession: (connection: Connection, sessionId: string) => Effect.Effect<void>
+  /**
+   * Counts a socket that has just authenticated against its session's and its user's caps (on this instance);
+   * past either, the oldest authenticated socket of that session or user is closed with 4008.
+   */
+  readonly admit: (connection: Connection) => Effect.Effect<void>
   /** Subscribes an authenticated socket; done once deliveries from every instance will reach it. */
   readonly subscribe: (connection: Connection, conversationId: string) => Effect.Effect<void, Error>
   readonly unsubscribe: (connection: Connection, conversationId: string) => Effect.Effect<void>
@@ -51,6 +56,19 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
     const connections = new Set<Connection>()
     const audiences = new Map<string, AudienceEntry>()
     const sessions = new Map<string, Set<Connection>>()
+    // Sets keep insertion order, so the first authenticated, still open socket of one is the oldest.
+    const users = new Map<string, Set<Connection>>()
+
+    const forget = (index: Map<string, Set<Connection>>, key: string, connection: Connection) => {
+      const set = index.get(key)
+      if (set?.delete(connection) && set.size === 0) index.delete(key)
+    }
+    const closeOldestBeyond = (set: Set<Connection> | undefined, max: number) => {
+      const open = [...(set ?? [])].filter((connection) => connection.identity !== undefined && connection.isOpen)
+      for (const oldest of open.slice(0, Math.max(0, open.length - max))) {
+        oldest.close(CloseCode.tooManySockets, "too many sockets")
+      }
+    }
 
     const deliverLocally = (audience: Audience, frame: string) => {
       const entry = audiences.get(audienceKey(audience))
@@ -107,6 +125,7 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
         for (const [sessionId, bound] of sessions) {
           if (bound.delete(connection) && bound.size === 0) sessions.delete(sessionId)
         }
+        if (connection.identity !== undefined) forget(users, connection.identity.userId, connection)
       })
 
     const sweep = (lastHeartbeatAt: number) =>
@@ -169,6 +188,16 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
           const bound = sessions.get(sessionId) ?? new Set()
           bound.add(connection)
           sessions.set(sessionId, bound)
+        }),
+      admit: (connection) =>
+        Effect.sync(() => {
+          const identity = connection.identity
+          if (identity === undefined) return
+          const mine = users.get(identity.userId) ?? new Set()
+          mine.add(connection)
+          users.set(identity.userId, mine)
+          closeOldestBeyond(sessions.get(identity.sessionId), MAX_SOCKETS_PER_SESSION)
+          closeOldestBeyond(mine, MAX_SOCKETS_PER_USER)
         }),
       subscribe,
       unsubscribe: leave,

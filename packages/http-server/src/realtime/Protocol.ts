@@ -11,6 +11,12 @@ export const MESSAGE_TEXT_MAX = 4000
 export const CLIENT_ID_MAX = 100
 /** A frame larger than this closes the socket with 1009. */
 export const MAX_FRAME_BYTES = 16 * 1024
+/** Authenticated sockets one session may hold; the next one to authenticate closes the oldest with 4008. */
+export const MAX_SOCKETS_PER_SESSION = 10
+/** Authenticated sockets one user may hold over all sessions; past it the oldest is closed with 4008. */
+export const MAX_SOCKETS_PER_USER = 50
+/** Conversations one socket may be subscribed to at once; one more is refused with VALIDATION_ERROR. */
+export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100
 
 export const CONVERSATION_CHANNEL_PREFIX = "conversation."
 export const conversationChannel = (conversationId: string) => `${CONVERSATION_CHANNEL_PREFIX}${conversationId}`
@@ -21,6 +27,8 @@ export const CloseCode = {
   goingAway: 1001,
   /** A frame over {@link MAX_FRAME_BYTES}. */
   messageTooBig: 1009,
+  /** The session or the user opened more sockets than allowed; the oldest one goes. */
+  tooManySockets: 4008,
   /** No auth in time, a bad token, or the session ended (logout). */
   unauthorized: 4401
 } as const

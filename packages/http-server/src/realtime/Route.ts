@@ -1,9 +1,12 @@
 import type { IncomingMessage } from "node:http"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
+import { RateLimiter } from "@talab/core"
 import { Effect, Option } from "effect"
 import { type WebSocket, WebSocketServer } from "ws"
 import { AppConfig } from "../config/AppConfig.js"
+import { recordRateLimit } from "../http/RateLimitHeaders.js"
+import { clientIp } from "../server/AuthRateLimit.js"
 import { errorEnvelopeResponse } from "../server/RequestPipeline.js"
 import { Gateway } from "./Gateway.js"
 import { MAX_FRAME_BYTES } from "./Protocol.js"
@@ -53,6 +56,23 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const gateway = yield* Gateway
     const config = yield* AppConfig
+    const limiter = yield* RateLimiter
+    /*
+     * Upgrades are counted per client IP before anything is accepted: with the 10 s auth deadline this
+     * bounds the unauthenticated sockets one address can hold, on every instance sharing the limiter.
+     */
+    const withinHandshakeBudget = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.map(
+        limiter.consume({
+          key: `ws-handshake-ip:${clientIp(request, config.trustProxy)}`,
+          limit: config.rateLimits.wsHandshakesPerMinute,
+          windowMs: 60_000
+        }),
+        (decision) => {
+          recordRateLimit(request, decision)
+          return decision.allowed
+        }
+      )
     const server = yield* Effect.acquireRelease(
       Effect.sync(() => new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: false })),
       (server) => Effect.sync(() => server.close())
@@ -68,6 +88,7 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
             "websocket"
           )
         }
+        if (!(yield* withinHandshakeBudget(request))) return errorEnvelopeResponse(request, "RATE_LIMITED", 429)
         if (!originAllowed(request.headers.origin, config.corsOrigins)) {
           return errorEnvelopeResponse(request, "FORBIDDEN", 403)
         }
