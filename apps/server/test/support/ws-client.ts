@@ -41,7 +41,7 @@ export class WsClient {
     )
   }
 
-  /** Opens a socket; rejects with the HTTP status when the handshake is refused. */
+  /** Opens a socket; rejects with the HTTP status, body and headers when the handshake is refused. */
   static connect(url: string, options: WsClientOptions = {}): Promise<WsClient> {
     return new Promise((resolve, reject) => {
       const ws = new WebSocket(url, { headers: options.headers ?? {}, autoPong: options.autoPong ?? true })
@@ -51,7 +51,11 @@ export class WsClient {
         response.on("data", (chunk: Buffer) => (body += chunk.toString()))
         response.on("end", () =>
           reject(
-            Object.assign(new Error(`handshake refused: ${response.statusCode}`), { status: response.statusCode, body })
+            Object.assign(new Error(`handshake refused: ${response.statusCode}`), {
+              status: response.statusCode,
+              body,
+              headers: response.headers
+            })
           )
         )
       })
