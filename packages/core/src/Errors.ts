@@ -27,6 +27,7 @@ export type ErrorCode =
   | "UPGRADE_REQUIRED"
   | "RATE_LIMITED"
   | "INTERNAL_ERROR"
+  | "SERVICE_UNAVAILABLE"
 
 /** A field-level problem: a message key of the catalogue and its parameters, localized at the edge. */
 export interface FieldProblem {
@@ -117,6 +118,13 @@ export class RateLimited extends Data.TaggedError("RateLimited")<{
   readonly code = "RATE_LIMITED" as const
 }
 
+/** Something the call needs is unavailable or saturated for now; the client may retry after `retryAfterSeconds`. */
+export class ServiceUnavailable extends Data.TaggedError("ServiceUnavailable")<{
+  readonly retryAfterSeconds: number
+}> {
+  readonly code = "SERVICE_UNAVAILABLE" as const
+}
+
 /** Every error the domain and the application services raise on purpose. */
 export type DomainError =
   | ValidationFailed
@@ -142,6 +150,7 @@ export type DomainError =
   | SellerProfileNotPending
   | CannotReportSelf
   | RateLimited
+  | ServiceUnavailable
 
 /** HTTP status of each code (decisions.md section 6). */
 export const statusOfCode: Readonly<Record<ErrorCode, number>> = {
@@ -169,5 +178,6 @@ export const statusOfCode: Readonly<Record<ErrorCode, number>> = {
   CANNOT_REPORT_SELF: 422,
   UPGRADE_REQUIRED: 426,
   RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503
 }

@@ -77,6 +77,25 @@ const fileStoreContract = (name: string, provide: <A, E>(use: Effect.Effect<A, E
       )
     )
 
+    it.effect("deletes a file, leaves the others, and takes a key with no file as done", () =>
+      provide(
+        Effect.gen(function* () {
+          const store = yield* FileStore
+          yield* store.put("old.webp", { bytes: bytesOf("old"), contentType: "image/webp" })
+          yield* store.put("new.webp", { bytes: bytesOf("new"), contentType: "image/webp" })
+
+          yield* store.delete("old.webp")
+          yield* store.delete("old.webp")
+          yield* store.delete("never-put.webp")
+
+          expect(yield* store.get("old.webp")).toEqual(Option.none())
+          expect(Option.map(yield* store.get("new.webp"), (f) => new TextDecoder().decode(f.bytes))).toEqual(
+            Option.some("new")
+          )
+        })
+      )
+    )
+
     it.effect("keeps what was stored when the caller later changes its buffer", () =>
       provide(
         Effect.gen(function* () {
@@ -92,14 +111,15 @@ const fileStoreContract = (name: string, provide: <A, E>(use: Effect.Effect<A, E
       )
     )
 
-    it.effect("dies on keys that are not simple file names, for put and get alike", () =>
+    it.effect("dies on keys that are not simple file names, for put, get and delete alike", () =>
       provide(
         Effect.gen(function* () {
           const store = yield* FileStore
           for (const key of UNSAFE_KEYS) {
             const putExit = yield* Effect.exit(store.put(key, { bytes: bytesOf("x"), contentType: "text/plain" }))
             const getExit = yield* Effect.exit(store.get(key))
-            const exits: ReadonlyArray<Exit.Exit<unknown>> = [putExit, getExit]
+            const deleteExit = yield* Effect.exit(store.delete(key))
+            const exits: ReadonlyArray<Exit.Exit<unknown>> = [putExit, getExit, deleteExit]
             for (const exit of exits) {
               expect(Exit.isFailure(exit) && Cause.isDie(exit.cause), `key ${JSON.stringify(key)}`).toBe(true)
               if (Exit.isFailure(exit)) {
@@ -142,6 +162,24 @@ describe("LocalFileStore on disk", () => {
         expect(new TextDecoder().decode(yield* fs.readFile(path.join(directory, "a.webp")))).toBe("webp")
         // No temp file is left behind by the write-then-rename.
         expect((yield* fs.readDirectory(directory)).sort()).toEqual([".a.webp.content-type", "a.webp"])
+      })
+    )
+  )
+
+  it.effect("deletes a file together with its content type", () =>
+    withTempDirectory((directory) =>
+      Effect.gen(function* () {
+        const fs = yield* FileSystem.FileSystem
+        yield* useLocalStore(
+          directory,
+          Effect.flatMap(FileStore, (store) =>
+            Effect.zipRight(
+              store.put("gone.webp", { bytes: bytesOf("w"), contentType: "image/webp" }),
+              store.delete("gone.webp")
+            )
+          )
+        )
+        expect(yield* fs.readDirectory(directory)).toEqual([])
       })
     )
   )

@@ -26,7 +26,8 @@ export const ERROR_STATUS = {
   CANNOT_REPORT_SELF: 422,
   UPGRADE_REQUIRED: 426,
   RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503
 } as const
 
 /** An `error.code` of the Talab API. */
@@ -74,6 +75,8 @@ const codeOfStatus = (status: number): ErrorCode => {
       return "UPGRADE_REQUIRED"
     case 429:
       return "RATE_LIMITED"
+    case 503:
+      return "SERVICE_UNAVAILABLE"
     default:
       return "INTERNAL_ERROR"
   }

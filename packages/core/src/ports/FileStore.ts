@@ -11,5 +11,7 @@ export class FileStore extends Context.Tag("@talab/core/FileStore")<
   {
     readonly put: (key: string, file: StoredFile) => Effect.Effect<void>
     readonly get: (key: string) => Effect.Effect<Option.Option<StoredFile>>
+    /** Removes the file under `key`; a key with no file is no error. */
+    readonly delete: (key: string) => Effect.Effect<void>
   }
 >() {}

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { databaseOptionsFromUrl } from "../db/Database.js"
 
@@ -43,6 +44,8 @@ export interface AppSettings {
     /** WebSocket upgrade requests per client IP. */
     readonly wsHandshakesPerMinute: number
   }
+  /** Avatar image decodings at once, and uploads that may wait for one (more answer 503). Not read from the environment. */
+  readonly avatarDecoding: { readonly concurrency: number; readonly queue: number }
   readonly trustProxy: boolean
   readonly corsOrigins: ReadonlyArray<string>
   readonly logLevel: string
@@ -59,6 +62,15 @@ export class AppConfig extends Context.Tag("@talab/http-server/AppConfig")<AppCo
   )
 }
 
+/*
+ * One decoding per core, and never all of libuv's thread pool (UV_THREADPOOL_SIZE, 4 by default), where
+ * sharp runs: file reads and writes, DNS and crypto share it. Up to 16 uploads (5 MiB each at most) wait.
+ */
+const defaultAvatarDecoding = {
+  concurrency: Math.max(1, Math.min(availableParallelism(), (Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1)),
+  queue: 16
+}
+
 const defaults: AppSettings = {
   port: 3000,
   host: "0.0.0.0",
@@ -72,6 +84,7 @@ const defaults: AppSettings = {
   push: { provider: "log", outboxFile: undefined },
   redisUrl: undefined,
   rateLimits: { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 100, wsMessagesPerMinute: 50, wsHandshakesPerMinute: 60 },
+  avatarDecoding: defaultAvatarDecoding,
   trustProxy: false,
   corsOrigins: ["*"],
   logLevel: "info"
@@ -190,6 +203,7 @@ const readSettings = Effect.gen(function* () {
       wsMessagesPerMinute: yield* positiveInt("RATE_LIMIT_WS_MESSAGES_PER_MINUTE", 50),
       wsHandshakesPerMinute: yield* positiveInt("RATE_LIMIT_WS_HANDSHAKES_PER_MINUTE", 60)
     },
+    avatarDecoding: defaultAvatarDecoding,
     trustProxy: yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
     corsOrigins: yield* list("CORS_ORIGINS", ["*"]),
     logLevel: yield* Config.literal(

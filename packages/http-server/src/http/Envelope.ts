@@ -73,6 +73,11 @@ export class InternalErrorResponse extends Schema.Class<InternalErrorResponse>("
   HttpApiSchema.annotations({ status: 500, description: "Server error" })
 ) {}
 
+export class ServiceUnavailableResponse extends Schema.Class<ServiceUnavailableResponse>("ServiceUnavailableResponse")(
+  { success: Schema.Literal(false), error: errorBody("SERVICE_UNAVAILABLE") },
+  HttpApiSchema.annotations({ status: 503, description: "Unavailable for now; retry after the Retry-After header" })
+) {}
+
 export type ApiErrorResponse =
   | ValidationErrorResponse
   | UnauthorizedResponse
@@ -83,6 +88,7 @@ export type ApiErrorResponse =
   | BusinessRuleResponse
   | RateLimitedResponse
   | InternalErrorResponse
+  | ServiceUnavailableResponse
 
 /** The success envelope around a data schema. */
 export const Ok = <S extends Schema.Schema.Any>(data: S) =>

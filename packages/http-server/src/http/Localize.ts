@@ -1,4 +1,4 @@
-import { HttpServerRequest } from "@effect/platform"
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type DomainError, type ErrorCode, type FieldProblem, type Language, statusOfCode } from "@talab/core"
 import { Effect, Option } from "effect"
 import { negotiateLanguage } from "../i18n/Language.js"
@@ -12,6 +12,7 @@ import {
   NotFoundResponse,
   PayloadTooLargeResponse,
   RateLimitedResponse,
+  ServiceUnavailableResponse,
   UnauthorizedResponse,
   UnsupportedMediaTypeResponse,
   ValidationErrorResponse
@@ -80,6 +81,8 @@ export const errorResponse = (
       return new BusinessRuleResponse(body)
     case 429:
       return new RateLimitedResponse(body)
+    case 503:
+      return new ServiceUnavailableResponse(body)
     default:
       return new InternalErrorResponse(body)
   }
@@ -107,6 +110,12 @@ export const respond = <A, E extends DomainError, R>(
           retryAfterMs: error.retryAfterMs,
           resetMs: error.retryAfterMs
         })
+      }
+      if (error._tag === "ServiceUnavailable") {
+        const retryAfter = String(Math.max(1, Math.ceil(error.retryAfterSeconds)))
+        yield* HttpApp.appendPreResponseHandler((_request, response) =>
+          Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", retryAfter))
+        )
       }
       return yield* Effect.fail(fromDomainError(error, yield* requestLanguage) as ResponseOf<E>)
     })
@@ -137,5 +146,7 @@ export type ResponseOf<E> = E extends { readonly code: infer C }
                 ? RateLimitedResponse
                 : C extends "INTERNAL_ERROR"
                   ? InternalErrorResponse
-                  : BusinessRuleResponse
+                  : C extends "SERVICE_UNAVAILABLE"
+                    ? ServiceUnavailableResponse
+                    : BusinessRuleResponse
   : never

@@ -73,7 +73,8 @@ export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language,
     en: "This address only accepts WebSocket connections"
   },
   RATE_LIMITED: { ar: "عدد الطلبات كبير جداً، حاول لاحقاً", en: "Too many requests; try again later" },
-  INTERNAL_ERROR: { ar: "حدث خطأ في الخادم", en: "Something went wrong on the server" }
+  INTERNAL_ERROR: { ar: "حدث خطأ في الخادم", en: "Something went wrong on the server" },
+  SERVICE_UNAVAILABLE: { ar: "الخدمة غير متاحة مؤقتاً، حاول لاحقاً", en: "The service is unavailable for now; try again later" }
 }
 
 /** Field problems (validation `details`) and other texts; `{name}` is replaced by a parameter. */

@@ -2,14 +2,19 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect
 import { Language, Platform } from "@talab/core"
 import { Option, Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
-import { Ok, PayloadTooLargeResponse, UnsupportedMediaTypeResponse } from "../http/Envelope.js"
+import {
+  Ok,
+  PayloadTooLargeResponse,
+  ServiceUnavailableResponse,
+  UnsupportedMediaTypeResponse
+} from "../http/Envelope.js"
 import { BodyOrNone, OneOf, Optional, Payload, Text } from "../http/Fields.js"
 import { SellerProfileSummary, UserView } from "../http/Views.js"
 
 export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
 /*
  * The parser counts a part's headers into its size, so its cap leaves room for them; the exact 5 MiB
- * rule on the file's bytes is applied by processAvatar.
+ * rule on the file's bytes is applied by screenAvatar.
  */
 const AVATAR_PART_LIMIT = AVATAR_MAX_BYTES + 64 * 1024
 
@@ -41,6 +46,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addSuccess(Ok(Schema.Struct({ avatar_url: Schema.String })))
       .addError(PayloadTooLargeResponse)
       .addError(UnsupportedMediaTypeResponse)
+      .addError(ServiceUnavailableResponse)
   )
   .add(
     HttpApiEndpoint.post("registerDevice", "/device-tokens")

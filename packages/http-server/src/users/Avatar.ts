@@ -76,23 +76,28 @@ const reencodeAsWebp = (bytes: Uint8Array, maxPixels: number, maxSide: number) =
     catch: () => reject("corrupt")
   })
 
-/**
- * Turns an uploaded file into a stored avatar: refuses files over `maxBytes`, anything that is not JPEG,
- * PNG or WebP by content, images over `maxPixels` and corrupt images; then applies the EXIF orientation,
- * shrinks to fit `maxSide` and re-encodes as WebP without any metadata.
- */
-export const processAvatar = (
+/** The checks that need no decoder: size and magic bytes. Cheap enough to run before waiting for one. */
+export const screenAvatar = (
   bytes: Uint8Array,
+  options: AvatarOptions = {}
+): Effect.Effect<AvatarImageType, AvatarRejected> => {
+  if (bytes.byteLength > (options.maxBytes ?? defaultAvatarLimits.maxBytes)) return Effect.fail(reject("too_large"))
+  const type = detectImageType(bytes)
+  return type === undefined ? Effect.fail(reject("unsupported_type")) : Effect.succeed(type)
+}
+
+/**
+ * Decodes an upload that passed {@link screenAvatar}: refuses images over `maxPixels` and corrupt images; then
+ * applies the EXIF orientation, shrinks to fit `maxSide` and re-encodes as WebP without any metadata.
+ */
+export const decodeAvatar = (
+  bytes: Uint8Array,
+  type: AvatarImageType,
   options: AvatarOptions = {}
 ): Effect.Effect<ProcessedAvatar, AvatarRejected> =>
   Effect.gen(function* () {
-    const maxBytes = options.maxBytes ?? defaultAvatarLimits.maxBytes
     const maxPixels = options.maxPixels ?? defaultAvatarLimits.maxPixels
     const maxSide = options.maxSide ?? defaultAvatarLimits.maxSide
-
-    if (bytes.byteLength > maxBytes) return yield* reject("too_large")
-    const type = detectImageType(bytes)
-    if (type === undefined) return yield* reject("unsupported_type")
 
     const header = yield* readHeader(bytes)
     // sharp sniffs the format itself; a disagreement means a crafted file, so it never reaches another decoder.
@@ -105,4 +110,15 @@ export const processAvatar = (
       contentType: "image/webp",
       extension: "webp"
     } as const
-  }).pipe(Effect.withSpan("processAvatar"))
+  }).pipe(Effect.withSpan("decodeAvatar"))
+
+/**
+ * Turns an uploaded file into a stored avatar: refuses files over `maxBytes`, anything that is not JPEG,
+ * PNG or WebP by content, images over `maxPixels` and corrupt images; then applies the EXIF orientation,
+ * shrinks to fit `maxSide` and re-encodes as WebP without any metadata.
+ */
+export const processAvatar = (
+  bytes: Uint8Array,
+  options: AvatarOptions = {}
+): Effect.Effect<ProcessedAvatar, AvatarRejected> =>
+  Effect.flatMap(screenAvatar(bytes, options), (type) => decodeAvatar(bytes, type, options))

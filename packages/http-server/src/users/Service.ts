@@ -13,7 +13,31 @@ import {
 } from "@talab/core"
 import { Clock, Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
-import { processAvatar } from "./Avatar.js"
+import { isSafeFileKey } from "../adapters/files/LocalFileStore.js"
+import { type AvatarRejected, decodeAvatar, screenAvatar } from "./Avatar.js"
+import { DecodeGate } from "./DecodeGate.js"
+
+const AVATAR_PATH = "/uploads/avatars/"
+
+/** The file key of an avatar URL this server made, whatever PUBLIC_URL was then; none for anything else. */
+const avatarKeyOf = (avatarUrl: string | null) => {
+  const at = avatarUrl?.lastIndexOf(AVATAR_PATH) ?? -1
+  const key = at < 0 ? undefined : avatarUrl!.slice(at + AVATAR_PATH.length)
+  return key !== undefined && isSafeFileKey(key) ? key : undefined
+}
+
+const asDomainError = (rejected: AvatarRejected) => {
+  switch (rejected.reason) {
+    case "too_large":
+      return new PayloadTooLarge()
+    case "unsupported_type":
+      return new UnsupportedMediaType()
+    case "too_many_pixels":
+      return ValidationFailed.field("avatar", "avatar_too_many_pixels")
+    case "corrupt":
+      return ValidationFailed.field("avatar", "avatar_corrupt")
+  }
+}
 
 /** The signed-in user's profile, avatar and push devices. */
 export class UsersService extends Effect.Service<UsersService>()("Users/Service", {
@@ -24,6 +48,7 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
     const files = yield* FileStore
     const ids = yield* Ids
     const config = yield* AppConfig
+    const decodeGate = yield* DecodeGate
 
     const me = (user: User) =>
       Effect.map(profiles.findByUserId(user.id), (profile) => ({ user, sellerProfile: Option.getOrNull(profile) }))
@@ -35,27 +60,33 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
         return yield* me(updated)
       })
 
-    /** Checks the image by its content, re-encodes it without metadata and stores it under a new name. */
+    /** Failing to remove a replaced file only leaves it behind: the new avatar is already in place. */
+    const deleteReplaced = (key: string) =>
+      files
+        .delete(key)
+        .pipe(
+          Effect.catchAllDefect((defect) =>
+            Effect.logWarning("Users: a replaced avatar file was not deleted").pipe(
+              Effect.annotateLogs({ key, defect: String(defect) })
+            )
+          )
+        )
+
+    /**
+     * Checks the image by its content, re-encodes it without metadata (waiting for a decoding slot, or 503
+     * when too many wait) and stores it under a new name; the replaced file goes once the user row names the
+     * new one, so a failed upload leaves the old avatar whole.
+     */
     const setAvatar = (user: User, bytes: Uint8Array) =>
       Effect.gen(function* () {
-        const image = yield* processAvatar(bytes).pipe(
-          Effect.mapError((rejected) => {
-            switch (rejected.reason) {
-              case "too_large":
-                return new PayloadTooLarge()
-              case "unsupported_type":
-                return new UnsupportedMediaType()
-              case "too_many_pixels":
-                return ValidationFailed.field("avatar", "avatar_too_many_pixels")
-              case "corrupt":
-                return ValidationFailed.field("avatar", "avatar_corrupt")
-            }
-          })
-        )
+        const type = yield* screenAvatar(bytes).pipe(Effect.mapError(asDomainError))
+        const image = yield* decodeGate.run(decodeAvatar(bytes, type).pipe(Effect.mapError(asDomainError)))
         const key = `${yield* ids.next}.${image.extension}`
         yield* files.put(key, { bytes: image.bytes, contentType: image.contentType })
-        const avatarUrl = `${config.publicUrl}/uploads/avatars/${key}`
+        const avatarUrl = `${config.publicUrl}${AVATAR_PATH}${key}`
         yield* users.update({ ...user, avatarUrl })
+        const replaced = avatarKeyOf(user.avatarUrl)
+        if (replaced !== undefined && replaced !== key) yield* deleteReplaced(replaced)
         return { avatarUrl }
       })
 
@@ -72,5 +103,6 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
       })
 
     return { me, updateMe, setAvatar, registerDevice } as const
-  })
+  }),
+  dependencies: [DecodeGate.Default]
 }) {}

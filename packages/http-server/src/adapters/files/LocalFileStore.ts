@@ -97,7 +97,16 @@ export const make = (
         })
       }).pipe(Effect.orDie, Effect.withSpan("LocalFileStore.get", { attributes: { key } }))
 
-    return FileStore.of({ put, get })
+    // The data goes first, so nobody finds data without its type; a type file left alone is harmless.
+    const remove = (key: string) =>
+      requireSafeFileKey(key).pipe(
+        Effect.zipRight(fs.remove(dataPath(key), { force: true })),
+        Effect.zipRight(fs.remove(contentTypePath(key), { force: true })),
+        Effect.orDie,
+        Effect.withSpan("LocalFileStore.delete", { attributes: { key } })
+      )
+
+    return FileStore.of({ put, get, delete: remove })
   })
 
 /** {@link FileStore} on local disk under `directory`, which is created when missing. */

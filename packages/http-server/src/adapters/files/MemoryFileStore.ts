@@ -14,7 +14,8 @@ export const make: Effect.Effect<FileStore["Type"]> = Effect.sync(() => {
     get: (key) =>
       requireSafeFileKey(key).pipe(
         Effect.zipRight(Effect.sync(() => Option.map(Option.fromNullable(files.get(key)), copyOf)))
-      )
+      ),
+    delete: (key) => requireSafeFileKey(key).pipe(Effect.zipRight(Effect.sync(() => void files.delete(key))))
   })
 })
 
