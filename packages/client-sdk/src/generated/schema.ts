@@ -599,6 +599,19 @@ export interface components {
                 };
             };
         };
+        /** @description Unavailable for now; retry after the Retry-After header */
+        ServiceUnavailableResponse: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "SERVICE_UNAVAILABLE";
+                message: string;
+                details: {
+                    [key: string]: string[];
+                };
+            };
+        };
         /** @description A business rule refused the operation */
         BusinessRuleResponse: {
             /** @enum {boolean} */
@@ -1234,6 +1247,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
                 };
             };
         };
