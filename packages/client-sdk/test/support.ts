@@ -8,7 +8,13 @@ export const ADMIN_PHONE = "+966500000001"
 /** Limits high enough that suites signing many users in are not throttled. */
 export const relaxedSettings: NonNullable<TestServerOptions["settings"]> = {
   adminPhoneNumbers: [ADMIN_PHONE],
-  rateLimits: { authPerMinute: 10_000, otpPer10Minutes: 10, apiPerMinute: 10_000, wsMessagesPerMinute: 1_000, wsHandshakesPerMinute: 10_000 }
+  rateLimits: {
+    authPerMinute: 10_000,
+    otpPer10Minutes: 10,
+    apiPerMinute: 10_000,
+    wsMessagesPerMinute: 1_000,
+    wsHandshakesPerMinute: 10_000
+  }
 }
 
 /** Starts a test server for the suite it is called in and stops it after; access it through the getter. */

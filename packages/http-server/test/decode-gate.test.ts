@@ -14,7 +14,10 @@ const blockingDecoder = () => {
         state.started.push(id)
       }),
       () => Effect.as(Deferred.await(release), id),
-      () => Effect.sync(() => void (state.running -= 1))
+      () =>
+        Effect.sync(() => {
+          state.running -= 1
+        })
     )
   return { state, decode }
 }

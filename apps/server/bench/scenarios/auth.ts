@@ -15,7 +15,13 @@ import { createBenchDatabase } from "../seed.js"
 
 const { seconds, clients } = benchSettings()
 const HIGH = 1_000_000_000
-const rateLimits = { authPerMinute: HIGH, otpPer10Minutes: HIGH, apiPerMinute: HIGH, wsMessagesPerMinute: HIGH, wsHandshakesPerMinute: HIGH }
+const rateLimits = {
+  authPerMinute: HIGH,
+  otpPer10Minutes: HIGH,
+  apiPerMinute: HIGH,
+  wsMessagesPerMinute: HIGH,
+  wsHandshakesPerMinute: HIGH
+}
 /** Phones per client for the request-otp load: more than a client gets through in the time given. */
 const PHONES_PER_CLIENT = Number(process.env.BENCH_PHONES_PER_CLIENT ?? 400)
 

@@ -20,7 +20,11 @@ describe.each(backends)("avatar bounds on %s", (backend) => {
   const server = useServer(backend, { settings: { ...relaxedLimits, avatarDecoding: { concurrency: 1, queue: 0 } } })
   const api = () => client(server())
   const upload = (me: SignedIn, bytes: Uint8Array) =>
-    api().post("/users/me/avatar", { token: me.token, rawBody: avatarForm(bytes), headers: { "accept-language": "en" } })
+    api().post("/users/me/avatar", {
+      token: me.token,
+      rawBody: avatarForm(bytes),
+      headers: { "accept-language": "en" }
+    })
   const avatarOf = async (me: SignedIn) => (await api().get("/users/me", { token: me.token })).body.data.avatar_url
   const served = async (url: string) => (await fetch(url)).status
 

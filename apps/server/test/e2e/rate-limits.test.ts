@@ -5,7 +5,13 @@ import { backends, client, newPhone, type Response, signIn, useServer } from "..
 
 const MINUTE = 60_000
 const json = { "content-type": "application/json" }
-const defaults = { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 100, wsMessagesPerMinute: 50, wsHandshakesPerMinute: 60 }
+const defaults = {
+  authPerMinute: 10,
+  otpPer10Minutes: 3,
+  apiPerMinute: 100,
+  wsMessagesPerMinute: 50,
+  wsHandshakesPerMinute: 60
+}
 
 let ipCounter = 0
 /** A client address of its own, so each test has a fresh per-IP budget (the server trusts the proxy). */

@@ -123,5 +123,11 @@ export const useServer = (backend: Backend, options: TestServerOptions = {}) =>
 
 /** A higher auth limit so suites that sign many users in are not throttled by the per-IP limit. */
 export const relaxedLimits = {
-  rateLimits: { authPerMinute: 10_000, otpPer10Minutes: 3, apiPerMinute: 10_000, wsMessagesPerMinute: 50, wsHandshakesPerMinute: 10_000 }
+  rateLimits: {
+    authPerMinute: 10_000,
+    otpPer10Minutes: 3,
+    apiPerMinute: 10_000,
+    wsMessagesPerMinute: 50,
+    wsHandshakesPerMinute: 10_000
+  }
 }

@@ -83,7 +83,13 @@ const defaults: AppSettings = {
   sms: { provider: "console", outboxFile: undefined },
   push: { provider: "log", outboxFile: undefined },
   redisUrl: undefined,
-  rateLimits: { authPerMinute: 10, otpPer10Minutes: 3, apiPerMinute: 100, wsMessagesPerMinute: 50, wsHandshakesPerMinute: 60 },
+  rateLimits: {
+    authPerMinute: 10,
+    otpPer10Minutes: 3,
+    apiPerMinute: 100,
+    wsMessagesPerMinute: 50,
+    wsHandshakesPerMinute: 60
+  },
   avatarDecoding: defaultAvatarDecoding,
   trustProxy: false,
   corsOrigins: ["*"],

@@ -74,7 +74,10 @@ export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language,
   },
   RATE_LIMITED: { ar: "عدد الطلبات كبير جداً، حاول لاحقاً", en: "Too many requests; try again later" },
   INTERNAL_ERROR: { ar: "حدث خطأ في الخادم", en: "Something went wrong on the server" },
-  SERVICE_UNAVAILABLE: { ar: "الخدمة غير متاحة مؤقتاً، حاول لاحقاً", en: "The service is unavailable for now; try again later" }
+  SERVICE_UNAVAILABLE: {
+    ar: "الخدمة غير متاحة مؤقتاً، حاول لاحقاً",
+    en: "The service is unavailable for now; try again later"
+  }
 }
 
 /** Field problems (validation `details`) and other texts; `{name}` is replaced by a parameter. */

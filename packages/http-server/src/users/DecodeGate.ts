@@ -25,7 +25,15 @@ export const makeDecodeGate = (settings: DecodeGateSettings) =>
           return Effect.fail(new ServiceUnavailable({ retryAfterSeconds: DECODE_RETRY_AFTER_SECONDS }))
         }
         admitted += 1
-        return slots.withPermits(1)(decoding).pipe(Effect.ensuring(Effect.sync(() => void (admitted -= 1))))
+        return slots
+          .withPermits(1)(decoding)
+          .pipe(
+            Effect.ensuring(
+              Effect.sync(() => {
+                admitted -= 1
+              })
+            )
+          )
       })
     return { run } as const
   })

@@ -12,8 +12,8 @@ import {
   ValidationFailed
 } from "@talab/core"
 import { Clock, Effect, Option } from "effect"
-import { AppConfig } from "../config/AppConfig.js"
 import { isSafeFileKey } from "../adapters/files/LocalFileStore.js"
+import { AppConfig } from "../config/AppConfig.js"
 import { type AvatarRejected, decodeAvatar, screenAvatar } from "./Avatar.js"
 import { DecodeGate } from "./DecodeGate.js"
 
