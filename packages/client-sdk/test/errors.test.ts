@@ -110,7 +110,8 @@ describe("typed errors", () => {
         "CANNOT_REPORT_SELF",
         "UPGRADE_REQUIRED",
         "RATE_LIMITED",
-        "INTERNAL_ERROR"
+        "INTERNAL_ERROR",
+        "SERVICE_UNAVAILABLE"
       ].sort()
     )
   })
