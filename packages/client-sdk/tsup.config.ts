@@ -1,8 +1,8 @@
 import { defineConfig } from "tsup"
 
-/** The published package: ESM and CJS with their own declarations, openapi-fetch and ws left external. */
+/** The published package, one entry per subpath: ESM and CJS with their own declarations, openapi-fetch and ws external. */
 export default defineConfig({
-  entry: ["src/index.ts"],
+  entry: ["src/index.ts", "src/errors.ts", "src/types.ts", "src/rest.ts", "src/realtime.ts"],
   format: ["esm", "cjs"],
   dts: true,
   clean: true,

@@ -27,10 +27,18 @@ describe("the published package", () => {
 
   it("ships dist and README only, exports the build for import and require, depends on openapi-fetch alone", () => {
     const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"))
-    expect(manifest.exports["."]).toEqual({
-      import: { types: "./dist/index.d.ts", default: "./dist/index.js" },
-      require: { types: "./dist/index.d.cts", default: "./dist/index.cjs" }
-    })
+    for (const [subpath, file] of [
+      [".", "index"],
+      ["./errors", "errors"],
+      ["./types", "types"],
+      ["./rest", "rest"],
+      ["./realtime", "realtime"]
+    ]) {
+      expect(manifest.exports[subpath!]).toEqual({
+        import: { types: `./dist/${file}.d.ts`, default: `./dist/${file}.js` },
+        require: { types: `./dist/${file}.d.cts`, default: `./dist/${file}.cjs` }
+      })
+    }
     expect(Object.keys(manifest.dependencies)).toEqual(["openapi-fetch"])
     expect(manifest.peerDependenciesMeta.ws.optional).toBe(true)
     const files = packed.packedFiles()
@@ -39,8 +47,45 @@ describe("the published package", () => {
     ).toBe(true)
   })
 
-  it("has no Node-only API in the entry (browsers, React Native): no node: imports, Buffer or process", () => {
-    for (const file of ["index.js", "index.cjs"]) {
+  /** The code an ESM entry loads: the entry file and the chunks it imports, recursively. */
+  const loadedBy = (file: string, seen = new Set<string>()): string => {
+    if (seen.has(file)) return ""
+    seen.add(file)
+    const code = readFileSync(join(installed, "dist", file), "utf8")
+    const chunks = [...code.matchAll(/(?:from|import)\s*"\.\/([^"]+)"/g)].map((match) => match[1]!)
+    return [code, ...chunks.map((chunk) => loadedBy(chunk, seen))].join("\n")
+  }
+
+  it("keeps the small entries small: errors without the HTTP client, rest without the realtime client", () => {
+    const errors = loadedBy("errors.js")
+    expect(errors).toMatch(/\bTalabApiError = class\b/)
+    expect(errors).not.toContain("openapi-fetch")
+    const rest = loadedBy("rest.js")
+    expect(rest).toContain("openapi-fetch")
+    expect(rest).not.toMatch(/\bRealtimeClient\b/)
+    expect(rest).not.toMatch(/["']ws["']/)
+    expect(loadedBy("types.js")).not.toMatch(/\b(class|function)\b|=>/)
+    expect(loadedBy("index.js")).toMatch(/\bRealtimeClient = class\b/)
+  })
+
+  it("the subpaths load from ESM and CJS", async () => {
+    const esm = await run([
+      "--input-type=module",
+      "-e",
+      `const errors = await import("@talab/client-sdk/errors"); const rest = await import("@talab/client-sdk/rest")
+      console.log(JSON.stringify([typeof errors.isTalabApiError, typeof rest.createTalabRestClient, "RealtimeClient" in rest]))`
+    ])
+    expect(esm.status, esm.stderr).toBe(0)
+    expect(JSON.parse(esm.stdout)).toEqual(["function", "function", false])
+    const cjs = await run(["-e", 'console.log(typeof require("@talab/client-sdk/realtime").RealtimeClient)'])
+    expect(cjs.status, cjs.stderr).toBe(0)
+    expect(cjs.stdout.trim()).toBe("function")
+  })
+
+  it("has no Node-only API in the entries (browsers, React Native): no node: imports, Buffer or process", () => {
+    const built = packed.packedFiles().filter((f) => /^package\/dist\/.*\.c?js$/.test(f))
+    expect(built.length).toBeGreaterThan(5)
+    for (const file of built.map((f) => f.replace("package/dist/", ""))) {
       const code = readFileSync(join(installed, "dist", file), "utf8").replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")
       expect(code).not.toMatch(/["']node:/)
       expect(code).not.toMatch(/\bBuffer\b/)

@@ -240,6 +240,50 @@ describe("realtime chat", () => {
     expect(proxy.accepted()).toBeGreaterThanOrEqual(2)
   })
 
+  it("in the background sends no heartbeat, so a silent socket is not given up there", async () => {
+    const buyer = await signedInClient(server())
+    const proxy = await startFlakyProxy({ host: "127.0.0.1", port: Number(new URL(server().baseUrl).port) })
+    closers.push(proxy.close)
+    const live = realtime(buyer.talab, { url: proxy.wsUrl, heartbeatIntervalMs: 50, replyTimeoutMs: 5_000 })
+    await live.connect()
+    live.background()
+    proxy.swallowReplies()
+    // Ten heartbeat intervals: with heartbeats on, the second unanswered ping would have cut the socket.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(live.state).toBe("open")
+    expect(proxy.accepted()).toBe(1)
+  })
+
+  it("back in the foreground pings at once and replaces a socket the server no longer answers on", async () => {
+    const buyer = await signedInClient(server())
+    const proxy = await startFlakyProxy({ host: "127.0.0.1", port: Number(new URL(server().baseUrl).port) })
+    closers.push(proxy.close)
+    // A heartbeat a minute apart: only the check on foreground() can notice the dead socket within the test.
+    const live = realtime(buyer.talab, { url: proxy.wsUrl, heartbeatIntervalMs: 60_000, replyTimeoutMs: 300 })
+    await live.connect()
+    live.background()
+    proxy.swallowReplies()
+    live.foreground()
+    await eventually(() => live.state === "reconnecting", 3_000, "the silent socket to be given up")
+    proxy.deliver()
+    await eventually(() => live.state === "open", 5_000, "a new connection")
+    expect(proxy.accepted()).toBe(2)
+  })
+
+  it("back in the foreground reconnects now instead of waiting out the backoff", async () => {
+    const buyer = await signedInClient(server())
+    const proxy = await startFlakyProxy({ host: "127.0.0.1", port: Number(new URL(server().baseUrl).port) })
+    closers.push(proxy.close)
+    const live = realtime(buyer.talab, { url: proxy.wsUrl, reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 } })
+    await live.connect()
+    live.background()
+    proxy.dropAll()
+    await eventually(() => live.state === "reconnecting", 3_000, "the drop to be noticed")
+    live.foreground()
+    await eventually(() => live.state === "open", 3_000, "the reconnection")
+    expect(live.isInBackground).toBe(false)
+  })
+
   it("subscribing again with a newer `after` catches up from it", async () => {
     const { buyer, seller, conversationId } = await negotiation()
     const post = (text: string) => postMessage(seller.talab, conversationId, text)

@@ -326,6 +326,8 @@ describe("CORS", () => {
     expect(preflight.headers.get("access-control-allow-origin")).toBe("https://app.talab.example")
     expect(preflight.headers.get("access-control-allow-methods")).toContain("PUT")
     expect(preflight.headers.get("access-control-allow-headers")).toContain("authorization")
+    // The SDK sends it with POSTs it may retry.
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("idempotency-key")
   })
 
   it("serves requests without an Origin header as usual", async () => {

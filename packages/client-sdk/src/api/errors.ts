@@ -159,10 +159,15 @@ export class TalabApiError extends Error {
 
 /** The server could not be reached (offline, DNS, TLS, connection reset): no response at all. */
 export class TalabNetworkError extends Error {
-  override readonly name = "TalabNetworkError"
+  override readonly name: string = "TalabNetworkError"
   constructor(message: string, options?: { readonly cause?: unknown }) {
     super(message, options)
   }
+}
+
+/** The server did not answer within the client's timeout (`timeoutMs`, 15 s by default). */
+export class TalabTimeoutError extends TalabNetworkError {
+  override readonly name: string = "TalabTimeoutError"
 }
 
 /** Whether a value is a {@link TalabApiError}, optionally with one of the given codes. */

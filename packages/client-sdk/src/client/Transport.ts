@@ -1,8 +1,10 @@
-import { TalabApiError, TalabNetworkError } from "../api/errors.js"
+import { TalabApiError } from "../api/errors.js"
 import type { ApiMethod, RawApiClient } from "../api/paths.js"
 import type { Session } from "../auth/Session.js"
 import { restUrlOf } from "../util/urls.js"
+import { randomId } from "../util/uuid.js"
 import { createOpenApiClient } from "./createOpenApiClient.js"
+import { type RequestPolicy, sendWithRetries } from "./retry.js"
 
 /** Paths that never carry the access token: signing in and refreshing. */
 const PATHS_WITHOUT_TOKEN: ReadonlySet<string> = new Set(["/auth/request-otp", "/auth/verify-otp", "/auth/refresh"])
@@ -16,6 +18,9 @@ export interface TransportOptions {
   readonly fetch: FetchFunction | undefined
   readonly headers: Readonly<Record<string, string>>
   readonly language: () => string | undefined
+  readonly policy: RequestPolicy
+  /** Give every POST its own `Idempotency-Key` (kept across the client's retries), so POSTs are retried too. */
+  readonly idempotencyKeys: boolean
 }
 
 /** Options of one call as openapi-fetch takes them (params, body, headers, signal, …). */
@@ -24,12 +29,11 @@ export type LooseInit = {
   readonly [key: string]: unknown
 }
 
-const isAbort = (error: unknown) => error instanceof Error && error.name === "AbortError"
-
 /**
- * Sends the typed calls through openapi-fetch: adds `Accept-Language` and the access token, turns an
- * error response into a {@link TalabApiError}, and on a 401 for an expired token refreshes the session
- * once and sends the call again.
+ * Sends the typed calls through openapi-fetch: adds `Accept-Language`, the access token and (when asked) an
+ * `Idempotency-Key`, times out and retries what is safe to retry ({@link sendWithRetries}), turns an error
+ * response into a {@link TalabApiError}, and on a 401 for an expired token refreshes the session once and
+ * sends the call again.
  */
 export class Transport {
   /** The openapi-fetch client the calls go through (base URL `…/api/v1`). */
@@ -39,23 +43,19 @@ export class Transport {
     private readonly options: TransportOptions,
     private readonly session: Session
   ) {
-    const appFetch = options.fetch
+    const appFetch = options.fetch ?? ((request: Request) => globalThis.fetch(request))
     this.raw = createOpenApiClient({
       baseUrl: restUrlOf(options.baseUrl),
-      fetch: async (request) => {
-        try {
-          return await (appFetch ? appFetch(request) : globalThis.fetch(request))
-        } catch (error) {
-          if (isAbort(error)) throw error
-          throw new TalabNetworkError(`Could not reach the Talab API at ${request.url}`, { cause: error })
-        }
-      }
+      fetch: (request) => sendWithRetries(appFetch, request, options.policy)
     })
   }
 
   /** Sends `method path`; resolves with the success body, throws a {@link TalabApiError} otherwise. */
   async call(method: ApiMethod, path: string, init: LooseInit = {}): Promise<any> {
     const token = PATHS_WITHOUT_TOKEN.has(path) ? undefined : await this.session.accessToken()
+    if (method === "post" && this.options.idempotencyKeys && !("idempotency-key" in lowerCased(init.headers))) {
+      init = { ...init, headers: { ...headersOf(init.headers), "idempotency-key": randomId() } }
+    }
     const first = await this.send(method, path, init, token)
     if (!this.isExpiredToken(first.response, first.error) || token === undefined) return this.unwrap(first)
     const renewed = await this.session.renew(token)
@@ -86,6 +86,9 @@ export class Transport {
     return request(method, path, { ...init, headers })
   }
 }
+
+const lowerCased = (headers: LooseInit["headers"]) =>
+  Object.fromEntries(Object.entries(headersOf(headers)).map(([name, value]) => [name.toLowerCase(), value]))
 
 const headersOf = (headers: LooseInit["headers"]): Record<string, string> => {
   if (headers === undefined) return {}

@@ -44,6 +44,7 @@ export interface ConnectionTimings {
 export class Connection {
   private readonly pending: Array<PendingReply> = []
   private heartbeat: ReturnType<typeof setInterval> | undefined
+  private probe: ReturnType<typeof setTimeout> | undefined
   private awaitingPong = false
   private authenticated = false
   private settleEnd!: (end: ConnectionEnd) => void
@@ -203,8 +204,33 @@ export class Connection {
     if (index >= 0) this.pending.splice(index, 1)
   }
 
+  /** Stops pinging (the app went to the background, where timers are unreliable and the radio is costly). */
+  pauseHeartbeat() {
+    if (this.heartbeat !== undefined) clearInterval(this.heartbeat)
+    this.heartbeat = undefined
+    this.awaitingPong = false
+    if (this.probe !== undefined) clearTimeout(this.probe)
+    this.probe = undefined
+  }
+
+  /**
+   * Pings at once and gives the socket up unless the server answers within the reply timeout (after a while in
+   * the background it is often dead without a close), then pings on the usual interval again.
+   */
+  resumeHeartbeat() {
+    if (this.finished) return
+    this.pauseHeartbeat()
+    this.awaitingPong = true
+    this.sendFrame({ type: "ping" })
+    this.probe = setTimeout(() => {
+      this.probe = undefined
+      if (this.awaitingPong) this.abandon()
+    }, this.timings.replyTimeoutMs)
+    this.startHeartbeat()
+  }
+
   private startHeartbeat() {
-    if (this.timings.heartbeatIntervalMs <= 0) return
+    if (this.timings.heartbeatIntervalMs <= 0 || this.finished) return
     this.heartbeat = setInterval(() => {
       if (this.awaitingPong) {
         this.abandon()
@@ -227,7 +253,7 @@ export class Connection {
   private finish(end: ConnectionEnd) {
     if (this.finished) return
     this.finished = true
-    if (this.heartbeat !== undefined) clearInterval(this.heartbeat)
+    this.pauseHeartbeat()
     for (const entry of this.pending.splice(0)) {
       clearTimeout(entry.timer)
       entry.reject(new RealtimeError("CONNECTION_LOST", "The connection closed before the server replied"))

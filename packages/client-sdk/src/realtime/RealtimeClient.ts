@@ -124,6 +124,7 @@ export class RealtimeClient {
   private wakeUp: (() => void) | undefined
   private openWaiters: Array<Deferred<void>> = []
   private currentUserId: string | undefined
+  private inBackground = false
   private readonly stopListeningToSession: () => void
 
   constructor(
@@ -243,6 +244,31 @@ export class RealtimeClient {
     }
   }
 
+  /**
+   * Tells the client the app went to the background (React Native `AppState` "background", a hidden browser
+   * tab): heartbeats stop, so the client neither wakes the radio nor judges a socket by timers the system froze.
+   */
+  background(): void {
+    this.inBackground = true
+    this.connection?.pauseHeartbeat()
+  }
+
+  /**
+   * Tells the client the app is in the foreground again: an open socket is pinged at once (and replaced unless
+   * the server answers within `replyTimeoutMs`), and a client waiting to reconnect reconnects now.
+   */
+  foreground(): void {
+    if (!this.inBackground) return
+    this.inBackground = false
+    if (this.connection !== undefined) this.connection.resumeHeartbeat()
+    else this.wakeUp?.()
+  }
+
+  /** Whether background() was called without foreground() since. */
+  get isInBackground(): boolean {
+    return this.inBackground
+  }
+
   /** Closes the connection for good (until connect() is called again); pending calls reject with `CLOSED`. */
   close(): void {
     this.shutDown("CLOSED", "The realtime client was closed")
@@ -312,6 +338,7 @@ export class RealtimeClient {
       return { kind: "failed" }
     }
     this.connection = connection
+    if (this.inBackground) connection.pauseHeartbeat()
     this.currentUserId = opened.userId
     this.setState("open")
     for (const waiter of this.openWaiters.splice(0)) waiter.resolve()

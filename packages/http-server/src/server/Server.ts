@@ -49,7 +49,7 @@ const WebSocketLive = WebSocketRoute.pipe(
 const corsFor = (origins: ReadonlyArray<string>) =>
   HttpApiBuilder.middlewareCors({
     ...(origins.includes("*") ? {} : { allowedOrigins: (origin: string) => origins.includes(origin) }),
-    allowedHeaders: ["authorization", "content-type", "accept-language", "x-request-id"],
+    allowedHeaders: ["authorization", "content-type", "accept-language", "x-request-id", "idempotency-key"],
     exposedHeaders: ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after", "x-request-id"],
     maxAge: 600
   })
