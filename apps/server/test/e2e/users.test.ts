@@ -245,7 +245,7 @@ describe.each(backends)("users on %s", (backend) => {
         headers: en
       })
       const error = expectError(response, 415, "UNSUPPORTED_MEDIA_TYPE")
-      expect(error.message).toBe("The file type is not supported")
+      expect(error.message).toBe("The content type is not supported")
       expect((await api().get("/users/me", { token: me.token })).body.data.avatar_url).toBe(first.body.data.avatar_url)
     })
 
@@ -310,7 +310,6 @@ describe.each(backends)("users on %s", (backend) => {
     })
 
     it.each([
-      ["a JSON body", { rawBody: '{"avatar": "x"}', headers: json }],
       ["no body", {}],
       ["multipart without a boundary", { rawBody: "--x\r\n", headers: { "content-type": "multipart/form-data" } }],
       [

@@ -48,6 +48,8 @@ export interface AppSettings {
   readonly avatarDecoding: { readonly concurrency: number; readonly queue: number }
   readonly trustProxy: boolean
   readonly corsOrigins: ReadonlyArray<string>
+  /** Send `Strict-Transport-Security` on every response (only behind HTTPS). */
+  readonly hsts: boolean
   readonly logLevel: string
 }
 
@@ -93,6 +95,7 @@ const defaults: AppSettings = {
   avatarDecoding: defaultAvatarDecoding,
   trustProxy: false,
   corsOrigins: ["*"],
+  hsts: false,
   logLevel: "info"
 }
 
@@ -212,6 +215,7 @@ const readSettings = Effect.gen(function* () {
     avatarDecoding: defaultAvatarDecoding,
     trustProxy: yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
     corsOrigins: yield* list("CORS_ORIGINS", ["*"]),
+    hsts: yield* Config.boolean("HSTS").pipe(Config.withDefault(false)),
     logLevel: yield* Config.literal(
       ...logLevelNames,
       "warn"

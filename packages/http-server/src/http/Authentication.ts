@@ -3,23 +3,31 @@ import { isSessionLive, RateLimiter, SessionRepo } from "@talab/core"
 import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Tokens } from "../auth/Tokens.js"
 import { AppConfig } from "../config/AppConfig.js"
-import { AVATAR_PATH, checkJsonBody } from "./BodyCheck.js"
+import { checkJsonBody } from "./BodyCheck.js"
 import { CurrentUser } from "./CurrentUser.js"
 import {
   PayloadTooLargeResponse,
   RateLimitedResponse,
   UnauthorizedResponse,
+  UnsupportedMediaTypeResponse,
   ValidationErrorResponse
 } from "./Envelope.js"
 import { errorResponse, rememberUserLanguage, requestLanguage } from "./Localize.js"
 import { recordRateLimit } from "./RateLimitHeaders.js"
+import { AVATAR_PATH, isAuthPath, pathOf } from "./RequestPath.js"
 
 /**
  * Checks the bearer access token and its session, counts the call against the user's API budget,
  * checks the JSON body, and provides the caller. Logout is counted on the auth limit per IP instead.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Http/Authentication", {
-  failure: Schema.Union(UnauthorizedResponse, RateLimitedResponse, ValidationErrorResponse, PayloadTooLargeResponse),
+  failure: Schema.Union(
+    UnauthorizedResponse,
+    RateLimitedResponse,
+    ValidationErrorResponse,
+    PayloadTooLargeResponse,
+    UnsupportedMediaTypeResponse
+  ),
   provides: CurrentUser,
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
@@ -49,8 +57,9 @@ export const AuthenticationLive = Layer.effect(
           if (!isSessionLive(session, now) || session.userId !== claims.userId) return yield* unauthorized
           rememberUserLanguage(request, user.language)
           const current = { user, sessionId: claims.sessionId }
-          const path = new URL(request.url, "http://x").pathname
-          if (!path.startsWith("/api/v1/auth/")) {
+          // The path is canonical (checked before routing), so it is the matched route's path.
+          const path = pathOf(request.url)
+          if (!isAuthPath(path)) {
             const decision = yield* limiter.consume({
               key: `api:${user.id}`,
               limit: config.rateLimits.apiPerMinute,

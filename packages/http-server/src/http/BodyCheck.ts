@@ -1,54 +1,79 @@
 import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Schema } from "effect"
 import { translate } from "../i18n/messages.js"
-import { PayloadTooLargeResponse, ValidationErrorResponse } from "./Envelope.js"
+import { PayloadTooLargeResponse, UnsupportedMediaTypeResponse, ValidationErrorResponse } from "./Envelope.js"
+import { jsonBodyProblem } from "./JsonBody.js"
 import { errorResponse, requestLanguage } from "./Localize.js"
+
+export { AVATAR_PATH } from "./RequestPath.js"
 
 export const JSON_BODY_LIMIT = 1024 * 1024
 export const AVATAR_BODY_LIMIT = 6 * 1024 * 1024
-export const AVATAR_PATH = "/api/v1/users/me/avatar"
 
-const malformed = (key: "malformed_json" | "must_be_object") =>
+const malformed = (key: "malformed_json" | "must_be_object" | "too_deep") =>
   Effect.flatMap(requestLanguage, (language) =>
     Effect.fail(
-      errorResponse("VALIDATION_ERROR", language, { body: [translate(key, language)] }) as ValidationErrorResponse
+      errorResponse("VALIDATION_ERROR", language, {
+        body: [translate(key, language, { max: 64 })]
+      }) as ValidationErrorResponse
     )
   )
 const tooLarge = Effect.flatMap(requestLanguage, (language) =>
   Effect.fail(errorResponse("PAYLOAD_TOO_LARGE", language) as PayloadTooLargeResponse)
 )
+const unsupported = Effect.flatMap(requestLanguage, (language) =>
+  Effect.fail(
+    errorResponse("UNSUPPORTED_MEDIA_TYPE", language, {
+      body: [translate("json_required", language)]
+    }) as UnsupportedMediaTypeResponse
+  )
+)
+
+const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/
+
+/** `application/json` or a `+json` type (RFC 6839), with any parameters; anything else, malformed included, is not. */
+export const isJsonContentType = (header: string) => {
+  const type = (header.split(";")[0] ?? "").trim().toLowerCase()
+  return MEDIA_TYPE.test(type) && (type === "application/json" || (type.startsWith("application/") && type.endsWith("+json")))
+}
+
+/** Node reads a body only when the request announces one: a length above 0, or chunked transfer. */
+const announcesBody = (request: HttpServerRequest.HttpServerRequest) => {
+  const length = request.headers["content-length"]
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length.trim() !== "0")
+}
 
 /**
- * Checks a JSON body before the framework reads it: over 1 MiB is 413, unparsable or not an object
- * is 400. It runs after authentication, since a missing token outranks bad input. The request caches
- * the text, so the framework's own read reuses it.
+ * Checks the body of a JSON operation before the framework decodes it: over 1 MiB is 413; a body that is
+ * not declared JSON (`application/json` or `+json`) is 415 and is never read; unparsable, nested deeper
+ * than 64 levels or not an object is 400. It runs after authentication, since a missing token outranks
+ * bad input. The body is parsed once (`JsonBody.parseJsonOnce`): the framework's decoding reuses it.
  */
 export const checkJsonBody = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   if (request.method === "GET" || request.method === "HEAD" || request.method === "DELETE") return
-  const contentType = (request.headers["content-type"] ?? "").toLowerCase()
-  if (contentType !== "" && !contentType.includes("application/json")) return
+  const contentType = request.headers["content-type"]
   if (Number(request.headers["content-length"] ?? "NaN") > JSON_BODY_LIMIT) return yield* tooLarge
-  const text = yield* Effect.either(request.text)
-  if (text._tag === "Left") {
-    return yield* String((text.left as { cause?: unknown }).cause ?? "").includes("maxBytes")
+  if (contentType === undefined) {
+    // No body and no content type: an operation whose fields are all optional reads it as none.
+    if (!announcesBody(request)) return
+    return yield* unsupported
+  }
+  if (!isJsonContentType(contentType)) return yield* unsupported
+  const parsed = yield* Effect.either(request.json)
+  if (parsed._tag === "Left") {
+    const problem = jsonBodyProblem(parsed.left)
+    return yield* problem === "too_large"
       ? tooLarge
-      : malformed("malformed_json")
+      : malformed(problem === "too_deep" ? "too_deep" : "malformed_json")
   }
-  // No body and no content type: an operation whose fields are all optional reads it as none.
-  if (text.right.trim() === "" && contentType === "") return
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text.right)
-  } catch {
-    return yield* malformed("malformed_json")
-  }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return yield* malformed("must_be_object")
+  const body = parsed.right
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return yield* malformed("must_be_object")
 })
 
 /** The body check for endpoints that need no token. */
 export class BodyCheck extends HttpApiMiddleware.Tag<BodyCheck>()("Http/BodyCheck", {
-  failure: Schema.Union(ValidationErrorResponse, PayloadTooLargeResponse)
+  failure: Schema.Union(ValidationErrorResponse, PayloadTooLargeResponse, UnsupportedMediaTypeResponse)
 }) {}
 
 export const BodyCheckLive = Layer.succeed(BodyCheck, checkJsonBody)

@@ -65,7 +65,11 @@ export const Optional = <S extends Schema.Schema.All>(schema: S) => Schema.optio
  * describes it as the integer clients send (`type: integer` with its bounds), not as its wire form.
  */
 export const IntParam = (min: number, max: number) =>
-  Schema.NumberFromString.annotations(msg("integer_range", { min, max })).pipe(
+  Schema.compose(
+    // Digits only: " 1", "+1", "1.0", "1e0", "0x1" are not how an integer is written in a query, so 400.
+    Schema.String.pipe(Schema.pattern(/^[0-9]{1,16}$/, msg("integer_range", { min, max }))),
+    Schema.NumberFromString
+  ).pipe(
     Schema.filter((n) => Number.isInteger(n) && n >= min && n <= max, {
       ...msg("integer_range", { min, max }),
       jsonSchema: { type: "integer", minimum: min, ...(max < Number.MAX_SAFE_INTEGER ? { maximum: max } : {}) }

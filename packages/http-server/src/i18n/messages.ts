@@ -50,7 +50,7 @@ export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language,
   SELLER_NOT_APPROVED: { ar: "حساب البائع غير معتمد", en: "Your seller profile is not approved" },
   NOT_FOUND: { ar: "المورد غير موجود", en: "The resource was not found" },
   PAYLOAD_TOO_LARGE: { ar: "حجم البيانات المرسلة كبير جداً", en: "The request body is too large" },
-  UNSUPPORTED_MEDIA_TYPE: { ar: "نوع الملف غير مدعوم", en: "The file type is not supported" },
+  UNSUPPORTED_MEDIA_TYPE: { ar: "نوع المحتوى غير مدعوم", en: "The content type is not supported" },
   REQUEST_NOT_ACTIVE: { ar: "الطلب غير نشط", en: "The request is not active" },
   REQUEST_ALREADY_CLOSED: { ar: "الطلب مغلق بالفعل", en: "The request is already closed" },
   DUPLICATE_PENDING_OFFER: {
@@ -90,6 +90,14 @@ export const texts: Catalogue = {
   invalid_characters: { ar: "يحتوي النص على محارف غير مسموح بها", en: "Contains characters that are not allowed" },
   must_be_object: { ar: "يجب أن يكون جسم الطلب كائن JSON", en: "The request body must be a JSON object" },
   malformed_json: { ar: "جسم الطلب ليس JSON صالحاً", en: "The request body is not valid JSON" },
+  too_deep: {
+    ar: "بنية JSON متداخلة بعمق يزيد عن {max} مستوى",
+    en: "The JSON body is nested more than {max} levels deep"
+  },
+  json_required: {
+    ar: "أرسل جسم الطلب بصيغة application/json",
+    en: "Send the request body as application/json"
+  },
   too_short: {
     ar: phrase("يجب ألا يقل الطول عن ", characters("min").ar),
     en: phrase("Must be at least ", characters("min").en)

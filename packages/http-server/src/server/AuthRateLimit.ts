@@ -3,6 +3,7 @@ import { RateLimiter } from "@talab/core"
 import { Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
+import { isAuthPath, pathOf } from "../http/RequestPath.js"
 import { errorEnvelopeResponse } from "./RequestPipeline.js"
 
 /**
@@ -16,11 +17,11 @@ export const clientIp = (request: HttpServerRequest.HttpServerRequest, trustProx
   return Option.getOrElse(request.remoteAddress, () => "unknown")
 }
 
-const AUTH_PREFIX = "/api/v1/auth/"
-
 /**
  * The per-IP limit of /auth/* (decisions.md section 8), counted before the request is routed, so a 429
  * outranks every other answer. It sits inside the CORS middleware so a browser can read the 429.
+ * Only canonical paths get here (RequestPipeline answers 404 to any other spelling) and the router is
+ * case-sensitive and strict about slashes, so this prefix is exactly the auth group's routes.
  */
 export const AuthRateLimitLive = HttpApiBuilder.middleware(
   Effect.gen(function* () {
@@ -29,7 +30,7 @@ export const AuthRateLimitLive = HttpApiBuilder.middleware(
     return (app) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (request.method === "OPTIONS" || !new URL(request.url, "http://x").pathname.startsWith(AUTH_PREFIX)) {
+        if (request.method === "OPTIONS" || !isAuthPath(pathOf(request.url))) {
           return yield* app
         }
         const decision = yield* limiter.consume({

@@ -2,17 +2,20 @@ import { randomUUID } from "node:crypto"
 import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { ErrorCode } from "@talab/core"
 import { Cause, Chunk, Effect, Option } from "effect"
-import { AVATAR_BODY_LIMIT, AVATAR_PATH, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
+import { AVATAR_BODY_LIMIT, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
 import { parseProblemMessage } from "../http/Fields.js"
+import { parseJsonOnce } from "../http/JsonBody.js"
 import { envelope, rememberedUserLanguage } from "../http/Localize.js"
 import { rateLimitHeaders } from "../http/RateLimitHeaders.js"
+import { AVATAR_PATH, pathOf as pathOfUrl } from "../http/RequestPath.js"
 import { negotiateLanguage } from "../i18n/Language.js"
 import { translate } from "../i18n/messages.js"
+import { securityHeaders } from "./SecurityHeaders.js"
 
 const languageOf = (request: HttpServerRequest.HttpServerRequest) =>
   negotiateLanguage(request.headers["accept-language"], rememberedUserLanguage(request))
 
-const pathOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://localhost").pathname
+const pathOf = (request: HttpServerRequest.HttpServerRequest) => pathOfUrl(request.url)
 
 /** An envelope response built outside any handler. */
 export const errorEnvelopeResponse = (
@@ -78,7 +81,8 @@ const bodyJson = (response: HttpServerResponse.HttpServerResponse): unknown => {
 const finalizeResponse = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
-  requestId: string
+  requestId: string,
+  options: PipelineOptions
 ): HttpServerResponse.HttpServerResponse => {
   let final = response
   const isEmpty = response.body._tag === "Empty"
@@ -99,10 +103,11 @@ const finalizeResponse = (
     final = errorEnvelopeResponse(request, "INTERNAL_ERROR", 500)
   }
   return HttpServerResponse.setHeaders(final, {
+    ...securityHeaders(pathOf(request), final, options),
     ...rateLimitHeaders(request),
     "x-request-id": requestId,
-    // The body was cut off unread, so this connection cannot carry another request.
-    ...(final.status === 413 ? { connection: "close" } : {})
+    // The body was cut off or never read, so this connection cannot carry another request.
+    ...(final.status === 413 || final.status === 415 ? { connection: "close" } : {})
   })
 }
 
@@ -152,21 +157,29 @@ const limitedApp = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest
     Option.some(pathOf(request) === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT)
   )
 
+export interface PipelineOptions {
+  /** Send `Strict-Transport-Security` on every response (HSTS=true). */
+  readonly hsts: boolean
+}
+
 /**
  * The outermost middleware of every request: a request id (on every log line of the request, and
- * echoed in X-Request-Id), the body size limit, the envelope for the framework's own responses, and
- * one log line when the response goes out. It must not answer by itself: a response it made would
- * skip the pre-response handler (and so the envelope, headers and log line).
+ * echoed in X-Request-Id), the body size limit and single JSON parse, the envelope and security headers
+ * for every response, and one log line when the response goes out. It must not answer by itself: a
+ * response it made would skip the pre-response handler (and so the envelope, headers and log line).
  */
-export const requestPipeline = <E, R>(app: HttpApp.Default<E, R>) =>
+export const requestPipeline =
+  (options: PipelineOptions) =>
+  <E, R>(app: HttpApp.Default<E, R>) =>
   Effect.gen(function* () {
     const startedAt = performance.now()
     const request = yield* HttpServerRequest.HttpServerRequest
     const requestId = requestIdOf(request)
     yield* HttpApp.appendPreResponseHandler((request, response) => {
-      const final = finalizeResponse(request, response, requestId)
+      const final = finalizeResponse(request, response, requestId, options)
       return Effect.as(logRequest(request, final, requestId, startedAt), final)
     })
+    if (request.method !== "GET" && request.method !== "HEAD") parseJsonOnce(request)
     return yield* limitedApp(app, request).pipe(
       // A defect becomes a bare 500 for the client; the log keeps what happened.
       Effect.tapDefect((cause) =>

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpRouter } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { AuthHttp } from "../auth/Http.js"
@@ -16,9 +16,11 @@ import { WebSocketRoute } from "../realtime/Route.js"
 import { UsersHttp } from "../users/Http.js"
 import { UsersService } from "../users/Service.js"
 import { AuthRateLimitLive } from "./AuthRateLimit.js"
+import { CanonicalPathLive } from "./CanonicalPath.js"
 import { MarketplaceGroups, MarketplaceServices } from "./Marketplace.js"
 import { requestPipeline } from "./RequestPipeline.js"
 import { ExtraRoutes } from "./Routes.js"
+import { DOCS_PATH } from "./SecurityHeaders.js"
 
 const Security = Layer.mergeAll(Tokens.layer, OtpCodes.layer).pipe(Layer.provideMerge(ServerKeys.layer))
 
@@ -60,17 +62,23 @@ const corsFor = (origins: ReadonlyArray<string>) =>
  */
 export const HttpAppLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
-    HttpApiBuilder.serve(requestPipeline).pipe(
+    HttpApiBuilder.serve(requestPipeline({ hsts: config.hsts })).pipe(
       Layer.provide(ExtraRoutes),
       Layer.provide(WebSocketLive),
-      Layer.provide(HttpApiScalar.layer({ path: "/docs" })),
+      Layer.provide(HttpApiScalar.layer({ path: DOCS_PATH })),
       Layer.provide(corsFor(config.corsOrigins)),
+      // Built before CORS, so inside it; built after the auth limit, so outside it: a 404 for another
+      // spelling of a route comes before any limit could be counted (or skipped).
+      Layer.provide(CanonicalPathLive),
       // Built before CORS, so inside it: a browser can read the 429.
       Layer.provide(AuthRateLimitLive),
       Layer.provide(ApiLive),
       // No tracer is installed, so the framework's span per request (URL parse, header redaction, attributes)
       // went nowhere: ~50 µs of every request. Adding OpenTelemetry means removing this line.
-      HttpMiddleware.withTracerDisabledWhen(() => true)
+      HttpMiddleware.withTracerDisabledWhen(() => true),
+      // One spelling per route: no case folding, no merged or trailing slashes (with the canonical-path
+      // check of the request pipeline, which also refuses `%` escapes and dot segments).
+      Layer.provide(HttpRouter.setRouterConfig({ caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }))
     )
   )
 )

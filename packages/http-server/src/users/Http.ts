@@ -1,5 +1,5 @@
 import { HttpApiBuilder, Multipart } from "@effect/platform"
-import { PayloadTooLarge, ValidationFailed } from "@talab/core"
+import { PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from "@talab/core"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { Api } from "../Api.js"
 import { CurrentUser } from "../http/CurrentUser.js"
@@ -21,6 +21,9 @@ const isSizeLimit = (error: Multipart.MultipartError) => {
     (cause?._tag === "ReachedLimit" && cause.limit !== "MaxParts")
   )
 }
+
+const isMultipartFormData = (contentType: string) =>
+  (contentType.split(";")[0] ?? "").trim().toLowerCase() === "multipart/form-data"
 
 const isMultipartWithBoundary = (contentType: string | undefined) =>
   contentType !== undefined && /^multipart\/form-data\s*;(.*;)?\s*boundary=("[^"]+"|[^\s;"]+)/i.test(contentType)
@@ -76,6 +79,11 @@ export const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
+            const contentType = request.headers["content-type"]
+            // The avatar is a form upload; a body of any other type is refused unread.
+            if (contentType !== undefined && !isMultipartFormData(contentType)) {
+              return yield* Effect.fail(new UnsupportedMediaType())
+            }
             // The multipart parser throws outside the stream on a missing boundary; such a request has no avatar part.
             if (!isMultipartWithBoundary(request.headers["content-type"])) {
               return yield* Effect.fail(ValidationFailed.field("avatar", "avatar_missing"))

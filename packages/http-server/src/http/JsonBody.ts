@@ -1,0 +1,64 @@
+import { HttpServerError, type HttpServerRequest } from "@effect/platform"
+import { Effect } from "effect"
+
+/** The deepest nesting of arrays and objects a JSON body may have (the body object itself is level 1). */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * Whether a JSON text nests arrays and objects deeper than `max`. One pass over the characters, stopping
+ * at the first level too deep, so a megabyte of `[` costs microseconds instead of a parse.
+ */
+export const nestsDeeperThan = (text: string, max: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
+/** Why a body could not be read as JSON. */
+export type JsonBodyProblem = "too_large" | "too_deep" | "malformed"
+
+export class JsonBodyError extends Error {
+  constructor(readonly problem: JsonBodyProblem) {
+    super(`JSON body: ${problem}`)
+  }
+}
+
+const isSizeLimit = (error: HttpServerError.RequestError) => String(error.cause ?? "").includes("maxBytes")
+
+const parseBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.flatMap(Effect.either(request.text), (text) => {
+    const fail = (problem: JsonBodyProblem) =>
+      Effect.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause: new JsonBodyError(problem) }))
+    if (text._tag === "Left") return fail(isSizeLimit(text.left) ? "too_large" : "malformed")
+    if (text.right === "") return Effect.succeed(null)
+    if (nestsDeeperThan(text.right, MAX_JSON_DEPTH)) return fail("too_deep")
+    try {
+      return Effect.succeed(JSON.parse(text.right) as unknown)
+    } catch {
+      return fail("malformed")
+    }
+  })
+
+/**
+ * Makes `request.json` parse the body once, whoever asks first (the body check, then the framework's
+ * payload decoding), with the nesting limit applied before parsing. The request object itself is kept
+ * (not wrapped), since rate-limit decisions and the user's language are remembered by its identity.
+ */
+export const parseJsonOnce = (request: HttpServerRequest.HttpServerRequest) => {
+  const parsed = Effect.runSync(Effect.cached(parseBody(request)))
+  Object.defineProperty(request, "json", { value: parsed, configurable: true })
+}
+
+/** The problem of a failed `request.json`. */
+export const jsonBodyProblem = (error: HttpServerError.RequestError): JsonBodyProblem =>
+  error.cause instanceof JsonBodyError ? error.cause.problem : isSizeLimit(error) ? "too_large" : "malformed"

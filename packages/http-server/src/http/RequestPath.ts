@@ -1,0 +1,36 @@
+/*
+ * One spelling per route. The router is made case-sensitive and strict about slashes (Server.ts), and
+ * before routing every path must be canonical, else it answers 404 (RequestPipeline.ts): so the path a
+ * limit or a body rule looks at is the path of the route that will answer, and no other spelling of a
+ * route exists to slip past them.
+ */
+
+/** Segments of unreserved characters (RFC 3986) only: no percent-escapes, no empty or dot segments. */
+const CANONICAL_PATH = /^(?:\/[A-Za-z0-9._~-]+)+$/
+
+/**
+ * The path of a request target if it is the canonical spelling of a path, else undefined: `/`-separated
+ * segments of unreserved characters, no empty segment (`//`, trailing `/`), no `.` or `..` segment and
+ * no `%` escape. Our routes, ids and file keys need nothing else.
+ */
+export const canonicalPathOf = (url: string): string | undefined => {
+  const query = url.indexOf("?")
+  const path = query === -1 ? url : url.slice(0, query)
+  if (path === "/") return path
+  if (!CANONICAL_PATH.test(path)) return undefined
+  return /\/\.\.?(?:\/|$)/.test(path) ? undefined : path
+}
+
+/** The path of a request, without its query (the request has passed the canonical check). */
+export const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const AUTH_PREFIX = "/api/v1/auth/"
+
+/** Routes of the auth group: the per-IP auth limit, `Cache-Control: no-store`, no per-user API limit. */
+export const isAuthPath = (path: string) => path.startsWith(AUTH_PREFIX)
+
+/** The one route that takes a multipart body (the avatar), with its own body limit. */
+export const AVATAR_PATH = "/api/v1/users/me/avatar"

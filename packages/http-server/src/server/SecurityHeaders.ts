@@ -1,0 +1,66 @@
+import { createHash } from "node:crypto"
+import type { HttpServerResponse } from "@effect/platform"
+import { isAuthPath } from "../http/RequestPath.js"
+
+export const DOCS_PATH = "/docs"
+
+const HSTS = "max-age=31536000; includeSubDomains"
+
+const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/gi
+
+/**
+ * The docs page's policy, derived from the page itself: each inline script the page runs is allowed by
+ * its hash and each external script by its origin, so nothing else can run there. The reference (Scalar)
+ * injects its own styles, loads its fonts from fonts.scalar.com and sends "try it" requests to this API;
+ * its `new Function` is only a feature probe, caught when refused, so no `unsafe-eval`.
+ */
+export const docsPolicy = (html: string) => {
+  const scripts = new Set<string>()
+  for (const [, attributes = "", body = ""] of html.matchAll(SCRIPT)) {
+    if (/\btype\s*=\s*["']?application\/json/i.test(attributes)) continue
+    const src = /\bsrc\s*=\s*["']([^"']+)["']/i.exec(attributes)?.[1]
+    if (src !== undefined) scripts.add(URL.canParse(src) ? new URL(src).origin : "'self'")
+    else scripts.add(`'sha256-${createHash("sha256").update(body, "utf8").digest("base64")}'`)
+  }
+  return [
+    "default-src 'none'",
+    `script-src ${[...scripts].join(" ") || "'none'"}`,
+    "style-src 'self' 'unsafe-inline'",
+    "font-src 'self' data: https://fonts.scalar.com",
+    "img-src 'self' data: blob: https:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'"
+  ].join("; ")
+}
+
+/** The page is built once, so its policy is computed once per response body. */
+const policies = new WeakMap<object, string>()
+const docsPolicyOf = (response: HttpServerResponse.HttpServerResponse) => {
+  if (response.body._tag !== "Uint8Array") return undefined
+  const known = policies.get(response.body.body)
+  if (known !== undefined) return known
+  const policy = docsPolicy(new TextDecoder().decode(response.body.body))
+  policies.set(response.body.body, policy)
+  return policy
+}
+
+/**
+ * The security headers of every response: no MIME sniffing, nothing cached from the auth routes (tokens,
+ * codes), HSTS when the operator turned it on, and a content policy on the docs page.
+ */
+export const securityHeaders = (
+  path: string,
+  response: HttpServerResponse.HttpServerResponse,
+  options: { readonly hsts: boolean }
+): Record<string, string> => {
+  const headers: Record<string, string> = { "x-content-type-options": "nosniff" }
+  if (isAuthPath(path)) headers["cache-control"] = "no-store"
+  if (options.hsts) headers["strict-transport-security"] = HSTS
+  if (path === DOCS_PATH && response.status === 200) {
+    const policy = docsPolicyOf(response)
+    if (policy !== undefined) headers["content-security-policy"] = policy
+  }
+  return headers
+}
