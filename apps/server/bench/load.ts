@@ -1,11 +1,12 @@
 import { Worker } from "node:worker_threads"
 
-/** One HTTP call of a load: a path under `baseUrl`, headers and an optional JSON body. */
+/** One HTTP call of a load: a path under `baseUrl`, headers and an optional JSON body (or a raw one, sent as is). */
 export interface Call {
   readonly method: "GET" | "POST" | "PUT" | "DELETE"
   readonly path: string
   readonly headers?: Readonly<Record<string, string>>
   readonly body?: unknown
+  readonly rawBody?: string
 }
 
 export interface LoadOptions {
@@ -66,7 +67,7 @@ const run = async (calls) => {
       const response = await fetch(baseUrl + call.path, {
         method: call.method,
         headers: { ...(call.body === undefined ? {} : { "content-type": "application/json" }), ...call.headers },
-        ...(call.body === undefined ? {} : { body: JSON.stringify(call.body) })
+        ...(call.rawBody !== undefined ? { body: call.rawBody } : call.body === undefined ? {} : { body: JSON.stringify(call.body) })
       })
       text = await response.text()
       status = String(response.status)
