@@ -72,6 +72,7 @@ describe("AppConfig.fromEnv", () => {
         RATE_LIMIT_WS_HANDSHAKES_PER_MINUTE: "30",
         TRUST_PROXY: "true",
         CORS_ORIGINS: "https://a.example,https://b.example",
+        HSTS: "true",
         LOG_LEVEL: "debug"
       })
       expect(settings).toMatchObject({
@@ -93,6 +94,7 @@ describe("AppConfig.fromEnv", () => {
         },
         trustProxy: true,
         corsOrigins: ["https://a.example", "https://b.example"],
+        hsts: true,
         logLevel: "debug"
       })
       expect(Redacted.value(settings.jwtSecret!)).toBe("x".repeat(32))
@@ -103,6 +105,13 @@ describe("AppConfig.fromEnv", () => {
     Effect.gen(function* () {
       expect((yield* settingsFrom({ LOG_LEVEL: "warn" })).logLevel).toBe("warning")
       expect((yield* settingsFrom({ LOG_LEVEL: "warning" })).logLevel).toBe("warning")
+    })
+  )
+
+  it.effect("sends no HSTS unless HSTS=true", () =>
+    Effect.gen(function* () {
+      expect((yield* settingsFrom({})).hsts).toBe(false)
+      expect((yield* settingsFrom({ HSTS: "false" })).hsts).toBe(false)
     })
   )
 
@@ -145,6 +154,7 @@ describe("AppConfig.fromEnv", () => {
     [{ RATE_LIMIT_API_PER_MINUTE: "1.5" }, "RATE_LIMIT_API_PER_MINUTE"],
     [{ RATE_LIMIT_WS_MESSAGES_PER_MINUTE: "many" }, "RATE_LIMIT_WS_MESSAGES_PER_MINUTE"],
     [{ TRUST_PROXY: "maybe" }, "TRUST_PROXY"],
+    [{ HSTS: "yes please" }, "HSTS"],
     [{ LOG_LEVEL: "chatty" }, "LOG_LEVEL"]
   ])("refuses %j naming %s in one line", ([variables, variable]) =>
     Effect.gen(function* () {

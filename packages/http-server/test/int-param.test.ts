@@ -24,7 +24,8 @@ describe("IntParam", () => {
     const decode = Schema.decodeUnknownEither(Schema.Struct(PageParams))
     expect(decode({ page: "2", per_page: "50" })).toEqual(Either.right({ page: 2, per_page: 50 }))
     expect(decode({})).toEqual(Either.right({}))
-    for (const per_page of ["0", "51", "2.5", "abc", ""]) {
+    // Only digits: white space, signs, decimals, exponents and hex spell no query integer.
+    for (const per_page of ["0", "51", "2.5", "abc", "", " 1", "1 ", "+1", "-1", "1.0", "1e1", "0x1", "\t2"]) {
       const failed = decode({ per_page })
       expect(Either.isLeft(failed), per_page).toBe(true)
     }

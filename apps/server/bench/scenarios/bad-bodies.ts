@@ -25,8 +25,18 @@ const badBodies = (token: string): ReadonlyArray<Call> => {
     { method: "POST", path: "/auth/request-otp", headers: json, rawBody: brackets },
     { method: "PUT", path: "/users/me", headers: { ...json, ...auth }, rawBody: brackets },
     { method: "POST", path: "/auth/request-otp", headers: json, rawBody: unparsable },
-    { method: "PUT", path: "/users/me", headers: { "content-type": "multipart/form-data; boundary=b", ...auth }, rawBody: multipart },
-    { method: "POST", path: "/auth/request-otp", headers: { "content-type": "application/octet-stream" }, rawBody: brackets }
+    {
+      method: "PUT",
+      path: "/users/me",
+      headers: { "content-type": "multipart/form-data; boundary=b", ...auth },
+      rawBody: multipart
+    },
+    {
+      method: "POST",
+      path: "/auth/request-otp",
+      headers: { "content-type": "application/octet-stream" },
+      rawBody: brackets
+    }
   ]
 }
 
@@ -56,7 +66,9 @@ const main = () =>
     console.log(formatReports([attack, live]))
     loopDelay.disable()
     const ms = (ns: number) => (ns / 1e6).toFixed(1)
-    console.log(`server event loop delay: p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms`)
+    console.log(
+      `server event loop delay: p50 ${ms(loopDelay.percentile(50))} ms, p99 ${ms(loopDelay.percentile(99))} ms, max ${ms(loopDelay.max)} ms`
+    )
     console.log(`/health/live p50 ${live.p50.toFixed(1)} ms, p99 ${live.p99.toFixed(1)} ms (target p99 < 50 ms)`)
     if (attack.errors > 0 || live.errors > 0) process.exitCode = 1
   })

@@ -2,7 +2,7 @@ import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
 import { Effect, Layer, Schema } from "effect"
 import { translate } from "../i18n/messages.js"
 import { PayloadTooLargeResponse, UnsupportedMediaTypeResponse, ValidationErrorResponse } from "./Envelope.js"
-import { jsonBodyProblem } from "./JsonBody.js"
+import { isJsonContentType, jsonBodyProblem } from "./JsonBody.js"
 import { errorResponse, requestLanguage } from "./Localize.js"
 
 export { AVATAR_PATH } from "./RequestPath.js"
@@ -28,14 +28,6 @@ const unsupported = Effect.flatMap(requestLanguage, (language) =>
     }) as UnsupportedMediaTypeResponse
   )
 )
-
-const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/
-
-/** `application/json` or a `+json` type (RFC 6839), with any parameters; anything else, malformed included, is not. */
-export const isJsonContentType = (header: string) => {
-  const type = (header.split(";")[0] ?? "").trim().toLowerCase()
-  return MEDIA_TYPE.test(type) && (type === "application/json" || (type.startsWith("application/") && type.endsWith("+json")))
-}
 
 /** Node reads a body only when the request announces one: a length above 0, or chunked transfer. */
 const announcesBody = (request: HttpServerRequest.HttpServerRequest) => {
@@ -63,9 +55,7 @@ export const checkJsonBody = Effect.gen(function* () {
   const parsed = yield* Effect.either(request.json)
   if (parsed._tag === "Left") {
     const problem = jsonBodyProblem(parsed.left)
-    return yield* problem === "too_large"
-      ? tooLarge
-      : malformed(problem === "too_deep" ? "too_deep" : "malformed_json")
+    return yield* problem === "too_large" ? tooLarge : malformed(problem === "too_deep" ? "too_deep" : "malformed_json")
   }
   const body = parsed.right
   if (typeof body !== "object" || body === null || Array.isArray(body)) return yield* malformed("must_be_object")

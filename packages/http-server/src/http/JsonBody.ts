@@ -49,12 +49,32 @@ const parseBody = (request: HttpServerRequest.HttpServerRequest) =>
     }
   })
 
+const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/
+
+const mediaTypeOf = (header: string) => (header.split(";")[0] ?? "").trim().toLowerCase()
+
+/** `application/json` or a `+json` type (RFC 6839), with any parameters; anything else, malformed included, is not. */
+export const isJsonContentType = (header: string) => {
+  const type = mediaTypeOf(header)
+  return (
+    MEDIA_TYPE.test(type) &&
+    (type === "application/json" || (type.startsWith("application/") && type.endsWith("+json")))
+  )
+}
+
 /**
  * Makes `request.json` parse the body once, whoever asks first (the body check, then the framework's
- * payload decoding), with the nesting limit applied before parsing. The request object itself is kept
+ * payload decoding), with the nesting limit applied before parsing; a `+json` body is presented to the
+ * framework as `application/json`. The request object itself is kept
  * (not wrapped), since rate-limit decisions and the user's language are remembered by its identity.
  */
 export const parseJsonOnce = (request: HttpServerRequest.HttpServerRequest) => {
+  const contentType = request.headers["content-type"]
+  if (contentType !== undefined && isJsonContentType(contentType) && mediaTypeOf(contentType) !== "application/json") {
+    // The framework reads only `application/json` as JSON (a `+json` body would be read again as bytes).
+    const headers = { ...request.headers, "content-type": "application/json" }
+    Object.defineProperty(request, "headers", { value: headers, configurable: true })
+  }
   const parsed = Effect.runSync(Effect.cached(parseBody(request)))
   Object.defineProperty(request, "json", { value: parsed, configurable: true })
 }

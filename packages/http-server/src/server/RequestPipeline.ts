@@ -171,20 +171,20 @@ export interface PipelineOptions {
 export const requestPipeline =
   (options: PipelineOptions) =>
   <E, R>(app: HttpApp.Default<E, R>) =>
-  Effect.gen(function* () {
-    const startedAt = performance.now()
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const requestId = requestIdOf(request)
-    yield* HttpApp.appendPreResponseHandler((request, response) => {
-      const final = finalizeResponse(request, response, requestId, options)
-      return Effect.as(logRequest(request, final, requestId, startedAt), final)
+    Effect.gen(function* () {
+      const startedAt = performance.now()
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const requestId = requestIdOf(request)
+      yield* HttpApp.appendPreResponseHandler((request, response) => {
+        const final = finalizeResponse(request, response, requestId, options)
+        return Effect.as(logRequest(request, final, requestId, startedAt), final)
+      })
+      if (request.method !== "GET" && request.method !== "HEAD") parseJsonOnce(request)
+      return yield* limitedApp(app, request).pipe(
+        // A defect becomes a bare 500 for the client; the log keeps what happened.
+        Effect.tapDefect((cause) =>
+          Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs("error", describeDefects(cause)))
+        ),
+        Effect.annotateLogs("request_id", requestId)
+      )
     })
-    if (request.method !== "GET" && request.method !== "HEAD") parseJsonOnce(request)
-    return yield* limitedApp(app, request).pipe(
-      // A defect becomes a bare 500 for the client; the log keeps what happened.
-      Effect.tapDefect((cause) =>
-        Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs("error", describeDefects(cause)))
-      ),
-      Effect.annotateLogs("request_id", requestId)
-    )
-  })

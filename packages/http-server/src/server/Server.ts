@@ -78,7 +78,9 @@ export const HttpAppLive = Layer.unwrapEffect(
       HttpMiddleware.withTracerDisabledWhen(() => true),
       // One spelling per route: no case folding, no merged or trailing slashes (with the canonical-path
       // check of the request pipeline, which also refuses `%` escapes and dot segments).
-      Layer.provide(HttpRouter.setRouterConfig({ caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false }))
+      Layer.provide(
+        HttpRouter.setRouterConfig({ caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false })
+      )
     )
   )
 )
