@@ -19,8 +19,10 @@ export const rawRequest = (
 ): Promise<RawResponse> =>
   new Promise((resolve, reject) => {
     const url = new URL(baseUrl)
+    // Node sends a GET's body without a length (the server would read it as the next request): say it.
+    const length = options.body === undefined ? {} : { "content-length": String(Buffer.byteLength(options.body)) }
     const outgoing = request(
-      { host: url.hostname, port: url.port, method, path, headers: options.headers ?? {}, agent: false },
+      { host: url.hostname, port: url.port, method, path, headers: { ...length, ...options.headers }, agent: false },
       (incoming) => {
         const chunks: Array<Buffer> = []
         incoming.on("data", (chunk: Buffer) => chunks.push(chunk))
