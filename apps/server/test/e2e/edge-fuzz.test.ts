@@ -114,7 +114,13 @@ const isEnvelope = (body: any) =>
 describe.each(backends)("every operation of the OpenAPI document, fuzzed, on %s", (backend) => {
   const server = useServer(backend, {
     settings: {
-      rateLimits: { authPerMinute: 1_000_000, otpPer10Minutes: 3, apiPerMinute: 1_000_000, wsMessagesPerMinute: 50 },
+      rateLimits: {
+        authPerMinute: 1_000_000,
+        otpPer10Minutes: 3,
+        apiPerMinute: 1_000_000,
+        wsMessagesPerMinute: 50,
+        wsHandshakesPerMinute: 1_000
+      },
       adminPhoneNumbers: [ADMIN_PHONE]
     }
   })

@@ -46,7 +46,13 @@ const expectRawError = (response: RawResponse, status: number, code: string) =>
 describe.each(backends)("the HTTP edge on %s", (backend) => {
   const server = useServer(backend, {
     settings: {
-      rateLimits: { authPerMinute: AUTH_LIMIT, otpPer10Minutes: 3, apiPerMinute: 10_000, wsMessagesPerMinute: 50 },
+      rateLimits: {
+        authPerMinute: AUTH_LIMIT,
+        otpPer10Minutes: 3,
+        apiPerMinute: 10_000,
+        wsMessagesPerMinute: 50,
+        wsHandshakesPerMinute: 1_000
+      },
       trustProxy: true,
       hsts: true
     }

@@ -561,6 +561,19 @@ export interface components {
                 };
             };
         };
+        /** @description Unsupported media type */
+        UnsupportedMediaTypeResponse: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "UNSUPPORTED_MEDIA_TYPE";
+                message: string;
+                details: {
+                    [key: string]: string[];
+                };
+            };
+        };
         /**
          * Format: uuid
          * @description a Universally Unique Identifier
@@ -586,19 +599,6 @@ export interface components {
         };
         /** Format: binary */
         PersistedFile: string;
-        /** @description Unsupported media type */
-        UnsupportedMediaTypeResponse: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "UNSUPPORTED_MEDIA_TYPE";
-                message: string;
-                details: {
-                    [key: string]: string[];
-                };
-            };
-        };
         /** @description Unavailable for now; retry after the Retry-After header */
         ServiceUnavailableResponse: {
             /** @enum {boolean} */
@@ -710,6 +710,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -805,6 +814,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -884,6 +902,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -958,6 +985,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -1046,6 +1082,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -1141,6 +1186,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -1323,6 +1377,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -1408,6 +1471,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description A business rule refused the operation */
@@ -1597,6 +1669,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -1690,6 +1771,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description A business rule refused the operation */
@@ -1793,6 +1883,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description A business rule refused the operation */
@@ -1903,6 +2002,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -2007,6 +2115,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -2102,6 +2219,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -2207,6 +2333,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -2300,6 +2435,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description A business rule refused the operation */
@@ -2424,6 +2568,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description A business rule refused the operation */
             422: {
                 headers: {
@@ -2542,6 +2695,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -2635,6 +2797,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -2738,6 +2909,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description A business rule refused the operation */
             422: {
                 headers: {
@@ -2835,6 +3015,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description A business rule refused the operation */
@@ -2950,6 +3139,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -3082,6 +3280,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -3175,6 +3382,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description A business rule refused the operation */
@@ -3286,6 +3502,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description A business rule refused the operation */
@@ -3404,6 +3629,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -3510,6 +3744,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description A business rule refused the operation */
@@ -3639,6 +3882,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -3745,6 +3997,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description A business rule refused the operation */
             422: {
                 headers: {
@@ -3847,6 +4108,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -3952,6 +4222,15 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
                 };
             };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
             /** @description Rate limit exceeded */
             429: {
                 headers: {
@@ -4052,6 +4331,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description Rate limit exceeded */
