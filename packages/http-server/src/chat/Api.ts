@@ -2,7 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import { ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
-import { IntParam, PageParams, Pagination, Payload, problemMessage, Text } from "../http/Fields.js"
+import { FreeText, IntParam, PageParams, Pagination, Payload, problemMessage } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { MESSAGE_TEXT_MAX } from "../realtime/Protocol.js"
 import { ConversationSummary, MessageItem, SentMessage } from "./Views.js"
@@ -46,7 +46,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
   .add(
     HttpApiEndpoint.post("sendMessage", "/conversations/:id/messages")
       .setPath(IdPath)
-      .setPayload(Payload({ message_text: Text(1, MESSAGE_TEXT_MAX) }))
+      .setPayload(Payload({ message_text: FreeText(1, MESSAGE_TEXT_MAX) }))
       .addSuccess(Ok(SentMessage), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)

@@ -3,7 +3,7 @@ import { Category, DealStatus, OfferStatus } from "@talab/core"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
-import { OneOf, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
+import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 
 const Nullable = Schema.NullOr(Schema.String)
@@ -86,7 +86,7 @@ export class DealsApi extends HttpApiGroup.make("deals")
   .add(
     HttpApiEndpoint.put("cancel", "/deals/:id/cancel")
       .setPath(IdPath)
-      .setPayload(Payload({ reason: Text(1, 200), description: Optional(Text(0, 2000)) }))
+      .setPayload(Payload({ reason: Text(1, 200), description: Optional(FreeText(0, 2000)) }))
       .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: DealStatus, cancelled_at: Schema.Date })))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)

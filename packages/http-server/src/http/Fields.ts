@@ -33,22 +33,57 @@ const characters = (s: string) => {
 }
 export const NumberField = Schema.Number.annotations(msg("must_be_number"))
 
-/** A string trimmed of surrounding white space, then between min and max characters. */
-export const Text = (min: number, max: number) =>
+/*
+ * Characters refused in texts (docs/DECISIONS.md, "Text values"). A lone surrogate cannot be stored as UTF-8;
+ * controls (C0, DEL, C1) and bidi overrides/isolates can disguise what a text says where it is shown; U+2028/U+2029
+ * end lines in JavaScript clients. Single-line texts also refuse line breaks, tabs and the invisible
+ * separators that make two names look alike (U+200B, U+2060-U+2064, U+FEFF); U+200C/U+200D (needed by Arabic,
+ * Persian and emoji sequences) and the direction marks U+200E/U+200F/U+061C are allowed in both.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069\u2028\u2029]/
+const SINGLE_LINE_REFUSED = /[\p{Cc}\u200B\u2060-\u2064\uFEFF]/u
+/** Free text keeps tabs, \n and \r\n; a lone \r or any other control is refused. */
+const FREE_TEXT_REFUSED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\r(?!\n)/
+
+/** Whether a text has none of the characters refused in a single-line text (a name, a city, a brand). */
+export const isCleanLine = (s: string) =>
+  !LONE_SURROGATE.test(s) && !BIDI_CONTROL.test(s) && !SINGLE_LINE_REFUSED.test(s)
+/** Whether a text has none of the characters refused in free text (notes, descriptions, messages). */
+export const isCleanFreeText = (s: string) =>
+  !LONE_SURROGATE.test(s) && !BIDI_CONTROL.test(s) && !FREE_TEXT_REFUSED.test(s)
+
+/** A string trimmed of surrounding white space, then checked for refused characters and between min and max characters. */
+const TrimmedText = (min: number, max: number, clean: (s: string) => boolean) =>
   Schema.transform(
     StringField.annotations({ jsonSchema: { minLength: min, maxLength: max } }),
     Schema.String.pipe(
+      Schema.filter(clean, msg("invalid_characters")),
       Schema.filter((s) => characters(s) >= min, msg("too_short", { min })),
       Schema.filter((s) => characters(s) <= max, msg("too_long", { max }))
     ),
     { strict: true, decode: (s) => s.trim(), encode: (s) => s }
   )
 
-/** An amount of money: > 0, at most 2 decimals, at most 1,000,000,000. */
+/** A single-line text (a name, a district, a brand): no line breaks, tabs, controls or bidi overrides. */
+export const Text = (min: number, max: number) => TrimmedText(min, max, isCleanLine)
+
+/** A free text (notes, a description, a message): keeps line breaks (\n, \r\n) and tabs, refuses other controls. */
+export const FreeText = (min: number, max: number) => TrimmedText(min, max, isCleanFreeText)
+
+const MAX_AMOUNT = 1_000_000_000
+
+/**
+ * An amount of money: > 0, at most 2 decimals, at most 1,000,000,000. A number has at most two decimals
+ * exactly when it is the double nearest some k/100, that is when `round(n * 100) / 100` gives it back; a
+ * looser check (`|n * 100 - round(n * 100)| < ε`) lets 1e-9 and 1.000000001 through, which NUMERIC(12, 2)
+ * would round to something else than what the request said.
+ */
 export const Money = NumberField.pipe(
-  Schema.filter((n) => Number.isFinite(n) && n > 0, msg("positive")),
-  Schema.filter((n) => n <= 1_000_000_000, msg("max_amount", { max: 1_000_000_000 })),
-  Schema.filter((n) => Math.abs(n * 100 - Math.round(n * 100)) < 1e-6, msg("two_decimals"))
+  Schema.filter(Number.isFinite, msg("must_be_number")),
+  Schema.filter((n) => n > 0, msg("positive")),
+  Schema.filter((n) => n <= MAX_AMOUNT, msg("max_amount", { max: MAX_AMOUNT })),
+  Schema.filter((n) => Math.round(n * 100) / 100 === n, msg("two_decimals"))
 )
 
 /** One of a fixed set of strings. */

@@ -3,7 +3,7 @@ import { DealStatus, OfferStatus } from "@talab/core"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok, OkMessage } from "../http/Envelope.js"
-import { Money, OneOf, Optional, PageParams, Pagination, Payload, Text, UuidField } from "../http/Fields.js"
+import { FreeText, Money, OneOf, Optional, PageParams, Pagination, Payload, Text, UuidField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 
 const Nullable = Schema.NullOr(Schema.String)
@@ -68,8 +68,8 @@ export class OffersApi extends HttpApiGroup.make("offers")
           request_id: UuidField,
           price: Money,
           availability: Text(1, 200),
-          condition_notes: Optional(Text(0, 2000)),
-          warranty_notes: Optional(Text(0, 2000))
+          condition_notes: Optional(FreeText(0, 2000)),
+          warranty_notes: Optional(FreeText(0, 2000))
         })
       )
       .addSuccess(Ok(OfferView), { status: 201 })

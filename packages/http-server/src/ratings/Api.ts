@@ -3,7 +3,7 @@ import { isValidRatingValue } from "@talab/core"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import { ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
-import { NumberField, Optional, Payload, problemMessage, Text, UuidField } from "../http/Fields.js"
+import { FreeText, NumberField, Optional, Payload, problemMessage, UuidField } from "../http/Fields.js"
 
 /** An integer from 1 to 5; anything else names the rating's rule. */
 const RatingValue = NumberField.pipe(
@@ -23,7 +23,7 @@ export const RatingView = Schema.Struct({
 export class RatingsApi extends HttpApiGroup.make("ratings")
   .add(
     HttpApiEndpoint.post("rate", "/ratings")
-      .setPayload(Payload({ deal_id: UuidField, rating: RatingValue, review_text: Optional(Text(0, 2000)) }))
+      .setPayload(Payload({ deal_id: UuidField, rating: RatingValue, review_text: Optional(FreeText(0, 2000)) }))
       .addSuccess(Ok(RatingView), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)

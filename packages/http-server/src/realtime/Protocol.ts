@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { SentMessage } from "../chat/Views.js"
-import { Text } from "../http/Fields.js"
+import { FreeText, Text } from "../http/Fields.js"
 
 /*
  * The WebSocket protocol of `/ws` (decisions.md section 9): every frame is one JSON text. The server decodes
@@ -41,7 +41,7 @@ export const UnsubscribeFrame = Schema.Struct({ type: Schema.Literal("unsubscrib
 export const SendMessageFrame = Schema.Struct({
   type: Schema.Literal("message"),
   conversation_id: Schema.String,
-  message_text: Text(1, MESSAGE_TEXT_MAX),
+  message_text: FreeText(1, MESSAGE_TEXT_MAX),
   /** Chosen by the client; sending again with the same one stores nothing new and acks the first message. */
   client_id: Schema.optionalWith(Text(1, CLIENT_ID_MAX), { nullable: true })
 })

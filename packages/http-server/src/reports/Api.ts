@@ -3,7 +3,7 @@ import { DealStatus, ReportReason, ReportStatus, ResolveAction } from "@talab/co
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
-import { OneOf, Optional, PageParams, Pagination, Payload, Text, UuidField } from "../http/Fields.js"
+import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, UuidField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 
 const Nullable = Schema.NullOr(Schema.String)
@@ -33,7 +33,7 @@ export class ReportsApi extends HttpApiGroup.make("reports")
           reported_user_id: UuidField,
           deal_id: Optional(UuidField),
           reason: OneOf(...ReportReason.literals),
-          description: Optional(Text(0, 2000))
+          description: Optional(FreeText(0, 2000))
         })
       )
       .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: ReportStatus, created_at: Schema.Date })), {
@@ -56,7 +56,7 @@ export class AdminReportsApi extends HttpApiGroup.make("adminReports")
   .add(
     HttpApiEndpoint.put("resolve", "/admin/reports/:id/resolve")
       .setPath(IdPath)
-      .setPayload(Payload({ action: OneOf(...ResolveAction.literals), notes: Optional(Text(0, 2000)) }))
+      .setPayload(Payload({ action: OneOf(...ResolveAction.literals), notes: Optional(FreeText(0, 2000)) }))
       .addSuccess(
         Ok(
           Schema.Struct({

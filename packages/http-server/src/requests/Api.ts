@@ -3,7 +3,17 @@ import { Category, ConditionPref, RequestStatus } from "@talab/core"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
-import { Money, OneOf, Optional, PageParams, Pagination, Payload, problemMessage, Text } from "../http/Fields.js"
+import {
+  FreeText,
+  Money,
+  OneOf,
+  Optional,
+  PageParams,
+  Pagination,
+  Payload,
+  problemMessage,
+  Text
+} from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 
 const Nullable = Schema.NullOr(Schema.String)
@@ -59,7 +69,7 @@ const NewRequest = Payload({
   budget_max: Money,
   location_district: Text(1, 100),
   location_city: Optional(Text(1, 100)),
-  notes: Optional(Text(0, 2000))
+  notes: Optional(FreeText(0, 2000))
 }).pipe(
   Schema.filter((body) =>
     body.budget_max >= body.budget_min

@@ -3,7 +3,7 @@ import { SellerProfileStatus } from "@talab/core"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
-import { Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
+import { FreeText, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 
 export const SellerProfileCreated = Schema.Struct({
@@ -50,7 +50,7 @@ export class SellerProfilesApi extends HttpApiGroup.make("sellerProfiles")
           business_name: Text(2, 120),
           location_district: Text(1, 100),
           location_city: Optional(Text(1, 100)),
-          bio: Optional(Text(0, 2000))
+          bio: Optional(FreeText(0, 2000))
         })
       )
       .addSuccess(Ok(SellerProfileCreated), { status: 201 })
