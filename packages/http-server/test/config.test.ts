@@ -17,6 +17,9 @@ const failureLine = (variables: Record<string, string>) =>
     return describeConfigError(result.left as never)
   })
 
+const twilio = { TWILIO_ACCOUNT_SID: "AC1", TWILIO_AUTH_TOKEN: "token", TWILIO_FROM: "+15550000000" }
+const fcm = { FCM_PROJECT_ID: "p", FCM_SERVICE_ACCOUNT_JSON: "{}" }
+
 describe("AppConfig.fromEnv", () => {
   it.effect("defaults to decisions.md section 1", () =>
     Effect.gen(function* () {
@@ -57,6 +60,7 @@ describe("AppConfig.fromEnv", () => {
         JWT_SECRET: "x".repeat(32),
         NODE_ENV: "production",
         ADMIN_PHONE_NUMBERS: "+966501111111, +966502222222",
+        ALLOW_CONSOLE_PROVIDERS: "true",
         SMS_PROVIDER: "twilio",
         TWILIO_ACCOUNT_SID: "AC1",
         TWILIO_AUTH_TOKEN: "token",
@@ -155,12 +159,62 @@ describe("AppConfig.fromEnv", () => {
     [{ RATE_LIMIT_WS_MESSAGES_PER_MINUTE: "many" }, "RATE_LIMIT_WS_MESSAGES_PER_MINUTE"],
     [{ TRUST_PROXY: "maybe" }, "TRUST_PROXY"],
     [{ HSTS: "yes please" }, "HSTS"],
-    [{ LOG_LEVEL: "chatty" }, "LOG_LEVEL"]
+    [{ LOG_LEVEL: "chatty" }, "LOG_LEVEL"],
+    [{ ADMIN_PHONE_NUMBERS: "+966501111111,0501234567" }, "ADMIN_PHONE_NUMBERS"],
+    [{ ADMIN_PHONE_NUMBERS: "+96650" }, "ADMIN_PHONE_NUMBERS"],
+    [{ ADMIN_PHONE_NUMBERS: "+966 11 234 5678" }, "ADMIN_PHONE_NUMBERS"],
+    [{ NODE_ENV: "production", JWT_SECRET: "x".repeat(32) }, "SMS_PROVIDER"],
+    [{ NODE_ENV: "production", JWT_SECRET: "x".repeat(32), SMS_PROVIDER: "twilio", ...twilio }, "PUSH_PROVIDER"],
+    [{ NODE_ENV: "production", JWT_SECRET: "x".repeat(32), ALLOW_CONSOLE_PROVIDERS: "false" }, "SMS_PROVIDER"],
+    [
+      { NODE_ENV: "production", JWT_SECRET: "x".repeat(32), ALLOW_CONSOLE_PROVIDERS: "maybe" },
+      "ALLOW_CONSOLE_PROVIDERS"
+    ]
   ])("refuses %j naming %s in one line", ([variables, variable]) =>
     Effect.gen(function* () {
       const line = yield* failureLine(variables)
       expect(line).toMatch(new RegExp(`^Invalid configuration: ${variable}: \\S`))
       expect(line).not.toContain("\n")
+    })
+  )
+
+  it.effect("reads ADMIN_PHONE_NUMBERS like sign-in numbers: E.164 with spaces and dashes accepted, once each", () =>
+    Effect.gen(function* () {
+      const settings = yield* settingsFrom({
+        ADMIN_PHONE_NUMBERS: " +966 50 111 1111 ,+966-50-222-2222,+966501111111,"
+      })
+      expect(settings.adminPhoneNumbers).toEqual(["+966501111111", "+966502222222"])
+    })
+  )
+
+  it.effect("names the refused entry of ADMIN_PHONE_NUMBERS", () =>
+    Effect.gen(function* () {
+      expect(yield* failureLine({ ADMIN_PHONE_NUMBERS: "+966501111111,0501234567" })).toBe(
+        'Invalid configuration: ADMIN_PHONE_NUMBERS: "0501234567" is not a mobile number in E.164 (+ country code)'
+      )
+    })
+  )
+
+  it.effect("starts in production with the console and log providers only when ALLOW_CONSOLE_PROVIDERS=true", () =>
+    Effect.gen(function* () {
+      const production = { NODE_ENV: "production", JWT_SECRET: "x".repeat(32) }
+      expect(yield* failureLine(production)).toMatch(
+        /^Invalid configuration: SMS_PROVIDER: is console .*ALLOW_CONSOLE_PROVIDERS=true$/
+      )
+      const allowed = yield* settingsFrom({ ...production, ALLOW_CONSOLE_PROVIDERS: "true" })
+      expect(allowed.sms.provider).toBe("console")
+      expect(allowed.push.provider).toBe("log")
+      const real = yield* settingsFrom({
+        ...production,
+        SMS_PROVIDER: "twilio",
+        ...twilio,
+        PUSH_PROVIDER: "fcm",
+        ...fcm
+      })
+      expect(real.sms.provider).toBe("twilio")
+      // Development (the default) and test keep the console providers without being asked.
+      expect((yield* settingsFrom({})).sms.provider).toBe("console")
+      expect((yield* settingsFrom({ NODE_ENV: "test" })).push.provider).toBe("log")
     })
   )
 

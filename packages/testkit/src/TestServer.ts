@@ -24,6 +24,11 @@ export interface TestServerOptions {
   /** A PostgreSQL URL to run on instead of the in-memory embedded database. */
   readonly databaseUrl?: string
   /**
+   * A directory for the embedded database to keep its files in, instead of memory: a server started later on the
+   * same directory finds the data (ignored with `databaseUrl`).
+   */
+  readonly dataDir?: string
+  /**
    * A Redis URL: rate limits are counted in Redis (and WebSocket messages fan out through it), as in
    * production with REDIS_URL. `settings.redisUrl` does the same.
    */
@@ -96,7 +101,9 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       MigratedDatabaseLayer(
         options.databaseUrl
           ? DatabaseOptions.Postgres({ url: Redacted.make(options.databaseUrl) })
-          : DatabaseOptions.Memory()
+          : options.dataDir
+            ? DatabaseOptions.Embedded({ dataDir: options.dataDir })
+            : DatabaseOptions.Memory()
       ).pipe(Layer.provide(recordLogs))
     )
     // The port is known only once the socket listens, and PUBLIC_URL must name it; so listen first.

@@ -76,6 +76,8 @@ describe("bad configuration stops the start with one line naming the variable", 
     ["SMS_PROVIDER", { SMS_PROVIDER: "carrier-pigeon" }],
     ["JWT_SECRET", { NODE_ENV: "production" }],
     ["JWT_SECRET", { JWT_SECRET: "too-short-a-secret" }],
+    ["SMS_PROVIDER", { NODE_ENV: "production", JWT_SECRET: "a-production-secret-of-at-least-32-bytes" }],
+    ["ADMIN_PHONE_NUMBERS", { ADMIN_PHONE_NUMBERS: "+966501111111,0501234567" }],
     ["DATABASE_URL", { DATABASE_URL: "mysql://admin:hunter2@db.example/talab" }]
   ])(
     "%s: %j",
@@ -102,7 +104,8 @@ describe("SIGTERM", () => {
     const { child, output, exited } = startServer({
       PORT: String(port),
       NODE_ENV: "production",
-      JWT_SECRET: "a-production-secret-of-at-least-32-bytes"
+      JWT_SECRET: "a-production-secret-of-at-least-32-bytes",
+      ALLOW_CONSOLE_PROVIDERS: "true"
     })
     await waitUntilLive(port, exited)
 

@@ -39,6 +39,7 @@ export class UserRepo extends Context.Tag("@talab/core/UserRepo")<
     readonly findByPhone: (phoneNumber: string) => Effect.Effect<Option.Option<User>>
     /** Inserts the user unless the phone number exists; answers the stored user either way. */
     readonly insertOrGet: (user: User) => Effect.Effect<User>
+    /** Writes the profile (name, avatar, language); never `isAdmin`, which only an operator's grant sets. */
     readonly update: (user: User) => Effect.Effect<void>
   }
 >() {}

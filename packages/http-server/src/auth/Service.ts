@@ -18,6 +18,7 @@ import {
   UserRepo
 } from "@talab/core"
 import { Clock, Effect, Option } from "effect"
+import { adminPolicy } from "../admin/Policy.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { translate } from "../i18n/messages.js"
 import { OtpCodes } from "./OtpCodes.js"
@@ -43,7 +44,7 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
     const transactor = yield* Transactor
     const ids = yield* Ids
     const sessionEvents = yield* SessionEvents
-    const admins = new Set(config.adminPhoneNumbers)
+    const admins = adminPolicy(config.adminPhoneNumbers)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /**
@@ -105,10 +106,9 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
             )
             if (verdict.challenge !== null && verdict.challenge !== challenge) yield* otps.save(verdict.challenge)
             if (verdict._tag === "Rejected") return { _tag: "Rejected" as const, error: verdict.error }
-            const candidate = newUser({ id: yield* ids.next, phoneNumber, isAdmin: admins.has(phoneNumber), now: at })
+            const candidate = newUser({ id: yield* ids.next, phoneNumber, isAdmin: false, now: at })
             const stored = yield* users.insertOrGet(candidate)
-            const user = admins.has(phoneNumber) && !stored.isAdmin ? { ...stored, isAdmin: true } : stored
-            if (user !== stored) yield* users.update(user)
+            const user = admins.effective(stored)
             const issued = yield* openSession(user)
             // A user created just now (the id given) cannot have a seller profile yet: no need to look.
             const hasSellerProfile = stored.id !== candidate.id && Option.isSome(yield* profiles.findByUserId(user.id))

@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os"
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { normalizeMobileNumber } from "../auth/Phone.js"
 import { databaseOptionsFromUrl } from "../db/Database.js"
 
 export type SmsProvider = "console" | "twilio"
@@ -136,6 +137,21 @@ const required = (name: string, when: string) =>
     )
   )
 
+/** ADMIN_PHONE_NUMBERS in E.164, read like the numbers users sign in with (spaces and dashes accepted). */
+const adminPhoneNumbers = Effect.flatMap(list("ADMIN_PHONE_NUMBERS", []), (entries) => {
+  const numbers: Array<string> = []
+  for (const entry of entries) {
+    const number = normalizeMobileNumber(entry)
+    if (number === undefined) {
+      return Effect.fail(
+        ConfigError.InvalidData(["ADMIN_PHONE_NUMBERS"], `"${entry}" is not a mobile number in E.164 (+ country code)`)
+      )
+    }
+    if (!numbers.includes(number)) numbers.push(number)
+  }
+  return Effect.succeed(numbers)
+})
+
 const readSettings = Effect.gen(function* () {
   const port = yield* Config.port("PORT").pipe(Config.withDefault(3000))
   const nodeEnv = yield* Config.string("NODE_ENV").pipe(Config.withDefault("development"))
@@ -155,6 +171,20 @@ const readSettings = Effect.gen(function* () {
     "fcm",
     "apns"
   )("PUSH_PROVIDER").pipe(Config.withDefault("log" as const))
+  // The console and log providers write codes and push tokens into the log: fine on a laptop, a leak in
+  // production unless the operator says so (a demo or a staging server without an SMS account).
+  if (nodeEnv === "production" && (smsProvider === "console" || pushProvider === "log")) {
+    const allowed = yield* Config.boolean("ALLOW_CONSOLE_PROVIDERS").pipe(Config.withDefault(false))
+    if (!allowed) {
+      const [variable, value] = smsProvider === "console" ? ["SMS_PROVIDER", "console"] : ["PUSH_PROVIDER", "log"]
+      return yield* Effect.fail(
+        ConfigError.InvalidData(
+          [variable],
+          `is ${value} (messages written to the log) under NODE_ENV=production; choose a real provider or set ALLOW_CONSOLE_PROVIDERS=true`
+        )
+      )
+    }
+  }
   const twilio =
     smsProvider === "twilio"
       ? {
@@ -196,7 +226,7 @@ const readSettings = Effect.gen(function* () {
     )).replace(/\/+$/, ""),
     jwtSecret,
     nodeEnv,
-    adminPhoneNumbers: yield* list("ADMIN_PHONE_NUMBERS", []),
+    adminPhoneNumbers: yield* adminPhoneNumbers,
     sms: { provider: smsProvider, outboxFile: yield* optionalString("SMS_OUTBOX_FILE"), ...(twilio ? { twilio } : {}) },
     push: {
       provider: pushProvider,

@@ -7,6 +7,7 @@ import marketplace from "./migrations/0002_marketplace.js"
 import outbox from "./migrations/0003_outbox.js"
 import notificationDelivery from "./migrations/0004_notification_delivery.js"
 import buyRequestCounts from "./migrations/0005_buy_request_counts.js"
+import adminGrants from "./migrations/0006_admin_grants.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -14,7 +15,8 @@ export const migrations = {
   "0002_marketplace": marketplace,
   "0003_outbox": outbox,
   "0004_notification_delivery": notificationDelivery,
-  "0005_buy_request_counts": buyRequestCounts
+  "0005_buy_request_counts": buyRequestCounts,
+  "0006_admin_grants": adminGrants
 }
 
 /**

@@ -1,11 +1,13 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
 import { isSessionLive, RateLimiter, SessionRepo } from "@talab/core"
 import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { adminPolicy } from "../admin/Policy.js"
 import { Tokens } from "../auth/Tokens.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { checkJsonBody } from "./BodyCheck.js"
 import { CurrentUser } from "./CurrentUser.js"
 import {
+  ForbiddenResponse,
   PayloadTooLargeResponse,
   RateLimitedResponse,
   UnauthorizedResponse,
@@ -32,13 +34,33 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Htt
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
-export const AuthenticationLive = Layer.effect(
-  Authentication,
+/**
+ * Authentication for `/admin/*`: as `Authentication`, then 403 to anyone but an administrator before the body
+ * is looked at, and (being middleware) before the path or body is decoded or anything is looked up, so a
+ * non-admin learns nothing about ids there (decisions.md section 11: only 401 and 429 come first).
+ */
+export class AdminAuthentication extends HttpApiMiddleware.Tag<AdminAuthentication>()("Http/AdminAuthentication", {
+  failure: Schema.Union(
+    UnauthorizedResponse,
+    RateLimitedResponse,
+    ForbiddenResponse,
+    ValidationErrorResponse,
+    PayloadTooLargeResponse
+  ),
+  provides: CurrentUser,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+/** The bearer check of both middlewares; `access` runs after the rate limit and before the body check. */
+const makeBearer = <E>(
+  access: (caller: CurrentUser["Type"]) => Effect.Effect<void, E, HttpServerRequest.HttpServerRequest>
+) =>
   Effect.gen(function* () {
     const tokens = yield* Tokens
     const sessions = yield* SessionRepo
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
+    const admins = adminPolicy(config.adminPhoneNumbers)
     const unauthorized = Effect.flatMap(requestLanguage, (language) =>
       Effect.fail(errorResponse("UNAUTHORIZED", language) as UnauthorizedResponse)
     )
@@ -53,8 +75,9 @@ export const AuthenticationLive = Layer.effect(
           const now = new Date(yield* Clock.currentTimeMillis)
           const found = yield* sessions.findWithUser(claims.sessionId)
           if (Option.isNone(found)) return yield* unauthorized
-          const { session, user } = found.value
+          const { session } = found.value
           if (!isSessionLive(session, now) || session.userId !== claims.userId) return yield* unauthorized
+          const user = admins.effective(found.value.user)
           rememberUserLanguage(request, user.language)
           const current = { user, sessionId: claims.sessionId }
           // The path is canonical (checked before routing), so it is the matched route's path.
@@ -71,9 +94,25 @@ export const AuthenticationLive = Layer.effect(
               return yield* Effect.fail(errorResponse("RATE_LIMITED", language) as RateLimitedResponse)
             }
           }
+          yield* access(current)
           if (path !== AVATAR_PATH) yield* checkJsonBody
           return current
         })
     }
   })
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  makeBearer(() => Effect.void)
+)
+
+export const AdminAuthenticationLive = Layer.effect(
+  AdminAuthentication,
+  makeBearer((caller) =>
+    caller.user.isAdmin
+      ? Effect.void
+      : Effect.flatMap(Effect.provideService(requestLanguage, CurrentUser, caller), (language) =>
+          Effect.fail(errorResponse("FORBIDDEN", language) as ForbiddenResponse)
+        )
+  )
 )

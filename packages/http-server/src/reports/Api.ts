@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { DealStatus, ReportReason, ReportStatus, ResolveAction } from "@talab/core"
 import { Schema } from "effect"
-import { Authentication } from "../http/Authentication.js"
+import { AdminAuthentication, Authentication } from "../http/Authentication.js"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, UuidField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
@@ -72,4 +72,4 @@ export class AdminReportsApi extends HttpApiGroup.make("adminReports")
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
   )
-  .middleware(Authentication) {}
+  .middleware(AdminAuthentication) {}

@@ -44,9 +44,11 @@ export const SqlUserRepo = Layer.effect(
         UNION ALL
         SELECT * FROM users WHERE phone_number = ${row.phone_number} AND NOT EXISTS (SELECT 1 FROM inserted)`
     })
+    // is_admin is an operator's grant: a profile change never writes it, whatever the user object says
+    // (the signed-in user carries the effective value, which may come from ADMIN_PHONE_NUMBERS).
     const update = SqlSchema.void({
       Request: UserRow,
-      execute: (row) => sql`UPDATE users SET ${sql.update(row, ["id", "created_at"])} WHERE id = ${row.id}`
+      execute: (row) => sql`UPDATE users SET ${sql.update(row, ["id", "created_at", "is_admin"])} WHERE id = ${row.id}`
     })
 
     return UserRepo.of({

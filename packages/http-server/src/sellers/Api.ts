@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { SellerProfileStatus } from "@talab/core"
 import { Schema } from "effect"
-import { Authentication } from "../http/Authentication.js"
+import { AdminAuthentication, Authentication } from "../http/Authentication.js"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
 import { FreeText, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
@@ -88,5 +88,5 @@ export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfil
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
   )
-  .middleware(Authentication)
+  .middleware(AdminAuthentication)
   .prefix("/admin/seller-profiles") {}

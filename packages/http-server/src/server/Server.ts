@@ -9,7 +9,7 @@ import { Tokens } from "../auth/Tokens.js"
 import { ChatHttp } from "../chat/Http.js"
 import { ChatService } from "../chat/Service.js"
 import { AppConfig } from "../config/AppConfig.js"
-import { AuthenticationLive } from "../http/Authentication.js"
+import { AdminAuthenticationLive, AuthenticationLive } from "../http/Authentication.js"
 import { BodyCheckLive } from "../http/BodyCheck.js"
 import { Gateway } from "../realtime/Gateway.js"
 import { WebSocketRoute } from "../realtime/Route.js"
@@ -31,7 +31,7 @@ const Groups = Layer.mergeAll(AuthHttp, UsersHttp, MarketplaceGroups, ChatHttp)
 /** The REST API with its handlers and their application services. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(Groups),
-  Layer.provide(AuthenticationLive),
+  Layer.provide(Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive)),
   Layer.provide(BodyCheckLive),
   Layer.provide(Services),
   Layer.provide(Security)
