@@ -44,7 +44,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069\u2028\u2029]/
 const SINGLE_LINE_REFUSED = /[\p{Cc}\u200B\u2060-\u2064\uFEFF]/u
 /** Free text keeps tabs, \n and \r\n; a lone \r or any other control is refused. */
-const FREE_TEXT_REFUSED = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|\r(?!\n)/
+const FREE_TEXT_REFUSED = /(?![\t\n\r])\p{Cc}|\r(?!\n)/u
 
 /** Whether a text has none of the characters refused in a single-line text (a name, a city, a brand). */
 export const isCleanLine = (s: string) =>
