@@ -220,7 +220,7 @@ describe("redis: shared budget and atomicity", () => {
     })
   )
 
-  it.scoped("allows calls and logs a warning when Redis fails (fail open)", () =>
+  it.scoped("keeps counting in memory while Redis fails (never fail open), and logs the outage once", () =>
     Effect.gen(function* () {
       const warnings: Array<string> = []
       const collectWarnings = Logger.make(({ logLevel, message }) => {
@@ -233,10 +233,19 @@ describe("redis: shared budget and atomicity", () => {
       expect((yield* limiter.consume(options)).allowed).toBe(false)
 
       redis.disconnect()
-      const whileDown = yield* limiter.consume(options).pipe(Effect.provide(Logger.add(collectWarnings)))
-      expect(whileDown).toEqual({ allowed: true, limit: 1, remaining: 0, retryAfterMs: 0, resetMs: MINUTE })
-      expect(warnings).toHaveLength(1)
-      expect(warnings[0]).toContain("Redis call failed")
+      const whileDown = yield* Effect.all(
+        [
+          limiter.consume(options),
+          limiter.consume({ ...options, key: "phone:+15550004" }),
+          limiter.consume({ ...options, key: "phone:+15550004" })
+        ],
+        { concurrency: 1 }
+      ).pipe(Effect.provide(Logger.add(collectWarnings)))
+      // The call Redis allowed before the outage is remembered; a fresh key gets its one call, then no more.
+      expect(whileDown.map((decision) => decision.allowed)).toEqual([false, true, false])
+      expect(whileDown[0]).toMatchObject({ limit: 1, remaining: 0 })
+      expect(whileDown[0]!.retryAfterMs).toBeGreaterThan(0)
+      expect(warnings).toEqual(["Rate limiter: Redis unreachable, counting in this instance's memory until it is back"])
     })
   )
 

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto"
 import { type RateLimitDecision, RateLimiter } from "@talab/core"
 import { Clock, Data, Effect, Layer, Runtime } from "effect"
 import { Redis } from "ioredis"
+import * as MemoryRateLimiter from "./MemoryRateLimiter.js"
 
 /** Options for a limiter over a Redis client the caller owns. */
 export interface RedisRateLimiterOptions {
@@ -13,7 +14,7 @@ export interface RedisRateLimiterOptions {
 export interface RedisRateLimiterLayerOptions extends RedisRateLimiterOptions {
   /** A redis:// or rediss:// URL. */
   readonly url: string
-  /** A call that takes longer than this is treated as Redis failing (and so allowed). Default 500 ms. */
+  /** A call that takes longer than this is treated as Redis failing (and so counted in memory). Default 500 ms. */
   readonly commandTimeoutMs?: number
 }
 
@@ -79,13 +80,39 @@ const parseScriptReply = (reply: unknown): ReadonlyArray<number> => {
  * Builds a strict sliding-window log in Redis over a client the caller owns, so that every server instance using
  * the same Redis and prefix shares one budget per key. Each call is one Lua script, so concurrent calls cannot
  * both take the last slot. The time of a call comes from Effect's Clock, not from Redis.
+ *
+ * While Redis is unreachable the limits still hold: each instance counts in its own memory (a budget per
+ * instance, so N instances allow at most N times the limit; never unlimited). That in-process log also mirrors
+ * every call Redis allowed, so an outage starts from the counts of the current window, and after the outage a
+ * call is allowed only if both Redis and the mirror have room (calls allowed during the outage never reached
+ * Redis). The outage is logged once when it starts and once when it ends.
  */
 export const make = (redis: Redis, options: RedisRateLimiterOptions = {}): Effect.Effect<RateLimiter["Type"]> =>
-  Effect.sync(() => {
+  Effect.gen(function* () {
     const prefix = options.prefix ?? DEFAULT_PREFIX
+    const runtime = yield* Effect.runtime<never>()
+    const memory = yield* MemoryRateLimiter.make()
     // Two calls in the same millisecond need distinct members, also across server instances.
     const memberPrefix = randomUUID()
     let sequence = 0
+    let outage = false
+
+    const outageStarted = (reason: string) =>
+      Effect.suspend(() => {
+        if (outage) return Effect.void
+        outage = true
+        return Effect.logWarning(
+          "Rate limiter: Redis unreachable, counting in this instance's memory until it is back"
+        ).pipe(Effect.annotateLogs({ error: reason }))
+      })
+    const outageEnded = Effect.suspend(() => {
+      if (!outage) return Effect.void
+      outage = false
+      return Effect.logInfo("Rate limiter: Redis reachable again, counting in Redis")
+    })
+    // Without an error listener ioredis prints every reconnect attempt; the outage is logged once instead.
+    redis.on("error", (error: Error) => Runtime.runFork(runtime)(outageStarted(error.message)))
+    redis.on("ready", () => Runtime.runFork(runtime)(outageEnded))
 
     const runScript = (key: string, args: ReadonlyArray<string | number>) =>
       redis
@@ -96,71 +123,56 @@ export const make = (redis: Redis, options: RedisRateLimiterOptions = {}): Effec
             : Promise.reject(error)
         )
 
-    const consume: RateLimiter["Type"]["consume"] = ({ key, limit, windowMs }) =>
+    const consumeInRedis = (key: string, limit: number, windowMs: number, now: number) =>
+      Effect.tryPromise(() => runScript(prefix + key, [now, windowMs, limit, `${memberPrefix}:${sequence++}`])).pipe(
+        Effect.map((reply): RateLimitDecision => {
+          const [allowed, count, blockingAt, newestAt] = parseScriptReply(reply) as [number, number, number, number]
+          return {
+            allowed: allowed === 1,
+            limit,
+            remaining: Math.max(0, limit - count),
+            retryAfterMs: allowed === 1 ? 0 : blockingAt + windowMs - now,
+            resetMs: count === 0 ? 0 : newestAt + windowMs - now
+          }
+        })
+      )
+
+    const consume: RateLimiter["Type"]["consume"] = (request) =>
       Effect.gen(function* () {
+        const { key, limit, windowMs } = request
         yield* validateLimits(limit, windowMs)
+        // Not connected: no point waiting for a command to fail.
+        if (redis.status !== "ready") {
+          yield* outageStarted(`connection ${redis.status}`)
+          return yield* memory.consume(request)
+        }
         const now = yield* Clock.currentTimeMillis
-        const member = `${memberPrefix}:${sequence++}`
-        return yield* Effect.tryPromise(() => runScript(prefix + key, [now, windowMs, limit, member])).pipe(
-          Effect.map((reply): RateLimitDecision => {
-            const [allowed, count, blockingAt, newestAt] = parseScriptReply(reply) as [number, number, number, number]
-            return {
-              allowed: allowed === 1,
-              limit,
-              remaining: Math.max(0, limit - count),
-              retryAfterMs: allowed === 1 ? 0 : blockingAt + windowMs - now,
-              resetMs: count === 0 ? 0 : newestAt + windowMs - now
-            }
-          }),
-          // Fail open: these limits guard against abuse, and a Redis outage must not turn into an outage of sign-in
-          // and messaging for every user. The cost is that limits are not enforced while Redis is down, which the
-          // warning makes visible.
-          Effect.catchAll((error) =>
-            Effect.as(
-              Effect.logWarning("Rate limiter: Redis call failed, allowing the call unchecked").pipe(
-                Effect.annotateLogs({ rateLimitKey: key, error: String(error.error) })
-              ),
-              failOpenDecision(limit, windowMs)
-            )
-          )
-        )
+        const counted = yield* Effect.either(consumeInRedis(key, limit, windowMs, now))
+        if (counted._tag === "Left") {
+          yield* outageStarted(String(counted.left.error))
+          return yield* memory.consume(request)
+        }
+        yield* outageEnded
+        if (!counted.right.allowed) return counted.right
+        const mirrored = yield* memory.consume(request)
+        return mirrored.allowed ? counted.right : mirrored
       })
 
     return RateLimiter.of({ consume })
   })
 
-/** What a call is told when it was let through without being counted: as if it were alone in its window. */
-const failOpenDecision = (limit: number, windowMs: number): RateLimitDecision => ({
-  allowed: true,
-  limit,
-  remaining: limit - 1,
-  retryAfterMs: 0,
-  resetMs: windowMs
-})
-
 /** Opens an ioredis connection for the life of the scope; fails if the first connection cannot be made. */
 const acquireClient = (options: RedisRateLimiterLayerOptions) =>
   Effect.gen(function* () {
-    const runtime = yield* Effect.runtime<never>()
     const client = new Redis(options.url, {
       lazyConnect: true,
-      // While Redis is away, fail calls at once (and so allow them) instead of queueing them behind the reconnect.
+      // While Redis is away, fail calls at once (and so count them in memory) instead of queueing them.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS
     })
-    // Without a listener ioredis prints every reconnect error; report each outage once instead.
-    let outageReported = false
-    client.on("error", (error: Error) => {
-      if (outageReported) return
-      outageReported = true
-      Runtime.runFork(runtime)(
-        Effect.logWarning("Rate limiter: Redis connection error").pipe(Effect.annotateLogs({ error: error.message }))
-      )
-    })
-    client.on("ready", () => {
-      outageReported = false
-    })
+    // Until the limiter listens (see make), keep ioredis from printing a failed first connection.
+    client.on("error", () => {})
     yield* Effect.tryPromise({
       try: () => client.connect(),
       catch: (error) => {
@@ -176,7 +188,8 @@ const releaseClient = (client: Redis) =>
 
 /**
  * Provides the RateLimiter port backed by Redis, with a connection opened when the layer is built and quit when its
- * scope closes. The layer fails if Redis is unreachable at start; later failures are let through (fail open).
+ * scope closes. The layer fails if Redis is unreachable at start; later, while it is unreachable, each instance
+ * counts in its own memory (see make).
  */
 export const layer = (options: RedisRateLimiterLayerOptions): Layer.Layer<RateLimiter, RedisRateLimiterConnectFailed> =>
   Layer.scoped(
