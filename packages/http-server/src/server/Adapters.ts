@@ -17,7 +17,7 @@ const smsLayer = (config: AppSettings) => {
           authToken: Redacted.value(config.sms.twilio.authToken),
           from: config.sms.twilio.from
         })
-      : ConsoleSms.layer()
+      : ConsoleSms.layer({ showText: config.nodeEnv !== "production" })
   return config.sms.outboxFile ? SmsOutbox.layer(config.sms.outboxFile).pipe(Layer.provide(sender)) : sender
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { type Push, PushOutcome, PushSender } from "@talab/core"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer, Logger, LogLevel, TestClock } from "effect"
 import { LogPush, PushOutbox } from "../../src/adapters/push/index.js"
 import { captureLogs } from "./support/logCapture.js"
 
@@ -39,24 +39,27 @@ const scriptedSender = (outcomes: Record<string, PushOutcome>) =>
   PushSender.of({ send: (push) => Effect.succeed(outcomes[push.pushToken] ?? PushOutcome.Delivered()) })
 
 describe("LogPush", () => {
-  it.effect("logs each push and reports it delivered", () => {
+  it.effect("logs each push at info with its token masked and no text; the text only at debug", () => {
     const { logs, layer } = captureLogs()
+    const push = { ...offerAccepted, pushToken: "fcm-token-android-0123456789" }
     return Effect.gen(function* () {
-      const outcome = yield* (yield* PushSender).send(offerAccepted)
+      const outcome = yield* (yield* PushSender).send(push)
 
       expect(outcome).toStrictEqual(PushOutcome.Delivered())
-      expect(logs).toHaveLength(1)
-      expect(logs[0]!.level).toBe("INFO")
+      expect(logs.map((line) => line.level)).toEqual(["INFO", "DEBUG"])
       expect(logs[0]!.annotations).toEqual({
         user_id: "u-buyer",
         platform: "android",
-        push_token: "token-android-1",
-        type: "offer_accepted",
+        push_token: "fcm-…6789",
+        type: "offer_accepted"
+      })
+      expect(logs[1]!.annotations).toEqual({
         title: "Offer accepted",
         body: "Your deal is ready",
         data: JSON.stringify({ offer_id: "o-1", deal_id: "d-1" })
       })
-    }).pipe(Effect.provide(Layer.merge(LogPush.layer(), layer)))
+      expect(JSON.stringify(logs)).not.toContain(push.pushToken)
+    }).pipe(Effect.provide(Layer.mergeAll(LogPush.layer(), layer, Logger.minimumLogLevel(LogLevel.Debug))))
   })
 })
 

@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { type Sms, SmsDeliveryFailed, SmsSender } from "@talab/core"
 import { Effect, Exit, Layer, TestClock } from "effect"
+import { maskPhone, maskPhonesIn, maskToken } from "../../src/adapters/LogMasks.js"
 import { ConsoleSms, SmsOutbox } from "../../src/adapters/sms/index.js"
 import { captureLogs } from "./support/logCapture.js"
 
@@ -37,15 +38,40 @@ const recordingSender = (failFor?: string) => {
 }
 
 describe("ConsoleSms", () => {
-  it.effect("logs the recipient and the body at info level", () => {
+  const sms = { to: "+966501234567", body: "Your Talab code is 482913", code: "482913" }
+
+  it.effect("in development: one warning line with the number masked and the text (the code to sign in with)", () => {
     const { logs, layer } = captureLogs()
     return Effect.gen(function* () {
-      const sms = yield* SmsSender
-      yield* sms.send({ to: "+966501234567", body: "Your Talab code is 482913", code: "482913" })
+      yield* (yield* SmsSender).send(sms)
       expect(logs).toHaveLength(1)
-      expect(logs[0]!.level).toBe("INFO")
-      expect(logs[0]!.annotations).toEqual({ to: "+966501234567", body: "Your Talab code is 482913" })
-    }).pipe(Effect.provide(Layer.merge(ConsoleSms.layer(), layer)))
+      expect(logs[0]!.level).toBe("WARN")
+      expect(logs[0]!.annotations).toEqual({ to: "+9665******67", text: "Your Talab code is 482913" })
+    }).pipe(Effect.provide(Layer.merge(ConsoleSms.layer({ showText: true }), layer)))
+  })
+
+  it.effect("in production: neither the number nor the code", () => {
+    const { logs, layer } = captureLogs()
+    return Effect.gen(function* () {
+      yield* (yield* SmsSender).send(sms)
+      expect(logs).toHaveLength(1)
+      expect(logs[0]!.annotations).toEqual({ to: "+9665******67" })
+      expect(JSON.stringify(logs)).not.toContain("482913")
+      expect(JSON.stringify(logs)).not.toContain("+966501234567")
+    }).pipe(Effect.provide(Layer.merge(ConsoleSms.layer({ showText: false }), layer)))
+  })
+})
+
+describe("log masks", () => {
+  it("keeps the country code, one digit and the last two of a number; the first and last four of a token", () => {
+    expect(maskPhone("+966501234567")).toBe("+9665******67")
+    expect(maskPhone("+14155552671")).toBe("+1415*****71")
+    expect(maskPhone("+1234567")).toBe("+*******")
+    expect(maskToken("fcm-token-abcdefghijklmnop-1234")).toBe("fcm-…1234")
+    expect(maskToken("short-token")).toBe("***********")
+    expect(maskPhonesIn("The 'To' number +966501234567 is not valid")).toBe(
+      "The 'To' number +9665******67 is not valid"
+    )
   })
 })
 
@@ -108,7 +134,11 @@ describe("SmsOutbox", () => {
       const { layer: logLayer } = captureLogs()
       yield* Effect.gen(function* () {
         yield* (yield* SmsSender).send({ to: "+966501234567", body: "code 123456", code: "123456" })
-      }).pipe(Effect.provide(SmsOutbox.layer(path).pipe(Layer.provide(ConsoleSms.layer()), Layer.merge(logLayer))))
+      }).pipe(
+        Effect.provide(
+          SmsOutbox.layer(path).pipe(Layer.provide(ConsoleSms.layer({ showText: true })), Layer.merge(logLayer))
+        )
+      )
 
       expect(yield* readJsonLines(path)).toEqual([
         { to: "+966501234567", body: "code 123456", code: "123456", sent_at: "1970-01-01T00:00:00.000Z" }

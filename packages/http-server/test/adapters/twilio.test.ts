@@ -31,6 +31,28 @@ const twilio = (baseUrl: string, overrides: Partial<TwilioSms.TwilioSmsOptions> 
 const quiet = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, captureLogs().layer)
 
 describe("TwilioSms", () => {
+  it.live(
+    "logs a failed send with the number masked, also where Twilio's message quotes it, and never the text",
+    () => {
+      const { logs, layer } = captureLogs()
+      return Effect.gen(function* () {
+        const fake = yield* fakeHttpServer(() => ({
+          status: 400,
+          body: { code: 21610, message: "Attempt to send to unsubscribed recipient +966501234567", status: 400 }
+        }))
+        const sender = yield* twilio(fake.url)
+        yield* Effect.exit(sender.send({ to: "+966501234567", body: "Your Talab code is 482913", code: "482913" }))
+        expect(logs).toHaveLength(1)
+        expect(logs[0]!.annotations).toMatchObject({
+          to: "+9665******67",
+          reason: "Attempt to send to unsubscribed recipient +9665******67"
+        })
+        expect(JSON.stringify(logs)).not.toContain("+966501234567")
+        expect(JSON.stringify(logs)).not.toContain("482913")
+      }).pipe(Effect.scoped, Effect.provide(layer))
+    }
+  )
+
   it.live("posts the form to the Messages resource with basic auth", () =>
     Effect.gen(function* () {
       const fake = yield* fakeHttpServer(() => created)

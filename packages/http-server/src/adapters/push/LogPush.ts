@@ -1,21 +1,28 @@
 import { PushOutcome, PushSender } from "@talab/core"
 import { type Context, Effect, Layer } from "effect"
+import { maskToken } from "../LogMasks.js"
 
-/** A PushSender that logs each push and reports it delivered. For development and operators without a provider. */
+/**
+ * A PushSender that logs each push and reports it delivered. For development and operators without a provider.
+ * The info line names the push, its recipient and a masked token; its text (a message's preview among others)
+ * is on a debug line only.
+ */
 export const make = (): Effect.Effect<Context.Tag.Service<PushSender>> =>
   Effect.succeed(
     PushSender.of({
       send: (push) =>
-        Effect.logInfo("Push sent").pipe(
+        Effect.logInfo("Push not sent (PUSH_PROVIDER=log)").pipe(
           Effect.annotateLogs({
             user_id: push.userId,
             platform: push.platform,
-            push_token: push.pushToken,
-            type: push.type,
-            title: push.title,
-            body: push.body,
-            data: JSON.stringify(push.data)
+            push_token: maskToken(push.pushToken),
+            type: push.type
           }),
+          Effect.zipRight(
+            Effect.logDebug("Push text").pipe(
+              Effect.annotateLogs({ title: push.title, body: push.body, data: JSON.stringify(push.data) })
+            )
+          ),
           Effect.as(PushOutcome.Delivered())
         )
     })

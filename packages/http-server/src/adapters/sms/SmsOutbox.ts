@@ -30,7 +30,7 @@ export const withOutboxFile =
 
 /**
  * Layer that replaces the SmsSender below it with one that also writes the outbox file.
- * Use as `SmsOutbox.layer(path).pipe(Layer.provide(ConsoleSms.layer()))`.
+ * Use as `SmsOutbox.layer(path).pipe(Layer.provide(ConsoleSms.layer({ showText: false })))`.
  */
 export const layer = (path: string): Layer.Layer<SmsSender, never, SmsSender> =>
   Layer.effect(SmsSender, Effect.flatMap(SmsSender, withOutboxFile(path)))

@@ -1,5 +1,6 @@
 import { SmsDeliveryFailed, SmsSender } from "@talab/core"
 import { type Context, Duration, Effect, Layer, Schedule } from "effect"
+import { maskPhone, maskPhonesIn } from "../LogMasks.js"
 
 export interface TwilioSmsOptions {
   readonly accountSid: string
@@ -92,10 +93,10 @@ export const make = (options: TwilioSmsOptions): Effect.Effect<Context.Tag.Servi
           Effect.tapError((error) =>
             Effect.logWarning("Twilio SMS failed").pipe(
               Effect.annotateLogs({
-                to: sms.to,
+                to: maskPhone(sms.to),
                 status: error.status,
                 provider_code: error.providerCode,
-                reason: error.reason
+                reason: maskPhonesIn(error.reason)
               })
             )
           )
