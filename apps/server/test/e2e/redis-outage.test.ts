@@ -34,7 +34,8 @@ describe.each(backends)("rate limits while Redis is down on %s", (backend) => {
           authPerMinute: AUTH_PER_MINUTE,
           otpPer10Minutes: OTP_PER_10_MINUTES,
           apiPerMinute: API_PER_MINUTE,
-          wsMessagesPerMinute: 50
+          wsMessagesPerMinute: 50,
+          wsHandshakesPerMinute: 1000
         }
       }
     })
@@ -133,7 +134,8 @@ describe.each(backends)("rate limits while Redis is down on %s", (backend) => {
             authPerMinute: 1000,
             otpPer10Minutes: OTP_PER_10_MINUTES,
             apiPerMinute: 1000,
-            wsMessagesPerMinute: 50
+            wsMessagesPerMinute: 50,
+            wsHandshakesPerMinute: 1000
           }
         }
       })

@@ -45,7 +45,8 @@ export class AdminAuthentication extends HttpApiMiddleware.Tag<AdminAuthenticati
     RateLimitedResponse,
     ForbiddenResponse,
     ValidationErrorResponse,
-    PayloadTooLargeResponse
+    PayloadTooLargeResponse,
+    UnsupportedMediaTypeResponse
   ),
   provides: CurrentUser,
   security: { bearer: HttpApiSecurity.bearer }
