@@ -12,6 +12,7 @@ export {
 } from "./config/AppConfig.js"
 export { DatabaseOptions, databaseOptionsFromUrl } from "./db/Database.js"
 export { MigratedDatabaseLayer } from "./db/Migrations.js"
+export { fileStoreLayer } from "./server/Adapters.js"
 export { AppLive, DatabaseFromConfig, NodeServerLive, ProductionServerLive } from "./server/App.js"
 export { openApiDocument } from "./server/OpenApiDocument.js"
 export { ApiLive, HttpAppLive } from "./server/Server.js"

@@ -225,3 +225,65 @@ describe("AppConfig.fromEnv", () => {
     })
   )
 })
+
+describe("AppConfig.fromEnv: state shared by instances (FILE_STORE, REDIS_URL, retention, migrations)", () => {
+  it.effect("keeps avatars on disk on the embedded database and in PostgreSQL on a server", () =>
+    Effect.gen(function* () {
+      expect((yield* settingsFrom({})).fileStore).toBe("local")
+      expect((yield* settingsFrom({ DATABASE_URL: "memory://" })).fileStore).toBe("local")
+      expect((yield* settingsFrom({ DATABASE_URL: "postgres://u@db/talab" })).fileStore).toBe("database")
+      expect((yield* settingsFrom({ DATABASE_URL: "postgres://u@db/talab", FILE_STORE: "local" })).fileStore).toBe(
+        "local"
+      )
+    })
+  )
+
+  it.effect("reads S3_BUCKET, S3_REGION and S3_ENDPOINT for FILE_STORE=s3", () =>
+    Effect.gen(function* () {
+      const settings = yield* settingsFrom({
+        FILE_STORE: "s3",
+        S3_BUCKET: "avatars",
+        S3_REGION: "eu-central-1",
+        S3_ENDPOINT: "http://minio:9000"
+      })
+      expect(settings.s3).toEqual({ bucket: "avatars", region: "eu-central-1", endpoint: "http://minio:9000" })
+      expect((yield* settingsFrom({ FILE_STORE: "s3", S3_BUCKET: "b" })).s3).toEqual({
+        bucket: "b",
+        region: "us-east-1",
+        endpoint: undefined
+      })
+    })
+  )
+
+  it.effect("reads RETENTION_DAYS (30 by default) and MIGRATE_ON_START (true by default)", () =>
+    Effect.gen(function* () {
+      expect(yield* settingsFrom({})).toMatchObject({ retentionDays: 30, migrateOnStart: true })
+      expect(yield* settingsFrom({ RETENTION_DAYS: "7", MIGRATE_ON_START: "false" })).toMatchObject({
+        retentionDays: 7,
+        migrateOnStart: false
+      })
+    })
+  )
+
+  it.effect.each<readonly [Record<string, string>, string]>([
+    [{ REDIS_URL: "redis://cache:6379" }, "JWT_SECRET"],
+    [{ FILE_STORE: "floppy" }, "FILE_STORE"],
+    [{ FILE_STORE: "database" }, "FILE_STORE"],
+    [{ FILE_STORE: "s3" }, "S3_BUCKET"],
+    [{ RETENTION_DAYS: "0" }, "RETENTION_DAYS"],
+    [{ MIGRATE_ON_START: "later" }, "MIGRATE_ON_START"]
+  ])("refuses %j naming %s in one line", ([variables, variable]) =>
+    Effect.gen(function* () {
+      const line = yield* failureLine(variables)
+      expect(line).toMatch(new RegExp(`^Invalid configuration: ${variable}: \\S`))
+      expect(line).not.toContain("\n")
+    })
+  )
+
+  it.effect("starts with REDIS_URL when JWT_SECRET is set", () =>
+    Effect.gen(function* () {
+      const settings = yield* settingsFrom({ REDIS_URL: "redis://cache:6379", JWT_SECRET: "y".repeat(32) })
+      expect(settings.redisUrl).toBe("redis://cache:6379")
+    })
+  )
+})

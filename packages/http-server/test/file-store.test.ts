@@ -1,10 +1,14 @@
 import { FileSystem, Path } from "@effect/platform"
 import { NodeContext } from "@effect/platform-node"
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { FileStore } from "@talab/core"
-import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import * as DatabaseFileStore from "../src/adapters/files/DatabaseFileStore.js"
 import * as LocalFileStore from "../src/adapters/files/LocalFileStore.js"
 import * as MemoryFileStore from "../src/adapters/files/MemoryFileStore.js"
+import * as S3FileStore from "../src/adapters/files/S3FileStore.js"
+import { freshPostgresDatabase } from "./db/support/databases.js"
+import { startS3Server } from "./support/s3.js"
 
 const bytesOf = (text: string) => new TextEncoder().encode(text)
 
@@ -134,6 +138,25 @@ const fileStoreContract = (name: string, provide: <A, E>(use: Effect.Effect<A, E
 
 fileStoreContract("MemoryFileStore", (use) => Effect.provide(use, MemoryFileStore.layer))
 fileStoreContract("LocalFileStore", (use) => withTempDirectory((directory) => useLocalStore(directory, use)))
+
+// The stores every instance shares: one database and one S3-compatible server for the whole file.
+const databaseStore = ManagedRuntime.make(
+  DatabaseFileStore.layer.pipe(Layer.provide(freshPostgresDatabase), Layer.orDie)
+)
+afterAll(() => databaseStore.dispose())
+fileStoreContract("DatabaseFileStore", (use) => Effect.provide(use, databaseStore))
+
+let s3: Awaited<ReturnType<typeof startS3Server>> | undefined
+let s3Store: ManagedRuntime.ManagedRuntime<FileStore, never> | undefined
+beforeAll(async () => {
+  s3 = await startS3Server("talab-file-store-test")
+  s3Store = ManagedRuntime.make(S3FileStore.layer(s3.options))
+}, 30_000)
+afterAll(async () => {
+  await s3Store?.dispose()
+  await s3?.stop()
+})
+fileStoreContract("S3FileStore", (use) => Effect.suspend(() => Effect.provide(use, s3Store!)))
 
 describe("isSafeFileKey", () => {
   it("accepts server-made names and refuses paths, dot names and odd characters", () => {

@@ -8,6 +8,7 @@ import {
   AppLive,
   type AppSettings,
   DatabaseOptions,
+  fileStoreLayer,
   MemoryFileStore,
   MemoryRateLimiter,
   MigratedDatabaseLayer,
@@ -126,7 +127,8 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
         Layer.mergeAll(
           sms.layer,
           pushes.layer,
-          MemoryFileStore.layer,
+          // Avatars in memory, unless settings.fileStore names a store instances share ("database", "s3").
+          settings.fileStore === "local" ? MemoryFileStore.layer : Layer.orDie(fileStoreLayer(settings)),
           rateLimiterLayer(redisUrl, redisPrefix),
           Ids.Random
         )

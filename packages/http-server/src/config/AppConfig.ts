@@ -5,6 +5,7 @@ import { databaseOptionsFromUrl } from "../db/Database.js"
 
 export type SmsProvider = "console" | "twilio"
 export type PushProvider = "log" | "fcm" | "apns"
+export type FileStoreKind = "local" | "database" | "s3"
 
 /** The server's settings, read once from the environment (decisions.md section 1). */
 export interface AppSettings {
@@ -52,6 +53,13 @@ export interface AppSettings {
   /** Send `Strict-Transport-Security` on every response (only behind HTTPS). */
   readonly hsts: boolean
   readonly logLevel: string
+  /** Where avatars live: `local` (DATA_DIR), `database` (PostgreSQL) or `s3`. */
+  readonly fileStore: FileStoreKind
+  readonly s3?: { readonly bucket: string; readonly region: string; readonly endpoint: string | undefined }
+  /** Days delivered notifications and published outbox events are kept before the retention job deletes them. */
+  readonly retentionDays: number
+  /** Whether the server migrates the schema at start (MIGRATE_ON_START). */
+  readonly migrateOnStart: boolean
 }
 
 export class AppConfig extends Context.Tag("@talab/http-server/AppConfig")<AppConfig, AppSettings>() {
@@ -97,7 +105,10 @@ const defaults: AppSettings = {
   trustProxy: false,
   corsOrigins: ["*"],
   hsts: false,
-  logLevel: "info"
+  logLevel: "info",
+  fileStore: "local",
+  retentionDays: 30,
+  migrateOnStart: true
 }
 
 /** The log levels LOG_LEVEL takes, by Effect's names. */
@@ -210,6 +221,35 @@ const readSettings = Effect.gen(function* () {
         }
       : undefined
   const databaseUrl = yield* optionalString("DATABASE_URL")
+  const redisUrl = yield* optionalString("REDIS_URL")
+  if (redisUrl !== undefined && jwtSecret === undefined) {
+    return yield* Effect.fail(
+      ConfigError.MissingData(
+        ["JWT_SECRET"],
+        "is required when REDIS_URL is set: every instance must sign with one key"
+      )
+    )
+  }
+  const onPostgres = databaseUrl !== undefined && /^postgres(ql)?:\/\//i.test(databaseUrl.trim())
+  const fileStore = yield* Config.literal(
+    "local",
+    "database",
+    "s3"
+  )("FILE_STORE").pipe(Config.withDefault((onPostgres ? "database" : "local") as FileStoreKind))
+  if (fileStore === "database" && !onPostgres) {
+    return yield* Effect.fail(ConfigError.InvalidData(["FILE_STORE"], "database needs DATABASE_URL=postgres://…"))
+  }
+  const s3 =
+    fileStore === "s3"
+      ? {
+          bucket: yield* required("S3_BUCKET", "FILE_STORE=s3"),
+          region: yield* Config.nonEmptyString("S3_REGION").pipe(
+            Config.orElse(() => Config.nonEmptyString("AWS_REGION")),
+            Config.withDefault("us-east-1")
+          ),
+          endpoint: yield* optionalString("S3_ENDPOINT")
+        }
+      : undefined
   const invalidDatabaseUrl = Either.getLeft(databaseOptionsFromUrl(databaseUrl, "."))
   if (Option.isSome(invalidDatabaseUrl)) {
     return yield* Effect.fail(
@@ -234,7 +274,7 @@ const readSettings = Effect.gen(function* () {
       ...(fcm ? { fcm } : {}),
       ...(apns ? { apns } : {})
     },
-    redisUrl: yield* optionalString("REDIS_URL"),
+    redisUrl,
     rateLimits: {
       authPerMinute: yield* positiveInt("RATE_LIMIT_AUTH_PER_MINUTE", 10),
       otpPer10Minutes: yield* positiveInt("RATE_LIMIT_OTP_PER_10_MINUTES", 3),
@@ -249,7 +289,11 @@ const readSettings = Effect.gen(function* () {
     logLevel: yield* Config.literal(
       ...logLevelNames,
       "warn"
-    )("LOG_LEVEL").pipe(Config.map(normalizeLogLevel), Config.withDefault("info" as const))
+    )("LOG_LEVEL").pipe(Config.map(normalizeLogLevel), Config.withDefault("info" as const)),
+    fileStore,
+    ...(s3 ? { s3 } : {}),
+    retentionDays: yield* positiveInt("RETENTION_DAYS", 30),
+    migrateOnStart: yield* Config.boolean("MIGRATE_ON_START").pipe(Config.withDefault(true))
   }
   return settings
 })

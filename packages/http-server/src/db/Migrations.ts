@@ -8,6 +8,8 @@ import outbox from "./migrations/0003_outbox.js"
 import notificationDelivery from "./migrations/0004_notification_delivery.js"
 import buyRequestCounts from "./migrations/0005_buy_request_counts.js"
 import adminGrants from "./migrations/0006_admin_grants.js"
+import storedFiles from "./migrations/0008_stored_files.js"
+import retention from "./migrations/0009_retention.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -16,7 +18,9 @@ export const migrations = {
   "0003_outbox": outbox,
   "0004_notification_delivery": notificationDelivery,
   "0005_buy_request_counts": buyRequestCounts,
-  "0006_admin_grants": adminGrants
+  "0006_admin_grants": adminGrants,
+  "0008_stored_files": storedFiles,
+  "0009_retention": retention
 }
 
 /**

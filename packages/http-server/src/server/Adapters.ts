@@ -2,7 +2,9 @@ import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
 import { Ids } from "@talab/core"
 import { Effect, Layer, Redacted } from "effect"
+import * as DatabaseFileStore from "../adapters/files/DatabaseFileStore.js"
 import * as LocalFileStore from "../adapters/files/LocalFileStore.js"
+import * as S3FileStore from "../adapters/files/S3FileStore.js"
 import { ApnsPush, FcmPush, LogPush, PushOutbox } from "../adapters/push/index.js"
 import * as MemoryRateLimiter from "../adapters/ratelimit/MemoryRateLimiter.js"
 import * as RedisRateLimiter from "../adapters/ratelimit/RedisRateLimiter.js"
@@ -44,17 +46,19 @@ const pushLayer = (config: AppSettings) => {
 const rateLimiterLayer = (config: AppSettings) =>
   config.redisUrl ? RedisRateLimiter.layer({ url: config.redisUrl }) : MemoryRateLimiter.layer()
 
+/** FILE_STORE: avatars on this instance's disk, in PostgreSQL, or in S3 (the last two shared by every instance). */
+export const fileStoreLayer = (config: AppSettings) =>
+  config.fileStore === "database"
+    ? DatabaseFileStore.layer
+    : config.fileStore === "s3" && config.s3
+      ? S3FileStore.layer({ bucket: config.s3.bucket, region: config.s3.region, endpoint: config.s3.endpoint })
+      : LocalFileStore.layer({ directory: join(config.dataDir, "uploads", "avatars") }).pipe(
+          Layer.provide(NodeContext.layer)
+        )
+
 /** The production adapters of every port but the database, chosen by the configuration. */
 export const AdaptersFromConfig = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
-    Layer.mergeAll(
-      smsLayer(config),
-      pushLayer(config),
-      rateLimiterLayer(config),
-      LocalFileStore.layer({ directory: join(config.dataDir, "uploads", "avatars") }).pipe(
-        Layer.provide(NodeContext.layer)
-      ),
-      Ids.Random
-    )
+    Layer.mergeAll(smsLayer(config), pushLayer(config), rateLimiterLayer(config), fileStoreLayer(config), Ids.Random)
   )
 )

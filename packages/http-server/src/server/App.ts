@@ -3,10 +3,11 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
-import { type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
+import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
 import { MigratedDatabaseLayer } from "../db/Migrations.js"
 import { PushDispatcher } from "../notifications/Dispatcher.js"
 import { NotificationWakeup } from "../notifications/Wakeup.js"
+import { RetentionJob } from "../ops/Retention.js"
 import { RealtimeLive } from "../realtime/Live.js"
 import { SqlRepositoriesLayer } from "../repos/index.js"
 import { AdaptersFromConfig } from "./Adapters.js"
@@ -29,17 +30,17 @@ export const NodeServerLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
 )
 
-/** The database DATABASE_URL names, migrated. */
+/** The database DATABASE_URL names, migrated unless MIGRATE_ON_START=false (migrations then run as `talab migrate`). */
 export const DatabaseFromConfig = Layer.unwrapEffect(
   Effect.flatMap(AppConfig, (config) =>
     Effect.map(databaseOptionsFromUrl(config.databaseUrl, config.dataDir), (options: DatabaseOptions) =>
-      MigratedDatabaseLayer(options)
+      config.migrateOnStart ? MigratedDatabaseLayer(options) : DatabaseLayer(options)
     )
   )
 )
 
 /** The production server: configuration from the environment, everything else from it. */
-export const ProductionServerLive = AppLive.pipe(
+export const ProductionServerLive = Layer.merge(AppLive, RetentionJob.layer).pipe(
   HttpServer.withLogAddress,
   Layer.provide(NodeServerLive),
   Layer.provide(AdaptersFromConfig),

@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, describe, expect, it } from "vitest"
+import { freePort, halfSentRequest, killStarted, startProcess, waitUntilLive } from "../support/process.js"
+
+/*
+ * `pnpm start` at the repository root, as the README's first command runs it: it builds the server and
+ * execs Node, so the signal a container or systemd sends to the pnpm process reaches the server itself.
+ */
+const workspaceDirectory = fileURLToPath(new URL("../../../..", import.meta.url))
+const dataDir = mkdtempSync(join(tmpdir(), "talab-start-"))
+
+afterAll(() => {
+  killStarted()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe("pnpm start", () => {
+  it("passes SIGTERM to the server, which finishes the request in flight and exits 0", async () => {
+    const port = await freePort()
+    const { child, output, exited } = startProcess("pnpm", ["start"], workspaceDirectory, {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATABASE_URL: "memory://",
+      DATA_DIR: dataDir
+    })
+    await waitUntilLive(port, exited)
+    const inFlight = await halfSentRequest(
+      port,
+      "/api/v1/auth/request-otp",
+      { phone_number: "+966501234567" },
+      "through-pnpm-1"
+    )
+    await new Promise((resolve) => setTimeout(resolve, 300))
+
+    child.kill("SIGTERM")
+    await new Promise((resolve) => setTimeout(resolve, 700))
+    // Draining: pnpm still waits for the server, which no longer accepts connections.
+    expect(child.exitCode).toBeNull()
+    await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow()
+
+    inFlight.finish()
+    const answer = await inFlight.answer
+    expect(answer.status).toBe(200)
+    expect(await exited).toEqual({ code: 0, signal: null })
+    expect(output.stdout).toContain("through-pnpm-1")
+    // Nothing is left listening once pnpm has exited.
+    await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow()
+  }, 120_000)
+})

@@ -1,0 +1,121 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { readFileSync } from "node:fs"
+import { createServer, request } from "node:http"
+
+/*
+ * The server (or `pnpm start`, or the `talab` command) as a child process: what an operator runs. Each
+ * helper stops only the processes it started, by their own handle.
+ */
+
+export interface Started {
+  readonly child: ChildProcess
+  readonly output: { stdout: string; stderr: string }
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+const started: Array<ChildProcess> = []
+
+/** Starts `command args` in `cwd` with exactly `env` (plus PATH and HOME). */
+export const startProcess = (
+  command: string,
+  args: ReadonlyArray<string>,
+  cwd: string,
+  env: Record<string, string>
+): Started => {
+  const child = spawn(command, args, {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? cwd, ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  started.push(child)
+  const output = { stdout: "", stderr: "" }
+  child.stdout!.on("data", (chunk) => (output.stdout += chunk))
+  child.stderr!.on("data", (chunk) => (output.stderr += chunk))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal }))
+  )
+  return { child, output, exited }
+}
+
+/** Kills (SIGKILL) whatever this module started and is still running; for `afterEach`/`afterAll`. */
+export const killStarted = () => {
+  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+}
+
+export const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer()
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+export const waitUntilLive = async (port: number, exited: Promise<unknown>, timeoutMs = 90_000) => {
+  let stopped = false
+  void exited.then(() => (stopped = true))
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline && !stopped) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error("the server did not come up")
+}
+
+/** Signs in over HTTP, reading the code from the SMS outbox file (SMS_OUTBOX_FILE) the server writes. */
+export const signIn = async (baseUrl: string, phone: string, smsOutboxFile: string) => {
+  const post = (path: string, body: unknown) =>
+    fetch(`${baseUrl}/api/v1${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+  const requested = await post("/auth/request-otp", { phone_number: phone })
+  if (requested.status !== 200) throw new Error(`request-otp answered ${requested.status}`)
+  const sms = readFileSync(smsOutboxFile, "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { to: string; code: string })
+    .filter((line) => line.to === phone)
+    .at(-1)
+  const verified = await post("/auth/verify-otp", { phone_number: phone, otp_code: sms?.code })
+  const body = (await verified.json()) as { data: { access_token: string } }
+  return { status: verified.status, accessToken: body.data?.access_token }
+}
+
+/**
+ * A POST whose body is half sent: the request is in flight until `finish()` sends the rest. For drain tests.
+ */
+export const halfSentRequest = async (port: number, path: string, payload: unknown, requestId: string) => {
+  const body = JSON.stringify(payload)
+  let sentHalf: () => void = () => {}
+  const halfSent = new Promise<void>((resolve) => (sentHalf = resolve))
+  let finish: () => void = () => {}
+  const answer = new Promise<{ status: number | undefined; text: string }>((resolve, reject) => {
+    const call = request(
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          "x-request-id": requestId
+        }
+      },
+      (response) => {
+        let text = ""
+        response.on("data", (chunk) => (text += chunk))
+        response.on("end", () => resolve({ status: response.statusCode, text }))
+      }
+    )
+    call.on("error", reject)
+    call.write(body.slice(0, 10), () => sentHalf())
+    finish = () => call.end(body.slice(10))
+  })
+  await halfSent
+  return { answer, finish: () => finish() }
+}

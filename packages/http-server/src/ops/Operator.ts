@@ -1,0 +1,110 @@
+import { SqlClient } from "@effect/sql"
+import { Data, Effect } from "effect"
+import { normalizeMobileNumber } from "../auth/Phone.js"
+
+/** A `talab` command that cannot do what was asked; `message` is the one line printed for the operator. */
+export class OperatorRefused extends Data.TaggedError("OperatorRefused")<{ readonly message: string }> {}
+
+/** What a command changed, one line each, for the operator's terminal. */
+export type Report = ReadonlyArray<string>
+
+const phoneOf = (input: string) => {
+  const phone = normalizeMobileNumber(input)
+  return phone === undefined
+    ? Effect.fail(new OperatorRefused({ message: `${JSON.stringify(input)} is not a valid E.164 mobile number` }))
+    : Effect.succeed(phone)
+}
+
+/** ADMIN_PHONE_NUMBERS as the server compares them: normalised, the unparseable ones kept as written. */
+const normalisedList = (numbers: ReadonlyArray<string>) =>
+  new Set(numbers.map((number) => normalizeMobileNumber(number) ?? number))
+
+const userByPhone = (phone: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ id: string; is_admin: boolean }>`SELECT id, is_admin FROM users WHERE phone_number = ${phone}`.pipe(
+      Effect.flatMap(([user]) =>
+        user === undefined
+          ? Effect.fail(new OperatorRefused({ message: `no user has signed in with ${phone}` }))
+          : Effect.succeed(user)
+      )
+    )
+  )
+
+/** Admins from both sources: ADMIN_PHONE_NUMBERS (the environment) and `users.is_admin` (granted here). */
+export const adminList = (envAdmins: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const granted = yield* sql<{ phone_number: string }>`
+      SELECT phone_number FROM users WHERE is_admin ORDER BY phone_number`
+    const fromEnv = normalisedList(envAdmins)
+    const grantedPhones = new Set(granted.map((row) => row.phone_number))
+    const lines: Array<string> = []
+    for (const phone of [...new Set([...fromEnv, ...grantedPhones])].sort()) {
+      const sources = [
+        ...(fromEnv.has(phone) ? ["ADMIN_PHONE_NUMBERS"] : []),
+        ...(grantedPhones.has(phone) ? ["granted"] : [])
+      ]
+      lines.push(`${phone}\t${sources.join(", ")}`)
+    }
+    return lines.length === 0 ? ["no admins"] : lines
+  })
+
+/** Makes the user with `input` an admin (sets `users.is_admin`). */
+export const adminGrant = (input: string, envAdmins: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const phone = yield* phoneOf(input)
+    const user = yield* userByPhone(phone)
+    if (user.is_admin) return [`${phone} was already granted admin; nothing changed`]
+    yield* sql`UPDATE users SET is_admin = true WHERE id = ${user.id}`
+    const alsoEnv = normalisedList(envAdmins).has(phone) ? " (also listed in ADMIN_PHONE_NUMBERS)" : ""
+    return [`granted admin to ${phone}${alsoEnv}`]
+  })
+
+/** Clears `users.is_admin`; an admin by ADMIN_PHONE_NUMBERS stays one until removed from that variable. */
+export const adminRevoke = (input: string, envAdmins: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const phone = yield* phoneOf(input)
+    const inEnv = normalisedList(envAdmins).has(phone)
+    const user = yield* userByPhone(phone).pipe(
+      Effect.catchTag("OperatorRefused", (refused) =>
+        inEnv ? Effect.succeed({ id: "", is_admin: false }) : Effect.fail(refused)
+      )
+    )
+    const lines: Array<string> = []
+    if (user.is_admin) {
+      yield* sql`UPDATE users SET is_admin = false WHERE id = ${user.id}`
+      lines.push(`revoked the admin grant of ${phone}`)
+    }
+    if (inEnv) {
+      return yield* new OperatorRefused({
+        message: [
+          ...lines,
+          `${phone} is in ADMIN_PHONE_NUMBERS and stays an admin: remove it there and restart the server`
+        ].join("\n")
+      })
+    }
+    if (lines.length === 0) return [`${phone} was not an admin; nothing changed`]
+    return lines
+  })
+
+/** Ends every live session of the user with `input`: their tokens answer 401 from the next request. */
+export const sessionsRevoke = (input: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const phone = yield* phoneOf(input)
+    const user = yield* userByPhone(phone)
+    const revoked = yield* sql<{ id: string }>`
+      UPDATE sessions SET revoked_at = now()
+      WHERE user_id = ${user.id} AND revoked_at IS NULL AND expires_at > now()
+      RETURNING id`
+    return {
+      sessionIds: revoked.map((row) => row.id),
+      report: [
+        revoked.length === 0
+          ? `${phone} had no live session; nothing changed`
+          : `revoked ${revoked.length} session${revoked.length === 1 ? "" : "s"} of ${phone}`
+      ] as Report
+    }
+  })
