@@ -78,17 +78,15 @@ export const runRetention = (retentionDays: number) =>
 /** How often each instance tries the job; the lock makes one of them do it. */
 export const RETENTION_INTERVAL = Duration.hours(1)
 
-export class RetentionJob {
-  /** Runs the job a minute after start, then every hour, for the life of the server; a failed run is logged. */
-  static readonly layer = Layer.scopedDiscard(
-    Effect.gen(function* () {
-      const config = yield* AppConfig
-      yield* runRetention(config.retentionDays).pipe(
-        Effect.catchAllCause((cause) => Effect.logError("retention failed", cause)),
-        Effect.delay(Duration.minutes(1)),
-        Effect.repeat(Schedule.spaced(RETENTION_INTERVAL)),
-        Effect.forkScoped
-      )
-    })
-  )
-}
+/** Runs the job a minute after start, then every hour, for the life of the server; a failed run is logged. */
+export const RetentionJobLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    yield* runRetention(config.retentionDays).pipe(
+      Effect.catchAllCause((cause) => Effect.logError("retention failed", cause)),
+      Effect.delay(Duration.minutes(1)),
+      Effect.repeat(Schedule.spaced(RETENTION_INTERVAL)),
+      Effect.forkScoped
+    )
+  })
+)

@@ -40,7 +40,7 @@ export const ExtraRoutes = HttpApiBuilder.Router.use((router) =>
           "x-content-type-options": "nosniff"
         }
         const ifNoneMatch = request.headers["if-none-match"]
-        if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag))
+        if (ifNoneMatch?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag))
           return HttpServerResponse.empty({ status: 304, headers })
         return HttpServerResponse.uint8Array(file.value.bytes, { contentType: file.value.contentType, headers })
       })
