@@ -92,9 +92,9 @@ layer(freshPostgresDatabase, { timeout: Duration.minutes(2) })("retention job", 
       expect(yield* present("otp_challenges", "phone_number", [...rows.gone.otps, ...rows.kept.otps])).toEqual(
         rows.kept.otps
       )
-      expect(
-        yield* present("notifications", "id", [...rows.gone.notifications, ...rows.kept.notifications])
-      ).toEqual([...rows.kept.notifications].sort())
+      expect(yield* present("notifications", "id", [...rows.gone.notifications, ...rows.kept.notifications])).toEqual(
+        [...rows.kept.notifications].sort()
+      )
       expect(yield* present("outbox_events", "id", [...rows.gone.events, ...rows.kept.events])).toEqual(
         [...rows.kept.events].sort()
       )
