@@ -48,5 +48,5 @@ describe("pnpm start", () => {
     expect(output.stdout).toContain("through-pnpm-1")
     // Nothing is left listening once pnpm has exited.
     await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow()
-  }, 120_000)
+  }, 300_000)
 })

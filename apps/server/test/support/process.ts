@@ -25,7 +25,9 @@ export const startProcess = (
   const child = spawn(command, args, {
     cwd,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? cwd, ...env },
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", "pipe", "pipe"],
+    // A process group of its own, so that cleaning up also stops what it started (pnpm's node child).
+    detached: true
   })
   started.push(child)
   const output = { stdout: "", stderr: "" }
@@ -37,9 +39,15 @@ export const startProcess = (
   return { child, output, exited }
 }
 
-/** Kills (SIGKILL) whatever this module started and is still running; for `afterEach`/`afterAll`. */
+/** Kills (SIGKILL) the process groups this module started; for `afterEach`/`afterAll`. */
 export const killStarted = () => {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  for (const child of started.splice(0)) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+    } catch {
+      // The group has already exited.
+    }
+  }
 }
 
 export const freePort = () =>
@@ -51,13 +59,13 @@ export const freePort = () =>
     })
   })
 
-export const waitUntilLive = async (port: number, exited: Promise<unknown>, timeoutMs = 90_000) => {
+export const waitUntilLive = async (port: number, exited: Promise<unknown>, timeoutMs = 180_000) => {
   let stopped = false
   void exited.then(() => (stopped = true))
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline && !stopped) {
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok) return
+      if ((await fetch(`http://127.0.0.1:${port}/health/live`, { signal: AbortSignal.timeout(5_000) })).ok) return
     } catch {}
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
