@@ -4,7 +4,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Data, Effect, Either, Layer, Redacted } from "effect"
+import { Context, Data, Effect, Either, Layer, Redacted } from "effect"
 import { pgTypes } from "./PgTypes.js"
 
 /** Where the data lives: PGlite on disk under `dataDir/pgdata`, PGlite in memory, or a PostgreSQL server. */
@@ -76,10 +76,17 @@ const servePglite = (db: PGlite) =>
 
 const portOf = (server: PGLiteSocketServer) => Number(server.getServerConn().split(":").pop())
 
+/** The PGlite instance behind an embedded database (absent on PostgreSQL), for `talab backup`. */
+export class EmbeddedPglite extends Context.Tag("@talab/http-server/EmbeddedPglite")<
+  EmbeddedPglite,
+  { readonly db: PGlite; readonly dataDir: string | undefined }
+>() {}
+
 const embeddedLayer = (dataDir: string | undefined) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const db = yield* startPglite(dataDir)
+      const embedded = Layer.succeed(EmbeddedPglite, { db, dataDir })
       const server = yield* servePglite(db)
       return PgClient.layer({
         host: "127.0.0.1",
@@ -88,7 +95,7 @@ const embeddedLayer = (dataDir: string | undefined) =>
         database: "postgres",
         maxConnections: 1,
         types: pgTypes
-      })
+      }).pipe(Layer.merge(embedded))
     })
   )
 

@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { PgMigrator } from "@effect/sql-pg"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { DatabaseLayer, type DatabaseOptions } from "./Database.js"
 import accounts from "./migrations/0001_accounts.js"
 import marketplace from "./migrations/0002_marketplace.js"
@@ -29,6 +29,11 @@ export const migrations = {
  */
 export const MigrationsLayer = PgMigrator.layer({ loader: PgMigrator.fromRecord(migrations) }).pipe(
   Layer.provide(NodeContext.layer)
+)
+
+/** Runs the migrations not yet applied and answers them as `[id, name]`; `talab migrate` prints them. */
+export const runMigrations = PgMigrator.run({ loader: PgMigrator.fromRecord(migrations) }).pipe(
+  Effect.provide(NodeContext.layer)
 )
 
 /** The database of `options` with its schema migrated, providing `SqlClient` and `PgClient`. */

@@ -7,6 +7,7 @@ import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../
 import { MigratedDatabaseLayer } from "../db/Migrations.js"
 import { PushDispatcher } from "../notifications/Dispatcher.js"
 import { NotificationWakeup } from "../notifications/Wakeup.js"
+import { ControlChannelLive } from "../ops/Control.js"
 import { RetentionJobLive } from "../ops/Retention.js"
 import { RealtimeLive } from "../realtime/Live.js"
 import { SqlRepositoriesLayer } from "../repos/index.js"
@@ -40,7 +41,7 @@ export const DatabaseFromConfig = Layer.unwrapEffect(
 )
 
 /** The production server: configuration from the environment, everything else from it. */
-export const ProductionServerLive = Layer.merge(AppLive, RetentionJobLive).pipe(
+export const ProductionServerLive = Layer.mergeAll(AppLive, RetentionJobLive, ControlChannelLive).pipe(
   HttpServer.withLogAddress,
   Layer.provide(NodeServerLive),
   Layer.provide(AdaptersFromConfig),

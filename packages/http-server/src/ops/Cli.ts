@@ -1,0 +1,80 @@
+import { Config, ConfigProvider, Effect, Option } from "effect"
+import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
+import { restoreEmbedded } from "./Backup.js"
+import { type Outcome, parseCommand, runCommand, USAGE } from "./Commands.js"
+import { forward, runningServer } from "./Control.js"
+import { OperatorRefused } from "./Operator.js"
+
+const refusedOutcome = (message: string): Outcome => ({ code: 1, stdout: [], stderr: message.split("\n") })
+
+/** The variables the commands read, from the environment the server reads them from. */
+const readEnvironment = Effect.gen(function* () {
+  const list = (name: string) =>
+    Config.string(name).pipe(
+      Config.map((text) =>
+        text
+          .split(",")
+          .map((item) => item.trim())
+          .filter((item) => item !== "")
+      ),
+      Config.withDefault([] as Array<string>)
+    )
+  return {
+    databaseUrl: Option.getOrUndefined(yield* Config.option(Config.nonEmptyString("DATABASE_URL"))),
+    dataDir: yield* Config.nonEmptyString("DATA_DIR").pipe(Config.withDefault("./data")),
+    adminPhoneNumbers: yield* list("ADMIN_PHONE_NUMBERS"),
+    retentionDays: yield* Config.integer("RETENTION_DAYS").pipe(Config.withDefault(30))
+  }
+})
+
+/**
+ * `talab <args>`: runs the command on the database DATABASE_URL names. On the embedded database a running
+ * server holds the data directory, so the command is handed to it (see Control.ts); `restore` needs it stopped.
+ */
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = process.env) =>
+  Effect.gen(function* () {
+    const parsed = parseCommand(args)
+    if ("usage" in parsed) return { code: 2, stdout: [], stderr: [parsed.usage, ...USAGE] } as Outcome
+    const settings = yield* readEnvironment
+    const options = databaseOptionsFromUrl(settings.databaseUrl, settings.dataDir)
+    if (options._tag === "Left") return refusedOutcome(options.left.message)
+    const database = options.right
+    const embeddedOnDisk = database._tag === "Embedded"
+    const server = embeddedOnDisk ? yield* Effect.promise(() => runningServer(settings.dataDir)) : undefined
+
+    if (parsed.name === "restore") {
+      if (!embeddedOnDisk)
+        return refusedOutcome(
+          "restore is for the embedded database (DATABASE_URL unset); on PostgreSQL use pg_restore (docs/OPERATIONS.md)"
+        )
+      if (server !== undefined)
+        return refusedOutcome(`the server (pid ${server.pid}) is running on ${settings.dataDir}: stop it first`)
+      const now = new Date()
+      return yield* restoreEmbedded(parsed.argument!, settings.dataDir, now).pipe(
+        Effect.map((stdout): Outcome => ({ code: 0, stdout, stderr: [] })),
+        Effect.catchAll((refused: OperatorRefused) => Effect.succeed(refusedOutcome(refused.message)))
+      )
+    }
+    if (server !== undefined) {
+      return yield* Effect.tryPromise(() => forward(server, parsed.name, parsed.argument)).pipe(
+        Effect.catchAll((error) =>
+          Effect.succeed(
+            refusedOutcome(
+              `the server (pid ${server.pid}) holds ${settings.dataDir} but did not take the command: ${String(error.error)}`
+            )
+          )
+        )
+      )
+    }
+    return yield* runCommand(parsed.name, parsed.argument, settings).pipe(
+      Effect.provide(DatabaseLayer(database as DatabaseOptions)),
+      Effect.catchAll((error) => Effect.succeed(refusedOutcome(`cannot open the database: ${String(error)}`)))
+    )
+  }).pipe(
+    Effect.catchAll((error) => Effect.succeed(refusedOutcome(`talab: ${String(error)}`))),
+    Effect.withConfigProvider(
+      ConfigProvider.fromMap(
+        new Map(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined))
+      )
+    )
+  )

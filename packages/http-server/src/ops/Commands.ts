@@ -1,0 +1,103 @@
+import { SqlClient } from "@effect/sql"
+import { Cause, Effect } from "effect"
+import { runMigrations } from "../db/Migrations.js"
+import { backupEmbedded } from "./Backup.js"
+import { adminGrant, adminList, adminRevoke, OperatorRefused, sessionsRevoke } from "./Operator.js"
+import { runRetention } from "./Retention.js"
+
+/** What a `talab` command printed and how it ended: 0 done, 1 refused, 2 not a command. */
+export interface Outcome {
+  readonly code: 0 | 1 | 2
+  readonly stdout: ReadonlyArray<string>
+  readonly stderr: ReadonlyArray<string>
+}
+
+export const USAGE = [
+  "usage: talab <command>",
+  "  migrate                    apply the database migrations not yet applied",
+  "  backup <file>              copy the embedded database to <file> (while the server runs, too)",
+  "  restore <file>             replace the embedded database with <file> (server stopped)",
+  "  admin list                 admins from ADMIN_PHONE_NUMBERS and from grants",
+  "  admin grant <phone>        make the user with <phone> an admin",
+  "  admin revoke <phone>       take back a grant",
+  "  sessions revoke <phone>    sign the user with <phone> out everywhere",
+  "  retention                  run the retention job once (RETENTION_DAYS)"
+]
+
+/** The commands, by their words, as `[name, arity]`; restore is handled before a database is opened. */
+const commands: ReadonlyArray<readonly [ReadonlyArray<string>, number]> = [
+  [["migrate"], 0],
+  [["backup"], 1],
+  [["restore"], 1],
+  [["admin", "list"], 0],
+  [["admin", "grant"], 1],
+  [["admin", "revoke"], 1],
+  [["sessions", "revoke"], 1],
+  [["retention"], 0]
+]
+
+/** The command `args` name, or a usage error. */
+export const parseCommand = (
+  args: ReadonlyArray<string>
+): { readonly name: string; readonly argument: string | undefined } | { readonly usage: string } => {
+  for (const [words, arity] of commands) {
+    if (words.every((word, index) => args[index] === word)) {
+      const rest = args.slice(words.length)
+      if (rest.length !== arity)
+        return { usage: `talab ${words.join(" ")} takes ${arity === 0 ? "no argument" : "one argument"}` }
+      return { name: words.join(" "), argument: rest[0] }
+    }
+  }
+  return { usage: args.length === 0 ? "no command given" : `unknown command: ${args.join(" ")}` }
+}
+
+export interface CommandEnvironment {
+  readonly adminPhoneNumbers: ReadonlyArray<string>
+  readonly retentionDays: number
+}
+
+/** Runs one parsed command on the database in context (the CLI's own, or the running server's). */
+export const runCommand = (name: string, argument: string | undefined, env: CommandEnvironment) => {
+  const run: Effect.Effect<ReadonlyArray<string>, OperatorRefused | unknown, SqlClient.SqlClient | any> = (() => {
+    switch (name) {
+      case "migrate":
+        return Effect.map(runMigrations, (applied) =>
+          applied.length === 0
+            ? ["migrations: the schema is up to date"]
+            : applied.map(([id, migration]) => `migrated ${String(id).padStart(4, "0")}_${migration}`)
+        )
+      case "backup":
+        return backupEmbedded(argument!)
+      case "admin list":
+        return adminList(env.adminPhoneNumbers)
+      case "admin grant":
+        return adminGrant(argument!, env.adminPhoneNumbers)
+      case "admin revoke":
+        return adminRevoke(argument!, env.adminPhoneNumbers)
+      case "sessions revoke":
+        return Effect.map(sessionsRevoke(argument!), (result) => result.report)
+      case "retention":
+        return Effect.map(runRetention(env.retentionDays), (removed) =>
+          removed === undefined
+            ? ["retention: another instance is running it; nothing done"]
+            : [
+                `retention: removed ${removed.sessions} sessions, ${removed.otpChallenges} OTP challenges, ` +
+                  `${removed.notifications} notifications, ${removed.outboxEvents} outbox events`
+              ]
+        )
+      default:
+        return Effect.fail(new OperatorRefused({ message: `unknown command: ${name}` }))
+    }
+  })()
+  return run.pipe(
+    Effect.map((stdout): Outcome => ({ code: 0, stdout, stderr: [] })),
+    Effect.catchAllCause((cause) => {
+      const failure = Cause.squash(cause)
+      const message =
+        failure instanceof OperatorRefused
+          ? failure.message
+          : `talab ${name} failed: ${String((failure as Error)?.message ?? failure)}`
+      return Effect.succeed<Outcome>({ code: 1, stdout: [], stderr: message.split("\n") })
+    })
+  ) as Effect.Effect<Outcome, never, SqlClient.SqlClient>
+}
