@@ -20,8 +20,7 @@ export const backupEmbedded = (file: string) =>
   Effect.gen(function* () {
     const embedded = yield* Effect.serviceOption(EmbeddedPglite)
     if (Option.isNone(embedded)) return yield* refused(`backup is for the embedded database; ${POSTGRES_HINT}`)
-    if (embedded.value.dataDir === undefined)
-      return yield* refused("DATABASE_URL=memory:// keeps nothing to back up")
+    if (embedded.value.dataDir === undefined) return yield* refused("DATABASE_URL=memory:// keeps nothing to back up")
     const target = resolve(file)
     const size = yield* Effect.tryPromise({
       try: async () => {

@@ -1,0 +1,200 @@
+import { randomUUID } from "node:crypto"
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { AppConfig } from "../src/config/AppConfig.js"
+import { DatabaseOptions } from "../src/db/Database.js"
+import { MigratedDatabaseLayer } from "../src/db/Migrations.js"
+import { runCli } from "../src/ops/Cli.js"
+import { ControlChannelLive, controlFile } from "../src/ops/Control.js"
+
+/*
+ * Every `talab` command and its refusals, in this process, on an embedded database in a temporary DATA_DIR
+ * (the commands run the same SQL on PostgreSQL). The CLI opens the data directory itself when no server
+ * holds it, and hands the command to the server when one does.
+ */
+const directories: Array<string> = []
+const freshDataDir = () => {
+  const directory = mkdtempSync(join(tmpdir(), "talab-cli-"))
+  directories.push(directory)
+  return directory
+}
+afterAll(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true })
+})
+
+const ENV_ADMIN = "+966500000001"
+const talab = (dataDir: string, ...args: Array<string>) =>
+  Effect.runPromise(runCli(args, { DATA_DIR: dataDir, ADMIN_PHONE_NUMBERS: ENV_ADMIN }))
+
+/** Runs SQL on the embedded database in `dataDir` (opened, migrated, closed). */
+const onDatabase = <A>(dataDir: string, use: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
+  Effect.runPromise(
+    Effect.flatMap(SqlClient.SqlClient, use).pipe(
+      Effect.provide(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir }))),
+      Effect.orDie
+    )
+  )
+
+const aUser = (sql: SqlClient.SqlClient, phone: string) =>
+  Effect.gen(function* () {
+    const id = randomUUID()
+    yield* sql`INSERT INTO users (id, phone_number) VALUES (${id}, ${phone})`
+    return id
+  })
+
+describe("talab: usage", () => {
+  it.each([[[]], [["frobnicate"]], [["admin"]], [["admin", "grant"]], [["sessions", "revoke"]], [["migrate", "now"]]])(
+    "%j exits 2 with the usage",
+    async (args) => {
+      const outcome = await talab(freshDataDir(), ...args)
+      expect(outcome.code).toBe(2)
+      expect(outcome.stderr.join("\n")).toContain("usage: talab <command>")
+    }
+  )
+
+  it("refuses a DATABASE_URL it cannot use, and restore/backup on PostgreSQL point to pg_dump", async () => {
+    const bad = await Effect.runPromise(runCli(["migrate"], { DATABASE_URL: "mysql://x" }))
+    expect(bad).toMatchObject({ code: 1 })
+    expect(bad.stderr[0]).toContain("DATABASE_URL")
+    const pg = { DATABASE_URL: process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" }
+    const restore = await Effect.runPromise(runCli(["restore", "x.tar.gz"], pg))
+    expect(restore.code).toBe(1)
+    expect(restore.stderr[0]).toContain("pg_restore")
+    const backup = await Effect.runPromise(runCli(["backup", "x.tar.gz"], pg))
+    expect(backup.code).toBe(1)
+    expect(backup.stderr[0]).toContain("pg_dump")
+  })
+})
+
+describe("talab on the embedded database, no server running", () => {
+  const dataDir = freshDataDir()
+  const phone = "+966512345678"
+
+  it("migrate applies what is missing, then says the schema is up to date", async () => {
+    const first = await talab(dataDir, "migrate")
+    expect(first.code).toBe(0)
+    expect(first.stdout).toContain("migrated 0001_accounts")
+    expect(first.stdout).toContain("migrated 0009_retention")
+    expect(await talab(dataDir, "migrate")).toEqual({
+      code: 0,
+      stdout: ["migrations: the schema is up to date"],
+      stderr: []
+    })
+  }, 120_000)
+
+  it("admin grant, list and revoke, with their refusals", async () => {
+    await onDatabase(dataDir, (sql) => aUser(sql, phone))
+
+    expect(await talab(dataDir, "admin", "grant", "not-a-phone")).toMatchObject({ code: 1 })
+    const unknown = await talab(dataDir, "admin", "grant", "+966598765432")
+    expect(unknown).toMatchObject({ code: 1, stderr: ["no user has signed in with +966598765432"] })
+
+    expect(await talab(dataDir, "admin", "grant", "+966 51 234 5678")).toMatchObject({
+      code: 0,
+      stdout: [`granted admin to ${phone}`]
+    })
+    expect((await talab(dataDir, "admin", "grant", phone)).stdout[0]).toContain("already granted")
+    expect((await talab(dataDir, "admin", "list")).stdout).toEqual([
+      `${ENV_ADMIN}\tADMIN_PHONE_NUMBERS`,
+      `${phone}\tgranted`
+    ])
+    expect(await onDatabase(dataDir, (sql) => sql`SELECT is_admin FROM users WHERE phone_number = ${phone}`)).toEqual([
+      { is_admin: true }
+    ])
+
+    expect(await talab(dataDir, "admin", "revoke", phone)).toMatchObject({
+      code: 0,
+      stdout: [`revoked the admin grant of ${phone}`]
+    })
+    expect((await talab(dataDir, "admin", "revoke", phone)).stdout[0]).toContain("was not an admin")
+    const envListed = await talab(dataDir, "admin", "revoke", ENV_ADMIN)
+    expect(envListed.code).toBe(1)
+    expect(envListed.stderr.join(" ")).toContain("is in ADMIN_PHONE_NUMBERS")
+    expect((await talab(dataDir, "admin", "list")).stdout).toEqual([`${ENV_ADMIN}\tADMIN_PHONE_NUMBERS`])
+  }, 120_000)
+
+  it("sessions revoke ends every live session of the user and says how many", async () => {
+    await onDatabase(dataDir, (sql) =>
+      Effect.gen(function* () {
+        const [user] = yield* sql<{ id: string }>`SELECT id FROM users WHERE phone_number = ${phone}`
+        const future = new Date(Date.now() + 86_400_000)
+        for (const expiresAt of [future, future, new Date(Date.now() - 1000)])
+          yield* sql`INSERT INTO sessions (id, user_id, expires_at) VALUES (${randomUUID()}, ${user!.id}, ${expiresAt})`
+      })
+    )
+    expect(await talab(dataDir, "sessions", "revoke", phone)).toMatchObject({
+      code: 0,
+      stdout: [`revoked 2 sessions of ${phone}`]
+    })
+    expect((await talab(dataDir, "sessions", "revoke", phone)).stdout[0]).toContain("had no live session")
+    expect(await talab(dataDir, "sessions", "revoke", "+966598765432")).toMatchObject({ code: 1 })
+    const live = await onDatabase(
+      dataDir,
+      (sql) => sql`SELECT count(*) AS n FROM sessions WHERE revoked_at IS NULL AND expires_at > now()`
+    )
+    expect(live).toEqual([{ n: 0 }])
+  }, 120_000)
+
+  it("retention runs once and reports what it removed", async () => {
+    const outcome = await talab(dataDir, "retention")
+    expect(outcome.code).toBe(0)
+    expect(outcome.stdout[0]).toMatch(/^retention: removed 1 sessions, 0 OTP challenges, 0 notifications, 0 outbox/)
+  }, 120_000)
+
+  it("backup and restore: a copy, refused restores, and a restore that keeps the old data aside", async () => {
+    const file = join(freshDataDir(), "talab.tar.gz")
+    const backup = await talab(dataDir, "backup", file)
+    expect(backup.code).toBe(0)
+    expect(backup.stdout[0]).toContain(`to ${file}`)
+
+    const garbage = join(freshDataDir(), "garbage.tar.gz")
+    writeFileSync(garbage, "not a backup")
+    const target = freshDataDir()
+    expect(await talab(target, "restore", join(target, "missing.tar.gz"))).toMatchObject({ code: 1 })
+    expect(await talab(target, "restore", garbage)).toMatchObject({ code: 1 })
+
+    await onDatabase(target, (sql) => aUser(sql, "+966511111111"))
+    const restored = await talab(target, "restore", file)
+    expect(restored.code).toBe(0)
+    expect(restored.stdout[0]).toContain("moved the data directory that was there to")
+    expect(readdirSync(target).some((name) => name.startsWith("pgdata.before-restore-"))).toBe(true)
+    expect(await onDatabase(target, (sql) => sql`SELECT phone_number FROM users ORDER BY phone_number`)).toEqual([
+      { phone_number: phone }
+    ])
+  }, 180_000)
+})
+
+describe("talab while a server holds the embedded database", () => {
+  it("hands the command to the server, and restore refuses until it stops", async () => {
+    const dataDir = freshDataDir()
+    const server = ControlChannelLive.pipe(
+      Layer.provideMerge(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir }))),
+      Layer.provide(AppConfig.layer({ dataDir, adminPhoneNumbers: [ENV_ADMIN] }))
+    )
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          yield* aUser(sql, "+966551234567")
+          const granted = yield* Effect.promise(() => talab(dataDir, "admin", "grant", "+966551234567"))
+          expect(granted).toMatchObject({ code: 0, stdout: ["granted admin to +966551234567"] })
+          // The server's own connection sees the change at once.
+          expect(yield* sql`SELECT is_admin FROM users WHERE phone_number = '+966551234567'`).toEqual([
+            { is_admin: true }
+          ])
+          const restore = yield* Effect.promise(() => talab(dataDir, "restore", "x.tar.gz"))
+          expect(restore.code).toBe(1)
+          expect(restore.stderr[0]).toMatch(/^the server \(pid \d+\) is running on .*: stop it first$/)
+        }).pipe(Effect.provide(server), Effect.orDie)
+      )
+    )
+    // Stopped: the control file is gone, and the CLI opens the database itself again.
+    expect(readdirSync(dataDir)).not.toContain("talab-control.json")
+    expect(controlFile(dataDir)).toContain(dataDir)
+    expect((await talab(dataDir, "admin", "list")).stdout).toContain("+966551234567\tgranted")
+  }, 180_000)
+})
