@@ -75,7 +75,7 @@ try {
   const code = JSON.parse(readFileSync(smsFile, "utf8").trim().split("\n").at(-1)).code
   const verified = await post(base, "/auth/verify-otp", { phone_number: phone, otp_code: code })
   if (verified.status !== 200) fail(`verify-otp answered ${verified.status}`)
-  const token = (await verified.json()).data.access_token
+  const token = (await verified.json()).data.tokens.access_token
   const me = await fetch(`${base}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } })
   if (me.status !== 200) fail(`/users/me answered ${me.status}`)
 

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { createServer, request } from "node:http"
 
 /*
@@ -70,27 +69,6 @@ export const waitUntilLive = async (port: number, exited: Promise<unknown>, time
     await new Promise((resolve) => setTimeout(resolve, 200))
   }
   throw new Error("the server did not come up")
-}
-
-/** Signs in over HTTP, reading the code from the SMS outbox file (SMS_OUTBOX_FILE) the server writes. */
-export const signIn = async (baseUrl: string, phone: string, smsOutboxFile: string) => {
-  const post = (path: string, body: unknown) =>
-    fetch(`${baseUrl}/api/v1${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
-  const requested = await post("/auth/request-otp", { phone_number: phone })
-  if (requested.status !== 200) throw new Error(`request-otp answered ${requested.status}`)
-  const sms = readFileSync(smsOutboxFile, "utf8")
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as { to: string; code: string })
-    .filter((line) => line.to === phone)
-    .at(-1)
-  const verified = await post("/auth/verify-otp", { phone_number: phone, otp_code: sms?.code })
-  const body = (await verified.json()) as { data: { access_token: string } }
-  return { status: verified.status, accessToken: body.data?.access_token }
 }
 
 /**
