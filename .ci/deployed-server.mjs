@@ -54,6 +54,8 @@ try {
       HOST: "127.0.0.1",
       DATABASE_URL: "memory://",
       JWT_SECRET: "a-production-secret-of-at-least-32-bytes",
+      // No SMS provider here: the codes are read from the outbox file.
+      ALLOW_CONSOLE_PROVIDERS: "true",
       SMS_OUTBOX_FILE: smsFile
     },
     stdio: ["ignore", "inherit", "inherit"]
