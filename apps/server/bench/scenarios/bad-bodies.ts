@@ -13,7 +13,7 @@ import { runScenario, signIn, unlimitedRateLimits, withBenchServer } from "../se
 
 const { seconds } = benchSettings()
 const MiB = 1024 * 1024
-const ATTACKERS = 10
+const ATTACKERS = Number(process.env.BENCH_BAD_CLIENTS ?? 10)
 
 const badBodies = (token: string): ReadonlyArray<Call> => {
   const json = { "content-type": "application/json" }
