@@ -4,10 +4,10 @@ import { startTestServer, type TestServer } from "@talab/testkit"
 import { Effect, Redacted } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { chatScene, postMessage } from "../support/chat-fixtures.js"
-import { client, newPhone, relaxedLimits } from "../support/harness.js"
+import { client, newPhone, relaxedLimits, type SignedIn, signIn } from "../support/harness.js"
 import { Marketplace } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
-import { connectAs, type WsClient } from "../support/ws-client.js"
+import { connectAs, WsClient } from "../support/ws-client.js"
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 
@@ -48,7 +48,11 @@ describe("two instances sharing Redis and PostgreSQL", () => {
     const options = {
       databaseUrl: database.url,
       redisUrl: REDIS_URL,
-      settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] }
+      settings: {
+        // One phone signs in many times for the socket caps.
+        rateLimits: { ...relaxedLimits.rateLimits, otpPer10Minutes: 100 },
+        adminPhoneNumbers: [adminPhone]
+      }
     }
     a = await startTestServer(options)
     b = await startTestServer(options)
@@ -130,6 +134,40 @@ describe("two instances sharing Redis and PostgreSQL", () => {
     expect((await client(a).post("/auth/logout", { token: user.token, body: {} })).status).toBe(200)
     expect((await onB.closed).code).toBe(4401)
     expect((await onA.closed).code).toBe(4401)
+  })
+
+  const isOpen = (socket: WsClient) => socket.ws.readyState === socket.ws.OPEN
+
+  it("caps a session at 10 sockets over both instances: the 11th closes the oldest, on the other, with 4008", async () => {
+    const user = await signIn(a, client(a))
+    const sockets: Array<WsClient> = []
+    for (let i = 0; i < 10; i++) sockets.push(await on(i < 5 ? a : b, user.token))
+    await Promise.all(sockets.map((socket) => socket.barrier()))
+    expect(sockets.every(isOpen)).toBe(true)
+
+    const eleventh = await on(b, user.token)
+    expect(await sockets[0]!.closed).toEqual({ code: 4008, reason: "too many sockets" })
+    const others = [...sockets.slice(1), eleventh]
+    await Promise.all(others.map((socket) => socket.barrier()))
+    expect(others.every(isOpen)).toBe(true)
+  })
+
+  it("caps a user at 50 sockets over both instances and all sessions", async () => {
+    const phone = newPhone()
+    const sessions: Array<SignedIn> = []
+    for (let i = 0; i < 6; i++) sessions.push(await signIn(a, client(a), phone))
+    const sockets: Array<WsClient> = []
+    for (const [index, session] of sessions.slice(0, 5).entries()) {
+      for (let i = 0; i < 10; i++) sockets.push(await on(index < 3 ? a : b, session.token))
+    }
+    await Promise.all(sockets.map((socket) => socket.barrier()))
+    expect(sockets.every(isOpen)).toBe(true)
+
+    const fiftyFirst = await on(b, sessions[5]!.token)
+    expect(await sockets[0]!.closed).toEqual({ code: 4008, reason: "too many sockets" })
+    const others = [...sockets.slice(1), fiftyFirst]
+    await Promise.all(others.map((socket) => socket.barrier()))
+    expect(others.every(isOpen)).toBe(true)
   })
 })
 

@@ -6,12 +6,28 @@ export interface Audience {
   readonly userId: string
 }
 
+/** An authenticated socket, as counted against the caps on sockets per session and per user. */
+export interface SocketHolder {
+  /** The socket's id on its own instance. */
+  readonly connectionId: number
+  readonly userId: string
+  readonly sessionId: string
+}
+
+/** How many authenticated sockets a session and a user may hold. */
+export interface SocketCaps {
+  readonly perSession: number
+  readonly perUser: number
+}
+
 /** What other server instances tell this one. */
 export interface FanoutInbound {
   /** A frame for an audience, published by another instance. */
   readonly deliver: (audience: Audience, frame: string) => void
   /** A session ended on another instance. */
   readonly sessionEnded: (sessionId: string) => void
+  /** A socket of this instance is beyond its session's or user's cap (counted over every instance): close it. */
+  readonly evict: (connectionId: number) => void
 }
 
 /**
@@ -26,6 +42,14 @@ export interface Fanout {
   readonly presentElsewhere: (audience: Audience) => Effect.Effect<boolean>
   readonly deliver: (audience: Audience, frame: string) => Effect.Effect<void>
   readonly endSession: (sessionId: string) => Effect.Effect<void>
+  /**
+   * Counts a newly authenticated socket over every instance and has the sockets beyond the caps evicted
+   * (through `FanoutInbound.evict` on their instance). False when it could not (one instance only, or the
+   * store is away): the hub then enforces the caps over its own sockets.
+   */
+  readonly admit: (holder: SocketHolder, caps: SocketCaps) => Effect.Effect<boolean>
+  /** Stops counting a closed socket. */
+  readonly release: (holder: SocketHolder) => Effect.Effect<void>
 }
 
 /** One instance only (no REDIS_URL): there is nobody else to tell. */
@@ -34,5 +58,7 @@ export const localOnlyFanout: Fanout = {
   unwatch: () => Effect.void,
   presentElsewhere: () => Effect.succeed(false),
   deliver: () => Effect.void,
-  endSession: () => Effect.void
+  endSession: () => Effect.void,
+  admit: () => Effect.succeed(false),
+  release: () => Effect.void
 }

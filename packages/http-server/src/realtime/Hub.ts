@@ -3,7 +3,7 @@ import { Clock, Context, Deferred, Duration, Effect, Layer, type Scope } from "e
 import type { SentMessage } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
 import type { Connection } from "./Connection.js"
-import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout } from "./Fanout.js"
+import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout, type SocketHolder } from "./Fanout.js"
 import { encodeServerFrame } from "./Frames.js"
 import { CloseCode, MAX_SOCKETS_PER_SESSION, MAX_SOCKETS_PER_USER } from "./Protocol.js"
 import { makeRedisFanout } from "./RedisFanout.js"
@@ -29,8 +29,9 @@ export interface RealtimeHubService {
   /** Files a socket under its session before the session is checked, so a logout racing the check still finds it. */
   readonly bindSession: (connection: Connection, sessionId: string) => Effect.Effect<void>
   /**
-   * Counts a socket that has just authenticated against its session's and its user's caps (on this instance);
-   * past either, the oldest authenticated socket of that session or user is closed with 4008.
+   * Counts a socket that has just authenticated against its session's and its user's caps, over every
+   * instance when the fan-out can (Redis), else on this one; past either, the oldest authenticated socket of
+   * that session or user is closed with 4008.
    */
   readonly admit: (connection: Connection) => Effect.Effect<void>
   /** Subscribes an authenticated socket; done once deliveries from every instance will reach it. */
@@ -51,6 +52,14 @@ interface AudienceEntry {
 
 const audienceKey = ({ conversationId, userId }: Audience) => `${conversationId}:${userId}`
 
+const holderOf = (connection: Connection): SocketHolder | undefined =>
+  connection.identity === undefined
+    ? undefined
+    : { connectionId: connection.id, userId: connection.identity.userId, sessionId: connection.identity.sessionId }
+
+const caps = { perSession: MAX_SOCKETS_PER_SESSION, perUser: MAX_SOCKETS_PER_USER }
+const evictTooMany = (connection: Connection) => connection.close(CloseCode.tooManySockets, "too many sockets")
+
 const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout, E, Scope.Scope>) =>
   Effect.gen(function* () {
     const connections = new Set<Connection>()
@@ -65,9 +74,7 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
     }
     const closeOldestBeyond = (set: Set<Connection> | undefined, max: number) => {
       const open = [...(set ?? [])].filter((connection) => connection.identity !== undefined && connection.isOpen)
-      for (const oldest of open.slice(0, Math.max(0, open.length - max))) {
-        oldest.close(CloseCode.tooManySockets, "too many sockets")
-      }
+      for (const oldest of open.slice(0, Math.max(0, open.length - max))) evictTooMany(oldest)
     }
 
     const deliverLocally = (audience: Audience, frame: string) => {
@@ -78,7 +85,15 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
       for (const connection of sessions.get(sessionId) ?? []) connection.reject()
     }
 
-    const fanout = yield* makeFanout({ deliver: deliverLocally, sessionEnded: closeSessionLocally })
+    const evictLocally = (connectionId: number) => {
+      for (const connection of connections) if (connection.id === connectionId) evictTooMany(connection)
+    }
+
+    const fanout = yield* makeFanout({
+      deliver: deliverLocally,
+      sessionEnded: closeSessionLocally,
+      evict: evictLocally
+    })
 
     const leave = (connection: Connection, conversationId: string) => {
       if (!connection.subscriptions.delete(conversationId) || connection.identity === undefined) return Effect.void
@@ -125,7 +140,11 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
         for (const [sessionId, bound] of sessions) {
           if (bound.delete(connection) && bound.size === 0) sessions.delete(sessionId)
         }
-        if (connection.identity !== undefined) forget(users, connection.identity.userId, connection)
+        const holder = holderOf(connection)
+        if (holder !== undefined) {
+          forget(users, holder.userId, connection)
+          yield* fanout.release(holder)
+        }
       })
 
     const sweep = (lastHeartbeatAt: number) =>
@@ -190,13 +209,14 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
           sessions.set(sessionId, bound)
         }),
       admit: (connection) =>
-        Effect.sync(() => {
-          const identity = connection.identity
-          if (identity === undefined) return
-          const mine = users.get(identity.userId) ?? new Set()
+        Effect.gen(function* () {
+          const holder = holderOf(connection)
+          if (holder === undefined) return
+          const mine = users.get(holder.userId) ?? new Set()
           mine.add(connection)
-          users.set(identity.userId, mine)
-          closeOldestBeyond(sessions.get(identity.sessionId), MAX_SOCKETS_PER_SESSION)
+          users.set(holder.userId, mine)
+          if (yield* fanout.admit(holder, caps)) return
+          closeOldestBeyond(sessions.get(holder.sessionId), MAX_SOCKETS_PER_SESSION)
           closeOldestBeyond(mine, MAX_SOCKETS_PER_USER)
         }),
       subscribe,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Data, Effect, Runtime, type Scope } from "effect"
 import { Redis } from "ioredis"
-import type { Audience, Fanout, FanoutInbound } from "./Fanout.js"
+import type { Audience, Fanout, FanoutInbound, SocketHolder } from "./Fanout.js"
 
 /** The first connection to Redis could not be made when the server started. */
 export class RealtimeRedisConnectFailed extends Data.TaggedError("RealtimeRedisConnectFailed")<{
@@ -27,6 +27,45 @@ const PREFIX = "talab:ws:"
 const SESSIONS_CHANNEL = `${PREFIX}sessions`
 const audienceChannel = ({ conversationId, userId }: Audience) => `${PREFIX}c:${conversationId}:u:${userId}`
 const audiencePattern = new RegExp(`^${PREFIX}c:([^:]+):u:([^:]+)$`)
+
+/*
+ * Sockets per session and per user, over every instance: a sorted set per session and per user of
+ * `<instance>|<socket id>|<session id>`, scored by a Redis counter so "oldest" needs no agreement between
+ * clocks. The script adds the new socket, takes the oldest members beyond each cap out of both sets and
+ * answers them; each instance closes its own (the others hear it on the `evict` channel). A set expires a
+ * session's lifetime after its last admission, which clears what an instance that died left behind.
+ */
+const EVICT_CHANNEL = `${PREFIX}evict`
+const SESSION_SOCKETS = `${PREFIX}sockets:s:`
+const USER_SOCKETS = `${PREFIX}sockets:u:`
+const SOCKET_SEQUENCE = `${PREFIX}sockets:seq`
+const SOCKET_SETS_TTL_SECONDS = 31 * 24 * 60 * 60
+const ADMIT_SCRIPT = `
+local score = redis.call('INCR', KEYS[3])
+redis.call('ZADD', KEYS[1], score, ARGV[1])
+redis.call('ZADD', KEYS[2], score, ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+redis.call('EXPIRE', KEYS[2], ARGV[4])
+local evicted = {}
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[2])
+if over > 0 then
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, over - 1)) do
+    redis.call('ZREM', KEYS[1], member)
+    redis.call('ZREM', KEYS[2], member)
+    table.insert(evicted, member)
+  end
+end
+over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[3])
+if over > 0 then
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[2], 0, over - 1)) do
+    redis.call('ZREM', KEYS[2], member)
+    redis.call('ZREM', ARGV[5] .. string.match(member, '^[^|]*|[^|]*|(.*)$'), member)
+    table.insert(evicted, member)
+  end
+end
+return evicted
+`
+const socketMember = (origin: string, holder: SocketHolder) => `${origin}|${holder.connectionId}|${holder.sessionId}`
 
 const connect = (url: string, name: string) =>
   Effect.acquireRelease(
@@ -85,16 +124,22 @@ export const makeRedisFanout = (
     reportOutages(commands, "command", runtime)
     reportOutages(subscriber, "subscriber", runtime)
 
+    const evictIfMine = (member: string) => {
+      const [instance, connectionId] = member.split("|")
+      if (instance === origin) inbound.evict(Number(connectionId))
+    }
+
     subscriber.on("message", (channel: string, payload: string) => {
       const newline = payload.indexOf("\n")
       if (newline < 0 || payload.slice(0, newline) === origin) return
       const body = payload.slice(newline + 1)
       if (channel === SESSIONS_CHANNEL) return inbound.sessionEnded(body)
+      if (channel === EVICT_CHANNEL) return evictIfMine(body)
       const match = audiencePattern.exec(channel)
       if (match) inbound.deliver({ conversationId: match[1]!, userId: match[2]! }, body)
     })
     yield* Effect.tryPromise({
-      try: () => subscriber.subscribe(SESSIONS_CHANNEL),
+      try: () => subscriber.subscribe(SESSIONS_CHANNEL, EVICT_CHANNEL),
       catch: (error) => new RealtimeRedisConnectFailed({ reason: String(error) })
     })
 
@@ -134,6 +179,50 @@ export const makeRedisFanout = (
       endSession: (sessionId) =>
         Effect.tryPromise(() => commands.publish(SESSIONS_CHANNEL, `${origin}\n${sessionId}`)).pipe(
           warnOnFailure("session publish")
-        )
+        ),
+      admit: (holder, caps) =>
+        Effect.gen(function* () {
+          const evicted = (yield* Effect.tryPromise(() =>
+            commands.eval(
+              ADMIT_SCRIPT,
+              3,
+              `${SESSION_SOCKETS}${holder.sessionId}`,
+              `${USER_SOCKETS}${holder.userId}`,
+              SOCKET_SEQUENCE,
+              socketMember(origin, holder),
+              caps.perSession,
+              caps.perUser,
+              SOCKET_SETS_TTL_SECONDS,
+              SESSION_SOCKETS
+            )
+          )) as Array<string>
+          for (const member of evicted) {
+            if (member.startsWith(`${origin}|`)) evictIfMine(member)
+            else {
+              yield* Effect.tryPromise(() => commands.publish(EVICT_CHANNEL, `${origin}\n${member}`)).pipe(
+                warnOnFailure("eviction publish")
+              )
+            }
+          }
+          return true
+        }).pipe(
+          // Without the shared count the caps still hold on this instance: the hub applies them itself.
+          Effect.catchAll((error) =>
+            Effect.as(
+              Effect.logWarning("Realtime: Redis socket count failed").pipe(
+                Effect.annotateLogs({ error: String(error) })
+              ),
+              false
+            )
+          )
+        ),
+      release: (holder) =>
+        Effect.tryPromise(() =>
+          commands
+            .multi()
+            .zrem(`${SESSION_SOCKETS}${holder.sessionId}`, socketMember(origin, holder))
+            .zrem(`${USER_SOCKETS}${holder.userId}`, socketMember(origin, holder))
+            .exec()
+        ).pipe(warnOnFailure("socket release"))
     } satisfies Fanout
   })
