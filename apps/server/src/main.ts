@@ -1,6 +1,7 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { describeConfigError, isConfigError, normalizeLogLevel, ProductionServerLive } from "@talab/http-server"
+import { AppConfig, describeConfigError, isConfigError, normalizeLogLevel, ProductionServerLive } from "@talab/http-server"
 import { Effect, Layer, Logger, LogLevel } from "effect"
+import { OtlpFromConfig } from "./Telemetry.js"
 
 const logLevels: Record<string, LogLevel.LogLevel> = {
   all: LogLevel.All,
@@ -28,7 +29,12 @@ const describeStartFailure = (error: unknown): string => {
   return `Could not start: ${parts.join(" ← ").replace(/\s+/g, " ")}`
 }
 
-Layer.launch(ProductionServerLive).pipe(
+// The tracer is installed before the server is built, so the server's fibers carry it.
+const ServerWithTelemetry = ProductionServerLive.pipe(
+  Layer.provide(OtlpFromConfig.pipe(Layer.provide(AppConfig.fromEnv)))
+)
+
+Layer.launch(ServerWithTelemetry).pipe(
   Effect.catchAll((error) =>
     Effect.sync(() => {
       process.stderr.write(`${describeStartFailure(error)}\n`)

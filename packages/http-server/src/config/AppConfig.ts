@@ -60,6 +60,17 @@ export interface AppSettings {
   readonly retentionDays: number
   /** Whether the server migrates the schema at start (MIGRATE_ON_START). */
   readonly migrateOnStart: boolean
+  readonly telemetry: TelemetrySettings
+}
+
+/** Traces and metrics: all off unless an exporter or a metrics port is configured (docs/TELEMETRY.md). */
+export interface TelemetrySettings {
+  /** OTLP/HTTP base URL (OTEL_EXPORTER_OTLP_ENDPOINT): spans and metrics are exported there when set. */
+  readonly otlpEndpoint: string | undefined
+  /** `service.name` of every span and metric (OTEL_SERVICE_NAME). */
+  readonly serviceName: string
+  /** Port of the Prometheus `GET /metrics` listener (METRICS_PORT), apart from the public port. */
+  readonly metricsPort: number | undefined
 }
 
 export class AppConfig extends Context.Tag("@talab/http-server/AppConfig")<AppConfig, AppSettings>() {
@@ -108,7 +119,8 @@ const defaults: AppSettings = {
   logLevel: "info",
   fileStore: "local",
   retentionDays: 30,
-  migrateOnStart: true
+  migrateOnStart: true,
+  telemetry: { otlpEndpoint: undefined, serviceName: "talab", metricsPort: undefined }
 }
 
 /** The log levels LOG_LEVEL takes, by Effect's names. */
@@ -162,6 +174,31 @@ const adminPhoneNumbers = Effect.flatMap(list("ADMIN_PHONE_NUMBERS", []), (entri
   }
   return Effect.succeed(numbers)
 })
+
+const readTelemetry = (port: number) =>
+  Effect.gen(function* () {
+    const disabled = yield* Config.boolean("OTEL_SDK_DISABLED").pipe(Config.withDefault(false))
+    const endpoint = yield* optionalString("OTEL_EXPORTER_OTLP_ENDPOINT")
+    if (endpoint !== undefined && !/^https?:\/\/[^/\s]+/i.test(endpoint)) {
+      return yield* Effect.fail(ConfigError.InvalidData(["OTEL_EXPORTER_OTLP_ENDPOINT"], "must be an http(s):// URL"))
+    }
+    const protocol = yield* optionalString("OTEL_EXPORTER_OTLP_PROTOCOL")
+    if (endpoint !== undefined && protocol !== undefined && protocol !== "http/json") {
+      return yield* Effect.fail(
+        ConfigError.InvalidData(["OTEL_EXPORTER_OTLP_PROTOCOL"], "must be http/json (the only protocol exported)")
+      )
+    }
+    const metricsPort = yield* Config.option(Config.port("METRICS_PORT")).pipe(Config.map(Option.getOrUndefined))
+    if (metricsPort !== undefined && metricsPort === port) {
+      return yield* Effect.fail(ConfigError.InvalidData(["METRICS_PORT"], "must differ from PORT"))
+    }
+    const settings: TelemetrySettings = {
+      otlpEndpoint: disabled ? undefined : endpoint?.replace(/\/+$/, ""),
+      serviceName: yield* Config.nonEmptyString("OTEL_SERVICE_NAME").pipe(Config.withDefault("talab")),
+      metricsPort
+    }
+    return settings
+  })
 
 const readSettings = Effect.gen(function* () {
   const port = yield* Config.port("PORT").pipe(Config.withDefault(3000))
@@ -293,7 +330,8 @@ const readSettings = Effect.gen(function* () {
     fileStore,
     ...(s3 ? { s3 } : {}),
     retentionDays: yield* positiveInt("RETENTION_DAYS", 30),
-    migrateOnStart: yield* Config.boolean("MIGRATE_ON_START").pipe(Config.withDefault(true))
+    migrateOnStart: yield* Config.boolean("MIGRATE_ON_START").pipe(Config.withDefault(true)),
+    telemetry: yield* readTelemetry(port)
   }
   return settings
 })

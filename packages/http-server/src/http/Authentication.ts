@@ -80,6 +80,8 @@ const makeBearer = <E>(
           if (!isSessionLive(session, now) || session.userId !== claims.userId) return yield* unauthorized
           const user = admins.effective(found.value.user)
           rememberUserLanguage(request, user.language)
+          // On the request's span when tracing is on; without a span this does nothing.
+          yield* Effect.annotateCurrentSpan("enduser.id", user.id)
           const current = { user, sessionId: claims.sessionId }
           // The path is canonical (checked before routing), so it is the matched route's path.
           const path = pathOf(request.url)

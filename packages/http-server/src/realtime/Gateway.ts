@@ -6,7 +6,7 @@ import {
   SessionRepo,
   type ValidationFailed
 } from "@talab/core"
-import { Clock, Deferred, Effect, Exit, Option, Queue } from "effect"
+import { Clock, Deferred, Effect, Exit, identity, Option, Queue } from "effect"
 import type { WebSocket } from "ws"
 import { Tokens } from "../auth/Tokens.js"
 import { ChatService } from "../chat/Service.js"
@@ -28,6 +28,29 @@ const API_WINDOW_MS = 60_000
 const isAuthFrame = (decoded: DecodedFrame) =>
   (decoded._tag === "Frame" && decoded.frame.type === "auth") || (decoded._tag === "Invalid" && decoded.type === "auth")
 
+/**
+ * One span per incoming frame, a root of its own: the socket's request lasts as long as the socket, so
+ * frames under it would make one trace of hours.
+ */
+const traceFrame =
+  (connection: Connection, text: string | undefined) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.withSpan(effect, "ws.frame", {
+      kind: "server",
+      root: true,
+      attributes: {
+        "ws.frame.type": frameTypeOf(text),
+        ...(connection.identity ? { "enduser.id": connection.identity.userId } : {})
+      }
+    })
+
+/** A frame's `type`, when it is one of the protocol's (a client's own string must not become an attribute). */
+const frameTypeOf = (text: string | undefined) => {
+  const type = text === undefined ? undefined : /"type"\s*:\s*"([a-z_]{1,20})"/.exec(text)?.[1]
+  return type !== undefined && CLIENT_FRAME_TYPES.has(type) ? type : "invalid"
+}
+const CLIENT_FRAME_TYPES = new Set(["auth", "ping", "subscribe", "unsubscribe", "message"])
+
 /** The `/ws` protocol (decisions.md section 9) over the same application services as REST. */
 export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
   effect: Effect.gen(function* () {
@@ -37,6 +60,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
     const sessions = yield* SessionRepo
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
+    const tracing = config.telemetry.otlpEndpoint !== undefined
 
     const authenticate = (connection: Connection, token: string) =>
       Effect.gen(function* () {
@@ -188,6 +212,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
             Effect.sync(() => connection.sendError("INTERNAL_ERROR"))
           )
         ),
+        tracing ? traceFrame(connection, text) : identity,
         Effect.uninterruptible
       )
 

@@ -2,6 +2,7 @@ import type { Conversation } from "@talab/core"
 import { Clock, Context, Deferred, Duration, Effect, Layer, type Scope } from "effect"
 import type { SentMessage } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
+import { recordMessagesDelivered, recordOpenSockets } from "../telemetry/Metrics.js"
 import type { Connection } from "./Connection.js"
 import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout, type SocketHolder } from "./Fanout.js"
 import { encodeServerFrame } from "./Frames.js"
@@ -79,7 +80,9 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
 
     const deliverLocally = (audience: Audience, frame: string) => {
       const entry = audiences.get(audienceKey(audience))
-      if (entry) for (const connection of entry.connections) connection.sendText(frame)
+      if (entry === undefined) return
+      for (const connection of entry.connections) connection.sendText(frame)
+      recordMessagesDelivered(entry.connections.size)
     }
     const closeSessionLocally = (sessionId: string) => {
       for (const connection of sessions.get(sessionId) ?? []) connection.reject()
@@ -136,6 +139,7 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
     const detach: RealtimeHubService["detach"] = (connection) =>
       Effect.gen(function* () {
         connections.delete(connection)
+        recordOpenSockets(connections.size)
         for (const conversationId of [...connection.subscriptions]) yield* leave(connection, conversationId)
         for (const [sessionId, bound] of sessions) {
           if (bound.delete(connection) && bound.size === 0) sessions.delete(sessionId)
@@ -200,7 +204,11 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
             yield* fanout.deliver(audience, frame)
           }
         }),
-      attach: (connection) => Effect.sync(() => void connections.add(connection)),
+      attach: (connection) =>
+        Effect.sync(() => {
+          connections.add(connection)
+          recordOpenSockets(connections.size)
+        }),
       detach,
       bindSession: (connection, sessionId) =>
         Effect.sync(() => {

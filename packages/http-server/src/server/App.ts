@@ -11,6 +11,8 @@ import { ControlChannelLive } from "../ops/Control.js"
 import { RetentionJobLive } from "../ops/Retention.js"
 import { RealtimeLive } from "../realtime/Live.js"
 import { SqlRepositoriesLayer } from "../repos/index.js"
+import { InstrumentedPorts } from "../telemetry/Instrumented.js"
+import { MetricsLive } from "../telemetry/MetricsEndpoint.js"
 import { AdaptersFromConfig } from "./Adapters.js"
 import { HttpAppLive } from "./Server.js"
 
@@ -18,7 +20,9 @@ import { HttpAppLive } from "./Server.js"
  * The application (HTTP app and push dispatcher) on a database and adapters supplied by the caller: what
  * production and the testkit share. Requires AppConfig, SqlClient, the port adapters and an HttpServer.
  */
-export const AppLive = Layer.merge(HttpAppLive, PushDispatcher.layer()).pipe(
+export const AppLive = Layer.mergeAll(HttpAppLive, PushDispatcher.layer(), MetricsLive()).pipe(
+  // Counted and traced ports when telemetry is on (METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT); else the adapters.
+  Layer.provide(InstrumentedPorts),
   Layer.provide(SqlRepositoriesLayer),
   // The WebSocket hub, which also closes the sockets of ended sessions.
   Layer.provide(RealtimeLive),

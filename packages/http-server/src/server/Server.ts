@@ -13,6 +13,7 @@ import { AdminAuthenticationLive, AuthenticationLive } from "../http/Authenticat
 import { BodyCheckLive } from "../http/BodyCheck.js"
 import { Gateway } from "../realtime/Gateway.js"
 import { WebSocketRoute } from "../realtime/Route.js"
+import { isUntraced, requestMetrics } from "../telemetry/RequestMetrics.js"
 import { UsersHttp } from "../users/Http.js"
 import { UsersService } from "../users/Service.js"
 import { AuthRateLimitLive } from "./AuthRateLimit.js"
@@ -61,8 +62,12 @@ const corsFor = (origins: ReadonlyArray<string>) =>
  * Requires the configuration, the database and the adapters of every port.
  */
 export const HttpAppLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    HttpApiBuilder.serve(requestPipeline({ hsts: config.hsts })).pipe(
+  Effect.map(AppConfig, (config) => {
+    const tracing = config.telemetry.otlpEndpoint !== undefined
+    const counting = tracing || config.telemetry.metricsPort !== undefined
+    const countRequests = requestMetrics({ tracing })
+    const pipeline = requestPipeline({ hsts: config.hsts })
+    return HttpApiBuilder.serve(counting ? (app) => pipeline(countRequests(app)) : pipeline).pipe(
       Layer.provide(ExtraRoutes),
       Layer.provide(WebSocketLive),
       Layer.provide(HttpApiScalar.layer({ path: DOCS_PATH })),
@@ -73,14 +78,14 @@ export const HttpAppLive = Layer.unwrapEffect(
       // Built before CORS, so inside it: a browser can read the 429.
       Layer.provide(AuthRateLimitLive),
       Layer.provide(ApiLive),
-      // No tracer is installed, so the framework's span per request (URL parse, header redaction, attributes)
-      // went nowhere: ~50 µs of every request. Adding OpenTelemetry means removing this line.
-      HttpMiddleware.withTracerDisabledWhen(() => true),
+      // Without an exporter the framework's span per request (URL parse, header redaction, attributes) would go
+      // nowhere: ~50 µs of every request. With one, every request but health probes and sockets gets its span.
+      HttpMiddleware.withTracerDisabledWhen(tracing ? isUntraced : () => true),
       // One spelling per route: no case folding, no merged or trailing slashes (with the canonical-path
       // check of the request pipeline, which also refuses `%` escapes and dot segments).
       Layer.provide(
         HttpRouter.setRouterConfig({ caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false })
       )
     )
-  )
+  })
 )

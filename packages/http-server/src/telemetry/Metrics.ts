@@ -1,0 +1,177 @@
+import { Metric, MetricBoundaries, MetricLabel } from "effect"
+
+/*
+ * The server's metrics, in Effect's global metric registry (what @effect/opentelemetry exports over OTLP and
+ * what `/metrics` prints). Like that registry they are per process. Recording is off until a telemetry
+ * layer turns it on (METRICS_PORT or OTEL_EXPORTER_OTLP_ENDPOINT), so without telemetry every recorder
+ * below is one branch and nothing else.
+ */
+
+let recorders = 0
+
+/** Turns recording on for as long as the returned function is not called. */
+export const startRecording = (): (() => void) => {
+  recorders += 1
+  let stopped = false
+  return () => {
+    if (stopped) return
+    stopped = true
+    recorders -= 1
+  }
+}
+
+/** Whether a telemetry layer is recording metrics in this process. */
+export const isRecording = () => recorders > 0
+
+export const httpRequests = Metric.counter("talab_http_requests_total", {
+  description: "HTTP requests answered, by method, route pattern and status",
+  incremental: true
+})
+
+export const httpRequestDuration = Metric.histogram(
+  "talab_http_request_duration_seconds",
+  MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+  "Time from receiving an HTTP request to its response being ready, by method, route pattern and status"
+)
+
+export const openSockets = Metric.gauge("talab_ws_open_sockets", {
+  description: "WebSockets open on this instance (authenticated or not)"
+})
+
+export const messagesDelivered = Metric.counter("talab_ws_messages_delivered_total", {
+  description: "Chat messages written to a WebSocket of this instance (one per receiving socket)",
+  incremental: true
+})
+
+export const pushQueueDepth = Metric.gauge("talab_push_queue_depth", {
+  description: "Push notifications due now and not yet claimed by a dispatcher"
+})
+
+export const pushQueueAge = Metric.gauge("talab_push_queue_oldest_age_seconds", {
+  description: "How long the oldest due push notification has been waiting past its due time (0 when none)"
+})
+
+export const pushFailures = Metric.counter("talab_push_failures_total", {
+  description: "Pushes a provider did not deliver, by provider, outcome (retryable, failed, unregistered) and reason",
+  incremental: true
+})
+
+export const rateLimitRefusals = Metric.counter("talab_rate_limit_refusals_total", {
+  description: "Calls refused by a rate limit, by limit (auth, otp, api, ws_messages)",
+  incremental: true
+})
+
+export const dbPoolConnections = Metric.gauge("talab_db_pool_connections", {
+  description: "Connections of this instance's database pool, by state (in_use, idle, waiting = callers queued)"
+})
+
+export const dbPoolMax = Metric.gauge("talab_db_pool_max_connections", {
+  description: "The most connections this instance's database pool opens"
+})
+
+export const eventLoopLagP50 = Metric.gauge("talab_event_loop_lag_p50_seconds", {
+  description: "Median event-loop delay since the previous collection"
+})
+export const eventLoopLagP99 = Metric.gauge("talab_event_loop_lag_p99_seconds", {
+  description: "99th percentile event-loop delay since the previous collection"
+})
+export const eventLoopLagMax = Metric.gauge("talab_event_loop_lag_max_seconds", {
+  description: "Longest event-loop delay since the previous collection"
+})
+
+/*
+ * Effect caches a metric's series by the identity of its label array, so each label combination keeps one
+ * array: recording a request is then a map lookup and a hook update, not a key rebuilt and hashed.
+ */
+const labelCache = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
+const labels = (cacheKey: string, make: () => ReadonlyArray<readonly [string, string]>) => {
+  let found = labelCache.get(cacheKey)
+  if (found === undefined) {
+    found = make().map(([key, value]) => MetricLabel.make(key, value))
+    labelCache.set(cacheKey, found)
+  }
+  return found
+}
+const none: ReadonlyArray<MetricLabel.MetricLabel> = []
+
+/** One answered HTTP request. `route` is the route's pattern, never the raw path. */
+export const recordHttpRequest = (method: string, route: string, status: number, seconds: number) => {
+  if (recorders === 0) return
+  const tags = labels(`http ${method} ${route} ${status}`, () => [
+    ["method", method],
+    ["route", route],
+    ["status", String(status)]
+  ])
+  httpRequests.unsafeUpdate(1, tags)
+  httpRequestDuration.unsafeUpdate(seconds, tags)
+}
+
+export const recordOpenSockets = (count: number) => {
+  if (recorders > 0) openSockets.unsafeUpdate(count, none)
+}
+
+export const recordMessagesDelivered = (count: number) => {
+  if (recorders > 0 && count > 0) messagesDelivered.unsafeUpdate(count, none)
+}
+
+export const recordRateLimitRefusal = (limit: string) => {
+  if (recorders > 0)
+    rateLimitRefusals.unsafeUpdate(
+      1,
+      labels(`limit ${limit}`, () => [["limit", limit]])
+    )
+}
+
+export const recordPushFailure = (provider: string, outcome: string, reason: string) => {
+  if (recorders === 0) return
+  pushFailures.unsafeUpdate(
+    1,
+    labels(`push ${provider} ${outcome} ${reason}`, () => [
+      ["provider", provider],
+      ["outcome", outcome],
+      ["reason", reason]
+    ])
+  )
+}
+
+export const recordPushQueue = (depth: number, oldestAgeSeconds: number) => {
+  pushQueueDepth.unsafeUpdate(depth, none)
+  pushQueueAge.unsafeUpdate(oldestAgeSeconds, none)
+}
+
+export interface PoolUse {
+  readonly inUse: number
+  readonly idle: number
+  readonly waiting: number
+  readonly max: number
+}
+
+export const recordPoolUse = (use: PoolUse) => {
+  dbPoolConnections.unsafeUpdate(
+    use.inUse,
+    labels("pool in_use", () => [["state", "in_use"]])
+  )
+  dbPoolConnections.unsafeUpdate(
+    use.idle,
+    labels("pool idle", () => [["state", "idle"]])
+  )
+  dbPoolConnections.unsafeUpdate(
+    use.waiting,
+    labels("pool waiting", () => [["state", "waiting"]])
+  )
+  dbPoolMax.unsafeUpdate(use.max, none)
+}
+
+export const recordEventLoopLag = (p50Seconds: number, p99Seconds: number, maxSeconds: number) => {
+  eventLoopLagP50.unsafeUpdate(p50Seconds, none)
+  eventLoopLagP99.unsafeUpdate(p99Seconds, none)
+  eventLoopLagMax.unsafeUpdate(maxSeconds, none)
+}
+
+/** Gauges that exist from the start, so a scrape shows them at 0 before anything happened. */
+export const registerGauges = () => {
+  for (const gauge of [openSockets, pushQueueDepth, pushQueueAge, eventLoopLagP50, eventLoopLagP99, eventLoopLagMax]) {
+    gauge.register()
+  }
+  messagesDelivered.register()
+}
