@@ -3,8 +3,8 @@ import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { parsePrometheusText } from "../../../../test-support/prometheus.js"
 import { type ChildServer, freePort, listeningPorts, startChildServer, waitUntilLive } from "../support/child-server.js"
-import { parsePrometheusText } from "../support/prometheus.js"
 import { WsClient } from "../support/ws-client.js"
 
 /*
@@ -47,10 +47,10 @@ interface ExportedSpan {
   readonly service: unknown
 }
 
-const valueOf = (value: OtlpValue) =>
+const otlpValue = (value: OtlpValue) =>
   value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : (value.boolValue ?? value.doubleValue))
 const attributesOf = (list: ReadonlyArray<{ key: string; value: OtlpValue }> = []) =>
-  Object.fromEntries(list.map(({ key, value }) => [key, valueOf(value)]))
+  Object.fromEntries(list.map(({ key, value }) => [key, otlpValue(value)]))
 
 const spansOf = (received: ReadonlyArray<Received>): Array<ExportedSpan> =>
   received

@@ -159,27 +159,35 @@ const make = (options: DispatcherOptions) =>
     // outcomes are done for the whole batch at once, so a batch costs a few queries whatever its size.
     const drainBatch = Effect.gen(function* () {
       const now = yield* currentDate
-      const claimed = yield* store.claimDue({
-        now,
-        leaseUntil: new Date(now.getTime() + leaseMs),
-        limit: options.batchSize
-      })
+      // Polled several times a second: a span for every empty look would drown the traces.
+      const claimed = yield* store
+        .claimDue({ now, leaseUntil: new Date(now.getTime() + leaseMs), limit: options.batchSize })
+        .pipe(Effect.withTracerEnabled(false))
       if (claimed.length === 0) return 0
-      const recipients = yield* content.recipientsOf(claimed.map((notification) => notification.userId))
-      const factsOf = yield* content.factsFor(claimed)
-      const attempts = yield* Effect.forEach(
-        claimed,
-        (notification) => attempt(notification, recipients.get(notification.userId), factsOf(notification)),
-        { concurrency: options.concurrency }
+      return yield* deliverClaimed(claimed).pipe(
+        Effect.withSpan("push.dispatch", { root: true, attributes: { "push.notifications": claimed.length } })
       )
-      const recorded = yield* store.settleAll(attempts, yield* currentDate)
-      if (recorded.size < attempts.length) {
-        yield* Effect.logWarning("Push notifications claimed by another dispatcher before they were settled").pipe(
-          Effect.annotateLogs({ notification_ids: attempts.map((a) => a.claimed.id).filter((id) => !recorded.has(id)) })
-        )
-      }
-      return claimed.length
     }).pipe(Effect.orDie, Effect.uninterruptible)
+
+    const deliverClaimed = (claimed: ReadonlyArray<ClaimedNotification>) =>
+      Effect.gen(function* () {
+        const recipients = yield* content.recipientsOf(claimed.map((notification) => notification.userId))
+        const factsOf = yield* content.factsFor(claimed)
+        const attempts = yield* Effect.forEach(
+          claimed,
+          (notification) => attempt(notification, recipients.get(notification.userId), factsOf(notification)),
+          { concurrency: options.concurrency }
+        )
+        const recorded = yield* store.settleAll(attempts, yield* currentDate)
+        if (recorded.size < attempts.length) {
+          yield* Effect.logWarning("Push notifications claimed by another dispatcher before they were settled").pipe(
+            Effect.annotateLogs({
+              notification_ids: attempts.map((a) => a.claimed.id).filter((id) => !recorded.has(id))
+            })
+          )
+        }
+        return claimed.length
+      })
 
     const drain: Effect.Effect<DrainReport> = Effect.gen(function* () {
       let attempted = 0

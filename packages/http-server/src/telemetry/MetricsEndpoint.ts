@@ -39,6 +39,7 @@ const collector = (readPoolUse: () => PoolUse | undefined) =>
       const pool = readPoolUse()
       if (pool !== undefined) recordPoolUse(pool)
     }).pipe(
+      Effect.withTracerEnabled(false),
       // A scrape still answers (with the last values) when the database does not.
       Effect.catchAllCause((cause) => Effect.logWarning("Metrics: collection failed", cause))
     )
