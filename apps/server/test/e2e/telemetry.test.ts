@@ -209,6 +209,11 @@ describe("telemetry on: OTEL_EXPORTER_OTLP_ENDPOINT and METRICS_PORT", () => {
     expect(metrics.value("talab_push_queue_depth")).toBe(0)
     expect(metrics.value("talab_push_queue_oldest_age_seconds")).toBe(0)
     expect(metrics.value("talab_event_loop_lag_max_seconds")).toBeGreaterThanOrEqual(0)
+    // The embedded database is one pooled connection, idle between requests.
+    expect(metrics.value("talab_db_pool_max_connections")).toBe(1)
+    expect(metrics.value("talab_db_pool_connections", { state: "in_use" })).toBe(0)
+    expect(metrics.value("talab_db_pool_connections", { state: "idle" })).toBe(1)
+    expect(metrics.value("talab_db_pool_connections", { state: "waiting" })).toBe(0)
   })
 
   it("counts requests by route pattern and status, never by raw path", async () => {

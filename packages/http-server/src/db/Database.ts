@@ -4,7 +4,9 @@ import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Context, Data, Effect, Either, Layer, Redacted } from "effect"
+import { Context, Data, Duration, Effect, Either, Layer, Redacted } from "effect"
+import Pg from "pg"
+import { watchPool } from "../telemetry/Metrics.js"
 import { pgTypes } from "./PgTypes.js"
 
 /** Where the data lives: PGlite on disk under `dataDir/pgdata`, PGlite in memory, or a PostgreSQL server. */
@@ -74,6 +76,73 @@ const servePglite = (db: PGlite) =>
     (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore)
   )
 
+interface PoolOptions {
+  readonly url?: Redacted.Redacted<string>
+  readonly host?: string
+  readonly port?: number
+  readonly username?: string
+  readonly database?: string
+  readonly maxConnections?: number
+}
+
+/** The most connections a pool opens when not told otherwise (node-postgres' own default). */
+const DEFAULT_MAX_CONNECTIONS = 10
+
+/*
+ * The pg pool is made here rather than by PgClient so its use can be read for the metrics (connections in
+ * use, idle, callers waiting); otherwise as PgClient.layer would make it: checked with one query at start,
+ * ended when the layer closes.
+ */
+const pooledClient = (options: PoolOptions) =>
+  PgClient.layerFromPool({
+    applicationName: "@effect/sql-pg",
+    types: pgTypes,
+    acquire: Effect.acquireRelease(
+      Effect.sync(() => {
+        const pool = new Pg.Pool({
+          connectionString: options.url ? Redacted.value(options.url) : undefined,
+          host: options.host,
+          port: options.port,
+          user: options.username,
+          database: options.database,
+          max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+          application_name: "@effect/sql-pg",
+          types: pgTypes
+        })
+        // An idle client's error (server restart) is reported again by the query that next uses the pool.
+        pool.on("error", () => {})
+        return pool
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
+    ).pipe(
+      Effect.tap((pool) =>
+        Effect.tryPromise({
+          try: () => pool.query("SELECT 1"),
+          catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+        }).pipe(
+          Effect.timeoutFail({
+            duration: Duration.seconds(5),
+            onTimeout: () =>
+              new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+          })
+        )
+      ),
+      Effect.tap((pool) =>
+        Effect.acquireRelease(
+          Effect.sync(() =>
+            watchPool(() => ({
+              inUse: pool.totalCount - pool.idleCount,
+              idle: pool.idleCount,
+              waiting: pool.waitingCount,
+              max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS
+            }))
+          ),
+          (unwatch) => Effect.sync(unwatch)
+        )
+      )
+    )
+  })
+
 const portOf = (server: PGLiteSocketServer) => Number(server.getServerConn().split(":").pop())
 
 /** The PGlite instance behind an embedded database (absent on PostgreSQL), for `talab backup`. */
@@ -88,13 +157,12 @@ const embeddedLayer = (dataDir: string | undefined) =>
       const db = yield* startPglite(dataDir)
       const embedded = Layer.succeed(EmbeddedPglite, { db, dataDir })
       const server = yield* servePglite(db)
-      return PgClient.layer({
+      return pooledClient({
         host: "127.0.0.1",
         port: portOf(server),
         username: "postgres",
         database: "postgres",
-        maxConnections: 1,
-        types: pgTypes
+        maxConnections: 1
       }).pipe(Layer.merge(embedded))
     })
   )
@@ -108,5 +176,5 @@ export const DatabaseLayer = (options: DatabaseOptions) =>
   DatabaseOptions.$match(options, {
     Embedded: ({ dataDir }) => embeddedLayer(join(dataDir, "pgdata")),
     Memory: () => embeddedLayer(undefined),
-    Postgres: ({ url }) => PgClient.layer({ url, types: pgTypes })
+    Postgres: ({ url }) => pooledClient({ url })
   })

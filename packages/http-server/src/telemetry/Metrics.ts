@@ -146,6 +146,28 @@ export interface PoolUse {
   readonly max: number
 }
 
+const pools = new Set<() => PoolUse>()
+
+/** Registers a database pool whose use the metrics report; the returned function unregisters it. */
+export const watchPool = (read: () => PoolUse): (() => void) => {
+  pools.add(read)
+  return () => void pools.delete(read)
+}
+
+/** The use of every pool of this process, added up; undefined when there is none. */
+export const poolUse = (): PoolUse | undefined => {
+  if (pools.size === 0) return undefined
+  const total = { inUse: 0, idle: 0, waiting: 0, max: 0 }
+  for (const read of pools) {
+    const use = read()
+    total.inUse += use.inUse
+    total.idle += use.idle
+    total.waiting += use.waiting
+    total.max += use.max
+  }
+  return total
+}
+
 export const recordPoolUse = (use: PoolUse) => {
   dbPoolConnections.unsafeUpdate(
     use.inUse,

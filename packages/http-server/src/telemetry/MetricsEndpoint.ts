@@ -4,7 +4,7 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Duration, Effect, Layer, Runtime, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import {
-  type PoolUse,
+  poolUse,
   recordEventLoopLag,
   recordPoolUse,
   recordPushQueue,
@@ -14,36 +14,35 @@ import {
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from "./Prometheus.js"
 
 /** The gauges read when collected rather than kept up to date on every change. */
-const collector = (readPoolUse: () => PoolUse | undefined) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const loop = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const histogram = monitorEventLoopDelay({ resolution: 10 })
-        histogram.enable()
-        return histogram
-      }),
-      (histogram) => Effect.sync(() => histogram.disable())
-    )
-    return Effect.gen(function* () {
-      const now = new Date(yield* Clock.currentTimeMillis)
-      const [queue] = yield* sql<{ readonly depth: number; readonly oldest: Date | null }>`
+const collector = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const loop = yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      const histogram = monitorEventLoopDelay({ resolution: 10 })
+      histogram.enable()
+      return histogram
+    }),
+    (histogram) => Effect.sync(() => histogram.disable())
+  )
+  return Effect.gen(function* () {
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const [queue] = yield* sql<{ readonly depth: number; readonly oldest: Date | null }>`
         SELECT count(*)::int AS depth, min(next_attempt_at) AS oldest
         FROM notifications WHERE status = 'pending' AND next_attempt_at <= ${now}`
-      const oldest = queue?.oldest ? new Date(queue.oldest).getTime() : undefined
-      recordPushQueue(queue?.depth ?? 0, oldest === undefined ? 0 : Math.max(0, (now.getTime() - oldest) / 1000))
-      // perf_hooks reports nanoseconds; an empty histogram (nothing sampled yet) reports NaN.
-      const seconds = (nanos: number) => (Number.isFinite(nanos) ? nanos / 1e9 : 0)
-      recordEventLoopLag(seconds(loop.percentile(50)), seconds(loop.percentile(99)), seconds(loop.max))
-      loop.reset()
-      const pool = readPoolUse()
-      if (pool !== undefined) recordPoolUse(pool)
-    }).pipe(
-      Effect.withTracerEnabled(false),
-      // A scrape still answers (with the last values) when the database does not.
-      Effect.catchAllCause((cause) => Effect.logWarning("Metrics: collection failed", cause))
-    )
-  })
+    const oldest = queue?.oldest ? new Date(queue.oldest).getTime() : undefined
+    recordPushQueue(queue?.depth ?? 0, oldest === undefined ? 0 : Math.max(0, (now.getTime() - oldest) / 1000))
+    // perf_hooks reports nanoseconds; an empty histogram (nothing sampled yet) reports NaN.
+    const seconds = (nanos: number) => (Number.isFinite(nanos) ? nanos / 1e9 : 0)
+    recordEventLoopLag(seconds(loop.percentile(50)), seconds(loop.percentile(99)), seconds(loop.max))
+    loop.reset()
+    const pool = poolUse()
+    if (pool !== undefined) recordPoolUse(pool)
+  }).pipe(
+    Effect.withTracerEnabled(false),
+    // A scrape still answers (with the last values) when the database does not.
+    Effect.catchAllCause((cause) => Effect.logWarning("Metrics: collection failed", cause))
+  )
+})
 
 const listen = (server: Server, port: number, host: string) =>
   Effect.async<void, Error>((resume) => {
@@ -94,18 +93,17 @@ const OTLP_REFRESH = Duration.seconds(10)
  * the recorders switched on, the collected gauges refreshed (per scrape, and on a timer for OTLP), and the
  * Prometheus listener on METRICS_PORT. Nothing at all when neither is set.
  */
-export const MetricsLive = (readPoolUse: () => PoolUse | undefined = () => undefined) =>
-  Layer.scopedDiscard(
-    Effect.gen(function* () {
-      const config = yield* AppConfig
-      const { metricsPort, otlpEndpoint } = config.telemetry
-      if (metricsPort === undefined && otlpEndpoint === undefined) return
-      yield* Effect.acquireRelease(Effect.sync(startRecording), (stop) => Effect.sync(stop))
-      registerGauges()
-      const collect = yield* collector(readPoolUse)
-      if (otlpEndpoint !== undefined) {
-        yield* collect.pipe(Effect.repeat(Schedule.spaced(OTLP_REFRESH)), Effect.forkScoped)
-      }
-      if (metricsPort !== undefined) yield* serveMetrics(metricsPort, config.host, collect)
-    })
-  )
+export const MetricsLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const { metricsPort, otlpEndpoint } = config.telemetry
+    if (metricsPort === undefined && otlpEndpoint === undefined) return
+    yield* Effect.acquireRelease(Effect.sync(startRecording), (stop) => Effect.sync(stop))
+    registerGauges()
+    const collect = yield* collector
+    if (otlpEndpoint !== undefined) {
+      yield* collect.pipe(Effect.repeat(Schedule.spaced(OTLP_REFRESH)), Effect.forkScoped)
+    }
+    if (metricsPort !== undefined) yield* serveMetrics(metricsPort, config.host, collect)
+  })
+)
