@@ -8,7 +8,7 @@
  *   BENCH_TELEMETRY_MODES=off …     only the server without telemetry (to compare two builds)
  */
 import { createServer } from "node:http"
-import { type Call, type LoadReport, runLoad } from "../load.js"
+import { benchSettings, type Call, type LoadReport, runLoad } from "../load.js"
 import {
   benchSettings,
   formatPercentiles,
