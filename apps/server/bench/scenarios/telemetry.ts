@@ -9,14 +9,7 @@
  */
 import { createServer } from "node:http"
 import { benchSettings, type Call, type LoadReport, runLoad } from "../load.js"
-import {
-  benchSettings,
-  formatPercentiles,
-  runScenario,
-  signIn,
-  unlimitedRateLimits,
-  withBenchServer
-} from "../setup.js"
+import { formatPercentiles, runScenario, signIn, unlimitedRateLimits, withBenchServer } from "../setup.js"
 
 const { seconds, clients } = benchSettings()
 const modes = (process.env.BENCH_TELEMETRY_MODES ?? "off,metrics").split(",").map((m) => m.trim())
