@@ -62,6 +62,7 @@ const makeBearer = <E>(
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
     const admins = adminPolicy(config.adminPhoneNumbers)
+    const tracing = config.telemetry.otlpEndpoint !== undefined
     const unauthorized = Effect.flatMap(requestLanguage, (language) =>
       Effect.fail(errorResponse("UNAUTHORIZED", language) as UnauthorizedResponse)
     )
@@ -80,8 +81,8 @@ const makeBearer = <E>(
           if (!isSessionLive(session, now) || session.userId !== claims.userId) return yield* unauthorized
           const user = admins.effective(found.value.user)
           rememberUserLanguage(request, user.language)
-          // On the request's span when tracing is on; without a span this does nothing.
-          yield* Effect.annotateCurrentSpan("enduser.id", user.id)
+          // Only when tracing: without a span, annotating fails inside (an exception built per request).
+          if (tracing) yield* Effect.annotateCurrentSpan("enduser.id", user.id)
           const current = { user, sessionId: claims.sessionId }
           // The path is canonical (checked before routing), so it is the matched route's path.
           const path = pathOf(request.url)
