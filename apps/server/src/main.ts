@@ -1,5 +1,11 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { AppConfig, describeConfigError, isConfigError, normalizeLogLevel, ProductionServerLive } from "@talab/http-server"
+import {
+  AppConfig,
+  describeConfigError,
+  isConfigError,
+  normalizeLogLevel,
+  ProductionServerLive
+} from "@talab/http-server"
 import { Effect, Layer, Logger, LogLevel } from "effect"
 import { OtlpFromConfig } from "./Telemetry.js"
 
