@@ -111,11 +111,27 @@ describe.each(backends)("platform on %s", (backend) => {
       expect(statuses("/api/v1/users/me", "get")).toEqual(expect.arrayContaining(["401", "429"]))
     })
 
-    it("GET /docs serves an HTML API reference", async () => {
+    it("GET /docs serves a reference page that renders the served document, with no inline script", async () => {
       const response = await fetch(`${server().baseUrl}/docs`)
       expect(response.status).toBe(200)
       expect(response.headers.get("content-type")).toMatch(/^text\/html/)
-      expect(await response.text()).toMatch(/<html/i)
+      const html = await response.text()
+      expect(html).toContain('data-url="/api/v1/openapi.json"')
+      const scripts = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)]
+      expect(scripts.length).toBe(2)
+      for (const [, , body] of scripts) expect(body!.trim()).toBe("")
+      const bundle = await fetch(`${server().baseUrl}/docs/scalar.js`)
+      expect(bundle.status).toBe(200)
+      expect(bundle.headers.get("content-type")).toMatch(/javascript/)
+      expect((await bundle.text()).length).toBeGreaterThan(100_000)
+    })
+
+    it("serves the WebSocket protocol and push payloads as AsyncAPI 3 at /api/v1/asyncapi.json", async () => {
+      const response = await fetch(`${server().apiUrl}/asyncapi.json`)
+      expect(response.status).toBe(200)
+      const asyncApi = await response.json()
+      expect(asyncApi.asyncapi).toBe("3.0.0")
+      expect(asyncApi.channels.chat.address).toBe("/ws")
     })
   })
 

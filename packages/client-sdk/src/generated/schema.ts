@@ -13,6 +13,18 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Send a sign-in code by SMS
+         * @description Anyone may call it. Sends a 6-digit code, valid for 10 minutes, to the phone number (international format, with its `+country` code); a new code replaces the previous one. At most 3 codes per number every 10 minutes.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | more than 3 codes for this number in 10 minutes, or too many auth calls from this IP |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["auth.requestOtp"];
         delete?: never;
         options?: never;
@@ -29,6 +41,21 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Sign in with the code
+         * @description Anyone may call it. Checks the code sent to the phone number; the first sign-in creates the user. Answers the user and a new session's tokens. A code allows 5 attempts.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `INVALID_OTP` | the code is wrong |
+         *     | 401 | `OTP_EXPIRED` | the code is older than 10 minutes, or none was sent |
+         *     | 401 | `OTP_ATTEMPTS_EXCEEDED` | 5 wrong attempts: request a new code |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["auth.verifyOtp"];
         delete?: never;
         options?: never;
@@ -45,6 +72,19 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Get a new access token
+         * @description Anyone holding a refresh token may call it. Answers a new access token; the refresh token stays valid until it expires or the session signs out.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `INVALID_REFRESH_TOKEN` | the refresh token is unknown, expired, or its session signed out |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["auth.refresh"];
         delete?: never;
         options?: never;
@@ -61,6 +101,19 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Sign out
+         * @description The signed-in user. Ends the session of the access token (its refresh token stops working and its WebSockets close with 4401). With `device_token`, that device stops receiving pushes. Counts toward the auth rate limit.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["auth.logout"];
         delete?: never;
         options?: never;
@@ -75,7 +128,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get my profile
+         * @description The signed-in user. Answers their profile, with their seller profile when they have one.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["users.getMe"];
+        /**
+         * Update my profile
+         * @description The signed-in user. Changes their name and language (`ar` or `en`, the language of their pushes).
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         put: operations["users.updateMe"];
         post?: never;
         delete?: never;
@@ -93,6 +172,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Upload my avatar
+         * @description The signed-in user. A JPEG, PNG or WebP image (told by its content) of at most 5 MiB in the multipart field `avatar`; it is re-encoded without its metadata and replaces the previous avatar.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the image is over 5 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the file is not a JPEG, PNG or WebP image |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
         post: operations["users.uploadAvatar"];
         delete?: never;
         options?: never;
@@ -109,6 +202,19 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Register a device for push notifications
+         * @description The signed-in user. Stores the device's FCM or APNs token; a token registered before moves to this user.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["users.registerDevice"];
         delete?: never;
         options?: never;
@@ -125,6 +231,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Apply to become a seller
+         * @description The signed-in user without a seller profile. Creates their profile as `pending`; an admin approves it before they can offer.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `SELLER_PROFILE_EXISTS` | the user already has a seller profile, whatever its state |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["sellerProfiles.apply"];
         delete?: never;
         options?: never;
@@ -139,6 +259,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a seller's public profile
+         * @description Anyone, without a token. Approved profiles only, with their rating.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 404 | `NOT_FOUND` | no profile has this id, or it is not approved |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["sellerProfiles.getPublic"];
         put?: never;
         post?: never;
@@ -155,6 +286,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List pending seller applications
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The applications waiting for review, newest first, a page at a time.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["adminSellerProfiles.listPending"];
         put?: never;
         post?: never;
@@ -172,6 +317,22 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /**
+         * Approve a seller application
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The profile becomes `approved`: its user can make offers.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 404 | `NOT_FOUND` | no profile has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `SELLER_PROFILE_NOT_PENDING` | the profile is not pending |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         put: operations["adminSellerProfiles.approve"];
         post?: never;
         delete?: never;
@@ -188,6 +349,22 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /**
+         * Reject a seller application
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The profile becomes `rejected`.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 404 | `NOT_FOUND` | no profile has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `SELLER_PROFILE_NOT_PENDING` | the profile is not pending |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         put: operations["adminSellerProfiles.reject"];
         post?: never;
         delete?: never;
@@ -203,8 +380,34 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Browse buy requests
+         * @description Any signed-in user. Requests newest first, `active` ones unless `status` says otherwise, filtered by `category` and `location_city`.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["requests.list"];
         put?: never;
+        /**
+         * Post a buy request
+         * @description Any signed-in user. Creates an `active` request the caller owns. `budget_max` must be at least `budget_min`; `condition_pref` defaults to `any`.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["requests.create"];
         delete?: never;
         options?: never;
@@ -219,6 +422,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List my buy requests
+         * @description The signed-in user's own requests, newest first, in every state unless `status` filters.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["requests.listMine"];
         put?: never;
         post?: never;
@@ -235,6 +451,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a buy request
+         * @description Any signed-in user. The request with its buyer's id and name.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 404 | `NOT_FOUND` | no request has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["requests.get"];
         put?: never;
         post?: never;
@@ -252,6 +482,22 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /**
+         * Close my buy request
+         * @description The request's owner. The request becomes `closed` and its pending offers `rejected`.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller does not own the request |
+         *     | 404 | `NOT_FOUND` | no request has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `REQUEST_ALREADY_CLOSED` | the request is already closed |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         put: operations["requests.close"];
         post?: never;
         delete?: never;
@@ -269,6 +515,24 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Make an offer on a request
+         * @description An approved seller. Creates a `pending` offer on an active request of someone else, opens a conversation with the buyer and pushes `offer_created` to them. One pending offer per seller and request. A price outside the buyer's budget is accepted with a note in `message`.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `SELLER_NOT_APPROVED` | the caller has no approved seller profile (none, pending, rejected or suspended) |
+         *     | 404 | `NOT_FOUND` | no request has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed |
+         *     | 422 | `DUPLICATE_PENDING_OFFER` | the seller already has a pending offer on this request |
+         *     | 422 | `CANNOT_OFFER_ON_OWN_REQUEST` | the request is the seller's own |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["offers.create"];
         delete?: never;
         options?: never;
@@ -283,6 +547,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List the offers on a request
+         * @description The request's owner sees every offer that is not withdrawn; a seller who offered on it sees only their own (withdrawn ones included).
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller neither owns the request nor offered on it |
+         *     | 404 | `NOT_FOUND` | no request has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["offers.listForRequest"];
         put?: never;
         post?: never;
@@ -299,6 +578,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List my offers
+         * @description The signed-in seller's offers, newest first, in every state unless `status` filters.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["offers.listMine"];
         put?: never;
         post?: never;
@@ -317,6 +609,24 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Accept an offer
+         * @description The owner of the offer's request. Atomically: the offer becomes `accepted`, the request `closed`, the other pending offers `rejected`, and a deal is created; both parties get an `offer_accepted` push. Of simultaneous accepts on one request exactly one succeeds.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller does not own the request |
+         *     | 404 | `NOT_FOUND` | no offer has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `OFFER_ALREADY_ACCEPTED` | the offer was accepted already |
+         *     | 422 | `OFFER_NOT_PENDING` | the offer is rejected or withdrawn |
+         *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed (another offer was accepted, or it was closed) |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["offers.accept"];
         delete?: never;
         options?: never;
@@ -334,6 +644,23 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /**
+         * Withdraw my offer
+         * @description The offer's seller. A pending offer becomes `withdrawn`, the request's `offer_count` drops by one, and the seller may offer again.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller did not make the offer |
+         *     | 404 | `NOT_FOUND` | no offer has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `OFFER_ALREADY_ACCEPTED` | the offer was accepted |
+         *     | 422 | `OFFER_NOT_PENDING` | the offer is rejected or withdrawn already |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         delete: operations["offers.withdraw"];
         options?: never;
         head?: never;
@@ -347,6 +674,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List my deals
+         * @description The signed-in user's deals as buyer and as seller (`role` narrows), newest first, in every state unless `status` filters.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["deals.listMine"];
         put?: never;
         post?: never;
@@ -363,6 +703,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Get a deal
+         * @description Only the deal's two parties (buyer and seller) may call it. The deal with its offer, request and conversation.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller is not a party of the deal |
+         *     | 404 | `NOT_FOUND` | no deal has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["deals.get"];
         put?: never;
         post?: never;
@@ -380,6 +735,22 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /**
+         * Complete a deal
+         * @description Only the deal's two parties (buyer and seller) may call it. An accepted deal becomes `completed`; the buyer gets a `rating_prompt` push.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller is not a party of the deal |
+         *     | 404 | `NOT_FOUND` | no deal has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `DEAL_NOT_ACTIVE` | the deal is completed or cancelled already |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         put: operations["deals.complete"];
         post?: never;
         delete?: never;
@@ -396,6 +767,22 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /**
+         * Cancel a deal
+         * @description Only the deal's two parties (buyer and seller) may call it. An accepted deal becomes `cancelled`, with a reason; the request stays closed.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller is not a party of the deal |
+         *     | 404 | `NOT_FOUND` | no deal has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `DEAL_NOT_ACTIVE` | the deal is completed or cancelled already |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         put: operations["deals.cancel"];
         post?: never;
         delete?: never;
@@ -413,6 +800,21 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Rate the seller of a deal
+         * @description The deal's buyer, once the deal is completed, once per deal. Updates the seller's `rating_avg` and `rating_count`.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a field is invalid, the rating is not an integer from 1 to 5, the deal is not completed, or it was rated already |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller is not the deal's buyer |
+         *     | 404 | `NOT_FOUND` | no deal has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["ratings.rate"];
         delete?: never;
         options?: never;
@@ -429,6 +831,22 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Report a user
+         * @description Any signed-in user, about someone else. With `deal_id`, the caller and the reported user must both be parties of that deal. Creates a `pending` report for the admins.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a field is invalid, or the reported user is not a party of the deal given |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller is not a party of the deal given |
+         *     | 404 | `NOT_FOUND` | the reported user or the deal does not exist |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `CANNOT_REPORT_SELF` | the caller reported themself |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["reports.file"];
         delete?: never;
         options?: never;
@@ -443,6 +861,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List reports
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). Reports newest first, in every state unless `status` filters, a page at a time.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["adminReports.list"];
         put?: never;
         post?: never;
@@ -460,6 +892,22 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /**
+         * Resolve a report
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). `dismiss` makes the report `dismissed`; `warn` and `suspend_seller` make it `resolved`, and `suspend_seller` also suspends the reported user's seller profile (its pending offers are rejected).
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 404 | `NOT_FOUND` | no report has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `REPORT_NOT_PENDING` | the report was resolved or dismissed already |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         put: operations["adminReports.resolve"];
         post?: never;
         delete?: never;
@@ -475,6 +923,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * List my conversations
+         * @description The signed-in user's conversations (one per offer), by last activity, with the last message and the unread count.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["chat.listMine"];
         put?: never;
         post?: never;
@@ -491,8 +952,38 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Read a conversation's messages
+         * @description The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more`. Marks the other party's messages as read.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller is not a party of the conversation |
+         *     | 404 | `NOT_FOUND` | no conversation has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         get: operations["chat.listMessages"];
         put?: never;
+        /**
+         * Send a message
+         * @description The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller is not a party of the conversation |
+         *     | 404 | `NOT_FOUND` | no conversation has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         */
         post: operations["chat.sendMessage"];
         delete?: never;
         options?: never;
@@ -597,8 +1088,6 @@ export interface components {
                 };
             };
         };
-        /** Format: binary */
-        PersistedFile: string;
         /** @description Unavailable for now; retry after the Retry-After header */
         ServiceUnavailableResponse: {
             /** @enum {boolean} */
@@ -669,6 +1158,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "phone_number": "+966501234567"
+                 *     }
+                 */
                 "application/json": {
                     phone_number: string;
                 };
@@ -681,6 +1175,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "expires_at": "2026-03-01T09:30:00.000Z",
+                     *         "message": "Done"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -748,6 +1252,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "phone_number": "+966501234567",
+                 *       "otp_code": "123456"
+                 *     }
+                 */
                 "application/json": {
                     phone_number: string;
                     /** @description a string matching the pattern ^\d{6}$ */
@@ -762,6 +1272,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "user": {
+                     *           "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *           "phone_number": "+966501234567",
+                     *           "name": "Sara",
+                     *           "avatar_url": "https://api.talab.example/uploads/avatars/0b5e1c9a-2f4d-4e8b-9a3c-7d6e5f4a3b2c.webp",
+                     *           "language": "ar",
+                     *           "is_admin": true,
+                     *           "created_at": "2026-03-01T09:30:00.000Z",
+                     *           "has_seller_profile": true
+                     *         },
+                     *         "tokens": {
+                     *           "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.signature",
+                     *           "refresh_token": "9f2c4e1ab7d34f0c8e6a5b2d1c0f9e8d",
+                     *           "expires_in": 900
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -852,6 +1385,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "refresh_token": "9f2c4e1ab7d34f0c8e6a5b2d1c0f9e8d"
+                 *     }
+                 */
                 "application/json": {
                     refresh_token: string;
                 };
@@ -864,6 +1402,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.signature",
+                     *         "expires_in": 900
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -940,6 +1488,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "device_token": "fcm-device-token-123"
+                 *     }
+                 */
                 "application/json": {
                     device_token?: string | null;
                 };
@@ -952,6 +1505,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {},
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1031,6 +1591,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "phone_number": "+966501234567",
+                     *         "name": "Sara",
+                     *         "avatar_url": "https://api.talab.example/uploads/avatars/0b5e1c9a-2f4d-4e8b-9a3c-7d6e5f4a3b2c.webp",
+                     *         "language": "ar",
+                     *         "is_admin": true,
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "seller_profile": {
+                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "status": "pending",
+                     *           "business_name": "Rawdah Mobiles",
+                     *           "location_district": "Al Rawdah",
+                     *           "rating_avg": 4.75,
+                     *           "rating_count": 12
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1122,6 +1705,12 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Sara",
+                 *       "language": "en"
+                 *     }
+                 */
                 "application/json": {
                     name?: string | null;
                     language?: ("ar" | "en") | null;
@@ -1135,6 +1724,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "phone_number": "+966501234567",
+                     *         "name": "Sara",
+                     *         "avatar_url": "https://api.talab.example/uploads/avatars/0b5e1c9a-2f4d-4e8b-9a3c-7d6e5f4a3b2c.webp",
+                     *         "language": "ar",
+                     *         "is_admin": true,
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "seller_profile": {
+                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "status": "pending",
+                     *           "business_name": "Rawdah Mobiles",
+                     *           "location_district": "Al Rawdah",
+                     *           "rating_avg": 4.75,
+                     *           "rating_count": 12
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1239,6 +1851,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "avatar_url": "https://api.talab.example/uploads/avatars/0b5e1c9a-2f4d-4e8b-9a3c-7d6e5f4a3b2c.webp"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1323,6 +1944,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "platform": "android",
+                 *       "push_token": "fcm-device-token-123"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     platform: "ios" | "android" | "web";
@@ -1337,6 +1964,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "platform": "ios",
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1415,6 +2053,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "business_name": "Rawdah Mobiles",
+                 *       "location_district": "Al Rawdah",
+                 *       "location_city": "Riyadh",
+                 *       "bio": "New and used phones since 2015."
+                 *     }
+                 */
                 "application/json": {
                     business_name: string;
                     location_district: string;
@@ -1430,6 +2076,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "user_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *         "status": "pending",
+                     *         "business_name": "Rawdah Mobiles",
+                     *         "location_district": "Al Rawdah",
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1528,6 +2188,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "business_name": "Rawdah Mobiles",
+                     *         "location_district": "Al Rawdah",
+                     *         "bio": "New and used phones since 2015.",
+                     *         "rating_avg": 4.75,
+                     *         "rating_count": 12,
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1600,6 +2275,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "profiles": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "user_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "status": "pending",
+                     *             "business_name": "Rawdah Mobiles",
+                     *             "location_district": "Al Rawdah",
+                     *             "location_city": "Riyadh",
+                     *             "bio": "New and used phones since 2015.",
+                     *             "rating_avg": 4.75,
+                     *             "rating_count": 12,
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "user": {
+                     *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *               "phone_number": "+966501234567",
+                     *               "name": "Sara"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "current_page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1715,6 +2423,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "pending",
+                     *         "approved_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1828,6 +2547,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "pending"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -1944,6 +2673,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "requests": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "category": "phone",
+                     *             "product_brand": "Apple",
+                     *             "product_model": "iPhone 15 Pro",
+                     *             "condition_pref": "new",
+                     *             "budget_min": 2500,
+                     *             "budget_max": 3500,
+                     *             "location_district": "Al Rawdah",
+                     *             "status": "active",
+                     *             "offer_count": 3,
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "current_page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2040,6 +2798,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "category": "phone",
+                 *       "product_brand": "Apple",
+                 *       "product_model": "iPhone 15 Pro",
+                 *       "condition_pref": "used",
+                 *       "budget_min": 2500,
+                 *       "budget_max": 3500,
+                 *       "location_district": "Al Rawdah",
+                 *       "location_city": "Riyadh",
+                 *       "notes": "256 GB, any colour"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     category: "phone" | "accessory";
@@ -2061,6 +2832,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "buyer_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *         "category": "phone",
+                     *         "product_brand": "Apple",
+                     *         "product_model": "iPhone 15 Pro",
+                     *         "condition_pref": "new",
+                     *         "budget_min": 2500,
+                     *         "budget_max": 3500,
+                     *         "location_district": "Al Rawdah",
+                     *         "location_city": "Riyadh",
+                     *         "notes": "256 GB, any colour",
+                     *         "status": "active",
+                     *         "offer_count": 3,
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "closed_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2163,6 +2957,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "requests": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "category": "phone",
+                     *             "product_brand": "Apple",
+                     *             "product_model": "iPhone 15 Pro",
+                     *             "condition_pref": "new",
+                     *             "budget_min": 2500,
+                     *             "budget_max": 3500,
+                     *             "location_district": "Al Rawdah",
+                     *             "status": "active",
+                     *             "offer_count": 3,
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "current_page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2267,6 +3090,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "category": "phone",
+                     *         "product_brand": "Apple",
+                     *         "product_model": "iPhone 15 Pro",
+                     *         "condition_pref": "new",
+                     *         "budget_min": 2500,
+                     *         "budget_max": 3500,
+                     *         "location_district": "Al Rawdah",
+                     *         "location_city": "Riyadh",
+                     *         "notes": "256 GB, any colour",
+                     *         "status": "active",
+                     *         "offer_count": 3,
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "closed_at": "2026-03-01T09:30:00.000Z",
+                     *         "buyer": {
+                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "name": "Sara"
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2379,6 +3228,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "active",
+                     *         "closed_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2484,6 +3344,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "request_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                 *       "price": 3200,
+                 *       "availability": "Today after 6 pm, Al Rawdah",
+                 *       "condition_notes": "Used 8 months, no scratches",
+                 *       "warranty_notes": "6 months shop warranty"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -2504,6 +3373,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "request_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *         "seller_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *         "price": 3200,
+                     *         "availability": "Today after 6 pm, Al Rawdah",
+                     *         "condition_notes": "Used 8 months, no scratches",
+                     *         "warranty_notes": "6 months shop warranty",
+                     *         "status": "pending",
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2623,6 +3509,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "offers": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "request_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "price": 3200,
+                     *             "availability": "Today after 6 pm, Al Rawdah",
+                     *             "condition_notes": "Used 8 months, no scratches",
+                     *             "warranty_notes": "6 months shop warranty",
+                     *             "status": "pending",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "seller": {
+                     *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *               "name": "Sara",
+                     *               "rating_avg": 4.75,
+                     *               "rating_count": 12,
+                     *               "location_district": "Al Rawdah"
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2743,6 +3656,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "offers": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "request_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "request": {
+                     *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *               "product_brand": "Apple",
+                     *               "product_model": "iPhone 15 Pro",
+                     *               "budget_max": 3500
+                     *             },
+                     *             "price": 3200,
+                     *             "status": "pending",
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "current_page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2845,6 +3787,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deal": {
+                     *           "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *           "request_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "offer_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *           "buyer_id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *           "seller_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *           "status": "accepted",
+                     *           "created_at": "2026-03-01T09:30:00.000Z"
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -2964,6 +3923,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {},
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3075,6 +4041,45 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deals": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "status": "accepted",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "request": {
+                     *               "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *               "product_brand": "Apple",
+                     *               "product_model": "iPhone 15 Pro"
+                     *             },
+                     *             "offer": {
+                     *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *               "price": 3200
+                     *             },
+                     *             "buyer": {
+                     *               "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *               "name": "Sara"
+                     *             },
+                     *             "seller": {
+                     *               "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *               "name": "Sara",
+                     *               "rating_avg": 4.75
+                     *             }
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "current_page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3187,6 +4192,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "accepted",
+                     *         "conversation_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "completed_at": "2026-03-01T09:30:00.000Z",
+                     *         "cancelled_at": "2026-03-01T09:30:00.000Z",
+                     *         "cancel_reason": "text",
+                     *         "cancel_description": "text",
+                     *         "request": {
+                     *           "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *           "category": "phone",
+                     *           "product_brand": "Apple",
+                     *           "product_model": "iPhone 15 Pro",
+                     *           "budget_min": 2500,
+                     *           "budget_max": 3500,
+                     *           "location_district": "Al Rawdah",
+                     *           "location_city": "Riyadh"
+                     *         },
+                     *         "offer": {
+                     *           "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *           "price": 3200,
+                     *           "availability": "Today after 6 pm, Al Rawdah",
+                     *           "condition_notes": "Used 8 months, no scratches",
+                     *           "warranty_notes": "6 months shop warranty",
+                     *           "status": "pending"
+                     *         },
+                     *         "buyer": {
+                     *           "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *           "name": "Sara"
+                     *         },
+                     *         "seller": {
+                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "name": "Sara",
+                     *           "rating_avg": 4.75,
+                     *           "rating_count": 12
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3326,6 +4375,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "accepted",
+                     *         "completed_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3433,6 +4493,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The buyer found the phone elsewhere",
+                 *       "description": "Agreed by phone"
+                 *     }
+                 */
                 "application/json": {
                     reason: string;
                     description?: string | null;
@@ -3446,6 +4512,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "accepted",
+                     *         "cancelled_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3551,6 +4628,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "deal_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                 *       "rating": 5,
+                 *       "review_text": "Exactly as described."
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -3569,6 +4653,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "deal_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *         "seller_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *         "rating": 5,
+                     *         "review_text": "Exactly as described.",
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3667,6 +4765,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reported_user_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                 *       "deal_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                 *       "reason": "no_show",
+                 *       "description": "Did not come to the meeting point."
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uuid
@@ -3688,6 +4794,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "pending",
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3803,6 +4920,47 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "reports": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "reporter": {
+                     *               "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *               "name": "Sara",
+                     *               "phone_number": "+966501234567"
+                     *             },
+                     *             "reported_user": {
+                     *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *               "name": "Sara",
+                     *               "phone_number": "+966501234567"
+                     *             },
+                     *             "deal": {
+                     *               "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *               "request_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *               "status": "accepted"
+                     *             },
+                     *             "reason": "fake_offer",
+                     *             "description": "Did not come to the meeting point.",
+                     *             "status": "pending",
+                     *             "action": "dismiss",
+                     *             "notes": "256 GB, any colour",
+                     *             "resolved_at": "2026-03-01T09:30:00.000Z",
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "current_page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -3922,6 +5080,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "warn",
+                 *       "notes": "Warned by phone"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     action: "dismiss" | "warn" | "suspend_seller";
@@ -3936,6 +5100,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "pending",
+                     *         "action": "dismiss",
+                     *         "notes": "256 GB, any colour",
+                     *         "resolved_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4053,6 +5230,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "conversations": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "offer_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "other_party": {
+                     *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *               "name": "Sara",
+                     *               "avatar_url": "https://api.talab.example/uploads/avatars/0b5e1c9a-2f4d-4e8b-9a3c-7d6e5f4a3b2c.webp"
+                     *             },
+                     *             "last_message": {
+                     *               "text": "text",
+                     *               "created_at": "2026-03-01T09:30:00.000Z"
+                     *             },
+                     *             "unread_count": 1,
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "current_page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4159,6 +5367,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "messages": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "conversation_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "sender_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "message_text": "Is it still available?",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "read_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "has_more": true
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
@@ -4262,6 +5489,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message_text": "Is it still available?"
+                 *     }
+                 */
                 "application/json": {
                     message_text: string;
                 };
@@ -4274,6 +5506,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "conversation_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *         "sender_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *         "message_text": "Is it still available?",
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;

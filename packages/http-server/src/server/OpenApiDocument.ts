@@ -1,5 +1,9 @@
 import { OpenApi } from "@effect/platform"
+import { statusOfCode } from "@talab/core"
 import { Api } from "../Api.js"
+import { errorMessages } from "../i18n/messages.js"
+import { commonErrorWhen, operationDocs, tagDocs } from "./ApiDocs.js"
+import { exampleOf } from "./Examples.js"
 
 type Json = Record<string, any>
 
@@ -49,13 +53,146 @@ const dateTimes = (spec: OpenApi.OpenAPISpec) => {
   if (date) Object.assign(date, { format: "date-time", description: "ISO 8601 timestamp (UTC)" })
 }
 
+/** The server, license and contact, and the introduction every reader starts from. */
+const about = (spec: OpenApi.OpenAPISpec) => {
+  const document = spec as Json
+  document.info = {
+    ...document.info,
+    description: introduction,
+    license: { name: "MIT", identifier: "MIT" },
+    contact: { name: "Talab API team", url: "https://talab.example/developers", email: "api@talab.example" }
+  }
+  document.servers = [{ url: "/", description: "The server this document is served from" }]
+}
+
+const introduction = `Buy-request marketplace API: buyers post what they want to buy, approved sellers answer with offers,
+the buyer accepts one and the two complete the deal, chatting on the way.
+
+**Envelope.** Every response is JSON: \`{"success": true, "data": …, "message"?: …}\` or
+\`{"success": false, "error": {"code", "message", "details"}}\`. \`error.code\` is stable (switch on it);
+\`error.message\` and the \`details\` messages (field → messages, for 400) are in the response language.
+
+**Sign-in.** \`POST /auth/request-otp\` sends a code by SMS, \`POST /auth/verify-otp\` answers an access token
+(15 minutes) and a refresh token (30 days). Send \`Authorization: Bearer <access token>\`; after a 401
+\`UNAUTHORIZED\`, get a new one from \`POST /auth/refresh\`.
+
+**Language.** \`Accept-Language: ar\` (the default) or \`en\`.
+
+**Limits.** Per IP on \`/auth/*\`, per user elsewhere. A 429 \`RATE_LIMITED\` carries \`Retry-After\`; counted
+responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`. JSON bodies are at most 1 MiB.
+
+**Lists** are newest first, \`page\` (from 1) and \`per_page\` (1 to 50, default 20), with \`pagination\`.
+
+**Realtime.** Chat messages arrive live over the WebSocket at \`/ws\` (same port, JSON frames): the protocol and
+its frames are in the AsyncAPI document at [/api/v1/asyncapi.json](/api/v1/asyncapi.json). Push notifications
+(FCM, APNs) carry \`type\` and the ids in \`data\`; they are described there too.
+
+**SDK.** \`@talab/client-sdk\` is typed from this document, with retries, the session and the realtime client.`
+
+/** Tags with readable names and descriptions, in the contract's order; operations follow the renaming. */
+const readableTags = (spec: OpenApi.OpenAPISpec) => {
+  const document = spec as Json
+  const renamed = (tag: string) => tagDocs[tag]?.name ?? tag
+  document.tags = (document.tags ?? []).map((tag: Json) => ({
+    name: renamed(tag.name),
+    description: tagDocs[tag.name]?.description ?? tag.description
+  }))
+  for (const operation of operationsOf(spec)) operation.tags = (operation.tags ?? []).map(renamed)
+}
+
+const errorCodesOf = (response: Json, root: Json): ReadonlyArray<string> => {
+  let schema = response.content?.["application/json"]?.schema
+  if (schema?.$ref) schema = root.components.schemas[String(schema.$ref).replace("#/components/schemas/", "")]
+  return schema?.properties?.error?.properties?.code?.enum ?? []
+}
+
+/** The codes of one error response this operation answers: the ones its docs name, else the status's first. */
+const codesAnswered = (operationId: string, status: string, response: Json, root: Json) => {
+  const possible = errorCodesOf(response, root)
+  const named = Object.keys(operationDocs[operationId]?.errors ?? {}).filter(
+    (code) => possible.includes(code) && String(statusOfCode[code as keyof typeof statusOfCode]) === status
+  )
+  return named.length > 0 ? named : possible.slice(0, 1)
+}
+
+const errorExample = (code: string, when: string) => ({
+  summary: when.charAt(0).toUpperCase() + when.slice(1),
+  value: {
+    success: false,
+    error: {
+      code,
+      message: errorMessages[code as keyof typeof errorMessages]?.en ?? code,
+      details: code === "VALIDATION_ERROR" ? { price: ["Must be greater than zero"] } : {}
+    }
+  }
+})
+
+/**
+ * Each operation's summary, its rules and a table of the codes it answers and when, an example of its request
+ * and of every response; fails loudly when an operation has no docs, so none ships bare.
+ */
+const describedOperations = (spec: OpenApi.OpenAPISpec) => {
+  const root = spec as Json
+  for (const operation of operationsOf(spec)) {
+    const id: string = operation.operationId
+    const docs = operationDocs[id]
+    if (docs === undefined) throw new Error(`No reference docs for operation ${id}: add it to server/ApiDocs.ts`)
+    const rows: Array<string> = []
+    for (const [status, response] of Object.entries<Json>(operation.responses)) {
+      if (Number(status) < 400) {
+        const media = response.content?.["application/json"]
+        if (media?.schema) media.example = exampleOf(media.schema, root)
+        continue
+      }
+      const codes = codesAnswered(id, status, response, root)
+      const whenOf = (code: string) => docs.errors?.[code] ?? commonErrorWhen[code] ?? response.description
+      for (const code of codes) rows.push(`| ${status} | \`${code}\` | ${whenOf(code)} |`)
+      const media = response.content?.["application/json"]
+      if (media !== undefined) {
+        media.examples = Object.fromEntries(codes.map((code) => [code, errorExample(code, whenOf(code))]))
+      }
+    }
+    const json = operation.requestBody?.content?.["application/json"]
+    if (json?.schema) json.example = { ...(exampleOf(json.schema, root) as Json), ...docs.request }
+    operation.summary = docs.summary
+    operation.description = [docs.description, "", "| Status | Code | When |", "|---|---|---|", ...rows].join("\n")
+  }
+}
+
+/** A component nothing refers to any more (the framework's file part, replaced by a plain binary string). */
+const unusedComponents = (spec: OpenApi.OpenAPISpec) => {
+  const schemas = spec.components.schemas as Json
+  const text = JSON.stringify({ ...spec, components: { ...spec.components, schemas: {} } })
+  for (const name of Object.keys(schemas)) {
+    const referencedElsewhere = Object.entries(schemas).some(
+      ([other, schema]) => other !== name && JSON.stringify(schema).includes(`"#/components/schemas/${name}"`)
+    )
+    if (!text.includes(`"#/components/schemas/${name}"`) && !referencedElsewhere) delete schemas[name]
+  }
+}
+
 let cached: OpenApi.OpenAPISpec | undefined
 
-/** The OpenAPI 3.1 document of every REST endpoint, as served at /api/v1/openapi.json: what the server really sends. */
+/**
+ * The OpenAPI 3.1 document of every REST endpoint, as served at /api/v1/openapi.json and shown at /docs: what
+ * the server really sends, with the reference's prose and examples. Its server is relative (`/`): the document
+ * names whichever origin serves it.
+ */
 export const openApiDocument = (): OpenApi.OpenAPISpec => {
   if (cached === undefined) {
     const spec = OpenApi.fromApi(Api)
-    for (const rewrite of [envelopeFor400, optionalBodies, singleFileParts, dateTimes]) rewrite(spec)
+    for (const rewrite of [
+      envelopeFor400,
+      optionalBodies,
+      singleFileParts,
+      dateTimes,
+      unusedComponents,
+      about,
+      describedOperations,
+      readableTags
+    ]) {
+      rewrite(spec)
+    }
     cached = spec
   }
   return cached

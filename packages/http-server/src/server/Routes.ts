@@ -3,9 +3,8 @@ import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } fro
 import { SqlClient } from "@effect/sql"
 import { FileStore } from "@talab/core"
 import { Duration, Effect, Option } from "effect"
-import { openApiDocument } from "./OpenApiDocument.js"
 
-/** Health, the OpenAPI document and uploaded files: the routes outside the REST contract. */
+/** Health and uploaded files: routes outside the REST contract (the reference is in Reference.ts). */
 export const ExtraRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -18,10 +17,6 @@ export const ExtraRoutes = HttpApiBuilder.Router.use((router) =>
         Effect.flatMap(() => HttpServerResponse.json({ status: "ok", database: "up" })),
         Effect.catchAll(() => HttpServerResponse.json({ status: "unavailable", database: "down" }, { status: 503 }))
       )
-    )
-    yield* router.get(
-      "/api/v1/openapi.json",
-      Effect.suspend(() => HttpServerResponse.json(openApiDocument()))
     )
     yield* router.get(
       "/uploads/avatars/:key",

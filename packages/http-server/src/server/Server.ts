@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, HttpRouter } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpRouter } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { AuthHttp } from "../auth/Http.js"
@@ -19,9 +19,9 @@ import { UsersService } from "../users/Service.js"
 import { AuthRateLimitLive } from "./AuthRateLimit.js"
 import { CanonicalPathLive } from "./CanonicalPath.js"
 import { MarketplaceGroups, MarketplaceServices } from "./Marketplace.js"
+import { ReferenceRoutes } from "./Reference.js"
 import { requestPipeline } from "./RequestPipeline.js"
 import { ExtraRoutes } from "./Routes.js"
-import { DOCS_PATH } from "./SecurityHeaders.js"
 
 const Security = Layer.mergeAll(Tokens.layer, OtpCodes.layer).pipe(Layer.provideMerge(ServerKeys.layer))
 
@@ -70,7 +70,7 @@ export const HttpAppLive = Layer.unwrapEffect(
     return HttpApiBuilder.serve(counting ? (app) => pipeline(countRequests(app)) : pipeline).pipe(
       Layer.provide(ExtraRoutes),
       Layer.provide(WebSocketLive),
-      Layer.provide(HttpApiScalar.layer({ path: DOCS_PATH })),
+      Layer.provide(ReferenceRoutes),
       Layer.provide(corsFor(config.corsOrigins)),
       // Built before CORS, so inside it; built after the auth limit, so outside it: a 404 for another
       // spelling of a route comes before any limit could be counted (or skipped).

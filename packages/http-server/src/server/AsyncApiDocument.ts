@@ -1,0 +1,265 @@
+import { JSONSchema, Schema } from "effect"
+import {
+  AckFrame,
+  AuthFrame,
+  AuthOkFrame,
+  ErrorFrame,
+  MAX_FRAME_BYTES,
+  MessageFrame,
+  PingFrame,
+  PongFrame,
+  SendMessageFrame,
+  SubscribedFrame,
+  SubscribeFrame,
+  UnsubscribedFrame,
+  UnsubscribeFrame
+} from "../realtime/Protocol.js"
+
+type Json = Record<string, any>
+
+/** A frame's JSON schema, self-contained (definitions inlined), for the AsyncAPI document. */
+const schemaOf = (schema: Schema.Schema.Any): Json => {
+  const definitions: Json = {}
+  const json = JSONSchema.fromAST(schema.ast, { definitions, target: "jsonSchema2020-12" }) as Json
+  const inline = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(inline)
+    if (node === null || typeof node !== "object") return node
+    const ref = (node as Json).$ref
+    if (typeof ref === "string" && ref.startsWith("#/$defs/")) return inline(definitions[ref.slice("#/$defs/".length)])
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inline(value)]))
+  }
+  const { $schema: _, ...rest } = inline(json) as Json
+  return rest
+}
+
+const exampleMessage = {
+  id: "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+  conversation_id: "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+  sender_id: "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+  message_text: "Is it still available?",
+  created_at: "2026-03-01T09:30:00.000Z"
+}
+
+interface FrameDocs {
+  readonly schema: Schema.Schema.Any
+  readonly title: string
+  readonly summary: string
+  readonly example: Json
+}
+
+const clientFrames: Record<string, FrameDocs> = {
+  auth: {
+    schema: AuthFrame,
+    title: "auth",
+    summary: "The first frame: the REST access token. Within 10 s, or the socket closes with 4401.",
+    example: { type: "auth", token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.signature" }
+  },
+  subscribe: {
+    schema: SubscribeFrame,
+    title: "subscribe",
+    summary: "Receive a conversation's messages: channel `conversation.<id>`, for its two parties only.",
+    example: { type: "subscribe", channel: "conversation.3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f" }
+  },
+  unsubscribe: {
+    schema: UnsubscribeFrame,
+    title: "unsubscribe",
+    summary: "Stop receiving a conversation's messages.",
+    example: { type: "unsubscribe", channel: "conversation.3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f" }
+  },
+  sendMessage: {
+    schema: SendMessageFrame,
+    title: "message (send)",
+    summary:
+      "Send a message, stored as by REST. `client_id` (the client's own id) makes a resend safe: the same id stores nothing new and acks the first message.",
+    example: {
+      type: "message",
+      conversation_id: "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+      message_text: "Is it still available?",
+      client_id: "b1e2c3d4-0000-4000-8000-000000000001"
+    }
+  },
+  ping: {
+    schema: PingFrame,
+    title: "ping",
+    summary: "Keep-alive; the server answers `pong`.",
+    example: { type: "ping" }
+  }
+}
+
+const serverFrames: Record<string, FrameDocs> = {
+  authOk: {
+    schema: AuthOkFrame,
+    title: "auth_ok",
+    summary: "The token was accepted.",
+    example: { type: "auth_ok", user_id: "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a" }
+  },
+  subscribed: {
+    schema: SubscribedFrame,
+    title: "subscribed",
+    summary: "The subscription is active.",
+    example: { type: "subscribed", channel: "conversation.3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f" }
+  },
+  unsubscribed: {
+    schema: UnsubscribedFrame,
+    title: "unsubscribed",
+    summary: "The subscription ended (also when there was none).",
+    example: { type: "unsubscribed", channel: "conversation.3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f" }
+  },
+  message: {
+    schema: MessageFrame,
+    title: "message (received)",
+    summary: "A message of a subscribed conversation, sent over WebSocket or REST, to every subscribed socket.",
+    example: { type: "message", data: exampleMessage }
+  },
+  ack: {
+    schema: AckFrame,
+    title: "ack",
+    summary: "Your message frame was stored: the message as stored, with your `client_id`.",
+    example: { type: "ack", client_id: "b1e2c3d4-0000-4000-8000-000000000001", data: exampleMessage }
+  },
+  error: {
+    schema: ErrorFrame,
+    title: "error",
+    summary:
+      "A frame failed: `UNAUTHORIZED` (not authenticated yet, or a bad token, then close 4401), `VALIDATION_ERROR` (malformed JSON, unknown type, invalid field; the socket stays open), `FORBIDDEN`, `NOT_FOUND`, `RATE_LIMITED` (over the per-minute message limit; the frame is dropped), `INTERNAL_ERROR`.",
+    example: {
+      type: "error",
+      code: "FORBIDDEN",
+      message: "You are not allowed to do this",
+      channel: "conversation.3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f"
+    }
+  },
+  pong: { schema: PongFrame, title: "pong", summary: "The answer to `ping`.", example: { type: "pong" } }
+}
+
+const pushPayload = {
+  type: "object",
+  required: ["title", "body", "data"],
+  properties: {
+    title: { type: "string", description: "In the recipient's language." },
+    body: { type: "string", description: "In the recipient's language; a message push quotes up to 200 characters." },
+    data: {
+      type: "object",
+      description: "String values only (FCM `data`, APNs custom keys beside `aps`).",
+      required: ["type"],
+      properties: {
+        type: { type: "string", enum: ["offer_created", "offer_accepted", "message", "rating_prompt"] },
+        request_id: { type: "string", format: "uuid", description: "offer_created, offer_accepted" },
+        offer_id: { type: "string", format: "uuid", description: "offer_created, offer_accepted" },
+        deal_id: { type: "string", format: "uuid", description: "offer_accepted, rating_prompt" },
+        conversation_id: { type: "string", format: "uuid", description: "offer_created, message" }
+      }
+    }
+  }
+}
+
+const messagesOf = (frames: Record<string, FrameDocs>) =>
+  Object.fromEntries(
+    Object.entries(frames).map(([key, frame]) => [
+      key,
+      {
+        name: frame.title,
+        title: frame.title,
+        summary: frame.summary,
+        contentType: "application/json",
+        payload: schemaOf(frame.schema),
+        examples: [{ name: frame.title, payload: frame.example }]
+      }
+    ])
+  )
+
+const refs = (channel: string, frames: Record<string, FrameDocs>) =>
+  Object.keys(frames).map((key) => ({ $ref: `#/channels/${channel}/messages/${key}` }))
+
+let cached: Json | undefined
+
+/**
+ * The AsyncAPI 3.0 document of the WebSocket protocol at `/ws` and of the push notifications, served at
+ * /api/v1/asyncapi.json; its frames are the schemas the server decodes and encodes with.
+ */
+export const asyncApiDocument = (): Json => {
+  if (cached !== undefined) return cached
+  cached = {
+    asyncapi: "3.0.0",
+    info: {
+      title: "Talab realtime API",
+      version: "1.0.0",
+      description: `Live chat over a WebSocket on the API's own port, and the push notifications the server sends.
+
+Connect to \`/ws\` (\`wss:\` behind TLS) and send \`auth\` with the REST access token first; every frame is one JSON
+text of at most ${MAX_FRAME_BYTES / 1024} KiB (a larger one closes the socket with 1009). A browser's \`Origin\` must be
+one of \`CORS_ORIGINS\`. Close codes: 4401 (no auth in 10 s, a bad token, or the session ended), 1009 (frame too
+large), 1001 (server shutting down). The server pings every 30 s; a socket that does not answer is closed.
+Plain \`GET /ws\` without an upgrade answers 426 \`UPGRADE_REQUIRED\`.`,
+      license: { name: "MIT", url: "https://opensource.org/licenses/MIT" }
+    },
+    defaultContentType: "application/json",
+    servers: {
+      api: { host: "localhost:3000", protocol: "ws", pathname: "/ws", description: "The API server, on its own port" }
+    },
+    channels: {
+      chat: {
+        address: "/ws",
+        title: "Chat WebSocket",
+        servers: [{ $ref: "#/servers/api" }],
+        messages: { ...messagesOf(clientFrames), ...messagesOf(serverFrames) }
+      },
+      push: {
+        address: "push",
+        title: "Push notifications (FCM, APNs)",
+        description:
+          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes.",
+        messages: {
+          push: {
+            name: "push",
+            title: "Push notification",
+            contentType: "application/json",
+            payload: pushPayload,
+            examples: [
+              {
+                name: "offer_created",
+                payload: {
+                  title: "New offer on your request",
+                  body: "Offer from Rawdah Mobiles: Apple iPhone 15 Pro for 3,200",
+                  data: {
+                    type: "offer_created",
+                    request_id: "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                    offer_id: "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                    conversation_id: "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a"
+                  }
+                }
+              }
+            ]
+          }
+        }
+      }
+    },
+    operations: {
+      sendFrame: {
+        action: "receive",
+        security: [{ $ref: "#/components/securitySchemes/accessToken" }],
+        title: "Frames the client sends",
+        channel: { $ref: "#/channels/chat" },
+        messages: refs("chat", clientFrames)
+      },
+      receiveFrame: {
+        action: "send",
+        security: [{ $ref: "#/components/securitySchemes/accessToken" }],
+        title: "Frames the server sends",
+        channel: { $ref: "#/channels/chat" },
+        messages: refs("chat", serverFrames)
+      }
+    },
+    components: {
+      securitySchemes: {
+        accessToken: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "The REST access token, sent in the first frame (`auth`), not in a header."
+        }
+      }
+    }
+  }
+  return cached
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest"
+import { operationDocs, tagDocs } from "../src/server/ApiDocs.js"
+import { asyncApiDocument } from "../src/server/AsyncApiDocument.js"
+import { openApiDocument } from "../src/server/OpenApiDocument.js"
+
+const document = openApiDocument() as any
+const operations = Object.entries<any>(document.paths).flatMap(([path, item]) =>
+  Object.entries<any>(item).map(([method, operation]) => ({ path, method, operation }))
+)
+
+describe("the API reference", () => {
+  it("names the server, the license and a contact", () => {
+    expect(document.servers).toEqual([{ url: "/", description: expect.any(String) }])
+    expect(document.info.license.name).toBe("MIT")
+    expect(document.info.contact.email).toMatch(/@/)
+    expect(document.info.description).toContain("/api/v1/asyncapi.json")
+  })
+
+  it("gives every tag a readable name and a description, and every operation a known tag", () => {
+    const names = document.tags.map((tag: any) => tag.name)
+    expect(names).toEqual(Object.values(tagDocs).map((tag) => tag.name))
+    for (const tag of document.tags) expect(tag.description.length).toBeGreaterThan(20)
+    for (const { operation } of operations) expect(names).toContain(operation.tags[0])
+  })
+
+  it.each(operations.map(({ path, method, operation }) => [method.toUpperCase(), path, operation] as const))(
+    "%s %s has a summary, its rules, an error table and examples",
+    (_, __, operation) => {
+      expect(operation.summary).toBe(operationDocs[operation.operationId]!.summary)
+      expect(operation.description).toContain(operationDocs[operation.operationId]!.description)
+      for (const [status, response] of Object.entries<any>(operation.responses)) {
+        const media = response.content?.["application/json"]
+        if (Number(status) >= 400) {
+          expect(operation.description).toMatch(new RegExp(`\\| ${status} \\| \`[A-Z_]+\` \\|`))
+          const examples = Object.values<any>(media.examples)
+          expect(examples.length).toBeGreaterThan(0)
+          for (const example of examples) expect(example.value).toMatchObject({ success: false, error: {} })
+        } else if (media !== undefined) {
+          expect(media.example).toMatchObject({ success: true })
+        }
+      }
+      const body = operation.requestBody?.content?.["application/json"]
+      if (body !== undefined) expect(body.example).toBeTypeOf("object")
+    }
+  )
+
+  it("lists in each error table exactly the codes the operation's responses allow", () => {
+    const accept = document.paths["/api/v1/offers/{id}/accept"].post
+    for (const code of [
+      "OFFER_ALREADY_ACCEPTED",
+      "OFFER_NOT_PENDING",
+      "REQUEST_NOT_ACTIVE",
+      "FORBIDDEN",
+      "NOT_FOUND"
+    ]) {
+      expect(accept.description).toContain(`\`${code}\``)
+    }
+    expect(accept.description).not.toContain("`DEAL_NOT_ACTIVE`")
+    expect(Object.keys(accept.responses["422"].content["application/json"].examples)).toEqual([
+      "OFFER_ALREADY_ACCEPTED",
+      "OFFER_NOT_PENDING",
+      "REQUEST_NOT_ACTIVE"
+    ])
+  })
+
+  it("has no operation without its docs entry, and no docs entry without its operation", () => {
+    expect(operations.map(({ operation }) => operation.operationId).sort()).toEqual(Object.keys(operationDocs).sort())
+  })
+
+  it("documents every WebSocket frame and the push payload in AsyncAPI 3", () => {
+    const asyncApi = asyncApiDocument()
+    expect(asyncApi.asyncapi).toBe("3.0.0")
+    const titles = Object.values<any>(asyncApi.channels.chat.messages).map((message) => message.title)
+    for (const frame of ["auth", "subscribe", "unsubscribe", "ping", "auth_ok", "subscribed", "ack", "error", "pong"]) {
+      expect(titles).toContain(frame)
+    }
+    expect(asyncApi.channels.push.messages.push.payload.properties.data.properties.type.enum).toEqual([
+      "offer_created",
+      "offer_accepted",
+      "message",
+      "rating_prompt"
+    ])
+  })
+})
