@@ -14,6 +14,8 @@ export default defineConfig({
     // API mentions (AppSettings) instead of importing them from a package that is never published.
     compilerOptions: { paths: { "@talab/http-server": ["../http-server/src/index.ts"] } }
   },
+  // Reference.ts resolves files with import.meta.url; the CJS build needs it shimmed.
+  shims: true,
   clean: true,
   sourcemap: true,
   target: "es2022",

@@ -1,0 +1,22 @@
+/*
+ * Installable tarballs of the published packages before they are on a registry: builds @talab/core,
+ * @talab/client-sdk and @talab/testkit and packs them with pnpm (which applies publishConfig and turns
+ * `workspace:*` into the versions), all into one folder (default dist/packages). Install them together:
+ *   npm install <folder>/talab-core-*.tgz <folder>/talab-client-sdk-*.tgz <folder>/talab-testkit-*.tgz
+ */
+import { execFileSync } from "node:child_process"
+import { mkdirSync, readdirSync, rmSync } from "node:fs"
+import { join, resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "..")
+const folder = resolve(root, process.argv[2] ?? "dist/packages")
+const packages = ["core", "client-sdk", "testkit"]
+
+rmSync(folder, { recursive: true, force: true })
+mkdirSync(folder, { recursive: true })
+for (const name of packages) {
+  const dir = join(root, "packages", name)
+  execFileSync("pnpm", ["run", "build"], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] })
+  execFileSync("pnpm", ["pack", "--pack-destination", folder], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] })
+}
+for (const file of readdirSync(folder).sort()) console.log(join(folder, file))
