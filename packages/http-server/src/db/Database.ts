@@ -1,4 +1,5 @@
-import { mkdir } from "node:fs/promises"
+import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
@@ -42,6 +43,8 @@ export const databaseOptionsFromUrl = (
   return Either.left(new InvalidDatabaseUrl({ scheme }))
 }
 
+const CONNECT_TIMEOUT = Duration.seconds(5)
+
 const startFailed = (what: string) => (cause: unknown) => new SqlError({ cause, message: `Could not start ${what}` })
 
 const startPglite = (dataDir: string | undefined) =>
@@ -58,17 +61,39 @@ const startPglite = (dataDir: string | undefined) =>
     (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
   )
 
+/**
+ * A directory only this user can enter (mkdtemp creates it 0700), for the embedded database's socket. Not in
+ * DATA_DIR: a Unix socket path is limited to about 100 bytes, and a socket left by a killed process there would
+ * block the next start.
+ */
+const privateSocketDirectory = Effect.acquireRelease(
+  Effect.tryPromise({
+    try: () => mkdtemp(join(tmpdir(), "talab-db-")),
+    catch: startFailed("the embedded database socket directory")
+  }),
+  (directory) => Effect.promise(() => rm(directory, { recursive: true, force: true })).pipe(Effect.ignore)
+)
+
+/** The file name node-postgres looks for in a socket directory, for the port it is given. */
+const SOCKET_PORT = 5432
+const socketFileName = `.s.PGSQL.${SOCKET_PORT}`
+
 /*
  * PGlite is a single session: the socket server queues every statement and keeps a transaction on the
  * connection that opened it. One pooled connection keeps that model honest. The server accepts a few
  * more sockets so a reconnect (or PgClient's LISTEN client) is never refused.
+ *
+ * It listens on a Unix socket in a directory only this user can enter, never on a TCP port: PGlite asks
+ * no password, so whoever reaches the socket is the database's superuser.
  */
-const servePglite = (db: PGlite) =>
+const servePglite = (db: PGlite, directory: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 4 })
+        const path = join(directory, socketFileName)
+        const server = new PGLiteSocketServer({ db, path, maxConnections: 4 })
         await server.start()
+        await chmod(path, 0o600)
         return server
       },
       catch: startFailed("the embedded database socket")
@@ -107,7 +132,9 @@ const pooledClient = (options: PoolOptions) =>
           database: options.database,
           max: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
           application_name: "@effect/sql-pg",
-          types: pgTypes
+          types: pgTypes,
+          // Without it a server that does not answer (rather than refusing) would hold requests forever.
+          connectionTimeoutMillis: Duration.toMillis(CONNECT_TIMEOUT)
         })
         // An idle client's error (server restart) is reported again by the query that next uses the pool.
         pool.on("error", () => {})
@@ -143,7 +170,6 @@ const pooledClient = (options: PoolOptions) =>
     )
   })
 
-const portOf = (server: PGLiteSocketServer) => Number(server.getServerConn().split(":").pop())
 
 /** The PGlite instance behind an embedded database (absent on PostgreSQL), for `talab backup`. */
 export class EmbeddedPglite extends Context.Tag("@talab/http-server/EmbeddedPglite")<
@@ -156,10 +182,12 @@ const embeddedLayer = (dataDir: string | undefined) =>
     Effect.gen(function* () {
       const db = yield* startPglite(dataDir)
       const embedded = Layer.succeed(EmbeddedPglite, { db, dataDir })
-      const server = yield* servePglite(db)
+      const directory = yield* privateSocketDirectory
+      yield* servePglite(db, directory)
       return pooledClient({
-        host: "127.0.0.1",
-        port: portOf(server),
+        // node-postgres takes a host starting with "/" as the directory of a Unix socket.
+        host: directory,
+        port: SOCKET_PORT,
         username: "postgres",
         database: "postgres",
         maxConnections: 1
@@ -169,8 +197,8 @@ const embeddedLayer = (dataDir: string | undefined) =>
 
 /**
  * `SqlClient` (and `PgClient`) for the chosen database. One SQL code path serves all three: PGlite is
- * reached over the Postgres wire protocol on a loopback port. Closing the layer closes the pool, the
- * socket server and PGlite, in that order.
+ * reached over the Postgres wire protocol on a private Unix socket. Closing the layer closes the pool, the
+ * socket server, its directory and PGlite, in that order.
  */
 export const DatabaseLayer = (options: DatabaseOptions) =>
   DatabaseOptions.$match(options, {

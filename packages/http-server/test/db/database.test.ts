@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs"
+import { existsSync, statSync } from "node:fs"
 import { mkdtemp, rm } from "node:fs/promises"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -67,9 +67,9 @@ const tempDir = Effect.acquireRelease(
   (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
 )
 
-const portIsClosed = (port: number) =>
+const socketIsClosed = (path: string) =>
   Effect.async<boolean>((resume) => {
-    const socket = connect({ host: "127.0.0.1", port })
+    const socket = connect({ path })
     socket.once("connect", () => {
       socket.destroy()
       resume(Effect.succeed(false))
@@ -86,12 +86,19 @@ describe("embedded database", () => {
         const database = repositoriesOver(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir })))
         const user = aUser()
 
-        const firstPort = yield* Effect.gen(function* () {
+        const socketDirectory = yield* Effect.gen(function* () {
           yield* (yield* UserRepo).insertOrGet(user)
-          return (yield* PgClient.PgClient).config.port ?? 0
+          const { host, port } = (yield* PgClient.PgClient).config
+          const directory = host ?? ""
+          // Reached through a Unix socket only this user can open, never a TCP port.
+          expect(directory.startsWith("/")).toBe(true)
+          expect(statSync(directory).mode & 0o777).toBe(0o700)
+          expect(statSync(join(directory, `.s.PGSQL.${port}`)).mode & 0o777).toBe(0o600)
+          return directory
         }).pipe(Effect.provide(database))
         expect(existsSync(join(dataDir, "pgdata", "PG_VERSION"))).toBe(true)
-        expect(yield* portIsClosed(firstPort)).toBe(true)
+        expect(yield* socketIsClosed(join(socketDirectory, ".s.PGSQL.5432"))).toBe(true)
+        expect(existsSync(socketDirectory)).toBe(false)
 
         const restarted = yield* Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
