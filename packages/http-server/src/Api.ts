@@ -2,7 +2,12 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AuthApi } from "./auth/Api.js"
 import { ChatApi } from "./chat/Api.js"
 import { DealsApi } from "./deals/Api.js"
-import { InternalErrorResponse, RateLimitedResponse, ValidationErrorResponse } from "./http/Envelope.js"
+import {
+  InternalErrorResponse,
+  RateLimitedResponse,
+  ServiceUnavailableResponse,
+  ValidationErrorResponse
+} from "./http/Envelope.js"
 import { OffersApi } from "./offers/Api.js"
 import { RatingsApi } from "./ratings/Api.js"
 import { AdminReportsApi, ReportsApi } from "./reports/Api.js"
@@ -26,6 +31,7 @@ export class Api extends HttpApi.make("talab")
   .addError(ValidationErrorResponse)
   .addError(RateLimitedResponse)
   .addError(InternalErrorResponse)
+  .addError(ServiceUnavailableResponse)
   .prefix("/api/v1")
   .annotateContext(
     OpenApi.annotations({

@@ -44,7 +44,8 @@ describe("AppConfig.fromEnv", () => {
         },
         trustProxy: false,
         corsOrigins: ["*"],
-        logLevel: "info"
+        logLevel: "info",
+        shutdownTimeoutMs: 10_000
       })
     })
   )
@@ -77,7 +78,8 @@ describe("AppConfig.fromEnv", () => {
         TRUST_PROXY: "true",
         CORS_ORIGINS: "https://a.example,https://b.example",
         HSTS: "true",
-        LOG_LEVEL: "debug"
+        LOG_LEVEL: "debug",
+        SHUTDOWN_TIMEOUT_MS: "2500"
       })
       expect(settings).toMatchObject({
         port: 8080,
@@ -99,7 +101,8 @@ describe("AppConfig.fromEnv", () => {
         trustProxy: true,
         corsOrigins: ["https://a.example", "https://b.example"],
         hsts: true,
-        logLevel: "debug"
+        logLevel: "debug",
+        shutdownTimeoutMs: 2500
       })
       expect(Redacted.value(settings.jwtSecret!)).toBe("x".repeat(32))
     })
@@ -169,7 +172,8 @@ describe("AppConfig.fromEnv", () => {
     [
       { NODE_ENV: "production", JWT_SECRET: "x".repeat(32), ALLOW_CONSOLE_PROVIDERS: "maybe" },
       "ALLOW_CONSOLE_PROVIDERS"
-    ]
+    ],
+    [{ SHUTDOWN_TIMEOUT_MS: "0" }, "SHUTDOWN_TIMEOUT_MS"]
   ])("refuses %j naming %s in one line", ([variables, variable]) =>
     Effect.gen(function* () {
       const line = yield* failureLine(variables)

@@ -1,72 +1,17 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer, request } from "node:http"
+import { request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { freePort, killStartedServers, startServer as startChild, waitUntilLive } from "../support/child-server.js"
 
-/*
- * The real entry point (apps/server/src/main.ts) in a child process: what an operator runs. Node loads
- * it through tsx directly (as `npx tsx` would, without npm's own output on stderr and with signals
- * going straight to the server).
- */
-const appDirectory = fileURLToPath(new URL("../..", import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), "talab-config-"))
-const started: Array<ChildProcess> = []
 
-/** The environment of a clean start: only what Node needs, plus the given variables. */
-const environment = (variables: Record<string, string>) => ({
-  PATH: process.env.PATH ?? "",
-  HOME: process.env.HOME ?? dataDir,
-  DATA_DIR: dataDir,
-  DATABASE_URL: "memory://",
-  HOST: "127.0.0.1",
-  ...variables
-})
+/** A clean start on an in-memory database, with the given variables. */
+const startServer = (variables: Record<string, string>) =>
+  startChild({ DATA_DIR: dataDir, DATABASE_URL: "memory://", ...variables })
 
-const startServer = (variables: Record<string, string>) => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: appDirectory,
-    env: environment(variables),
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  started.push(child)
-  const output = { stdout: "", stderr: "" }
-  child.stdout!.on("data", (chunk) => (output.stdout += chunk))
-  child.stderr!.on("data", (chunk) => (output.stderr += chunk))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal }))
-  )
-  return { child, output, exited }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer()
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-
-const waitUntilLive = async (port: number, exited: Promise<unknown>) => {
-  let stopped = false
-  void exited.then(() => (stopped = true))
-  const deadline = Date.now() + 60_000
-  while (Date.now() < deadline && !stopped) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health/live`)).ok) return
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error("the server did not come up")
-}
-
-afterEach(() => {
-  // Only the processes this file started, by their own handle.
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-})
+afterEach(killStartedServers)
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
 // Every variable's rule is checked in packages/http-server/test/config.test.ts; these prove the process side.

@@ -61,6 +61,8 @@ export interface AppSettings {
   /** Whether the server migrates the schema at start (MIGRATE_ON_START). */
   readonly migrateOnStart: boolean
   readonly telemetry: TelemetrySettings
+  /** How long a SIGTERM may take: requests in flight finish, then whatever is still open is closed. */
+  readonly shutdownTimeoutMs: number
 }
 
 /** Traces and metrics: all off unless an exporter or a metrics port is configured (docs/TELEMETRY.md). */
@@ -120,7 +122,8 @@ const defaults: AppSettings = {
   fileStore: "local",
   retentionDays: 30,
   migrateOnStart: true,
-  telemetry: { otlpEndpoint: undefined, serviceName: "talab", metricsPort: undefined }
+  telemetry: { otlpEndpoint: undefined, serviceName: "talab", metricsPort: undefined },
+  shutdownTimeoutMs: 10_000
 }
 
 /** The log levels LOG_LEVEL takes, by Effect's names. */
@@ -331,7 +334,8 @@ const readSettings = Effect.gen(function* () {
     ...(s3 ? { s3 } : {}),
     retentionDays: yield* positiveInt("RETENTION_DAYS", 30),
     migrateOnStart: yield* Config.boolean("MIGRATE_ON_START").pipe(Config.withDefault(true)),
-    telemetry: yield* readTelemetry(port)
+    telemetry: yield* readTelemetry(port),
+    shutdownTimeoutMs: yield* positiveInt("SHUTDOWN_TIMEOUT_MS", 10_000)
   }
   return settings
 })

@@ -1,6 +1,8 @@
 import type { SqlClient } from "@effect/sql"
 import { DeviceTokenRepo, PushOutcome, PushSender } from "@talab/core"
-import { Clock, Context, Duration, Effect, Fiber, Layer, Random } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Fiber, Layer, Random } from "effect"
+import { causeIsUnreachable } from "../db/Availability.js"
+import { ServerLifecycle } from "../server/Lifecycle.js"
 import { type BackoffPolicy, retryDelayMs } from "./Backoff.js"
 import {
   type Facts,
@@ -28,8 +30,10 @@ export interface DispatcherOptions {
   /** Attempts before a device that keeps failing transiently is given up. */
   readonly maxAttempts: number
   readonly backoff: BackoffPolicy
-  /** Longest wait at shutdown for the pushes due to go out. */
+  /** Longest wait at shutdown for the pushes due to go out (and never past the server's shutdown deadline). */
   readonly shutdownFlush: Duration.DurationInput
+  /** Longest pause between rounds while they keep failing (the database is down): the pause doubles up to it. */
+  readonly maxFailurePause: Duration.DurationInput
 }
 
 export const defaultDispatcherOptions: DispatcherOptions = {
@@ -39,7 +43,8 @@ export const defaultDispatcherOptions: DispatcherOptions = {
   lease: Duration.seconds(60),
   maxAttempts: 8,
   backoff: { base: Duration.seconds(2), max: Duration.minutes(10) },
-  shutdownFlush: Duration.seconds(10)
+  shutdownFlush: Duration.seconds(10),
+  maxFailurePause: Duration.seconds(30)
 }
 
 /** What one pass over the due notifications did. */
@@ -207,20 +212,41 @@ const running = (options: DispatcherOptions) =>
     const wakeup = yield* NotificationWakeup
     const idle = Effect.raceFirst(wakeup.next, Effect.sleep(options.pollInterval))
 
+    const pauseAfter = (failures: number) =>
+      Duration.min(Duration.times(options.pollInterval, 2 ** Math.min(failures - 1, 16)), options.maxFailurePause)
+
+    // A run of failed rounds is logged twice, when it starts and when it ends, however long it lasts.
     const loop = Effect.gen(function* () {
+      let failures = 0
       while (true) {
-        const count = yield* drainBatch.pipe(
-          Effect.catchAllCause((cause) => Effect.as(Effect.logError("Push dispatch round failed", cause), 0))
-        )
-        if (count < options.batchSize) yield* idle
+        const round = yield* Effect.either(Effect.sandbox(drainBatch))
+        if (round._tag === "Right") {
+          if (failures > 0)
+            yield* Effect.logInfo("Push dispatch resumed").pipe(Effect.annotateLogs({ failed_rounds: failures }))
+          failures = 0
+          if (round.right < options.batchSize) yield* idle
+          continue
+        }
+        failures += 1
+        if (failures === 1) {
+          yield* causeIsUnreachable(round.left)
+            ? Effect.logWarning("Push dispatch paused: the database is unreachable; retrying with backoff").pipe(
+                Effect.annotateLogs({ error: Cause.pretty(round.left).split("\n")[0] })
+              )
+            : Effect.logError("Push dispatch round failed; retrying with backoff", round.left)
+        }
+        yield* Effect.sleep(pauseAfter(failures))
       }
     })
 
+    const lifecycle = yield* ServerLifecycle
     const fiber = yield* Effect.forkDaemon(loop)
     yield* Effect.addFinalizer(() =>
       Fiber.interrupt(fiber).pipe(
         Effect.zipRight(drain),
-        Effect.timeout(options.shutdownFlush),
+        Effect.timeout(
+          Duration.min(options.shutdownFlush, Duration.millis(Math.max(0, lifecycle.remainingMs() - 1_000)))
+        ),
         Effect.catchAllCause((cause) => Effect.logWarning("Pushes not flushed at shutdown", cause))
       )
     )

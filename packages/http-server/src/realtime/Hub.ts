@@ -3,6 +3,7 @@ import { Clock, Context, Deferred, Duration, Effect, Layer, type Scope } from "e
 import type { SentMessage } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { recordMessagesDelivered, recordOpenSockets } from "../telemetry/Metrics.js"
+import { ServerLifecycle } from "../server/Lifecycle.js"
 import type { Connection } from "./Connection.js"
 import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout, type SocketHolder } from "./Fanout.js"
 import { encodeServerFrame } from "./Frames.js"
@@ -180,12 +181,13 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
       body: (last) => Effect.delay(sweepSafely(last), SWEEP_INTERVAL)
     }).pipe(Effect.forkScoped)
 
-    // Shutdown (SIGTERM): every socket is told the server is going away.
-    yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        for (const connection of connections) connection.close(CloseCode.goingAway, "server shutting down")
-      })
-    )
+    // Shutdown (SIGTERM): every socket is told the server is going away, as soon as the server starts draining.
+    const closeAll = () => {
+      for (const connection of connections) connection.close(CloseCode.goingAway, "server shutting down")
+    }
+    const lifecycle = yield* ServerLifecycle
+    lifecycle.onDrain(closeAll)
+    yield* Effect.addFinalizer(() => Effect.sync(closeAll))
 
     return RealtimeHub.of({
       isOnline: (conversationId, userId) => {

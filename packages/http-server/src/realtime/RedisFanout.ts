@@ -71,7 +71,14 @@ const connect = (url: string, name: string) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const client = new Redis(url, { lazyConnect: true, commandTimeout: COMMAND_TIMEOUT_MS, connectionName: name })
+        const client = new Redis(url, {
+          lazyConnect: true,
+          commandTimeout: COMMAND_TIMEOUT_MS,
+          connectionName: name,
+          // ioredis's own resubscribe after a reconnect leaves its promise unhandled: should the connection drop
+          // again before Redis answers, the rejection would end the process. The fan-out resubscribes itself.
+          autoResubscribe: false
+        })
         // Also keeps ioredis from printing "unhandled error" before the outage reporter is attached.
         let lastError: Error | undefined
         client.on("error", (error: Error) => {
@@ -142,6 +149,17 @@ export const makeRedisFanout = (
       try: () => subscriber.subscribe(SESSIONS_CHANNEL, EVICT_CHANNEL),
       catch: (error) => new RealtimeRedisConnectFailed({ reason: String(error) })
     })
+    // The channels to listen on again after a reconnect: the sessions' and every audience watched here.
+    const channels = new Set([SESSIONS_CHANNEL])
+    subscriber.on("ready", () => {
+      subscriber
+        .subscribe(...channels)
+        .catch((error: unknown) =>
+          Runtime.runFork(runtime)(
+            Effect.logWarning("Realtime: Redis resubscribe failed").pipe(Effect.annotateLogs({ error: String(error) }))
+          )
+        )
+    })
 
     const warnOnFailure = (what: string) => (effect: Effect.Effect<unknown, unknown>) =>
       effect.pipe(
@@ -154,11 +172,17 @@ export const makeRedisFanout = (
     return {
       watch: (audience) =>
         Effect.tryPromise({
-          try: () => subscriber.subscribe(audienceChannel(audience)),
+          try: () => {
+            channels.add(audienceChannel(audience))
+            return subscriber.subscribe(audienceChannel(audience))
+          },
           catch: (error) => (error instanceof Error ? error : new Error(String(error)))
         }).pipe(Effect.asVoid),
       unwatch: (audience) =>
-        Effect.tryPromise(() => subscriber.unsubscribe(audienceChannel(audience))).pipe(warnOnFailure("unsubscribe")),
+        Effect.tryPromise(() => {
+          channels.delete(audienceChannel(audience))
+          return subscriber.unsubscribe(audienceChannel(audience))
+        }).pipe(warnOnFailure("unsubscribe")),
       presentElsewhere: (audience) =>
         Effect.tryPromise(() => commands.pubsub("NUMSUB", audienceChannel(audience))).pipe(
           Effect.map((reply) => Number((reply as Array<unknown>)[1] ?? 0) > 0),

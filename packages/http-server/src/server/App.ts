@@ -1,6 +1,3 @@
-import { createServer } from "node:http"
-import { HttpServer } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
@@ -14,6 +11,7 @@ import { SqlRepositoriesLayer } from "../repos/index.js"
 import { InstrumentedPorts } from "../telemetry/Instrumented.js"
 import { MetricsLive } from "../telemetry/MetricsEndpoint.js"
 import { AdaptersFromConfig } from "./Adapters.js"
+import { NodeServer, NodeServerLayer } from "./NodeServer.js"
 import { HttpAppLive } from "./Server.js"
 
 /**
@@ -30,10 +28,15 @@ export const AppLive = Layer.mergeAll(HttpAppLive, PushDispatcher.layer(), Metri
   Layer.provide(NotificationWakeup.layer)
 )
 
-/** The Node HTTP server listening on HOST:PORT. */
+/** The Node HTTP server for HOST:PORT; it listens once `Listening` is built. */
 export const NodeServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  Effect.map(AppConfig, (config) =>
+    NodeServerLayer({ port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs })
+  )
 )
+
+/** Opens the port; at shutdown, drains it. */
+const Listening = Layer.scopedDiscard(Effect.flatMap(NodeServer, (server) => server.listen))
 
 /** The database DATABASE_URL names, migrated unless MIGRATE_ON_START=false (migrations then run as `talab migrate`). */
 export const DatabaseFromConfig = Layer.unwrapEffect(
@@ -44,9 +47,13 @@ export const DatabaseFromConfig = Layer.unwrapEffect(
   )
 )
 
-/** The production server: configuration from the environment, everything else from it. */
-export const ProductionServerLive = Layer.mergeAll(AppLive, RetentionJobLive, ControlChannelLive).pipe(
-  HttpServer.withLogAddress,
+/**
+ * The production server: configuration from the environment, everything else from it. The port opens only
+ * once the app is built (`Layer.provide` builds AppLive before Listening), so every connection is answered;
+ * closing runs the other way: drain the connections, then stop the app, then the server and the database.
+ */
+export const ProductionServerLive = Listening.pipe(
+  Layer.provide(Layer.mergeAll(AppLive, RetentionJobLive, ControlChannelLive)),
   Layer.provide(NodeServerLive),
   Layer.provide(AdaptersFromConfig),
   Layer.provide(DatabaseFromConfig),

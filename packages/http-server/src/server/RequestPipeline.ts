@@ -140,7 +140,10 @@ const logRequest = (
   requestId: string,
   startedAt: number
 ) =>
-  (response.status >= 500 ? Effect.logError : Effect.logInfo)("request").pipe(
+  // A 503 (database down, server draining) is the client's to retry later, not a bug; a 500 is.
+  (response.status === 503 ? Effect.logWarning : response.status >= 500 ? Effect.logError : Effect.logInfo)(
+    "request"
+  ).pipe(
     Effect.annotateLogs({
       request_id: requestId,
       method: request.method,

@@ -3,19 +3,25 @@ import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } fro
 import { SqlClient } from "@effect/sql"
 import { FileStore } from "@talab/core"
 import { Duration, Effect, Option } from "effect"
+import { ServerLifecycle } from "./Lifecycle.js"
 
 /** Health and uploaded files: routes outside the REST contract (the reference is in Reference.ts). */
 export const ExtraRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const files = yield* FileStore
+    const lifecycle = yield* ServerLifecycle
     yield* router.get("/health/live", HttpServerResponse.json({ status: "ok" }))
+    const databaseReady = sql`SELECT 1`.pipe(
+      Effect.timeout(Duration.seconds(2)),
+      Effect.flatMap(() => HttpServerResponse.json({ status: "ok", database: "up" })),
+      Effect.catchAll(() => HttpServerResponse.json({ status: "unavailable", database: "down" }, { status: 503 }))
+    )
+    // A draining server is taken out of the load balancer's rotation before its connections close.
     yield* router.get(
       "/health/ready",
-      sql`SELECT 1`.pipe(
-        Effect.timeout(Duration.seconds(2)),
-        Effect.flatMap(() => HttpServerResponse.json({ status: "ok", database: "up" })),
-        Effect.catchAll(() => HttpServerResponse.json({ status: "unavailable", database: "down" }, { status: 503 }))
+      Effect.suspend(() =>
+        lifecycle.isDraining() ? HttpServerResponse.json({ status: "draining" }, { status: 503 }) : databaseReady
       )
     )
     yield* router.get(

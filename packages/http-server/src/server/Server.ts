@@ -18,6 +18,7 @@ import { UsersHttp } from "../users/Http.js"
 import { UsersService } from "../users/Service.js"
 import { AuthRateLimitLive } from "./AuthRateLimit.js"
 import { CanonicalPathLive } from "./CanonicalPath.js"
+import { DependencyOutageLive } from "./DependencyOutage.js"
 import { MarketplaceGroups, MarketplaceServices } from "./Marketplace.js"
 import { ReferenceRoutes } from "./Reference.js"
 import { requestPipeline } from "./RequestPipeline.js"
@@ -75,8 +76,9 @@ export const HttpAppLive = Layer.unwrapEffect(
       // Built before CORS, so inside it; built after the auth limit, so outside it: a 404 for another
       // spelling of a route comes before any limit could be counted (or skipped).
       Layer.provide(CanonicalPathLive),
-      // Built before CORS, so inside it: a browser can read the 429.
+      // Built before CORS, so inside it: a browser can read the 429 and the 503.
       Layer.provide(AuthRateLimitLive),
+      Layer.provide(DependencyOutageLive),
       Layer.provide(ApiLive),
       // Without an exporter the framework's span per request (URL parse, header redaction, attributes) would go
       // nowhere: ~50 µs of every request. With one, every request but health probes and sockets gets its span.
