@@ -24,6 +24,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | more than 3 codes for this number in 10 minutes, or too many auth calls from this IP |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["auth.requestOtp"];
         delete?: never;
@@ -55,6 +56,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["auth.verifyOtp"];
         delete?: never;
@@ -84,6 +86,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["auth.refresh"];
         delete?: never;
@@ -113,6 +116,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["auth.logout"];
         delete?: never;
@@ -140,6 +144,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["users.getMe"];
         /**
@@ -154,6 +159,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         put: operations["users.updateMe"];
         post?: never;
@@ -214,6 +220,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["users.registerDevice"];
         delete?: never;
@@ -244,6 +251,7 @@ export interface paths {
          *     | 422 | `SELLER_PROFILE_EXISTS` | the user already has a seller profile, whatever its state |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["sellerProfiles.apply"];
         delete?: never;
@@ -269,6 +277,7 @@ export interface paths {
          *     | 404 | `NOT_FOUND` | no profile has this id, or it is not approved |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["sellerProfiles.getPublic"];
         put?: never;
@@ -299,6 +308,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["adminSellerProfiles.listPending"];
         put?: never;
@@ -332,6 +342,7 @@ export interface paths {
          *     | 422 | `SELLER_PROFILE_NOT_PENDING` | the profile is not pending |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         put: operations["adminSellerProfiles.approve"];
         post?: never;
@@ -364,6 +375,7 @@ export interface paths {
          *     | 422 | `SELLER_PROFILE_NOT_PENDING` | the profile is not pending |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         put: operations["adminSellerProfiles.reject"];
         post?: never;
@@ -392,6 +404,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["requests.list"];
         put?: never;
@@ -407,6 +420,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["requests.create"];
         delete?: never;
@@ -434,6 +448,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["requests.listMine"];
         put?: never;
@@ -464,6 +479,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["requests.get"];
         put?: never;
@@ -497,6 +513,7 @@ export interface paths {
          *     | 422 | `REQUEST_ALREADY_CLOSED` | the request is already closed |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         put: operations["requests.close"];
         post?: never;
@@ -532,6 +549,7 @@ export interface paths {
          *     | 422 | `CANNOT_OFFER_ON_OWN_REQUEST` | the request is the seller's own |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["offers.create"];
         delete?: never;
@@ -561,6 +579,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["offers.listForRequest"];
         put?: never;
@@ -590,6 +609,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["offers.listMine"];
         put?: never;
@@ -626,6 +646,7 @@ export interface paths {
          *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed (another offer was accepted, or it was closed) |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["offers.accept"];
         delete?: never;
@@ -660,6 +681,7 @@ export interface paths {
          *     | 422 | `OFFER_NOT_PENDING` | the offer is rejected or withdrawn already |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         delete: operations["offers.withdraw"];
         options?: never;
@@ -686,6 +708,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["deals.listMine"];
         put?: never;
@@ -717,6 +740,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["deals.get"];
         put?: never;
@@ -750,6 +774,7 @@ export interface paths {
          *     | 422 | `DEAL_NOT_ACTIVE` | the deal is completed or cancelled already |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         put: operations["deals.complete"];
         post?: never;
@@ -782,6 +807,7 @@ export interface paths {
          *     | 422 | `DEAL_NOT_ACTIVE` | the deal is completed or cancelled already |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         put: operations["deals.cancel"];
         post?: never;
@@ -814,6 +840,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["ratings.rate"];
         delete?: never;
@@ -846,6 +873,7 @@ export interface paths {
          *     | 422 | `CANNOT_REPORT_SELF` | the caller reported themself |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["reports.file"];
         delete?: never;
@@ -874,6 +902,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["adminReports.list"];
         put?: never;
@@ -907,6 +936,7 @@ export interface paths {
          *     | 422 | `REPORT_NOT_PENDING` | the report was resolved or dismissed already |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         put: operations["adminReports.resolve"];
         post?: never;
@@ -935,6 +965,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["chat.listMine"];
         put?: never;
@@ -966,6 +997,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         get: operations["chat.listMessages"];
         put?: never;
@@ -983,6 +1015,7 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["chat.sendMessage"];
         delete?: never;
@@ -1095,19 +1128,6 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "UNAUTHORIZED" | "INVALID_OTP" | "OTP_EXPIRED" | "OTP_ATTEMPTS_EXCEEDED" | "INVALID_REFRESH_TOKEN";
-                message: string;
-                details: {
-                    [key: string]: string[];
-                };
-            };
-        };
-        /** @description Unavailable for now; retry after the Retry-After header */
-        ServiceUnavailableResponse: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "SERVICE_UNAVAILABLE";
                 message: string;
                 details: {
                     [key: string]: string[];

@@ -170,7 +170,6 @@ const pooledClient = (options: PoolOptions) =>
     )
   })
 
-
 /** The PGlite instance behind an embedded database (absent on PostgreSQL), for `talab backup`. */
 export class EmbeddedPglite extends Context.Tag("@talab/http-server/EmbeddedPglite")<
   EmbeddedPglite,
