@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -179,6 +179,10 @@ describe("talab while a server holds the embedded database", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const sql = yield* SqlClient.SqlClient
+          // Only the server's user may hand it commands: the socket and its directory are owner-only.
+          const { socket } = JSON.parse(readFileSync(controlFile(dataDir), "utf8")) as { socket: string }
+          expect(statSync(socket).mode & 0o077).toBe(0)
+          expect(statSync(dirname(socket)).mode & 0o077).toBe(0)
           yield* aUser(sql, "+966551234567")
           const granted = yield* Effect.promise(() => talab(dataDir, "admin", "grant", "+966551234567"))
           expect(granted).toMatchObject({ code: 0, stdout: ["granted admin to +966551234567"] })

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises"
+import { chmod, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises"
 import { createServer, request } from "node:http"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -58,8 +58,12 @@ export const ControlChannelLive = Layer.scopedDiscard(
     })
     yield* Effect.acquireRelease(
       Effect.async<void>((resume) => {
+        // The directory (mkdtemp, 0700) already keeps other users out; the socket itself is owner-only too.
         server.listen(socket, () => {
-          resume(Effect.void)
+          chmod(socket, 0o600).then(
+            () => resume(Effect.void),
+            (error) => resume(Effect.die(error))
+          )
         })
       }),
       () =>
