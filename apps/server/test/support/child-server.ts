@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync, readlinkSync } from "node:fs"
-import { createServer } from "node:http"
 import { fileURLToPath } from "node:url"
+import { freePort, killStarted, type Started, startProcess, waitUntilLive as waitForProcess } from "./process.js"
 
 /*
  * The real entry point (apps/server/src/main.ts) in a child process: what an operator runs. Node loads
@@ -9,44 +8,19 @@ import { fileURLToPath } from "node:url"
  * going straight to the server).
  */
 const appDirectory = fileURLToPath(new URL("../..", import.meta.url))
-const started: Array<ChildProcess> = []
 
-export interface ChildServer {
-  readonly child: ChildProcess
-  readonly output: { stdout: string; stderr: string }
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-}
+export type ChildServer = Started
+export { freePort }
 
 /** Starts the server with only what Node needs in its environment, plus `variables`. */
-export const startServer = (variables: Record<string, string>): ChildServer => {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: appDirectory,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", HOST: "127.0.0.1", ...variables },
-    stdio: ["ignore", "pipe", "pipe"]
+export const startServer = (variables: Record<string, string>): ChildServer =>
+  startProcess(process.execPath, ["--import", "tsx", "src/main.ts"], appDirectory, {
+    HOST: "127.0.0.1",
+    ...variables
   })
-  started.push(child)
-  const output = { stdout: "", stderr: "" }
-  child.stdout!.on("data", (chunk) => (output.stdout += chunk))
-  child.stderr!.on("data", (chunk) => (output.stderr += chunk))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal }))
-  )
-  return { child, output, exited }
-}
 
 /** Kills (SIGKILL) the servers this file started that are still running, by their own handle. */
-export const killStartedServers = () => {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-}
-
-export const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer()
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
+export const killStartedServers = killStarted
 
 /** The same start under the name the telemetry tests use. */
 export const startChildServer = startServer
@@ -54,17 +28,12 @@ export const startChildServer = startServer
 /** Waits for `/health/live`; gives up when the child exits (`server` or its `exited` promise) or after 90 s. */
 export const waitUntilLive = async (port: number, server: ChildServer | Promise<unknown>) => {
   const exited = server instanceof Promise ? server : server.exited
-  let stopped = false
-  void exited.then(() => (stopped = true))
-  const deadline = Date.now() + 90_000
-  while (Date.now() < deadline && !stopped) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health/live`, { signal: AbortSignal.timeout(5_000) })).ok) return
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 100))
+  try {
+    await waitForProcess(port, exited, 90_000)
+  } catch (error) {
+    if (server instanceof Promise) throw error
+    throw new Error(`the server did not come up: ${server.output.stderr}${server.output.stdout.slice(-2000)}`)
   }
-  const output = server instanceof Promise ? "" : `: ${server.output.stderr}${server.output.stdout.slice(-2000)}`
-  throw new Error(`the server did not come up${output}`)
 }
 
 /** The structured log lines (NODE_ENV=production logs JSON) of a child's stdout. */
