@@ -917,10 +917,11 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         400,
         "VALIDATION_ERROR"
       )
+      // Except on /admin/*, where a non-admin learns nothing, not even that the body is wrong (decisions.md §11).
       expectError(
         await m.api.put(`/admin/reports/${report.id}/resolve`, { token: stranger.token, body: { action: "ban" } }),
-        400,
-        "VALIDATION_ERROR"
+        403,
+        "FORBIDDEN"
       )
       expect((await m.dealDetail(buyer, deal.id)).status).toBe("accepted")
     })
@@ -974,10 +975,11 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         404,
         "NOT_FOUND"
       )
+      // Except on /admin/*, where a non-admin cannot probe which ids exist (decisions.md §11).
       expectError(
         await m.api.put(`/admin/seller-profiles/${unknownId()}/approve`, { token: stranger.token }),
-        404,
-        "NOT_FOUND"
+        403,
+        "FORBIDDEN"
       )
     })
 
