@@ -9,6 +9,8 @@ export default defineConfig({
   entry: ["src/index.ts"],
   format: ["esm", "cjs"],
   noExternal: ["@talab/http-server"],
+  // Loaded only for FILE_STORE=s3: an optional peer, never bundled.
+  external: ["@aws-sdk/client-s3"],
   dts: {
     // Resolved through a path (not node_modules), so rollup-plugin-dts inlines the server's types testkit's
     // API mentions (AppSettings) instead of importing them from a package that is never published.

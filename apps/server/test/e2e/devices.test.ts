@@ -86,7 +86,7 @@ describe.each(backends)("device tokens on %s", (backend) => {
       "Must be one of: ios, android, web"
     ],
     ["a missing push_token", { platform: "ios" }, ["push_token"], "This field is required"],
-    ["an empty push_token", { platform: "ios", push_token: "" }, ["push_token"], "Must be at least 1 characters"],
+    ["an empty push_token", { platform: "ios", push_token: "" }, ["push_token"], "Must be at least 1 character"],
     [
       "a push_token over 4096 characters",
       { platform: "ios", push_token: "t".repeat(4097) },
