@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from "node:fs"
-import { request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import { freePort, killStartedServers, startServer as startChild, waitUntilLive } from "../support/child-server.js"
+import { halfSentRequest } from "../support/process.js"
 
 const dataDir = mkdtempSync(join(tmpdir(), "talab-config-"))
 
@@ -54,34 +54,12 @@ describe("SIGTERM", () => {
     })
     await waitUntilLive(port, exited)
 
-    const body = JSON.stringify({ phone_number: "+966501234567" })
-    let sentHalf: () => void = () => {}
-    const halfSent = new Promise<void>((resolve) => (sentHalf = resolve))
-    let finish: () => void = () => {}
-    const inFlight = new Promise<{ status: number | undefined; text: string }>((resolve, reject) => {
-      const call = request(
-        {
-          host: "127.0.0.1",
-          port,
-          path: "/api/v1/auth/request-otp",
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            "content-length": Buffer.byteLength(body),
-            "x-request-id": "in-flight-1"
-          }
-        },
-        (response) => {
-          let text = ""
-          response.on("data", (chunk) => (text += chunk))
-          response.on("end", () => resolve({ status: response.statusCode, text }))
-        }
-      )
-      call.on("error", reject)
-      call.write(body.slice(0, 10), () => sentHalf())
-      finish = () => call.end(body.slice(10))
-    })
-    await halfSent
+    const inFlight = await halfSentRequest(
+      port,
+      "/api/v1/auth/request-otp",
+      { phone_number: "+966501234567" },
+      "in-flight-1"
+    )
     // Give the server the time to take the request in before the signal.
     await new Promise((resolve) => setTimeout(resolve, 300))
     child.kill("SIGTERM")
@@ -89,8 +67,8 @@ describe("SIGTERM", () => {
     expect(child.exitCode).toBeNull()
     await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow()
 
-    finish()
-    const answer = await inFlight
+    inFlight.finish()
+    const answer = await inFlight.answer
     expect(answer.status).toBe(200)
     expect(JSON.parse(answer.text).success).toBe(true)
     expect(await exited).toEqual({ code: 0, signal: null })
