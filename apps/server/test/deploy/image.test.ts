@@ -44,6 +44,17 @@ describe("compose.yaml", () => {
     }
   })
 
+  it("serves each instance's metrics on a port of its own, published on the host's loopback only", () => {
+    const published = ["talab-1", "talab-2"].map((name) => {
+      const instance = services[name]
+      expect(instance.environment.METRICS_PORT).toBe("9464")
+      expect(instance.environment.OTEL_EXPORTER_OTLP_ENDPOINT).toContain("OTEL_EXPORTER_OTLP_ENDPOINT")
+      expect(instance.ports).toHaveLength(1)
+      return instance.ports[0] as string
+    })
+    expect(published).toEqual(["127.0.0.1:9101:9464", "127.0.0.1:9102:9464"])
+  })
+
   it("puts one address in front of both, passing WebSocket upgrades", () => {
     expect(services.lb.ports).toEqual(["8080:8080"])
     const mount = (services.lb.volumes as Array<string>).find((volume) => volume.includes("nginx.conf"))!
