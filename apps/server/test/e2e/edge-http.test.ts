@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { connect } from "node:net"
 import { beforeAll, describe, expect, it, vi } from "vitest"
 import { expectError } from "../support/foundation.js"
 import { backends, client, newPhone, type Response, type SignedIn, useServer } from "../support/harness.js"
@@ -341,6 +342,33 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
       expectError(response, 400, "VALIDATION_ERROR", ["body"])
       expect(smsCount()).toBe(before)
     })
+
+    it("answers a body nested too deep at the first level too deep, without waiting for the rest", async () => {
+      const { hostname: host, port } = new URL(server().baseUrl)
+      const socket = connect({ host, port: Number(port) })
+      const head = [
+        "POST /api/v1/auth/request-otp HTTP/1.1",
+        `host: ${host}`,
+        "content-type: application/json",
+        `content-length: ${MiB}`,
+        "x-forwarded-for: 198.51.100.250",
+        "",
+        ""
+      ].join("\r\n")
+      // 100 bytes of the announced megabyte: the answer must come before the client sends another byte.
+      socket.write(head + "[".repeat(100))
+      const answer = await new Promise<string>((resolve, reject) => {
+        let text = ""
+        socket.on("data", (chunk: Buffer) => {
+          text += chunk.toString("utf8")
+          if (text.includes("\r\n\r\n") && text.includes("}")) resolve(text)
+        })
+        socket.on("error", reject)
+      })
+      socket.destroy()
+      expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request")
+      expect(answer).toContain('"code":"VALIDATION_ERROR"')
+    }, 5_000)
 
     it("does not count brackets inside strings as nesting", async () => {
       const name = `[{"${"[".repeat(80)}`.slice(0, 90)
