@@ -11,12 +11,17 @@ export interface Conversation {
 export interface Message {
   readonly id: string
   readonly conversationId: string
+  /** 1, 2, 3, … within the conversation, in the order the messages were stored, with no gaps. */
+  readonly seq: number
   readonly senderId: string
   readonly messageText: string
   readonly clientId: string | null
   readonly readAt: Date | null
   readonly createdAt: Date
 }
+
+/** A message about to be stored: its `seq` is given by the store, as the next one of its conversation. */
+export type NewMessage = Omit<Message, "seq">
 
 export const isParty = (conversation: Pick<Conversation, "buyerId" | "sellerId">, userId: string) =>
   conversation.buyerId === userId || conversation.sellerId === userId

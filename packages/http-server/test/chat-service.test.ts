@@ -65,8 +65,11 @@ describe("ChatService", () => {
           const times = [one, two, ...burst].map((m) => m.created_at.getTime())
           expect(times.slice(0, 2)).toEqual([NOW, NOW + 1])
           expect([...times].sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, i) => NOW + i))
+          // The seq follows the same storing order: 1..8, no gap, each once, in created_at order.
+          const byTime = [one, two, ...burst].sort((a, b) => a.created_at.getTime() - b.created_at.getTime())
+          expect(byTime.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
 
-          const page = yield* chat.readMessages(seller.id, conversation.id, new Date(NOW + 2), 10)
+          const page = yield* chat.readMessages(seller.id, conversation.id, { before: new Date(NOW + 2), limit: 10 })
           expect(page.messages.map((m) => m.message_text)).toEqual(["two", "one"])
         })
     )
@@ -115,8 +118,10 @@ describe("ChatService", () => {
         expect(acked).toEqual([first, first])
         expect(hub.state.published.length - publishedBefore).toBe(1)
         expect(yield* messageSentEvents(first.id)).toHaveLength(1)
-        const page = yield* chat.readMessages(buyer.id, conversation.id, undefined, 50)
-        expect(page.messages.map((m) => m.message_text)).toEqual(["once"])
+        expect(first.seq).toBe(1) // the retry took no seq: the next message is 2
+        expect((yield* chat.sendMessage(buyer.id, conversation.id, "next")).seq).toBe(2)
+        const page = yield* chat.readMessages(buyer.id, conversation.id, { limit: 50 })
+        expect(page.messages.map((m) => m.message_text)).toEqual(["next", "once"])
       })
     )
 
@@ -140,9 +145,9 @@ describe("ChatService", () => {
         expect(yield* failure(chat.sendMessage(buyer.id, conversation.id, "x".repeat(4001)))).toEqual(
           ValidationFailed.field("message_text", "too_long", { max: 4000 })
         )
-        expect(yield* failure(chat.readMessages(outsider.id, conversation.id, undefined, 10))).toBeInstanceOf(Forbidden)
+        expect(yield* failure(chat.readMessages(outsider.id, conversation.id, { limit: 10 }))).toBeInstanceOf(Forbidden)
         expect(hub.state.published.length).toBe(publishedBefore)
-        expect((yield* chat.readMessages(buyer.id, conversation.id, undefined, 10)).messages).toEqual([])
+        expect((yield* chat.readMessages(buyer.id, conversation.id, { limit: 10 })).messages).toEqual([])
       })
     )
   })

@@ -86,4 +86,30 @@ describe("Connection", () => {
     expect(socket.terminated).toBe(false)
     expect(socket.pings).toBe(2)
   })
+
+  it("holds live message frames during a catch-up, then sends those after it in seq order and drops the rest for good", () => {
+    const socket = fakeSocket()
+    const connection = connectionOn(socket)
+    const frame = (seq: number) => JSON.stringify({ type: "message", data: { seq } })
+    const deliver = (conversationId: string, seq: number) =>
+      connection.deliverMessage(conversationId, () => seq, frame(seq))
+
+    deliver("c", 3) // no catch-up: straight through
+    connection.holdLive("c")
+    deliver("c", 6)
+    deliver("c", 5) // stored before the catch-up read, published after it: a duplicate
+    deliver("c", 7)
+    deliver("other", 1) // another conversation is not held
+    expect(socket.sent).toEqual([frame(3), frame(1)])
+
+    connection.releaseLive("c", 5) // the catch-up sent 4 and 5
+    expect(socket.sent).toEqual([frame(3), frame(1), frame(6), frame(7)])
+    deliver("c", 5) // a late delivery of one the catch-up sent
+    deliver("c", 8)
+    expect(socket.sent).toEqual([frame(3), frame(1), frame(6), frame(7), frame(8)])
+
+    connection.forgetCatchUp("c") // unsubscribed: a new subscription starts afresh
+    deliver("c", 2)
+    expect(socket.sent.at(-1)).toBe(frame(2))
+  })
 })

@@ -62,6 +62,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       data: {
         id: expect.stringMatching(UUID),
         conversation_id: scene.conversationId,
+        seq: 1,
         sender_id: scene.buyer.userId,
         message_text: "Is it still available?",
         created_at: expect.stringMatching(ISO_UTC)
@@ -148,6 +149,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     expect(all.body.data.messages[0]).toEqual({
       id: sent[4].id,
       conversation_id: scene.conversationId,
+      seq: 5,
       sender_id: scene.buyer.userId,
       message_text: "m5",
       read_at: null,
@@ -256,6 +258,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const listed = await m.api.get("/conversations/my", { token: buyer.token })
     expect(listed.body.data.conversations[0].last_message).toEqual({
       text: "still interested?",
+      seq: 1,
       created_at: expect.stringMatching(ISO_UTC)
     })
     expect(listed.body.data.conversations[0].unread_count).toBe(1)

@@ -204,6 +204,7 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
         data: {
           id: expect.stringMatching(UUID),
           conversation_id: scene.conversationId,
+          seq: 1,
           sender_id: scene.seller.userId,
           message_text: "Yes, available",
           created_at: expect.stringMatching(ISO_UTC)

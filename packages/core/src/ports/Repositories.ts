@@ -1,6 +1,6 @@
 import { Context, type Effect, type Option } from "effect"
 import type { BuyRequest } from "../BuyRequest.js"
-import type { Conversation, Message } from "../Conversation.js"
+import type { Conversation, Message, NewMessage } from "../Conversation.js"
 import type { Deal } from "../Deal.js"
 import type { DomainEvent } from "../Events.js"
 import type { Offer } from "../Offer.js"
@@ -169,9 +169,17 @@ export class ConversationRepo extends Context.Tag("@talab/core/ConversationRepo"
 export class MessageRepo extends Context.Tag("@talab/core/MessageRepo")<
   MessageRepo,
   {
-    /** Stores a message; with a client id, a second store by the same sender answers the first message. */
-    readonly insertOnce: (message: Message) => Effect.Effect<{ readonly message: Message; readonly created: boolean }>
-    readonly markRead: (conversationId: string, readerId: string, at: Date) => Effect.Effect<number>
+    /**
+     * Stores a message with the next `seq` of its conversation (call it with the conversation locked); with a
+     * client id, a second store by the same sender answers the first message and takes no seq.
+     */
+    readonly insertOnce: (
+      message: NewMessage
+    ) => Effect.Effect<{ readonly message: Message; readonly created: boolean }>
+    /**
+     * Marks the other party's unread messages as read (those up to `upToSeq` when given); answers how many.
+     */
+    readonly markRead: (conversationId: string, readerId: string, at: Date, upToSeq?: number) => Effect.Effect<number>
   }
 >() {}
 

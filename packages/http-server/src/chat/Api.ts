@@ -2,7 +2,16 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import { ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
-import { FreeText, IntParam, PageParams, Pagination, Payload, problemMessage } from "../http/Fields.js"
+import {
+  FreeText,
+  IntParam,
+  PageParams,
+  Pagination,
+  Payload,
+  problemMessage,
+  SEQ_MAX,
+  SeqField
+} from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { MESSAGE_TEXT_MAX } from "../realtime/Protocol.js"
 import { ConversationSummary, MessageItem, SentMessage } from "./Views.js"
@@ -23,6 +32,19 @@ export const TimestampParam = Schema.transform(
   { strict: true, decode: (s) => new Date(s), encode: (d) => d.toISOString() }
 )
 
+/** `before` pages back in time, `after_seq` forward: one page goes one way, so naming both is a 400. */
+const HistoryParams = Schema.Struct({
+  before: Schema.optional(TimestampParam),
+  after_seq: Schema.optional(IntParam(0, SEQ_MAX)),
+  limit: Schema.optional(IntParam(1, MESSAGES_LIMIT_MAX))
+}).pipe(
+  Schema.filter((params) =>
+    params.before !== undefined && params.after_seq !== undefined
+      ? { path: ["after_seq"], message: problemMessage("after_seq_with_before") }
+      : true
+  )
+)
+
 /** The caller's conversations and their messages (parties only). */
 export class ChatApi extends HttpApiGroup.make("chat")
   .add(
@@ -33,12 +55,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
   .add(
     HttpApiEndpoint.get("listMessages", "/conversations/:id/messages")
       .setPath(IdPath)
-      .setUrlParams(
-        Schema.Struct({
-          before: Schema.optional(TimestampParam),
-          limit: Schema.optional(IntParam(1, MESSAGES_LIMIT_MAX))
-        })
-      )
+      .setUrlParams(HistoryParams)
       .addSuccess(Ok(Schema.Struct({ messages: Schema.Array(MessageItem), has_more: Schema.Boolean })))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
@@ -48,6 +65,14 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .setPath(IdPath)
       .setPayload(Payload({ message_text: FreeText(1, MESSAGE_TEXT_MAX) }))
       .addSuccess(Ok(SentMessage), { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("markRead", "/conversations/:id/read")
+      .setPath(IdPath)
+      .setPayload(Payload({ up_to_seq: SeqField }))
+      .addSuccess(Ok(Schema.Struct({ conversation_id: Schema.UUID, unread_count: Schema.Int })))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
   )

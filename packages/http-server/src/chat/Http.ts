@@ -23,12 +23,11 @@ export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const { hasMore, messages } = yield* chat.readMessages(
-              user.id,
-              path.id,
-              urlParams.before,
-              urlParams.limit ?? MESSAGES_LIMIT_DEFAULT
-            )
+            const { hasMore, messages } = yield* chat.readMessages(user.id, path.id, {
+              before: urlParams.before,
+              afterSeq: urlParams.after_seq,
+              limit: urlParams.limit ?? MESSAGES_LIMIT_DEFAULT
+            })
             return { success: true as const, data: { messages, has_more: hasMore } }
           })
         )
@@ -39,6 +38,18 @@ export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
             const { user } = yield* CurrentUser
             const message = yield* chat.sendMessage(user.id, path.id, payload.message_text)
             return { success: true as const, data: message }
+          })
+        )
+      )
+      .handle("markRead", ({ path, payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const marked = yield* chat.markReadUpTo(user.id, path.id, payload.up_to_seq)
+            return {
+              success: true as const,
+              data: { conversation_id: marked.conversationId, unread_count: marked.unreadCount }
+            }
           })
         )
       )

@@ -11,6 +11,7 @@ const SummaryRow = Schema.Struct({
   other_name: Schema.NullOr(Schema.String),
   other_avatar_url: Schema.NullOr(Schema.String),
   last_text: Schema.NullOr(Schema.String),
+  last_seq: Schema.NullOr(Schema.Number),
   last_created_at: Schema.NullOr(Schema.DateFromSelf),
   unread_count: Schema.Number
 })
@@ -18,6 +19,7 @@ const SummaryRow = Schema.Struct({
 const MessageRow = Schema.Struct({
   id: Schema.String,
   conversation_id: Schema.String,
+  seq: Schema.Number,
   sender_id: Schema.String,
   message_text: Schema.String,
   read_at: Schema.NullOr(Schema.DateFromSelf),
@@ -52,14 +54,15 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
           ORDER BY COALESCE(last_message_at, created_at) DESC, id DESC LIMIT ${limit} OFFSET ${offset}
         )
         SELECT p.id, p.offer_id, p.created_at, u.id AS other_id, u.name AS other_name,
-               u.avatar_url AS other_avatar_url, last.message_text AS last_text, last.created_at AS last_created_at,
+               u.avatar_url AS other_avatar_url, last.message_text AS last_text, last.seq AS last_seq,
+               last.created_at AS last_created_at,
                (SELECT count(*) FROM messages m
                 WHERE m.conversation_id = p.id AND m.sender_id = p.other_id AND m.read_at IS NULL)::int AS unread_count
         FROM page p
         JOIN users u ON u.id = p.other_id
         LEFT JOIN LATERAL (
-          SELECT message_text, created_at FROM messages m
-          WHERE m.conversation_id = p.id ORDER BY m.created_at DESC, m.id DESC LIMIT 1
+          SELECT message_text, seq, created_at FROM messages m
+          WHERE m.conversation_id = p.id ORDER BY m.seq DESC LIMIT 1
         ) last ON true
         ORDER BY COALESCE(p.last_message_at, p.created_at) DESC, p.id DESC`
     })
@@ -80,11 +83,29 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       }),
       Result: MessageRow,
       execute: ({ before, conversationId, limit }) => sql`
-        SELECT id, conversation_id, sender_id, message_text, read_at, created_at FROM messages
+        SELECT id, conversation_id, seq, sender_id, message_text, read_at, created_at FROM messages
         WHERE conversation_id = ${conversationId}
           ${before === undefined ? sql`` : sql`AND created_at < ${before}`}
         ORDER BY created_at DESC, id DESC
         LIMIT ${limit + 1}`
+    })
+
+    // Walks messages_by_conversation_seq forward; one row more tells has_more.
+    const messagesAfterSeq = SqlSchema.findAll({
+      Request: Schema.Struct({ conversationId: Schema.String, afterSeq: Schema.Number, limit: Schema.Number }),
+      Result: MessageRow,
+      execute: ({ afterSeq, conversationId, limit }) => sql`
+        SELECT id, conversation_id, seq, sender_id, message_text, read_at, created_at FROM messages
+        WHERE conversation_id = ${conversationId} AND seq > ${afterSeq}
+        ORDER BY seq
+        LIMIT ${limit + 1}`
+    })
+    const unread = SqlSchema.single({
+      Request: Schema.Struct({ conversationId: Schema.String, readerId: Schema.String }),
+      Result: Schema.Struct({ unread_count: Schema.Number }),
+      execute: ({ conversationId, readerId }) => sql`
+        SELECT count(*)::int AS unread_count FROM messages
+        WHERE conversation_id = ${conversationId} AND sender_id <> ${readerId} AND read_at IS NULL`
     })
 
     /** The user's conversations, most recent activity first. */
@@ -100,9 +121,9 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
             offer_id: row.offer_id,
             other_party: { id: row.other_id, name: row.other_name, avatar_url: row.other_avatar_url },
             last_message:
-              row.last_text === null || row.last_created_at === null
+              row.last_text === null || row.last_seq === null || row.last_created_at === null
                 ? null
-                : { text: row.last_text, created_at: row.last_created_at },
+                : { text: row.last_text, seq: row.last_seq, created_at: row.last_created_at },
             unread_count: row.unread_count,
             created_at: row.created_at
           }))
@@ -121,6 +142,24 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         Effect.orDie
       )
 
-    return { listForUser, messagesPage } as const
+    /** Up to `limit` messages after `afterSeq`, oldest first, and whether more come after them. */
+    const messagesAfter = (
+      conversationId: string,
+      afterSeq: number,
+      limit: number
+    ): Effect.Effect<{ readonly messages: ReadonlyArray<MessageItem>; readonly hasMore: boolean }> =>
+      messagesAfterSeq({ conversationId, afterSeq, limit }).pipe(
+        Effect.map((rows) => ({ messages: rows.slice(0, limit), hasMore: rows.length > limit })),
+        Effect.orDie
+      )
+
+    /** How many of the other party's messages the reader has not read. */
+    const unreadCount = (conversationId: string, readerId: string): Effect.Effect<number> =>
+      unread({ conversationId, readerId }).pipe(
+        Effect.map((row) => row.unread_count),
+        Effect.orDie
+      )
+
+    return { listForUser, messagesPage, messagesAfter, unreadCount } as const
   })
 }) {}

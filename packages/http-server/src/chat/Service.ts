@@ -1,4 +1,5 @@
 import {
+  type Conversation,
   ConversationRepo,
   DomainEvent,
   EventOutbox,
@@ -15,6 +16,13 @@ import { RealtimeHub } from "../realtime/Hub.js"
 import { asParty } from "./Policy.js"
 import { ChatQueries } from "./Queries.js"
 import { type SentMessage, sentMessage } from "./Views.js"
+
+/** Which page of a conversation's history to read. */
+export interface HistoryPage {
+  readonly before?: Date | undefined
+  readonly afterSeq?: number | undefined
+  readonly limit: number
+}
 
 export interface SendOptions {
   /** The sender's id for this message; a second send with the same one stores nothing and answers the first. */
@@ -42,18 +50,36 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
 
     const listMine = (userId: string, page: PageRequest) => queries.listForUser(userId, page)
 
-    /** A page of history; reading it marks every message the other party sent as read. */
-    const readMessages = (userId: string, conversationId: string, before: Date | undefined, limit: number) =>
+    /**
+     * A page of history: older than `before` (newest first), or after the seq `afterSeq` (oldest first).
+     * Reading it marks every message the other party sent as read.
+     */
+    const readMessages = (userId: string, conversationId: string, page: HistoryPage) =>
       Effect.gen(function* () {
         const conversation = yield* conversationOf(userId, conversationId)
         yield* messages.markRead(conversation.id, userId, yield* now)
-        return yield* queries.messagesPage(conversation.id, before, limit)
+        return page.afterSeq === undefined
+          ? yield* queries.messagesPage(conversation.id, page.before, page.limit)
+          : yield* queries.messagesAfter(conversation.id, page.afterSeq, page.limit)
+      })
+
+    /** Up to `limit` messages after `afterSeq`, oldest first, for a party (the WebSocket's catch-up); marks nothing. */
+    const messagesAfter = (conversation: Conversation, afterSeq: number, limit: number) =>
+      queries.messagesAfter(conversation.id, afterSeq, limit)
+
+    /** Marks the other party's messages up to `upToSeq` as read; answers what the reader still has unread. */
+    const markReadUpTo = (userId: string, conversationId: string, upToSeq: number) =>
+      Effect.gen(function* () {
+        const conversation = yield* conversationOf(userId, conversationId)
+        yield* messages.markRead(conversation.id, userId, yield* now, upToSeq)
+        return { conversationId: conversation.id, unreadCount: yield* queries.unreadCount(conversation.id, userId) }
       })
 
     /**
      * Stores a message, raises MessageSent in the same transaction and delivers it to every socket subscribed
      * to the conversation. Messages of one conversation are stored one at a time (the conversation row is
-     * locked), each strictly after the previous one, so paging by `before` never splits two that share a time.
+     * locked), each strictly after the previous one and with the next seq, so paging by `before` never splits
+     * two that share a time and `after_seq` never skips one.
      */
     const sendMessage = (senderId: string, conversationId: string, text: string, options: SendOptions = {}) =>
       Effect.gen(function* () {
@@ -105,6 +131,6 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
         return view
       })
 
-    return { conversationOf, listMine, readMessages, sendMessage } as const
+    return { conversationOf, listMine, readMessages, messagesAfter, markReadUpTo, sendMessage } as const
   })
 }) {}

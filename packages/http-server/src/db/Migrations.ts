@@ -10,6 +10,7 @@ import buyRequestCounts from "./migrations/0005_buy_request_counts.js"
 import adminGrants from "./migrations/0006_admin_grants.js"
 import storedFiles from "./migrations/0008_stored_files.js"
 import retention from "./migrations/0009_retention.js"
+import messageSeq from "./migrations/0010_message_seq.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -20,7 +21,8 @@ export const migrations = {
   "0005_buy_request_counts": buyRequestCounts,
   "0006_admin_grants": adminGrants,
   "0008_stored_files": storedFiles,
-  "0009_retention": retention
+  "0009_retention": retention,
+  "0010_message_seq": messageSeq
 }
 
 /**

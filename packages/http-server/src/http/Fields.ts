@@ -111,6 +111,17 @@ export const IntParam = (min: number, max: number) =>
     })
   )
 
+/** The largest seq a client may name (PostgreSQL's integer, the column's type). */
+export const SEQ_MAX = 2_147_483_647
+
+/** A message seq in a JSON body or frame: an integer from 0 (before the first message) to {@link SEQ_MAX}. */
+export const SeqField = NumberField.pipe(
+  Schema.filter((n) => Number.isInteger(n) && n >= 0 && n <= SEQ_MAX, {
+    message: () => problemMessage("integer_range", { min: 0, max: SEQ_MAX }),
+    jsonSchema: { type: "integer", minimum: 0, maximum: SEQ_MAX }
+  })
+)
+
 /** `page` and `per_page` query parameters. */
 export const PageParams = {
   page: Schema.optional(IntParam(1, Number.MAX_SAFE_INTEGER)),

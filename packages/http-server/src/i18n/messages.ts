@@ -126,6 +126,10 @@ export const texts: Catalogue = {
     en: "Must be an integer from {min} to {max}"
   },
   timestamp: { ar: "يجب أن يكون تاريخاً بصيغة ISO 8601", en: "Must be an ISO 8601 timestamp" },
+  after_seq_with_before: {
+    ar: "لا يمكن استخدام after_seq مع before في الطلب نفسه",
+    en: "Cannot be combined with before: page back with before, or forward with after_seq"
+  },
   rating_range: { ar: "التقييم عدد صحيح من 1 إلى 5", en: "The rating must be an integer from 1 to 5" },
   deal_not_completed: { ar: "لم تكتمل الصفقة بعد", en: "The deal is not completed" },
   deal_already_rated: { ar: "تم تقييم هذه الصفقة بالفعل", en: "This deal has already been rated" },

@@ -24,6 +24,11 @@ export interface Identity {
 
 let nextConnectionId = 0
 
+interface HeldFrame {
+  readonly seq: number
+  readonly text: string
+}
+
 /** One client socket: what it is subscribed to, who it belongs to, and non-blocking sends to it. */
 export class Connection {
   readonly id = ++nextConnectionId
@@ -31,6 +36,10 @@ export class Connection {
   identity: Identity | undefined = undefined
   language: Language
   private answeredLastPing = true
+  /** Live message frames of conversations whose catch-up is running, held until it has been sent. */
+  private readonly held = new Map<string, Array<HeldFrame>>()
+  /** Per conversation, the last seq a catch-up sent: a live frame at or below it was sent already. */
+  private readonly caughtUpTo = new Map<string, number>()
 
   constructor(
     private readonly ws: WebSocket,
@@ -64,6 +73,44 @@ export class Connection {
 
   send(frame: ServerFrame) {
     this.sendText(encodeServerFrame(frame))
+  }
+
+  /**
+   * A live `message` frame of a conversation: held while that conversation's catch-up runs, dropped when the
+   * catch-up sent it already, else sent. `seq` is read only when it matters (the frame is parsed then).
+   */
+  deliverMessage(conversationId: string, seq: () => number, text: string) {
+    const held = this.held.get(conversationId)
+    if (held !== undefined) {
+      held.push({ seq: seq(), text })
+      return
+    }
+    const caughtUpTo = this.caughtUpTo.get(conversationId)
+    if (caughtUpTo !== undefined && seq() <= caughtUpTo) return
+    this.sendText(text)
+  }
+
+  /** Starts holding the conversation's live messages back (a catch-up is about to read the missed ones). */
+  holdLive(conversationId: string) {
+    if (!this.held.has(conversationId)) this.held.set(conversationId, [])
+  }
+
+  /**
+   * The catch-up sent everything up to `lastSeq`: from now on a live frame at or below it is a duplicate. The
+   * held frames after it go out, in seq order.
+   */
+  releaseLive(conversationId: string, lastSeq: number) {
+    const caughtUpTo = Math.max(lastSeq, this.caughtUpTo.get(conversationId) ?? 0)
+    this.caughtUpTo.set(conversationId, caughtUpTo)
+    const held = this.held.get(conversationId) ?? []
+    this.held.delete(conversationId)
+    for (const frame of held.sort((a, b) => a.seq - b.seq)) if (frame.seq > caughtUpTo) this.sendText(frame.text)
+  }
+
+  /** Forgets the catch-up state of a conversation the socket left. */
+  forgetCatchUp(conversationId: string) {
+    this.held.delete(conversationId)
+    this.caughtUpTo.delete(conversationId)
   }
 
   sendError(code: ErrorFrameCode, extra?: Parameters<typeof errorFrame>[2]) {

@@ -105,3 +105,16 @@ export const conversationOfChannel = (channel: string): string | undefined =>
   channel.startsWith(CONVERSATION_CHANNEL_PREFIX) && channel.length > CONVERSATION_CHANNEL_PREFIX.length
     ? channel.slice(CONVERSATION_CHANNEL_PREFIX.length)
     : undefined
+
+/**
+ * The seq of an encoded `message` frame (as the hub and the fan-out carry it), or +Infinity when it has none,
+ * so a frame that cannot be placed is never taken for one already sent.
+ */
+export const seqOfMessageFrame = (text: string): number => {
+  try {
+    const seq = (JSON.parse(text) as { data?: { seq?: unknown } }).data?.seq
+    return typeof seq === "number" ? seq : Number.POSITIVE_INFINITY
+  } catch {
+    return Number.POSITIVE_INFINITY
+  }
+}

@@ -1,4 +1,5 @@
 import {
+  type Conversation,
   type Forbidden,
   isSessionLive,
   type NotFound,
@@ -10,11 +11,18 @@ import { Clock, Deferred, Effect, Exit, identity, Option, Queue } from "effect"
 import type { WebSocket } from "ws"
 import { Tokens } from "../auth/Tokens.js"
 import { ChatService } from "../chat/Service.js"
+import { sentMessageOf } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { Connection } from "./Connection.js"
 import { conversationOfChannel, type DecodedFrame, decodeClientFrame } from "./Frames.js"
 import { RealtimeHub } from "./Hub.js"
-import { CloseCode, MAX_SUBSCRIPTIONS_PER_SOCKET, type SendMessageFrame } from "./Protocol.js"
+import {
+  CATCH_UP_MAX,
+  CloseCode,
+  MAX_SUBSCRIPTIONS_PER_SOCKET,
+  type SendMessageFrame,
+  type SubscribeFrame
+} from "./Protocol.js"
 
 /*
  * Frames of one socket are handled one at a time, in order (a subscribe is done before the message sent
@@ -103,8 +111,28 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
         (decision) => decision.allowed
       )
 
-    const subscribe = (connection: Connection, userId: string, channel: string) =>
+    /*
+     * Resuming from `since_seq` without a gap or a duplicate: live frames of the conversation are held from
+     * before the subscription is registered (so none is missed while the fan-out starts watching), the missed
+     * messages are read after it is (so a message stored later is delivered live), and the held frames go out
+     * after the catch-up, those it sent already dropped (Connection.releaseLive).
+     */
+    const catchUp = (connection: Connection, conversation: Conversation, channel: string, sinceSeq: number) =>
+      chat.messagesAfter(conversation, sinceSeq, CATCH_UP_MAX).pipe(
+        Effect.flatMap(({ hasMore, messages }) =>
+          Effect.sync(() => {
+            for (const message of messages) connection.send({ type: "message", data: sentMessageOf(message) })
+            const lastSeq = messages.at(-1)?.seq ?? sinceSeq
+            connection.send({ type: "caught_up", channel, last_seq: lastSeq, has_more: hasMore })
+            connection.releaseLive(conversation.id, lastSeq)
+          })
+        ),
+        Effect.onError(() => Effect.sync(() => connection.releaseLive(conversation.id, sinceSeq)))
+      )
+
+    const subscribe = (connection: Connection, userId: string, frame: typeof SubscribeFrame.Type) =>
       Effect.gen(function* () {
+        const { channel, since_seq: sinceSeq } = frame
         const conversationId = conversationOfChannel(channel)
         if (conversationId === undefined) return connection.sendError("VALIDATION_ERROR", { channel })
         if (
@@ -117,10 +145,15 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
           })
         }
         const conversation = yield* chat.conversationOf(userId, conversationId)
+        if (sinceSeq !== undefined) connection.holdLive(conversation.id)
         const watching = yield* Effect.either(hub.subscribe(connection, conversation.id))
-        if (watching._tag === "Left") return connection.sendError("INTERNAL_ERROR", { channel })
+        if (watching._tag === "Left") {
+          connection.forgetCatchUp(conversation.id)
+          return connection.sendError("INTERNAL_ERROR", { channel })
+        }
         connection.send({ type: "subscribed", channel })
-      }).pipe(Effect.catchAll((error) => refuse(connection, error, { channel })))
+        if (sinceSeq !== undefined) yield* catchUp(connection, conversation, channel, sinceSeq)
+      }).pipe(Effect.catchAll((error) => refuse(connection, error, { channel: frame.channel })))
 
     const unsubscribe = (connection: Connection, channel: string) =>
       Effect.gen(function* () {
@@ -193,7 +226,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
               return Effect.flatMap(withinApiBudget(identity.userId), (allowed) => {
                 if (!allowed) return Effect.sync(() => connection.sendError("RATE_LIMITED", { channel: frame.channel }))
                 return frame.type === "subscribe"
-                  ? subscribe(connection, identity.userId, frame.channel)
+                  ? subscribe(connection, identity.userId, frame)
                   : unsubscribe(connection, frame.channel)
               })
             case "message":

@@ -6,7 +6,7 @@ import { ServerLifecycle } from "../server/Lifecycle.js"
 import { recordMessagesDelivered, recordOpenSockets } from "../telemetry/Metrics.js"
 import type { Connection } from "./Connection.js"
 import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout, type SocketHolder } from "./Fanout.js"
-import { encodeServerFrame } from "./Frames.js"
+import { encodeServerFrame, seqOfMessageFrame } from "./Frames.js"
 import { CloseCode, MAX_SOCKETS_PER_SESSION, MAX_SOCKETS_PER_USER } from "./Protocol.js"
 import { makeRedisFanout } from "./RedisFanout.js"
 
@@ -82,7 +82,9 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
     const deliverLocally = (audience: Audience, frame: string) => {
       const entry = audiences.get(audienceKey(audience))
       if (entry === undefined) return
-      for (const connection of entry.connections) connection.sendText(frame)
+      let seq: number | undefined
+      const seqOfFrame = () => (seq ??= seqOfMessageFrame(frame))
+      for (const connection of entry.connections) connection.deliverMessage(audience.conversationId, seqOfFrame, frame)
       recordMessagesDelivered(entry.connections.size)
     }
     const closeSessionLocally = (sessionId: string) => {
@@ -100,6 +102,7 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
     })
 
     const leave = (connection: Connection, conversationId: string) => {
+      connection.forgetCatchUp(conversationId)
       if (!connection.subscriptions.delete(conversationId) || connection.identity === undefined) return Effect.void
       const audience = { conversationId, userId: connection.identity.userId }
       const key = audienceKey(audience)

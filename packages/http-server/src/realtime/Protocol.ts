@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { SentMessage } from "../chat/Views.js"
-import { FreeText, Text } from "../http/Fields.js"
+import { FreeText, SEQ_MAX, SeqField, Text } from "../http/Fields.js"
 
 /*
  * The WebSocket protocol of `/ws` (decisions.md section 9): every frame is one JSON text. The server decodes
@@ -17,6 +17,12 @@ export const MAX_SOCKETS_PER_SESSION = 10
 export const MAX_SOCKETS_PER_USER = 50
 /** Conversations one socket may be subscribed to at once; one more is refused with VALIDATION_ERROR. */
 export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100
+/**
+ * Messages a `subscribe` with `since_seq` sends before its `caught_up` frame; the rest is read over REST
+ * (`GET /conversations/{id}/messages?after_seq=`). 50 of the longest messages stay under the 1 MiB a socket
+ * may have waiting to be sent.
+ */
+export const CATCH_UP_MAX = 50
 
 export const CONVERSATION_CHANNEL_PREFIX = "conversation."
 export const conversationChannel = (conversationId: string) => `${CONVERSATION_CHANNEL_PREFIX}${conversationId}`
@@ -36,7 +42,15 @@ export const CloseCode = {
 // Client to server
 
 export const AuthFrame = Schema.Struct({ type: Schema.Literal("auth"), token: Schema.String })
-export const SubscribeFrame = Schema.Struct({ type: Schema.Literal("subscribe"), channel: Schema.String })
+export const SubscribeFrame = Schema.Struct({
+  type: Schema.Literal("subscribe"),
+  channel: Schema.String,
+  /**
+   * The last seq the client has of the conversation (0: none): the messages after it are sent first, then
+   * `caught_up`, then live messages, with no gap and no duplicate.
+   */
+  since_seq: Schema.optional(SeqField)
+})
 export const UnsubscribeFrame = Schema.Struct({ type: Schema.Literal("unsubscribe"), channel: Schema.String })
 export const SendMessageFrame = Schema.Struct({
   type: Schema.Literal("message"),
@@ -62,6 +76,17 @@ export const AckFrame = Schema.Struct({
   type: Schema.Literal("ack"),
   client_id: Schema.NullOr(Schema.String),
   data: SentMessage
+})
+export const CaughtUpFrame = Schema.Struct({
+  type: Schema.Literal("caught_up"),
+  channel: Schema.String,
+  /** The seq of the last message the catch-up sent (`since_seq` when it sent none). */
+  last_seq: Schema.Int.pipe(Schema.between(0, SEQ_MAX)),
+  /**
+   * True when more than {@link CATCH_UP_MAX} messages were missed: those after `last_seq` were not sent, fetch
+   * them with `GET /conversations/{id}/messages?after_seq=<last_seq>`. Live messages follow either way.
+   */
+  has_more: Schema.Boolean
 })
 export const ErrorFrameCode = Schema.Literal(
   "UNAUTHORIZED",
@@ -92,6 +117,7 @@ export const ServerFrame = Schema.Union(
   UnsubscribedFrame,
   MessageFrame,
   AckFrame,
+  CaughtUpFrame,
   ErrorFrame,
   PongFrame
 )

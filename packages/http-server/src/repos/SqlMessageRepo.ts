@@ -6,12 +6,15 @@ import { column, NullableString, NullableTimestamp, Timestamp } from "./Rows.js"
 export const MessageRow = Schema.Struct({
   id: Schema.String,
   conversationId: column("conversation_id", Schema.String),
+  seq: Schema.Number,
   senderId: column("sender_id", Schema.String),
   messageText: column("message_text", Schema.String),
   clientId: column("client_id", NullableString),
   readAt: column("read_at", NullableTimestamp),
   createdAt: column("created_at", Timestamp)
 })
+
+const NewMessageRow = MessageRow.omit("seq")
 
 const MarkedCount = Schema.Struct({ count: Schema.Number })
 
@@ -20,16 +23,26 @@ export const SqlMessageRepo = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = SqlSchema.void({
-      Request: MessageRow,
-      execute: (row) => sql`INSERT INTO messages ${sql.insert(row)}`
+    /*
+     * The next seq is read in the same statement, from messages_by_conversation_seq; the caller holds the
+     * conversation's row lock, so no other writer of that conversation is between the read and the insert.
+     */
+    const insertValues = (row: typeof NewMessageRow.Encoded) => sql`
+      INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, read_at, created_at, seq)
+      VALUES (${row.id}, ${row.conversation_id}, ${row.sender_id}, ${row.message_text}, ${row.client_id},
+              ${row.read_at}, ${row.created_at},
+              (SELECT COALESCE(max(seq), 0) + 1 FROM messages WHERE conversation_id = ${row.conversation_id}))`
+    const insert = SqlSchema.single({
+      Request: NewMessageRow,
+      Result: MessageRow,
+      execute: (row) => sql`${insertValues(row)} RETURNING *`
     })
     // The conflict target repeats the partial index's predicate, which is how Postgres picks that index.
     const insertUnlessSent = SqlSchema.findOne({
-      Request: MessageRow,
+      Request: NewMessageRow,
       Result: MessageRow,
       execute: (row) => sql`
-        INSERT INTO messages ${sql.insert(row)}
+        ${insertValues(row)}
         ON CONFLICT (sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
         RETURNING *`
     })
@@ -40,12 +53,18 @@ export const SqlMessageRepo = Layer.effect(
         sql`SELECT * FROM messages WHERE sender_id = ${senderId} AND client_id = ${clientId}`
     })
     const markRead = SqlSchema.single({
-      Request: Schema.Struct({ conversationId: Schema.String, readerId: Schema.String, at: Schema.DateFromSelf }),
+      Request: Schema.Struct({
+        conversationId: Schema.String,
+        readerId: Schema.String,
+        at: Schema.DateFromSelf,
+        upToSeq: Schema.UndefinedOr(Schema.Number)
+      }),
       Result: MarkedCount,
-      execute: ({ at, conversationId, readerId }) => sql`
+      execute: ({ at, conversationId, readerId, upToSeq }) => sql`
         WITH marked AS (
           UPDATE messages SET read_at = ${at}
           WHERE conversation_id = ${conversationId} AND sender_id <> ${readerId} AND read_at IS NULL
+            ${upToSeq === undefined ? sql`` : sql`AND seq <= ${upToSeq}`}
           RETURNING 1
         )
         SELECT count(*) AS count FROM marked`
@@ -54,7 +73,12 @@ export const SqlMessageRepo = Layer.effect(
     return MessageRepo.of({
       insertOnce: (message) => {
         const { clientId } = message
-        if (clientId === null) return insert(message).pipe(Effect.as({ message, created: true }), Effect.orDie)
+        if (clientId === null) {
+          return insert(message).pipe(
+            Effect.map((stored) => ({ message: stored, created: true })),
+            Effect.orDie
+          )
+        }
         return insertUnlessSent(message).pipe(
           Effect.flatMap(
             Option.match({
@@ -68,8 +92,8 @@ export const SqlMessageRepo = Layer.effect(
           Effect.orDie
         )
       },
-      markRead: (conversationId, readerId, at) =>
-        markRead({ conversationId, readerId, at }).pipe(
+      markRead: (conversationId, readerId, at, upToSeq) =>
+        markRead({ conversationId, readerId, at, upToSeq }).pipe(
           Effect.map((row) => row.count),
           Effect.orDie
         )

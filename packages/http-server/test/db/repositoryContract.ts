@@ -603,28 +603,33 @@ export const repositoryContract = <E>(
       })
     )
 
-    it.effect("messages: insertOnce is idempotent per sender and client id; markRead counts the other party's", () =>
-      Effect.gen(function* () {
-        const messages = yield* MessageRepo
-        const { buyer, conversation, seller } = yield* seedOffer
-        const clientId = `c-${randomUUID()}`
-        const first = aMessage(conversation, buyer.id, { clientId })
-        expect(yield* messages.insertOnce(first)).toEqual({ message: first, created: true })
-        const retry = aMessage(conversation, buyer.id, { clientId, messageText: "retried" })
-        expect(yield* messages.insertOnce(retry)).toEqual({ message: first, created: false })
+    it.effect(
+      "messages: insertOnce numbers each conversation 1, 2, 3 and is idempotent per sender and client id; markRead counts the other party's, up to a seq when given",
+      () =>
+        Effect.gen(function* () {
+          const messages = yield* MessageRepo
+          const { buyer, conversation, seller } = yield* seedOffer
+          const clientId = `c-${randomUUID()}`
+          const first = aMessage(conversation, buyer.id, { clientId })
+          expect(yield* messages.insertOnce(first)).toEqual({ message: { ...first, seq: 1 }, created: true })
+          const retry = aMessage(conversation, buyer.id, { clientId, messageText: "retried" })
+          expect(yield* messages.insertOnce(retry)).toEqual({ message: { ...first, seq: 1 }, created: false })
 
-        const sameClientIdOtherSender = aMessage(conversation, seller.id, { clientId })
-        expect((yield* messages.insertOnce(sameClientIdOtherSender)).created).toBe(true)
-        const plain = aMessage(conversation, buyer.id)
-        expect(yield* messages.insertOnce(plain)).toEqual({ message: plain, created: true })
+          const sameClientIdOtherSender = aMessage(conversation, seller.id, { clientId })
+          expect((yield* messages.insertOnce(sameClientIdOtherSender)).message.seq).toBe(2)
+          const plain = aMessage(conversation, buyer.id)
+          expect(yield* messages.insertOnce(plain)).toEqual({ message: { ...plain, seq: 3 }, created: true })
+          const elsewhere = yield* seedOffer
+          expect((yield* messages.insertOnce(aMessage(elsewhere.conversation, buyer.id))).message.seq).toBe(1)
 
-        expect(yield* messages.markRead(conversation.id, seller.id, at("2025-02-01T00:00:00.000Z"))).toBe(2)
-        expect(yield* messages.markRead(conversation.id, seller.id, at("2025-02-01T00:00:01.000Z"))).toBe(0)
-        expect(yield* messages.markRead(conversation.id, buyer.id, at("2025-02-01T00:00:02.000Z"))).toBe(1)
-        expect(
-          yield* violatedConstraint(messages.insertOnce(aMessage(conversation, buyer.id, { messageText: "" })))
-        ).toBe("messages_text_length")
-      })
+          expect(yield* messages.markRead(conversation.id, seller.id, at("2025-02-01T00:00:00.000Z"), 1)).toBe(1)
+          expect(yield* messages.markRead(conversation.id, seller.id, at("2025-02-01T00:00:00.000Z"))).toBe(1)
+          expect(yield* messages.markRead(conversation.id, seller.id, at("2025-02-01T00:00:01.000Z"))).toBe(0)
+          expect(yield* messages.markRead(conversation.id, buyer.id, at("2025-02-01T00:00:02.000Z"))).toBe(1)
+          expect(
+            yield* violatedConstraint(messages.insertOnce(aMessage(conversation, buyer.id, { messageText: "" })))
+          ).toBe("messages_text_length")
+        })
     )
 
     it.effect("outbox: appended events are stored with their type and payload", () =>

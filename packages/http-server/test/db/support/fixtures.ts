@@ -5,7 +5,7 @@ import {
   ConversationRepo,
   type Deal,
   DealRepo,
-  type Message,
+  type NewMessage,
   newUser,
   type Offer,
   OfferRepo,
@@ -105,7 +105,11 @@ export const aDeal = (
   ...overrides
 })
 
-export const aMessage = (conversation: Conversation, senderId: string, overrides: Partial<Message> = {}): Message => ({
+export const aMessage = (
+  conversation: Conversation,
+  senderId: string,
+  overrides: Partial<NewMessage> = {}
+): NewMessage => ({
   id: randomUUID(),
   conversationId: conversation.id,
   senderId,
