@@ -7,6 +7,7 @@ import { chatScene, postMessage } from "../support/chat-fixtures.js"
 import { client, newPhone, relaxedLimits, type SignedIn, signIn } from "../support/harness.js"
 import { Marketplace } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
+import { resumedSeqs, sendOverSocket, seqRange, subscribeSince, writeConcurrently } from "../support/seq.js"
 import { connectAs, WsClient } from "../support/ws-client.js"
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
@@ -95,6 +96,40 @@ describe("two instances sharing Redis and PostgreSQL", () => {
     const sellerOnB = await on(b, scene.seller.token, [scene.conversationId])
     const sent = await postMessage(client(a), scene.buyer, scene.conversationId, "posted on A")
     expect(await sellerOnB.nextOfType("message")).toEqual({ type: "message", data: sent })
+  })
+
+  it("resumes from since_seq on one instance while both write: no gap, no duplicate", async () => {
+    const scene = await chatScene(m)
+    for (let i = 1; i <= 5; i++) await postMessage(client(a), scene.seller, scene.conversationId, `before ${i}`)
+    const total = 60
+    const sellerOnA = await on(a, scene.seller.token)
+    const buyerOnB = await on(b, scene.buyer.token)
+    const writing = writeConcurrently(5, total, [
+      (text) => sendOverSocket(sellerOnA, scene.conversationId, text),
+      (text) => sendOverSocket(buyerOnB, scene.conversationId, text),
+      ...Array.from(
+        { length: 10 },
+        (_, i) => (text: string) =>
+          postMessage(client(i % 2 ? a : b), i % 2 ? scene.seller : scene.buyer, scene.conversationId, text)
+      )
+    ])
+    const resumed: Array<{ socket: WsClient; since: number }> = []
+    for (const [index, since] of [3, 0, 8, 1, 12, 5].entries()) {
+      while (writing.written() < 6 * (index + 2)) await new Promise((resolve) => setTimeout(resolve, 2))
+      // The resuming sockets are on B; what A stores reaches them through Redis.
+      const socket = await on(b, scene.seller.token)
+      expect(await subscribeSince(socket, scene.conversationId, since)).toMatchObject({ type: "subscribed" })
+      resumed.push({ socket, since })
+    }
+    await writing.done
+    for (const { socket, since } of resumed) {
+      const { all, catchUp, caughtUp } = await resumedSeqs(socket, scene.conversationId, total)
+      expect(
+        [...all].sort((x, y) => x - y),
+        `since ${since}`
+      ).toEqual(seqRange(since + 1, total))
+      expect(catchUp).toEqual(seqRange(since + 1, caughtUp.last_seq))
+    }
   })
 
   it("counts a recipient subscribed on the other instance as online, and as offline once unsubscribed or gone", async () => {
