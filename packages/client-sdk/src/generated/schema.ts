@@ -955,7 +955,7 @@ export interface paths {
         };
         /**
          * List my conversations
-         * @description The signed-in user's conversations (one per offer), by last activity, with the last message and the unread count.
+         * @description The signed-in user's conversations (one per offer), by last activity, with the last message (its text, `seq` and time) and the unread count.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -985,7 +985,7 @@ export interface paths {
         };
         /**
          * Read a conversation's messages
-         * @description The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more`. Marks the other party's messages as read.
+         * @description The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more` (older ones exist). With `after_seq=N` instead: up to `limit` messages whose `seq` is greater than N, oldest first, with `has_more` (newer ones exist: ask again with the last `seq` returned); this is how a client resumes a conversation. `before` and `after_seq` together are a 400. Every message carries `seq`: 1, 2, 3, … within the conversation, with no gaps. Marks the other party's messages as read.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -1018,6 +1018,38 @@ export interface paths {
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["chat.sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{id}/read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Mark messages as read up to a seq
+         * @description The conversation's two parties. Marks the other party's messages with `seq` up to `up_to_seq` as read (those read already keep their `read_at`; the caller's own messages are never touched) and answers how many of the other party's messages the caller still has unread, the `unread_count` every device sees in the conversation list. A `seq` not stored yet marks what there is; 0 marks nothing.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller is not a party of the conversation |
+         *     | 404 | `NOT_FOUND` | no conversation has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        put: operations["chat.markRead"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5548,6 +5580,7 @@ export interface operations {
                      *             },
                      *             "last_message": {
                      *               "text": "text",
+                     *               "seq": 1,
                      *               "created_at": "2026-03-01T09:30:00.000Z"
                      *             },
                      *             "unread_count": 1,
@@ -5578,6 +5611,7 @@ export interface operations {
                                 };
                                 last_message: {
                                     text: string;
+                                    seq: components["schemas"]["Int"];
                                     created_at: components["schemas"]["Date"];
                                 } | null;
                                 unread_count: components["schemas"]["Int"];
@@ -5663,6 +5697,7 @@ export interface operations {
         parameters: {
             query?: {
                 before?: string;
+                after_seq?: number;
                 limit?: number;
             };
             header?: never;
@@ -5687,6 +5722,7 @@ export interface operations {
                      *           {
                      *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
                      *             "conversation_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "seq": 1,
                      *             "sender_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *             "message_text": "Is it still available?",
                      *             "created_at": "2026-03-01T09:30:00.000Z",
@@ -5705,6 +5741,11 @@ export interface operations {
                             messages: {
                                 id: components["schemas"]["UUID"];
                                 conversation_id: components["schemas"]["UUID"];
+                                /**
+                                 * int
+                                 * @description 1, 2, 3, … within the conversation, in storing order, with no gaps
+                                 */
+                                seq: number;
                                 sender_id: components["schemas"]["UUID"];
                                 message_text: string;
                                 created_at: components["schemas"]["Date"];
@@ -5833,6 +5874,7 @@ export interface operations {
                      *       "data": {
                      *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
                      *         "conversation_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *         "seq": 1,
                      *         "sender_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *         "message_text": "Is it still available?",
                      *         "created_at": "2026-03-01T09:30:00.000Z"
@@ -5846,9 +5888,146 @@ export interface operations {
                         data: {
                             id: components["schemas"]["UUID"];
                             conversation_id: components["schemas"]["UUID"];
+                            /**
+                             * int
+                             * @description 1, 2, 3, … within the conversation, in storing order, with no gaps
+                             */
+                            seq: number;
                             sender_id: components["schemas"]["UUID"];
                             message_text: string;
                             created_at: components["schemas"]["Date"];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "chat.markRead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "up_to_seq": 12
+                 *     }
+                 */
+                "application/json": {
+                    up_to_seq: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "conversation_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "unread_count": 1
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            conversation_id: components["schemas"]["UUID"];
+                            unread_count: components["schemas"]["Int"];
                         };
                         message?: string;
                     };

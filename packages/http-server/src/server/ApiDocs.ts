@@ -334,12 +334,12 @@ export const operationDocs: Readonly<Record<string, OperationDocs>> = {
   "chat.listMine": {
     summary: "List my conversations",
     description:
-      "The signed-in user's conversations (one per offer), by last activity, with the last message and the unread count."
+      "The signed-in user's conversations (one per offer), by last activity, with the last message (its text, `seq` and time) and the unread count."
   },
   "chat.listMessages": {
     summary: "Read a conversation's messages",
     description:
-      "The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more`. Marks the other party's messages as read.",
+      "The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more` (older ones exist). With `after_seq=N` instead: up to `limit` messages whose `seq` is greater than N, oldest first, with `has_more` (newer ones exist: ask again with the last `seq` returned); this is how a client resumes a conversation. `before` and `after_seq` together are a 400. Every message carries `seq`: 1, 2, 3, … within the conversation, with no gaps. Marks the other party's messages as read.",
     errors: {
       NOT_FOUND: "no conversation has this id",
       FORBIDDEN: "the caller is not a party of the conversation"
@@ -354,6 +354,16 @@ export const operationDocs: Readonly<Record<string, OperationDocs>> = {
       FORBIDDEN: "the caller is not a party of the conversation"
     },
     request: { message_text: "Is it still available?" }
+  },
+  "chat.markRead": {
+    summary: "Mark messages as read up to a seq",
+    description:
+      "The conversation's two parties. Marks the other party's messages with `seq` up to `up_to_seq` as read (those read already keep their `read_at`; the caller's own messages are never touched) and answers how many of the other party's messages the caller still has unread, the `unread_count` every device sees in the conversation list. A `seq` not stored yet marks what there is; 0 marks nothing.",
+    errors: {
+      NOT_FOUND: "no conversation has this id",
+      FORBIDDEN: "the caller is not a party of the conversation"
+    },
+    request: { up_to_seq: 12 }
   }
 }
 

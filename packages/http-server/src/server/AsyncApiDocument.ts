@@ -3,6 +3,8 @@ import {
   AckFrame,
   AuthFrame,
   AuthOkFrame,
+  CATCH_UP_MAX,
+  CaughtUpFrame,
   ErrorFrame,
   MAX_FRAME_BYTES,
   MessageFrame,
@@ -35,6 +37,7 @@ const schemaOf = (schema: Schema.Schema.Any): Json => {
 const exampleMessage = {
   id: "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
   conversation_id: "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+  seq: 12,
   sender_id: "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
   message_text: "Is it still available?",
   created_at: "2026-03-01T09:30:00.000Z"
@@ -57,8 +60,8 @@ const clientFrames: Record<string, FrameDocs> = {
   subscribe: {
     schema: SubscribeFrame,
     title: "subscribe",
-    summary: "Receive a conversation's messages: channel `conversation.<id>`, for its two parties only.",
-    example: { type: "subscribe", channel: "conversation.3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f" }
+    summary: `Receive a conversation's messages: channel \`conversation.<id>\`, for its two parties only. With \`since_seq\` (the last \`seq\` the client has, 0 for none) the server answers \`subscribed\`, then the messages after it as \`message\` frames, oldest first (at most ${CATCH_UP_MAX}), then \`caught_up\`, then live messages: no gap and no duplicate, even for a message stored during the catch-up.`,
+    example: { type: "subscribe", channel: "conversation.3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f", since_seq: 11 }
   },
   unsubscribe: {
     schema: UnsubscribeFrame,
@@ -108,7 +111,8 @@ const serverFrames: Record<string, FrameDocs> = {
   message: {
     schema: MessageFrame,
     title: "message (received)",
-    summary: "A message of a subscribed conversation, sent over WebSocket or REST, to every subscribed socket.",
+    summary:
+      "A message of a subscribed conversation, sent over WebSocket or REST, to every subscribed socket; also the missed messages of a `subscribe` with `since_seq`. `seq` numbers a conversation's messages 1, 2, 3, … with no gaps: order and deduplicate by it (two messages stored at nearly the same moment on two instances may arrive swapped).",
     example: { type: "message", data: exampleMessage }
   },
   ack: {
@@ -116,6 +120,17 @@ const serverFrames: Record<string, FrameDocs> = {
     title: "ack",
     summary: "Your message frame was stored: the message as stored, with your `client_id`.",
     example: { type: "ack", client_id: "b1e2c3d4-0000-4000-8000-000000000001", data: exampleMessage }
+  },
+  caughtUp: {
+    schema: CaughtUpFrame,
+    title: "caught_up",
+    summary: `Ends the catch-up of a \`subscribe\` with \`since_seq\`: \`last_seq\` is the last message it sent (\`since_seq\` when none). \`has_more: true\` when more than ${CATCH_UP_MAX} were missed: fetch the rest with \`GET /api/v1/conversations/{id}/messages?after_seq=<last_seq>\` (live messages keep coming meanwhile, so some may arrive before the ones fetched). Live frames with a \`seq\` at or below \`last_seq\` are never sent after it.`,
+    example: {
+      type: "caught_up",
+      channel: "conversation.3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+      last_seq: 12,
+      has_more: false
+    }
   },
   error: {
     schema: ErrorFrame,
