@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { type ChatMessage, type RealtimeClient, RealtimeError, type TalabClient } from "../src/index.js"
+import { WebSocket as NodeWebSocket } from "ws"
+import {
+  type ChatMessage,
+  type RealtimeClient,
+  RealtimeError,
+  type TalabClient,
+  type WebSocketConstructor,
+  type WebSocketLike
+} from "../src/index.js"
 import { startFlakyProxy } from "./proxy.js"
 import {
   approvedSeller,
@@ -21,6 +29,35 @@ const postMessage = async (talab: TalabClient, conversationId: string, text: str
       body: { message_text: text }
     })
   ).data
+
+/**
+ * A WebSocket (the `ws` package's) whose incoming frames pass through `tamper`, which hands each on with
+ * `pass()`, later, or never: a network or a cluster that reorders or loses a delivery.
+ */
+const tamperedWebSocket = (tamper: (frame: any, pass: () => void) => void): WebSocketConstructor =>
+  class {
+    onopen: ((event: any) => void) | null = null
+    onmessage: ((event: { readonly data: unknown }) => void) | null = null
+    onclose: ((event: { readonly code: number; readonly reason: string }) => void) | null = null
+    onerror: ((event: any) => void) | null = null
+    private readonly inner: WebSocketLike
+    constructor(url: string) {
+      this.inner = new NodeWebSocket(url) as unknown as WebSocketLike
+      this.inner.onopen = (event) => this.onopen?.(event)
+      this.inner.onclose = (event) => this.onclose?.(event)
+      this.inner.onerror = (event) => this.onerror?.(event)
+      this.inner.onmessage = (event) => tamper(JSON.parse(String(event.data)), () => this.onmessage?.(event))
+    }
+    get readyState() {
+      return this.inner.readyState
+    }
+    send(data: string) {
+      this.inner.send(data)
+    }
+    close(code?: number, reason?: string) {
+      this.inner.close(code, reason)
+    }
+  }
 
 /** Every message a realtime client emitted, in order. */
 const recorder = (live: RealtimeClient) => {
@@ -142,7 +179,7 @@ describe("realtime chat", () => {
     await eventually(() => saw.messages.length === 5, 5_000, "a live message after the reconnect")
 
     expect(saw.texts()).toEqual(["one", "two", "three", "four", "five"])
-    expect(new Set(saw.messages.map((m) => m.id)).size).toBe(5)
+    expect(saw.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5])
     expect(states).toEqual(["connecting", "open", "reconnecting", "open"])
     expect(proxy.accepted()).toBeGreaterThanOrEqual(2)
   })
@@ -284,18 +321,22 @@ describe("realtime chat", () => {
     expect(live.isInBackground).toBe(false)
   })
 
-  it("subscribing again with a newer `after` catches up from it", async () => {
+  it("subscribing with `after: { seq: 0 }` emits the whole conversation, oldest first, then live", async () => {
     const { buyer, seller, conversationId } = await negotiation()
     const post = (text: string) => postMessage(seller.talab, conversationId, text)
     const live = realtime(buyer.talab)
     const saw = recorder(live)
+    const caughtUp: Array<{ conversationId: string; count: number }> = []
+    live.on("caughtUp", (event) => caughtUp.push(event))
     await live.connect()
-    const first = await post("before the subscription")
-    await live.subscribe(conversationId)
-    expect(saw.messages).toEqual([])
-
-    await live.subscribe(conversationId, { after: { id: "older", created_at: "2000-01-01T00:00:00.000Z" } })
-    expect(saw.messages.map((m) => m.id)).toEqual([first.id])
+    await post("first")
+    await post("second")
+    await live.subscribe(conversationId, { after: { seq: 0 } })
+    expect(saw.messages.map((m) => m.seq)).toEqual([1, 2])
+    expect(caughtUp).toEqual([{ conversationId, count: 2 }])
+    await post("third")
+    await eventually(() => saw.messages.length === 3, 5_000, "the live message")
+    expect(saw.texts()).toEqual(["first", "second", "third"])
   })
 
   it("catches up from the last message the app shows when it subscribes with `after`", async () => {
@@ -311,6 +352,68 @@ describe("realtime chat", () => {
     await live.subscribe(conversationId, { after: shown })
     await eventually(() => saw.messages.length === 2, 5_000, "the catch-up")
     expect(saw.texts()).toEqual(["missed 1", "missed 2"])
+  })
+
+  it("emits messages that arrive swapped in seq order, once each", async () => {
+    const { buyer, seller, conversationId } = await negotiation()
+    // The socket hands message 2 over only after message 3, as two instances may deliver them.
+    let heldBack: (() => void) | undefined
+    const swapping = tamperedWebSocket((frame, pass) => {
+      if (frame.type === "message" && frame.data.seq === 2) heldBack = pass
+      else {
+        pass()
+        if (frame.type === "message" && frame.data.seq === 3) heldBack?.()
+      }
+    })
+    const live = realtime(buyer.talab, { WebSocket: swapping })
+    const saw = recorder(live)
+    await live.connect()
+    await live.subscribe(conversationId)
+    for (const text of ["one", "two", "three"]) await postMessage(seller.talab, conversationId, text)
+    await eventually(() => saw.messages.length === 3, 5_000, "the three messages")
+    expect(saw.messages.map((m) => m.seq)).toEqual([1, 2, 3])
+  })
+
+  it("fetches a message the socket never delivered over REST (after_seq), then goes on in order", async () => {
+    const { buyer, seller, conversationId } = await negotiation()
+    const dropping = tamperedWebSocket((frame, pass) => {
+      if (!(frame.type === "message" && frame.data.seq === 2)) pass()
+    })
+    const counting = countingFetch()
+    const reader = await signedInClient(server(), { fetch: counting.fetch, phone: buyer.phone })
+    const live = realtime(reader.talab, { WebSocket: dropping, gapTimeoutMs: 50 })
+    const saw = recorder(live)
+    await live.connect()
+    await live.subscribe(conversationId)
+    for (const text of ["one", "two", "three"]) await postMessage(seller.talab, conversationId, text)
+    await eventually(() => saw.messages.length === 3, 5_000, "the missing message, fetched")
+    expect(saw.texts()).toEqual(["one", "two", "three"])
+    // Where the subscription started, then the gap.
+    expect(counting.count(`/conversations/${conversationId}/messages`)).toBe(2)
+    await postMessage(seller.talab, conversationId, "four")
+    await eventually(() => saw.messages.length === 4, 5_000, "the next live message")
+    expect(saw.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4])
+  })
+
+  it("resumes after a long absence: what the server does not send at once (has_more) is read over REST", async () => {
+    const { buyer, seller, conversationId } = await negotiation()
+    const proxy = await startFlakyProxy({ host: "127.0.0.1", port: Number(new URL(server().baseUrl).port) })
+    closers.push(proxy.close)
+    const live = realtime(buyer.talab, { url: proxy.wsUrl })
+    const saw = recorder(live)
+    const caughtUp: Array<{ conversationId: string; count: number }> = []
+    live.on("caughtUp", (event) => caughtUp.push(event))
+    await live.connect()
+    await live.subscribe(conversationId)
+
+    proxy.refuse()
+    proxy.dropAll()
+    await eventually(() => live.state === "reconnecting", 5_000, "the drop")
+    for (let i = 1; i <= 55; i++) await postMessage(seller.talab, conversationId, `missed ${i}`)
+    proxy.accept()
+    await eventually(() => saw.messages.length === 55, 10_000, "all the missed messages")
+    expect(saw.messages.map((m) => m.seq)).toEqual(Array.from({ length: 55 }, (_, i) => i + 1))
+    expect(caughtUp).toEqual([{ conversationId, count: 55 }])
   })
 
   it("closes when the session ends on the server (logout elsewhere): the refresh is refused, signed out", async () => {

@@ -6,7 +6,6 @@ import { backoffDelay } from "../src/realtime/backoff.js"
 import type { ChatMessage } from "../src/realtime/frames.js"
 import { parseServerFrame } from "../src/realtime/frames.js"
 import { MessageLog } from "../src/realtime/MessageLog.js"
-import type { MessagePage } from "../src/realtime/RealtimeClient.js"
 import { resolveWebSocket } from "../src/realtime/WebSocketLike.js"
 import { Emitter } from "../src/util/Emitter.js"
 import { restUrlOf, webSocketUrlOf } from "../src/util/urls.js"
@@ -139,74 +138,50 @@ describe("parseServerFrame", () => {
 
 describe("MessageLog", () => {
   const conversation = "c1"
-  const at = (second: number) => new Date(Date.UTC(2025, 0, 1, 10, 0, second)).toISOString()
-  const message = (n: number): ChatMessage => ({
-    id: `m${n}`,
-    conversation_id: conversation,
+  const message = (seq: number, conversationId = conversation): ChatMessage => ({
+    id: `m${seq}`,
+    conversation_id: conversationId,
+    seq,
     sender_id: "s",
-    message_text: `text ${n}`,
-    created_at: at(n)
+    message_text: `text ${seq}`,
+    created_at: new Date(Date.UTC(2025, 0, 1, 10, 0, seq)).toISOString()
   })
-  /** GET /conversations/{id}/messages over a list of messages, newest first, `before` exclusive. */
-  const pagesOf = (all: Array<ChatMessage>) => {
-    const requests: Array<string | undefined> = []
-    const fetchPage = async (before: string | undefined, limit: number): Promise<MessagePage> => {
-      requests.push(before)
-      const older = [...all]
-        .reverse()
-        .filter((m) => before === undefined || Date.parse(m.created_at) < Date.parse(before))
-      return {
-        messages: older.slice(0, limit).map(({ conversation_id: _, ...rest }) => rest),
-        has_more: older.length > limit
-      }
-    }
-    return { fetchPage, requests }
-  }
+  const seqs = (messages: ReadonlyArray<ChatMessage>) => messages.map((m) => m.seq)
 
-  it("emits each message once", () => {
+  it("releases each message once, in seq order: one ahead of a missing one waits until the gap fills", () => {
     const log = new MessageLog()
-    expect(log.record(message(1))).toBe(true)
-    expect(log.record(message(1))).toBe(false)
+    log.startAfter(conversation, 2)
+    expect(log.lastSeq(conversation)).toBe(2)
+    expect(seqs(log.accept(message(2)))).toEqual([]) // the app has it
+    expect(seqs(log.accept(message(4)))).toEqual([])
+    expect(seqs(log.accept(message(5)))).toEqual([])
+    expect(log.hasGap(conversation)).toBe(true)
+    expect(seqs(log.accept(message(4)))).toEqual([]) // waiting already
+    expect(seqs(log.accept(message(3)))).toEqual([3, 4, 5])
+    expect(log.hasGap(conversation)).toBe(false)
+    expect(log.lastSeq(conversation)).toBe(5)
+    expect(seqs(log.accept(message(3)))).toEqual([])
+    expect(seqs(log.accept(message(6)))).toEqual([6])
   })
 
-  it("fetches what came after the last message seen, across pages, oldest first", async () => {
+  it("starts an unknown conversation at its first message; each conversation has its own order", () => {
     const log = new MessageLog()
-    log.record(message(2))
-    const { fetchPage, requests } = pagesOf([1, 2, 3, 4, 5, 6].map(message))
-    const { messages, baseline } = await log.missedSince(conversation, fetchPage, 2)
-    expect(baseline).toBe(false)
-    expect(messages.map((m) => m.id)).toEqual(["m3", "m4", "m5", "m6"])
-    expect(messages.every((m) => m.conversation_id === conversation)).toBe(true)
-    expect(requests).toEqual([undefined, at(5), at(3)])
+    expect(log.lastSeq(conversation)).toBeUndefined()
+    expect(seqs(log.accept(message(7)))).toEqual([7])
+    expect(seqs(log.accept(message(1, "c2")))).toEqual([1])
+    expect(log.lastSeq(conversation)).toBe(7)
+    expect(log.lastSeq("c2")).toBe(1)
   })
 
-  it("with nothing seen, only notes where the conversation stands, and catches up from there next time", async () => {
+  it("moves only forward: an older position changes nothing, a newer one drops what it covers and releases what follows", () => {
     const log = new MessageLog()
-    const all = [1, 2].map(message)
-    const first = await log.missedSince(conversation, pagesOf(all).fetchPage, 50)
-    expect(first).toEqual({ messages: [], baseline: true })
-    all.push(message(3))
-    const next = await log.missedSince(conversation, pagesOf(all).fetchPage, 50)
-    expect(next.messages.map((m) => m.id)).toEqual(["m3"])
-  })
-
-  it("an empty conversation at the baseline: everything after is missed", async () => {
-    const log = new MessageLog()
-    const all: Array<ChatMessage> = []
-    await log.missedSince(conversation, pagesOf(all).fetchPage, 50)
-    all.push(message(1), message(2))
-    const next = await log.missedSince(conversation, pagesOf(all).fetchPage, 50)
-    expect(next.messages.map((m) => m.id)).toEqual(["m1", "m2"])
-  })
-
-  it("holds live messages during a catch-up and releases them oldest first", () => {
-    const log = new MessageLog()
-    log.holdLive(conversation)
-    expect(log.isHeld(conversation)).toBe(true)
-    log.hold(message(5))
-    log.hold(message(4))
-    expect(log.releaseLive(conversation).map((m) => m.id)).toEqual(["m4", "m5"])
-    expect(log.isHeld(conversation)).toBe(false)
+    log.startAfter(conversation, 5)
+    expect(log.startAfter(conversation, 3)).toEqual([])
+    expect(log.lastSeq(conversation)).toBe(5)
+    log.accept(message(7))
+    log.accept(message(9))
+    expect(seqs(log.startAfter(conversation, 8))).toEqual([9])
+    expect(log.hasGap(conversation)).toBe(false)
   })
 })
 

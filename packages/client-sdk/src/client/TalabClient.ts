@@ -14,7 +14,7 @@ import { type TalabClientOptions, TalabRestClient } from "./TalabRestClient.js"
 export class TalabClient extends TalabRestClient {
   /**
    * A realtime (WebSocket) client on this client's session: it authenticates with the stored access
-   * token, refreshes it when the server refuses it, and catches up over REST after a reconnect.
+   * token, refreshes it when the server refuses it, and resumes every conversation by `seq` after a reconnect.
    */
   realtime(options: RealtimeOptions = {}): RealtimeClient {
     return new RealtimeClient(
@@ -25,6 +25,12 @@ export class TalabClient extends TalabRestClient {
         messagesBefore: async (conversationId, before, limit) => {
           const { data } = await this.GET("/conversations/{id}/messages", {
             params: { path: { id: conversationId }, query: before === undefined ? { limit } : { before, limit } }
+          })
+          return data
+        },
+        messagesAfter: async (conversationId, afterSeq, limit) => {
+          const { data } = await this.GET("/conversations/{id}/messages", {
+            params: { path: { id: conversationId }, query: { after_seq: afterSeq, limit } }
           })
           return data
         },

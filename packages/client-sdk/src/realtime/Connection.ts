@@ -13,7 +13,8 @@ export type ConnectionEnd =
   | { readonly kind: "abandoned" }
 
 type Reply =
-  | { readonly kind: "subscribe" | "unsubscribe"; readonly channel: string }
+  /** `catchUp`: a subscribe with `since_seq`, answered by `caught_up` once the missed messages were sent. */
+  | { readonly kind: "subscribe" | "unsubscribe" | "catchUp"; readonly channel: string }
   | { readonly kind: "message"; readonly clientId: string }
 
 interface PendingReply {
@@ -154,6 +155,9 @@ export class Connection {
         return
       case "unsubscribed":
         this.settle((e) => e.kind === "unsubscribe" && e.channel === frame.channel, frame)
+        return
+      case "caught_up":
+        this.settle((e) => e.kind === "catchUp" && e.channel === frame.channel, frame)
         return
       case "ack":
         this.handlers.onMessage(frame.data)

@@ -1,27 +1,21 @@
 import type { ChatMessage } from "./frames.js"
-import type { MessagePage } from "./RealtimeClient.js"
 
-/** Where a conversation stands: its newest message the app has. */
+/** Where a conversation stands for the app: the `seq` of the last message it has (a message will do). */
 export interface MessagePosition {
-  readonly id: string
-  readonly created_at: string
+  readonly seq: number
 }
-
-/** How many message ids per conversation are remembered to drop duplicates. */
-const REMEMBERED_IDS = 1_000
 
 interface ConversationLog {
-  /** The newest message seen; null when the conversation was empty; undefined before anything is known. */
-  position: MessagePosition | null | undefined
-  readonly seen: Set<string>
-  held: Array<ChatMessage> | undefined
+  /** The seq of the last message emitted, every one before it emitted too; undefined while unknown. */
+  emitted: number | undefined
+  /** Messages that came ahead of a missing one, by seq, until the gap is filled. */
+  readonly waiting: Map<number, ChatMessage>
 }
 
-const isOlder = (a: string, b: string) => Date.parse(a) < Date.parse(b)
-
 /**
- * Per conversation: the newest message seen (where a catch-up starts), the ids already emitted (so each
- * message is emitted once), and live messages held back while a catch-up runs (so they come after it).
+ * Per conversation, the ordered log of messages: each one is released exactly once and in `seq` order.
+ * A message that comes ahead of one still missing waits until the gap is filled (by the missing one coming
+ * late, or by a fetch of the messages after {@link lastSeq}); one at or below {@link lastSeq} is a duplicate.
  */
 export class MessageLog {
   private readonly conversations = new Map<string, ConversationLog>()
@@ -29,90 +23,54 @@ export class MessageLog {
   private of(conversationId: string): ConversationLog {
     let log = this.conversations.get(conversationId)
     if (log === undefined) {
-      log = { position: undefined, seen: new Set(), held: undefined }
+      log = { emitted: undefined, waiting: new Map() }
       this.conversations.set(conversationId, log)
     }
     return log
   }
 
-  /** Sets where the app's history ends, unless a newer message was seen already. */
-  startAfter(conversationId: string, position: MessagePosition): void {
-    const log = this.of(conversationId)
-    if (!log.position || isOlder(log.position.created_at, position.created_at)) log.position = position
-    this.remember(log, position.id)
-  }
-
-  /** Records a message; false when it was emitted before. */
-  record(message: ChatMessage): boolean {
-    const log = this.of(message.conversation_id)
-    if (log.seen.has(message.id)) return false
-    this.remember(log, message.id)
-    if (!log.position || !isOlder(message.created_at, log.position.created_at)) {
-      log.position = { id: message.id, created_at: message.created_at }
-    }
-    return true
-  }
-
-  /** Starts holding live messages of a conversation back. */
-  holdLive(conversationId: string): void {
-    this.of(conversationId).held ??= []
-  }
-
-  /** Whether live messages of a conversation are held back. */
-  isHeld(conversationId: string): boolean {
-    return this.conversations.get(conversationId)?.held !== undefined
-  }
-
-  /** Holds a live message back. */
-  hold(message: ChatMessage): void {
-    this.of(message.conversation_id).held?.push(message)
-  }
-
-  /** Stops holding; answers the held messages, oldest first. */
-  releaseLive(conversationId: string): ReadonlyArray<ChatMessage> {
-    const log = this.of(conversationId)
-    const held = log.held ?? []
-    log.held = undefined
-    return [...held].sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at))
+  /** The seq of the last message released in order, where a resume starts; undefined while unknown. */
+  lastSeq(conversationId: string): number | undefined {
+    return this.conversations.get(conversationId)?.emitted
   }
 
   /**
-   * The messages stored after the position, oldest first, read page by page (newest first) until it.
-   * With no position yet, only records where the conversation stands (`baseline`) and answers none.
+   * The app has everything up to `seq` (its history, or where the conversation stood when it subscribed):
+   * nothing at or below it will be released. Answers the waiting messages this makes next in line.
    */
-  async missedSince(
-    conversationId: string,
-    fetchPage: (before: string | undefined, limit: number) => Promise<MessagePage>,
-    pageSize: number
-  ): Promise<{ readonly messages: ReadonlyArray<ChatMessage>; readonly baseline: boolean }> {
+  startAfter(conversationId: string, seq: number): ReadonlyArray<ChatMessage> {
     const log = this.of(conversationId)
-    const start = log.position
-    if (start === undefined) {
-      const newest = (await fetchPage(undefined, 1)).messages[0]
-      if (log.position === undefined) log.position = newest ? { id: newest.id, created_at: newest.created_at } : null
-      return { messages: [], baseline: true }
-    }
-    const missed: Array<ChatMessage> = []
-    let before: string | undefined
-    for (;;) {
-      const page = await fetchPage(before, pageSize)
-      for (const message of page.messages) {
-        if (start !== null && (message.id === start.id || isOlder(message.created_at, start.created_at))) {
-          return { messages: missed.reverse(), baseline: false }
-        }
-        missed.push({ ...message, conversation_id: message.conversation_id ?? conversationId })
-      }
-      const oldest = page.messages[page.messages.length - 1]
-      if (!page.has_more || oldest === undefined) return { messages: missed.reverse(), baseline: false }
-      before = oldest.created_at
-    }
+    if (log.emitted !== undefined && log.emitted >= seq) return []
+    log.emitted = seq
+    for (const waiting of log.waiting.keys()) if (waiting <= seq) log.waiting.delete(waiting)
+    return this.releaseFrom(log)
   }
 
-  private remember(log: ConversationLog, id: string) {
-    log.seen.add(id)
-    if (log.seen.size > REMEMBERED_IDS) {
-      const oldest = log.seen.values().next().value
-      if (oldest !== undefined) log.seen.delete(oldest)
+  /**
+   * Takes a message in; answers the messages it makes next in line, in seq order (none when it is a duplicate
+   * or comes ahead of a missing one). The first message of a conversation whose position is unknown starts it.
+   */
+  accept(message: ChatMessage): ReadonlyArray<ChatMessage> {
+    const log = this.of(message.conversation_id)
+    log.emitted ??= message.seq - 1
+    if (message.seq <= log.emitted || log.waiting.has(message.seq)) return []
+    log.waiting.set(message.seq, message)
+    return this.releaseFrom(log)
+  }
+
+  /** Whether messages of the conversation wait for a missing one. */
+  hasGap(conversationId: string): boolean {
+    return (this.conversations.get(conversationId)?.waiting.size ?? 0) > 0
+  }
+
+  private releaseFrom(log: ConversationLog): ReadonlyArray<ChatMessage> {
+    const released: Array<ChatMessage> = []
+    for (;;) {
+      const next = log.waiting.get((log.emitted ?? 0) + 1)
+      if (next === undefined) return released
+      log.waiting.delete(next.seq)
+      log.emitted = next.seq
+      released.push(next)
     }
   }
 }

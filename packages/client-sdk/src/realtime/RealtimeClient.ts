@@ -7,7 +7,7 @@ import { MessageLog, type MessagePosition } from "./MessageLog.js"
 import { RealtimeError } from "./RealtimeError.js"
 import { resolveWebSocket, type WebSocketConstructor } from "./WebSocketLike.js"
 
-/** A page of GET /conversations/{id}/messages: newest first. */
+/** A page of GET /conversations/{id}/messages: newest first with `before`, oldest first with `after_seq`. */
 export interface MessagePage {
   readonly messages: ReadonlyArray<Omit<ChatMessage, "conversation_id"> & { readonly conversation_id?: string }>
   readonly has_more: boolean
@@ -20,8 +20,10 @@ export interface RealtimeHost {
   readonly accessToken: () => Promise<string | undefined>
   /** A newer access token after the server refused `rejected`, or undefined when signed out. */
   readonly renewAccessToken: (rejected: string) => Promise<string | undefined>
-  /** GET /conversations/{id}/messages?before&limit */
+  /** GET /conversations/{id}/messages?before&limit (the newest message, where a first subscription starts) */
   readonly messagesBefore: (conversationId: string, before: string | undefined, limit: number) => Promise<MessagePage>
+  /** GET /conversations/{id}/messages?after_seq&limit (what a resume missed, oldest first) */
+  readonly messagesAfter: (conversationId: string, afterSeq: number, limit: number) => Promise<MessagePage>
   /** Listens for the end of the session. */
   readonly onSignedOut: (listener: () => void) => () => void
 }
@@ -42,6 +44,11 @@ export interface RealtimeOptions {
   readonly heartbeatIntervalMs?: number
   /** Messages fetched per REST page when catching up (default 100, the API's maximum). */
   readonly catchUpPageSize?: number
+  /**
+   * How long a message that came ahead of a missing one waits for it before the missing ones are fetched
+   * over REST (ms, default 1 000).
+   */
+  readonly gapTimeoutMs?: number
 }
 
 /**
@@ -54,15 +61,15 @@ export type RealtimeState = "idle" | "connecting" | "open" | "reconnecting" | "c
 /** Events of a {@link RealtimeClient}. */
 export type RealtimeEvents = {
   /**
-   * A message of a conversation, each exactly once: delivered live, caught up over REST after a
-   * reconnect, or acknowledged after your own send(). Caught-up messages come oldest first.
+   * A message of a conversation, each exactly once and in `seq` order per conversation: delivered live,
+   * caught up after a (re)subscription, or acknowledged after your own send().
    */
   readonly message: ChatMessage
   /** The connection state changed. */
   readonly state: RealtimeState
   /** An error not tied to a call of yours (an unsolicited error frame, a failed catch-up). */
   readonly error: RealtimeError
-  /** Missed messages of a conversation were fetched after a (re)subscription. */
+  /** A resumed subscription has emitted what it missed (`count` messages) and is live. */
   readonly caughtUp: { readonly conversationId: string; readonly count: number }
 }
 
@@ -97,9 +104,9 @@ const deferred = <T>(): Deferred<T> => {
 /**
  * The chat over WebSocket (decisions.md section 9). It authenticates with the session's access token,
  * subscribes to conversations, sends messages and resolves each with the server's ack, and emits every
- * message once. When the connection drops it reconnects with exponential backoff and jitter, refreshes
- * the access token if the server refuses it, subscribes again and fetches over REST the messages it
- * missed, so the app never shows a gap.
+ * message once, in `seq` order per conversation. When the connection drops it reconnects with exponential
+ * backoff and jitter, refreshes the access token if the server refuses it, and resumes every subscription
+ * from the last `seq` it emitted (`since_seq`), so the app never shows a gap or a duplicate.
  *
  * @example
  * const live = talab.realtime()
@@ -112,6 +119,8 @@ export class RealtimeClient {
   private readonly events = new Emitter<RealtimeEvents>()
   private readonly log = new MessageLog()
   private readonly subscriptions = new Map<string, Subscription>()
+  /** Conversations whose missing messages are being fetched over REST, or will be when their timer fires. */
+  private readonly gapFills = new Map<string, ReturnType<typeof setTimeout> | Promise<void>>()
   private readonly options: Required<Omit<RealtimeOptions, "WebSocket" | "url" | "reconnect">> & {
     readonly reconnect: BackoffOptions
   }
@@ -137,6 +146,7 @@ export class RealtimeClient {
       sendTimeoutMs: settings.sendTimeoutMs ?? 30_000,
       heartbeatIntervalMs: settings.heartbeatIntervalMs ?? 25_000,
       catchUpPageSize: settings.catchUpPageSize ?? 100,
+      gapTimeoutMs: settings.gapTimeoutMs ?? 1_000,
       reconnect: settings.reconnect ?? {}
     }
     this.stopListeningToSession = host.onSignedOut(() => this.shutDown("SIGNED_OUT", "The session ended"))
@@ -179,22 +189,15 @@ export class RealtimeClient {
 
   /**
    * Subscribes to a conversation's messages, now and after every reconnect. Pass the last message the app
-   * shows as `after` and the messages newer than it are fetched and emitted too, oldest first (also when
-   * already subscribed).
-   * Resolves once the server confirmed; rejects with the server's error (`FORBIDDEN`, `NOT_FOUND`).
+   * shows (or its `seq`) as `after` and the messages after it are emitted too, oldest first; without it the
+   * subscription starts where the conversation stands. After a reconnect it resumes from the last `seq`
+   * emitted. Resolves once the server confirmed and the missed messages were emitted; rejects with the
+   * server's error (`FORBIDDEN`, `NOT_FOUND`).
    */
   async subscribe(conversationId: string, options: { readonly after?: MessagePosition } = {}): Promise<void> {
-    if (options.after !== undefined) this.log.startAfter(conversationId, options.after)
+    if (options.after !== undefined) this.emit(this.log.startAfter(conversationId, options.after.seq))
     const existing = this.subscriptions.get(conversationId)
-    if (existing !== undefined) {
-      await existing.confirmed.promise
-      // Subscribed already: a new `after` is caught up from now.
-      if (options.after !== undefined && this.currentState === "open") {
-        this.log.holdLive(conversationId)
-        await this.catchUp(conversationId)
-      }
-      return
-    }
+    if (existing !== undefined) return existing.confirmed.promise
     const subscription: Subscription = { confirmed: deferred() }
     this.subscriptions.set(conversationId, subscription)
     if (this.connection !== undefined && this.currentState === "open") {
@@ -206,6 +209,11 @@ export class RealtimeClient {
   /** Stops the messages of a conversation. */
   async unsubscribe(conversationId: string): Promise<void> {
     if (!this.subscriptions.delete(conversationId)) return
+    const pendingFill = this.gapFills.get(conversationId)
+    if (pendingFill !== undefined && !(pendingFill instanceof Promise)) {
+      clearTimeout(pendingFill)
+      this.gapFills.delete(conversationId)
+    }
     const channel = conversationChannel(conversationId)
     if (this.connection !== undefined && this.currentState === "open") {
       await this.connection.request({ type: "unsubscribe", channel }, { kind: "unsubscribe", channel }).catch(() => {})
@@ -361,51 +369,94 @@ export class RealtimeClient {
     }
   }
 
+  /**
+   * Subscribes with `since_seq`: the server sends what came after it, `caught_up`, then live messages. A
+   * first subscription without `after` starts where the conversation stands (its newest message, over REST).
+   */
   private async subscribeOn(connection: Connection, conversationId: string, subscription: Subscription) {
     const channel = conversationChannel(conversationId)
-    this.log.holdLive(conversationId)
+    let startsAt = this.log.lastSeq(conversationId)
+    const resumed = startsAt !== undefined
+    if (startsAt === undefined) {
+      try {
+        const newest = (await this.host.messagesBefore(conversationId, undefined, 1)).messages[0]
+        this.emit(this.log.startAfter(conversationId, newest?.seq ?? 0))
+        startsAt = this.log.lastSeq(conversationId)
+      } catch (error) {
+        // Live only, then: the first message delivered tells where the conversation stands.
+        this.reportCatchUpFailure(conversationId, error)
+      }
+    }
     try {
-      await connection.request({ type: "subscribe", channel }, { kind: "subscribe", channel })
+      const reply =
+        startsAt === undefined
+          ? await connection.request({ type: "subscribe", channel }, { kind: "subscribe", channel })
+          : await connection.request({ type: "subscribe", channel, since_seq: startsAt }, { kind: "catchUp", channel })
+      if (reply.type === "caught_up" && reply.has_more) await this.fillGap(conversationId)
     } catch (error) {
-      this.log.releaseLive(conversationId)
       if (error instanceof RealtimeError && (error.code === "CONNECTION_LOST" || error.code === "CLOSED")) return
       this.subscriptions.delete(conversationId)
       subscription.confirmed.reject(error)
       return
     }
+    if (resumed && startsAt !== undefined) {
+      const count = (this.log.lastSeq(conversationId) ?? startsAt) - startsAt
+      this.events.emit("caughtUp", { conversationId, count })
+    }
     subscription.confirmed.resolve()
-    await this.catchUp(conversationId)
   }
 
-  /** Fetches over REST what was stored after the last message seen, then releases held live messages. */
-  private async catchUp(conversationId: string) {
-    try {
-      const { messages, baseline } = await this.log.missedSince(
-        conversationId,
-        (before, limit) => this.host.messagesBefore(conversationId, before, limit),
-        this.options.catchUpPageSize
-      )
-      for (const message of messages) this.deliver(message)
-      if (!baseline) this.events.emit("caughtUp", { conversationId, count: messages.length })
-    } catch (error) {
-      this.events.emit(
-        "error",
-        new RealtimeError("CATCH_UP_FAILED", `Could not fetch the missed messages of ${conversationId}`, {
-          cause: error
-        })
-      )
-    } finally {
-      for (const message of this.log.releaseLive(conversationId)) this.deliver(message)
-    }
+  /** Fetches over REST the messages after the last one emitted until the conversation has no gap left. */
+  private fillGap(conversationId: string): Promise<void> {
+    const running = this.gapFills.get(conversationId)
+    if (running instanceof Promise) return running
+    if (running !== undefined) clearTimeout(running)
+    const fill = (async () => {
+      try {
+        for (;;) {
+          const afterSeq = this.log.lastSeq(conversationId) ?? 0
+          const page = await this.host.messagesAfter(conversationId, afterSeq, this.options.catchUpPageSize)
+          for (const message of page.messages) {
+            this.emit(this.log.accept({ ...message, conversation_id: message.conversation_id ?? conversationId }))
+          }
+          if (!page.has_more || page.messages.length === 0) break
+        }
+        this.gapFills.delete(conversationId)
+        // Messages that came out of order during the fetch: give the missing ones their moment again.
+        if (this.log.hasGap(conversationId)) this.fillGapLater(conversationId)
+      } catch (error) {
+        this.gapFills.delete(conversationId)
+        this.reportCatchUpFailure(conversationId, error)
+      }
+    })()
+    this.gapFills.set(conversationId, fill)
+    return fill
+  }
+
+  /** A message that came ahead of a missing one waits a moment for it, then the gap is fetched over REST. */
+  private fillGapLater(conversationId: string) {
+    if (this.gapFills.has(conversationId)) return
+    const timer = setTimeout(() => {
+      this.gapFills.delete(conversationId)
+      if (this.log.hasGap(conversationId)) void this.fillGap(conversationId)
+    }, this.options.gapTimeoutMs)
+    this.gapFills.set(conversationId, timer)
+  }
+
+  private reportCatchUpFailure(conversationId: string, cause: unknown) {
+    this.events.emit(
+      "error",
+      new RealtimeError("CATCH_UP_FAILED", `Could not fetch the missed messages of ${conversationId}`, { cause })
+    )
   }
 
   private receiveLive(message: ChatMessage) {
-    if (this.log.isHeld(message.conversation_id)) this.log.hold(message)
-    else this.deliver(message)
+    this.emit(this.log.accept(message))
+    if (this.log.hasGap(message.conversation_id)) this.fillGapLater(message.conversation_id)
   }
 
-  private deliver(message: ChatMessage) {
-    if (this.log.record(message)) this.events.emit("message", message)
+  private emit(messages: ReadonlyArray<ChatMessage>) {
+    for (const message of messages) this.events.emit("message", message)
   }
 
   /** The open connection, waiting until `deadline` (epoch ms) for one being (re-)established. */
@@ -460,6 +511,8 @@ export class RealtimeClient {
       subscription.confirmed.reject(error)
       subscription.confirmed = deferred()
     }
+    for (const pending of this.gapFills.values()) if (!(pending instanceof Promise)) clearTimeout(pending)
+    this.gapFills.clear()
     this.setState("closed")
   }
 

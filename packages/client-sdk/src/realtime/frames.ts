@@ -2,6 +2,8 @@
 export interface ChatMessage {
   readonly id: string
   readonly conversation_id: string
+  /** 1, 2, 3, … within the conversation, in the order the server stored the messages, with no gaps. */
+  readonly seq: number
   readonly sender_id: string
   readonly message_text: string
   readonly created_at: string
@@ -12,7 +14,12 @@ export interface ChatMessage {
 /** Frames the client sends. */
 export type ClientFrame =
   | { readonly type: "auth"; readonly token: string }
-  | { readonly type: "subscribe"; readonly channel: string }
+  | {
+      readonly type: "subscribe"
+      readonly channel: string
+      /** The last seq the client has: the server sends the messages after it, then `caught_up`. */
+      readonly since_seq?: number
+    }
   | { readonly type: "unsubscribe"; readonly channel: string }
   | {
       readonly type: "message"
@@ -30,6 +37,14 @@ export type ServerFrame =
   | { readonly type: "message"; readonly data: ChatMessage }
   | { readonly type: "ack"; readonly client_id: string; readonly data: ChatMessage }
   | {
+      readonly type: "caught_up"
+      readonly channel: string
+      /** The last message the catch-up of a `subscribe` with `since_seq` sent (`since_seq` when none). */
+      readonly last_seq: number
+      /** More were missed than the server sends at once: fetch those after `last_seq` over REST. */
+      readonly has_more: boolean
+    }
+  | {
       readonly type: "error"
       readonly code: string
       readonly message: string
@@ -39,7 +54,7 @@ export type ServerFrame =
     }
   | { readonly type: "pong" }
 
-const FRAME_TYPES = new Set(["auth_ok", "subscribed", "unsubscribed", "message", "ack", "error", "pong"])
+const FRAME_TYPES = new Set(["auth_ok", "subscribed", "unsubscribed", "message", "ack", "caught_up", "error", "pong"])
 
 /** Reads a server frame; undefined for anything that is not one (ignored, like unknown frame types). */
 export const parseServerFrame = (text: string): ServerFrame | undefined => {
@@ -54,5 +69,11 @@ export const parseServerFrame = (text: string): ServerFrame | undefined => {
   return typeof type === "string" && FRAME_TYPES.has(type) ? (value as ServerFrame) : undefined
 }
 
+const CHANNEL_PREFIX = "conversation."
+
 /** The channel of a conversation's messages. */
-export const conversationChannel = (conversationId: string) => `conversation.${conversationId}`
+export const conversationChannel = (conversationId: string) => `${CHANNEL_PREFIX}${conversationId}`
+
+/** The conversation of a channel. */
+export const conversationOfChannel = (channel: string) =>
+  channel.startsWith(CHANNEL_PREFIX) ? channel.slice(CHANNEL_PREFIX.length) : channel
