@@ -94,8 +94,8 @@ const statements: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     "messages",
-    `INSERT INTO messages (id, conversation_id, sender_id, message_text, read_at, created_at)
-     SELECT md5('message' || i || '-' || k || '-' || n)::uuid, md5('conv' || i || '-' || k)::uuid,
+    `INSERT INTO messages (id, conversation_id, seq, sender_id, message_text, read_at, created_at)
+     SELECT md5('message' || i || '-' || k || '-' || n)::uuid, md5('conv' || i || '-' || k)::uuid, n,
             CASE WHEN n = 2 THEN md5('user' || (${SEED.buyers + 1} + (i + k * 150) % ${SEED.approvedSellers}))::uuid
                  ELSE md5('user' || (1 + i % ${SEED.buyers}))::uuid END,
             'Message ' || n,

@@ -259,6 +259,11 @@ const rows: ReadonlyArray<Row> = [
     },
     expected: outcomes({ owner: created, approvedSeller: created }, forbidden)
   },
+  {
+    endpoint: "PUT /conversations/{id}/read",
+    call: async (a) => ({ method: "PUT", path: await conversationPath(a, "/read"), body: { up_to_seq: 1 } }),
+    expected: outcomes({ owner: ok, approvedSeller: ok }, forbidden)
+  },
   // Ratings and reports
   {
     endpoint: "POST /ratings",
@@ -446,6 +451,11 @@ const unknownIds: ReadonlyArray<{
       path: `/conversations/${unknownId()}/messages`,
       body: { message_text: "Hello" }
     })
+  },
+  {
+    endpoint: "PUT /conversations/{id}/read",
+    role: "owner",
+    call: async () => ({ method: "PUT", path: `/conversations/${unknownId()}/read`, body: { up_to_seq: 1 } })
   },
   {
     endpoint: "POST /ratings with an unknown deal_id",
