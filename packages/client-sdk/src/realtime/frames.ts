@@ -69,11 +69,5 @@ export const parseServerFrame = (text: string): ServerFrame | undefined => {
   return typeof type === "string" && FRAME_TYPES.has(type) ? (value as ServerFrame) : undefined
 }
 
-const CHANNEL_PREFIX = "conversation."
-
 /** The channel of a conversation's messages. */
-export const conversationChannel = (conversationId: string) => `${CHANNEL_PREFIX}${conversationId}`
-
-/** The conversation of a channel. */
-export const conversationOfChannel = (channel: string) =>
-  channel.startsWith(CHANNEL_PREFIX) ? channel.slice(CHANNEL_PREFIX.length) : channel
+export const conversationChannel = (conversationId: string) => `conversation.${conversationId}`
