@@ -30,6 +30,12 @@ export interface TestServerOptions {
    */
   readonly dataDir?: string
   /**
+   * A tarball of an embedded database's data directory (PGlite's `dumpDataDir()`) for the in-memory database
+   * to start from instead of an empty one; migrations it lacks are applied at start. Starting from a dump of a
+   * migrated database skips initdb and the migrations (ignored with `databaseUrl` or `dataDir`).
+   */
+  readonly databaseDump?: Blob
+  /**
    * A Redis URL: rate limits are counted in Redis (and WebSocket messages fan out through it), as in
    * production with REDIS_URL. `settings.redisUrl` does the same.
    */
@@ -104,7 +110,9 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
           ? DatabaseOptions.Postgres({ url: Redacted.make(options.databaseUrl) })
           : options.dataDir
             ? DatabaseOptions.Embedded({ dataDir: options.dataDir })
-            : DatabaseOptions.Memory()
+            : options.databaseDump
+              ? DatabaseOptions.MemoryFromDump({ dump: options.databaseDump })
+              : DatabaseOptions.Memory()
       ).pipe(Layer.provide(recordLogs))
     )
     // The port is known only once the socket listens, and PUBLIC_URL must name it; so listen first.

@@ -10,10 +10,15 @@ import Pg from "pg"
 import { watchPool } from "../telemetry/Metrics.js"
 import { pgTypes } from "./PgTypes.js"
 
-/** Where the data lives: PGlite on disk under `dataDir/pgdata`, PGlite in memory, or a PostgreSQL server. */
+/**
+ * Where the data lives: PGlite on disk under `dataDir/pgdata`, PGlite in memory (empty, or starting from a
+ * `dumpDataDir` tarball: tests load one migrated database instead of running initdb and the migrations each time),
+ * or a PostgreSQL server.
+ */
 export type DatabaseOptions = Data.TaggedEnum<{
   Embedded: { readonly dataDir: string }
   Memory: {}
+  MemoryFromDump: { readonly dump: Blob }
   Postgres: { readonly url: Redacted.Redacted<string> }
 }>
 export const DatabaseOptions = Data.taggedEnum<DatabaseOptions>()
@@ -47,12 +52,17 @@ const CONNECT_TIMEOUT = Duration.seconds(5)
 
 const startFailed = (what: string) => (cause: unknown) => new SqlError({ cause, message: `Could not start ${what}` })
 
-const startPglite = (dataDir: string | undefined) =>
+const startPglite = (dataDir: string | undefined, dump: Blob | undefined) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         if (dataDir !== undefined) await mkdir(dataDir, { recursive: true })
-        const db = dataDir === undefined ? new PGlite() : new PGlite(dataDir)
+        const db =
+          dataDir !== undefined
+            ? new PGlite(dataDir)
+            : dump !== undefined
+              ? new PGlite({ loadDataDir: dump })
+              : new PGlite()
         await db.waitReady
         return db
       },
@@ -176,10 +186,10 @@ export class EmbeddedPglite extends Context.Tag("@talab/http-server/EmbeddedPgli
   { readonly db: PGlite; readonly dataDir: string | undefined }
 >() {}
 
-const embeddedLayer = (dataDir: string | undefined) =>
+const embeddedLayer = (dataDir: string | undefined, dump?: Blob) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
-      const db = yield* startPglite(dataDir)
+      const db = yield* startPglite(dataDir, dump)
       const embedded = Layer.succeed(EmbeddedPglite, { db, dataDir })
       const directory = yield* privateSocketDirectory
       yield* servePglite(db, directory)
@@ -203,5 +213,6 @@ export const DatabaseLayer = (options: DatabaseOptions) =>
   DatabaseOptions.$match(options, {
     Embedded: ({ dataDir }) => embeddedLayer(join(dataDir, "pgdata")),
     Memory: () => embeddedLayer(undefined),
+    MemoryFromDump: ({ dump }) => embeddedLayer(undefined, dump),
     Postgres: ({ url }) => pooledClient({ url })
   })

@@ -1,36 +1,46 @@
-import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { expect } from "vitest"
 import { DatabaseLayer, DatabaseOptions } from "../../../src/db/Database.js"
-import { MigratedDatabaseLayer, MigrationsLayer } from "../../../src/db/Migrations.js"
+import { MigratedDatabaseLayer } from "../../../src/db/Migrations.js"
 import { SqlRepositoriesLayer } from "../../../src/repos/index.js"
+import { createMigratedPostgresDatabase, migratedPgliteDump } from "../../support/migrated-databases.js"
+import { createPostgresDatabase } from "../../support/test-run.js"
 
-const serverUrl = process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432"
-
-const onMaintenanceDatabase = <A>(statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) =>
-  Effect.flatMap(SqlClient.SqlClient, statement).pipe(
-    Effect.provide(PgClient.layer({ url: Redacted.make(`${serverUrl}/postgres`) })),
-    Effect.orDie
+/** A database of its own on the PostgreSQL server, from `create`, dropped when the layer closes. */
+const ownPostgresDatabase = <E>(
+  create: () => Promise<{ readonly url: string; readonly drop: () => Promise<void> }>,
+  over: (options: DatabaseOptions) => Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, E>
+) =>
+  Layer.unwrapScoped(
+    Effect.map(
+      Effect.acquireRelease(Effect.promise(create), (database) => Effect.promise(database.drop)),
+      (database) => over(DatabaseOptions.Postgres({ url: Redacted.make(database.url) }))
+    )
   )
 
 /** An empty database of its own on the PostgreSQL server, created for this run and dropped when the layer closes. */
-export const emptyPostgresDatabase = Layer.unwrapScoped(
-  Effect.gen(function* () {
-    const name = `talab_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`
-    yield* Effect.acquireRelease(
-      onMaintenanceDatabase((sql) => sql`CREATE DATABASE ${sql(name)}`),
-      () => onMaintenanceDatabase((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
-    )
-    return DatabaseLayer(DatabaseOptions.Postgres({ url: Redacted.make(`${serverUrl}/${name}`) }))
-  })
+export const emptyPostgresDatabase = ownPostgresDatabase(
+  () => createPostgresDatabase(undefined, "talab_test_"),
+  DatabaseLayer
 )
 
-/** A database of its own on the PostgreSQL server, migrated, and dropped when the layer closes. */
-export const freshPostgresDatabase = MigrationsLayer.pipe(Layer.provideMerge(emptyPostgresDatabase))
+/**
+ * A database of its own on the PostgreSQL server, migrated (a copy of the run's template database, see
+ * ../../support/test-run.ts), and dropped when the layer closes.
+ */
+export const freshPostgresDatabase = ownPostgresDatabase(
+  () => createMigratedPostgresDatabase("talab_test_"),
+  MigratedDatabaseLayer
+)
 
-export const pgliteInMemory = MigratedDatabaseLayer(DatabaseOptions.Memory())
+/** PGlite in memory, migrated (loaded from the run's migrated database when there is one). */
+export const pgliteInMemory = Layer.unwrapEffect(
+  Effect.map(Effect.promise(migratedPgliteDump), (dump) =>
+    MigratedDatabaseLayer(dump === undefined ? DatabaseOptions.Memory() : DatabaseOptions.MemoryFromDump({ dump }))
+  )
+)
 
 /** Repositories over a migrated database, with the SqlClient exposed for assertions. */
 export const repositoriesOver = <E>(database: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, E>) =>

@@ -1,0 +1,23 @@
+import { randomBytes } from "node:crypto"
+import { existsSync } from "node:fs"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import type { TestProject } from "vitest/node"
+import { dropDatabase, type TestRun, templateMarker, templateName } from "./test-run.js"
+
+/**
+ * vitest global setup: a directory and an id for this run (see test-run.ts), and after the last file, the
+ * run's template database and directory removed.
+ */
+export default async function setup(project: TestProject) {
+  const run: TestRun = {
+    directory: await mkdtemp(join(tmpdir(), "talab-test-run-")),
+    id: `${process.pid}_${randomBytes(4).toString("hex")}`
+  }
+  project.provide("talabTestRun", run)
+  return async () => {
+    if (existsSync(templateMarker(run))) await dropDatabase(templateName(run))
+    await rm(run.directory, { recursive: true, force: true })
+  }
+}

@@ -1,0 +1,172 @@
+import { randomBytes } from "node:crypto"
+import { existsSync } from "node:fs"
+import { readFile, rename, writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Effect, Layer, Logger, Option, Redacted } from "effect"
+import Pg from "pg"
+import { DatabaseOptions, EmbeddedPglite } from "../../src/db/Database.js"
+import { MigratedDatabaseLayer } from "../../src/db/Migrations.js"
+
+/*
+ * One migrated database per test run, copied for each suite: a PostgreSQL template database the suites'
+ * databases are created from (CREATE DATABASE … TEMPLATE), and a tarball of a migrated PGlite the in-memory
+ * databases load. Both are made by the first suite that needs them (nothing is paid by a run of unit tests
+ * only) and removed by the run's global teardown (test-run.global.ts). A copy still runs the migrator, so a
+ * migration added since the copy was made is applied to it like to any older database.
+ *
+ * No vitest import here: the global setup loads this module outside a test worker.
+ */
+
+/** What the global setup gives every test file of a run: a private directory and a name unique to the run. */
+export interface TestRun {
+  readonly directory: string
+  readonly id: string
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    talabTestRun: TestRun
+  }
+}
+
+/** The maintenance database of the PostgreSQL server the tests use. */
+export const maintenanceUrl = process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+
+/** The URL of another database on the same server. */
+export const databaseUrl = (name: string) => {
+  const url = new URL(maintenanceUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/** Runs statements on the maintenance database over one connection of its own. */
+export const onMaintenanceDatabase = async <A>(work: (client: Pg.Client) => Promise<A>): Promise<A> => {
+  const client = new Pg.Client({ connectionString: maintenanceUrl })
+  await client.connect()
+  try {
+    return await work(client)
+  } finally {
+    await client.end()
+  }
+}
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+/** Drops a database, disconnecting whoever is still on it. */
+export const dropDatabase = (name: string) =>
+  onMaintenanceDatabase((client) => client.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`)).then(
+    () => undefined
+  )
+
+const quiet = <A, E>(layer: Layer.Layer<A, E>) => layer.pipe(Layer.provide(Logger.remove(Logger.defaultLogger)))
+
+const migrate = (options: DatabaseOptions) =>
+  Effect.runPromise(Effect.scoped(Layer.build(quiet(MigratedDatabaseLayer(options)))))
+
+/** The run's template database on PostgreSQL. */
+export const templateName = (run: TestRun) => `talab_template_${run.id}`
+
+/** Present in the run's directory once a suite has started making the template: the teardown then drops it. */
+export const templateMarker = (run: TestRun) => join(run.directory, "postgres-template")
+
+/** `make` run once per process (again after a failure), its promise shared by every caller. */
+const once = <A>(make: (run: TestRun) => Promise<A>) => {
+  let made: Promise<A> | undefined
+  return (run: TestRun) => {
+    if (made === undefined) {
+      made = make(run).catch((error) => {
+        made = undefined
+        throw error
+      })
+    }
+    return made
+  }
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/*
+ * Templates a run killed before its teardown left behind, found by the process id in their names; only on a
+ * server on this machine, where those ids mean something.
+ */
+const dropOrphanTemplates = async (client: Pg.Client) => {
+  if (!["127.0.0.1", "localhost", "[::1]"].includes(new URL(maintenanceUrl).hostname)) return
+  const templates = await client.query<{ datname: string }>(
+    "SELECT datname FROM pg_database WHERE datname LIKE 'talab_template_%'"
+  )
+  for (const { datname } of templates.rows) {
+    const pid = Number(/^talab_template_(\d+)_/.exec(datname)?.[1])
+    if (Number.isInteger(pid) && !isAlive(pid))
+      await client.query(`DROP DATABASE IF EXISTS ${quoted(datname)} WITH (FORCE)`)
+  }
+}
+
+/*
+ * Under an advisory lock held by one connection, so that of the workers starting at once one migrates and the
+ * others wait for it; a worker that dies releases the lock with its connection.
+ */
+const ensureTemplate = once((run) =>
+  onMaintenanceDatabase(async (client) => {
+    const name = templateName(run)
+    await client.query("SELECT pg_advisory_lock(hashtext($1))", [name])
+    try {
+      const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])
+      if (found.rowCount === 0) {
+        await dropOrphanTemplates(client)
+        await writeFile(templateMarker(run), name)
+        await client.query(`CREATE DATABASE ${quoted(name)}`)
+        try {
+          await migrate(DatabaseOptions.Postgres({ url: Redacted.make(databaseUrl(name)) }))
+        } catch (error) {
+          await client.query(`DROP DATABASE IF EXISTS ${quoted(name)} WITH (FORCE)`)
+          throw error
+        }
+        // Nobody connects to it again: a connection would make CREATE DATABASE … TEMPLATE fail.
+        await client.query(`ALTER DATABASE ${quoted(name)} WITH ALLOW_CONNECTIONS false`)
+      }
+      return name
+    } finally {
+      await client.query("SELECT pg_advisory_unlock(hashtext($1))", [name])
+    }
+  })
+)
+
+/**
+ * A new PostgreSQL database for one suite, named with `prefix`: a copy of the run's migrated template (an empty
+ * database outside a run, which the server migrates at start). Drop it with the returned function.
+ */
+export const createPostgresDatabase = async (run: TestRun | undefined, prefix: string) => {
+  const name = `${prefix}${randomBytes(6).toString("hex")}`
+  const template = run === undefined ? undefined : await ensureTemplate(run)
+  await onMaintenanceDatabase((client) =>
+    client.query(`CREATE DATABASE ${quoted(name)}${template === undefined ? "" : ` TEMPLATE ${quoted(template)}`}`)
+  )
+  return { name, url: databaseUrl(name), drop: () => dropDatabase(name) }
+}
+
+/**
+ * A `dumpDataDir` tarball of a migrated in-memory PGlite, made once per run and kept in the run's directory
+ * (written under a temporary name and renamed, so a reader never sees half of it; two workers making it at
+ * once both write a whole one).
+ */
+export const migratedPgliteDump = once(async (run) => {
+  const file = join(run.directory, "pglite-migrated.tar")
+  if (existsSync(file)) return new Blob([await readFile(file)])
+  const dump = await Effect.runPromise(
+    Effect.serviceOption(EmbeddedPglite).pipe(
+      Effect.flatMap((embedded) => Effect.promise(() => Option.getOrThrow(embedded).db.dumpDataDir("none"))),
+      Effect.provide(quiet(MigratedDatabaseLayer(DatabaseOptions.Memory())))
+    )
+  )
+  const temporary = `${file}.${randomBytes(4).toString("hex")}.tmp`
+  await writeFile(temporary, new Uint8Array(await dump.arrayBuffer()))
+  await rename(temporary, file)
+  return dump
+})
