@@ -1,5 +1,6 @@
 import { newPhoneNumber, startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
 import { afterAll, beforeAll } from "vitest"
+import { withMigratedDump } from "../../http-server/test/support/migrated-databases.js"
 import { createTalabClient, type TalabClient, type TalabClientOptions } from "../src/index.js"
 
 /** The admin of every test server here. */
@@ -21,7 +22,7 @@ export const relaxedSettings: NonNullable<TestServerOptions["settings"]> = {
 export const useTestServer = (options: TestServerOptions = { settings: relaxedSettings }) => {
   let server: TestServer | undefined
   beforeAll(async () => {
-    server = await startTestServer(options)
+    server = await startTestServer(await withMigratedDump(options))
   }, 60_000)
   afterAll(async () => {
     await server?.close()

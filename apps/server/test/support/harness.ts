@@ -1,6 +1,6 @@
 import { startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
 import { afterAll, beforeAll } from "vitest"
-import { migratedPgliteDump } from "../../../../packages/http-server/test/support/migrated-databases.js"
+import { withMigratedDump } from "../../../../packages/http-server/test/support/migrated-databases.js"
 import { createPostgresDatabase } from "./postgres.js"
 
 export type Backend = "pglite" | "postgres"
@@ -91,13 +91,6 @@ export const signIn = async (server: TestServer, api: Client, phone = newPhone()
   }
 }
 
-/** On PGlite in memory, start from the run's migrated database rather than an empty one (see postgres.ts). */
-const fromMigratedDump = async (options: TestServerOptions): Promise<TestServerOptions> => {
-  if (options.dataDir !== undefined || options.databaseDump !== undefined) return options
-  const databaseDump = await migratedPgliteDump()
-  return databaseDump === undefined ? options : { ...options, databaseDump }
-}
-
 /**
  * Like `useServer`, but also gives the PostgreSQL URL of the suite's database (undefined on PGlite), for
  * reading back rows the API does not show or arranging rows it cannot (e.g. equal timestamps).
@@ -108,7 +101,7 @@ export const useServerWithDatabase = (backend: Backend, options: TestServerOptio
   beforeAll(async () => {
     if (backend === "postgres") database = await createPostgresDatabase()
     server = await startTestServer(
-      database ? { ...options, databaseUrl: database.url } : await fromMigratedDump(options)
+      database ? { ...options, databaseUrl: database.url } : await withMigratedDump(options)
     )
   }, 60_000)
   afterAll(async () => {

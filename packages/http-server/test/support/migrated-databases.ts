@@ -16,3 +16,21 @@ export const migratedPgliteDump = async (): Promise<Blob | undefined> => {
   const current = run()
   return current === undefined ? undefined : TestRun.migratedPgliteDump(current)
 }
+
+interface ServerDatabaseOptions {
+  readonly databaseUrl?: string
+  readonly dataDir?: string
+  readonly databaseDump?: Blob
+}
+
+/**
+ * Test server options (`startTestServer`'s) that start an in-memory database from the run's migrated dump
+ * rather than an empty one; options naming another database are answered unchanged.
+ */
+export const withMigratedDump = async <O extends ServerDatabaseOptions>(options: O): Promise<O> => {
+  if (options.databaseUrl !== undefined || options.dataDir !== undefined || options.databaseDump !== undefined) {
+    return options
+  }
+  const databaseDump = await migratedPgliteDump()
+  return databaseDump === undefined ? options : { ...options, databaseDump }
+}
