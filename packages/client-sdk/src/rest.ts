@@ -11,6 +11,8 @@ export type { PageData, PageItem, PaginatedPath, PaginationInfo } from "./client
 export type { RetryOptions } from "./client/retry.js"
 export {
   createTalabRestClient,
+  type SessionDevice,
+  type SessionInfo,
   type SignInResult,
   type TalabClientEvents,
   type TalabClientOptions,

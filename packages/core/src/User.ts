@@ -1,4 +1,4 @@
-import type { Language } from "./Values.js"
+import type { Language, Platform } from "./Values.js"
 
 /** A person signed in by phone number. Every user may buy; sellers also have an approved seller profile. */
 export interface User {
@@ -22,6 +22,12 @@ export const newUser = (args: { id: string; phoneNumber: string; isAdmin: boolea
   createdAt: args.now
 })
 
+/** The device a session signed in on, as the app described it at sign-in. */
+export interface SessionDevice {
+  readonly platform: Platform
+  readonly name: string
+}
+
 /** A sign-in session; its access and refresh tokens carry its id, and ending it revokes both. */
 export interface Session {
   readonly id: string
@@ -29,7 +35,19 @@ export interface Session {
   readonly createdAt: Date
   readonly expiresAt: Date
   readonly revokedAt: Date | null
+  /** When a token of the session was last used, to within `SESSION_LAST_USED_GRANULARITY_MS`. */
+  readonly lastUsedAt: Date
+  readonly device: SessionDevice | null
+  /** The network the session signed in from, never the full address (IPv4 /24, IPv6 /48). */
+  readonly ipPrefix: string | null
 }
+
+/** How stale `lastUsedAt` may get: a call refreshes it only when it is at least this old. */
+export const SESSION_LAST_USED_GRANULARITY_MS = 60_000
+
+/** Whether a call at `now` should write the session's `lastUsedAt`. */
+export const isLastUseStale = (session: Session, now: Date) =>
+  now.getTime() - session.lastUsedAt.getTime() >= SESSION_LAST_USED_GRANULARITY_MS
 
 export const isSessionLive = (session: Session, now: Date) =>
   session.revokedAt === null && session.expiresAt.getTime() > now.getTime()
@@ -40,5 +58,7 @@ export interface DeviceToken {
   readonly userId: string
   readonly platform: "ios" | "android" | "web"
   readonly pushToken: string
+  /** The session that registered it; ending that session removes it. Null for tokens registered before 0011. */
+  readonly sessionId: string | null
   readonly createdAt: Date
 }

@@ -10,6 +10,7 @@ export {
   isConfigError,
   normalizeLogLevel
 } from "./config/AppConfig.js"
+export { parseTestPhoneNumbers, type TestPhoneNumber } from "./config/TestPhoneNumbers.js"
 export { DatabaseOptions, databaseOptionsFromUrl } from "./db/Database.js"
 export { MigratedDatabaseLayer } from "./db/Migrations.js"
 export { runCli } from "./ops/Cli.js"

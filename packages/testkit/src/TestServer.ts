@@ -12,9 +12,10 @@ import {
   MemoryFileStore,
   MemoryRateLimiter,
   MigratedDatabaseLayer,
+  parseTestPhoneNumbers,
   RedisRateLimiter
 } from "@talab/http-server"
-import { Context, Effect, Exit, Layer, Redacted, Scope } from "effect"
+import { Context, Effect, Either, Exit, Layer, Redacted, Scope } from "effect"
 import { AdjustableClock } from "./Clock.js"
 import { LogRecorder } from "./Logs.js"
 import { PushRecorder, SmsRecorder } from "./Recorders.js"
@@ -45,6 +46,12 @@ export interface TestServerOptions {
    * by default each server gets a fresh one, so test runs never see each other's counters.
    */
   readonly redisPrefix?: string
+  /**
+   * Numbers that sign in with a fixed code and get no SMS, written as the server's `TEST_PHONE_NUMBERS`
+   * (`+966500000000=123456@2027-06-30,…`): each works through the end of its day (UTC) by the server's clock,
+   * keeps the attempt and rate limits, and is logged at every sign-in. A bad entry throws, naming it.
+   */
+  readonly testPhoneNumbers?: string
   /** Also print the server's logs (they are always recorded in `logs`). Default: TALAB_TEST_LOGS=1. */
   readonly printLogs?: boolean
 }
@@ -71,6 +78,9 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
+const testPhoneNumbersOf = (text: string) =>
+  Either.getOrThrowWith(parseTestPhoneNumbers(text), (problem) => new Error(`testPhoneNumbers: ${problem}`))
+
 const rateLimiterLayer = (redisUrl: string | undefined, prefix: string | undefined) =>
   redisUrl === undefined
     ? MemoryRateLimiter.layer()
@@ -94,6 +104,8 @@ const rateLimiterLayer = (redisUrl: string | undefined, prefix: string | undefin
  * }
  */
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
+  const testPhoneNumbers =
+    options.testPhoneNumbers === undefined ? undefined : testPhoneNumbersOf(options.testPhoneNumbers)
   const sms = new SmsRecorder()
   const pushes = new PushRecorder()
   const logs = new LogRecorder()
@@ -123,6 +135,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     const redisPrefix =
       redisUrl === undefined ? undefined : (options.redisPrefix ?? `talab-test:${randomBytes(6).toString("hex")}:`)
     const settings = AppConfig.make({
+      ...(testPhoneNumbers !== undefined ? { testPhoneNumbers } : {}),
       port: address.port,
       host: "127.0.0.1",
       publicUrl: baseUrl,

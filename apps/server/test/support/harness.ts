@@ -74,12 +74,22 @@ export interface SignedIn {
   readonly user: any
 }
 
-/** Signs a phone number in through request-otp and verify-otp, with the code the server sent. */
-export const signIn = async (server: TestServer, api: Client, phone = newPhone()): Promise<SignedIn> => {
+/**
+ * Signs a phone number in through request-otp and verify-otp, with the code the server sent (and the
+ * `device` the app names, when given).
+ */
+export const signIn = async (
+  server: TestServer,
+  api: Client,
+  phone = newPhone(),
+  device?: { platform: string; name: string }
+): Promise<SignedIn> => {
   const requested = await api.post("/auth/request-otp", { body: { phone_number: phone } })
   if (requested.status !== 200) throw new Error(`request-otp failed: ${JSON.stringify(requested.body)}`)
   const code = server.sms.lastCode(phone)
-  const verified = await api.post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code } })
+  const verified = await api.post("/auth/verify-otp", {
+    body: { phone_number: phone, otp_code: code, ...(device ? { device } : {}) }
+  })
   if (verified.status !== 200) throw new Error(`verify-otp failed: ${JSON.stringify(verified.body)}`)
   const data = verified.body.data
   return {

@@ -47,6 +47,12 @@ export type TalabClientEvents = { [K in keyof SessionEvents]: SessionEvents[K] }
 /** The signed-in user and tokens POST /auth/verify-otp answers. */
 export type SignInResult = ResponseData<"/auth/verify-otp", "post">
 
+/** One of the signed-in user's sessions, as GET /auth/sessions lists them. */
+export type SessionInfo = ResponseData<"/auth/sessions", "get">["sessions"][number]
+
+/** The device a sign-in names, shown in the user's list of sessions (`platform`: ios, android or web). */
+export type SessionDevice = NonNullable<SessionInfo["device"]>
+
 /** A file to upload: a `Blob`/`File` (browsers, Node), or React Native's `{ uri, name, type }`. */
 export type UploadFile = Blob | { readonly uri: string; readonly name: string; readonly type: string }
 
@@ -139,10 +145,21 @@ export class TalabRestClient {
     requestOtp: async (phoneNumber: string): Promise<ResponseData<"/auth/request-otp", "post">> =>
       (await this.POST("/auth/request-otp", { body: { phone_number: phoneNumber } })).data,
 
-    /** Verifies the code (POST /auth/verify-otp), stores the tokens and answers the user and tokens. */
-    signIn: async (credentials: { readonly phoneNumber: string; readonly otpCode: string }): Promise<SignInResult> => {
+    /**
+     * Verifies the code (POST /auth/verify-otp), stores the tokens and answers the user and tokens. `device`
+     * names the session in the user's list of sessions (`{ platform: "ios", name: "Sara's iPhone" }`).
+     */
+    signIn: async (credentials: {
+      readonly phoneNumber: string
+      readonly otpCode: string
+      readonly device?: SessionDevice
+    }): Promise<SignInResult> => {
       const { data } = await this.POST("/auth/verify-otp", {
-        body: { phone_number: credentials.phoneNumber, otp_code: credentials.otpCode }
+        body: {
+          phone_number: credentials.phoneNumber,
+          otp_code: credentials.otpCode,
+          ...(credentials.device === undefined ? {} : { device: credentials.device })
+        }
       })
       await this.session.signIn({ accessToken: data.tokens.access_token, refreshToken: data.tokens.refresh_token })
       return data
@@ -163,6 +180,20 @@ export class TalabRestClient {
         await this.session.signOut("signed_out")
       }
     },
+
+    /** The user's live sessions, newest first; `current` marks this client's own (GET /auth/sessions). */
+    sessions: async (): Promise<ReadonlyArray<SessionInfo>> => (await this.GET("/auth/sessions")).data.sessions,
+
+    /**
+     * Ends one of the user's sessions (DELETE /auth/sessions/{id}): its tokens stop working, its sockets close
+     * and its push tokens are removed. For this client's own session use `signOut`, which also clears the store.
+     */
+    endSession: async (id: string): Promise<void> => {
+      await this.DELETE("/auth/sessions/{id}", { params: { path: { id } } })
+    },
+
+    /** Ends every session of the user but this client's own (DELETE /auth/sessions); answers how many. */
+    endOtherSessions: async (): Promise<number> => (await this.DELETE("/auth/sessions")).data.ended,
 
     /** Whether the token store holds a session (it may still be refused by the server). */
     isSignedIn: async (): Promise<boolean> => (await this.session.tokens()) !== null,

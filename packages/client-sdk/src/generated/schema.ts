@@ -44,14 +44,14 @@ export interface paths {
         put?: never;
         /**
          * Sign in with the code
-         * @description Anyone may call it. Checks the code sent to the phone number; the first sign-in creates the user. Answers the user and a new session's tokens. A code allows 5 attempts.
+         * @description Anyone may call it. Checks the code sent to the phone number; the first sign-in creates the user. Answers the user and a new session's tokens. A code allows 3 attempts. The optional `device` (`platform`: ios, android or web; `name`: one line, 1-100 characters) names the session in `GET /auth/sessions`.
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
          *     | 401 | `INVALID_OTP` | the code is wrong |
          *     | 401 | `OTP_EXPIRED` | the code is older than 10 minutes, or none was sent |
-         *     | 401 | `OTP_ATTEMPTS_EXCEEDED` | 5 wrong attempts: request a new code |
+         *     | 401 | `OTP_ATTEMPTS_EXCEEDED` | 3 wrong attempts: request a new code |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
@@ -120,6 +120,81 @@ export interface paths {
          */
         post: operations["auth.logout"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my sessions
+         * @description The signed-in user. Answers their live sessions (not ended, not expired), newest first: when each signed in and was last used (refreshed at most once a minute, and at every token refresh), the device named at sign-in (null when none was), the network it signed in from (`approximate_ip`: an IPv4 /24 or an IPv6 /48, never the address), and `current: true` on the caller's own. Counts toward the auth rate limit.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        get: operations["auth.listSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * End all my other sessions
+         * @description The signed-in user. Ends every live session of theirs except the caller's own, as `DELETE /auth/sessions/{id}` ends one; answers how many it ended (`ended`, 0 when there were none). Counts toward the auth rate limit.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        delete: operations["auth.endOtherSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of my sessions
+         * @description The signed-in user. Ends one of their live sessions (the current one too, like logout): its access and refresh tokens answer 401 at once on every instance, its WebSockets close with 4401, and the push tokens registered under it are removed. Counts toward the auth rate limit.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 404 | `NOT_FOUND` | no live session of the caller has this id (another user's, ended, expired or unknown) |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        delete: operations["auth.endSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1166,19 +1241,6 @@ export interface components {
                 };
             };
         };
-        /** @description A business rule refused the operation */
-        BusinessRuleResponse: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF";
-                message: string;
-                details: {
-                    [key: string]: string[];
-                };
-            };
-        };
         /** @description Not found */
         NotFoundResponse: {
             /** @enum {boolean} */
@@ -1186,6 +1248,19 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "NOT_FOUND";
+                message: string;
+                details: {
+                    [key: string]: string[];
+                };
+            };
+        };
+        /** @description A business rule refused the operation */
+        BusinessRuleResponse: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF";
                 message: string;
                 details: {
                     [key: string]: string[];
@@ -1329,13 +1404,22 @@ export interface operations {
                 /**
                  * @example {
                  *       "phone_number": "+966501234567",
-                 *       "otp_code": "123456"
+                 *       "otp_code": "123456",
+                 *       "device": {
+                 *         "platform": "ios",
+                 *         "name": "Sara's iPhone"
+                 *       }
                  *     }
                  */
                 "application/json": {
                     phone_number: string;
                     /** @description a string matching the pattern ^\d{6}$ */
                     otp_code: string;
+                    device?: {
+                        /** @enum {string} */
+                        platform: "ios" | "android" | "web";
+                        name: string;
+                    } | null;
                 };
             };
         };
@@ -1628,6 +1712,333 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "auth.listSessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "sessions": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "last_used_at": "2026-03-01T09:30:00.000Z",
+                     *             "device": {
+                     *               "platform": "ios",
+                     *               "name": "Sara"
+                     *             },
+                     *             "approximate_ip": "text",
+                     *             "current": true
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            sessions: {
+                                id: components["schemas"]["UUID"];
+                                created_at: components["schemas"]["Date"];
+                                last_used_at: components["schemas"]["Date"];
+                                device: {
+                                    /** @enum {string} */
+                                    platform: "ios" | "android" | "web";
+                                    name: string;
+                                } | null;
+                                approximate_ip: string | null;
+                                current: boolean;
+                            }[];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "auth.endOtherSessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "ended": 1
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            ended: components["schemas"]["Int"];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "auth.endSession": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {},
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: Record<string, never> | unknown[];
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
                 };
             };
             /** @description Body too large */

@@ -54,6 +54,12 @@ export class SessionRepo extends Context.Tag("@talab/core/SessionRepo")<
       id: string
     ) => Effect.Effect<Option.Option<{ readonly session: Session; readonly user: User }>>
     readonly revoke: (id: string, at: Date) => Effect.Effect<void>
+    /** Ends the user's session `id` if it is live at `at`; answers whether it did (another user's: false). */
+    readonly revokeOwned: (userId: string, id: string, at: Date) => Effect.Effect<boolean>
+    /** Ends every live session of the user but `keepId`; answers the ids ended. */
+    readonly revokeOthers: (userId: string, keepId: string, at: Date) => Effect.Effect<ReadonlyArray<string>>
+    /** Records a use of the session at `at` (never moving `lastUsedAt` back). */
+    readonly touch: (id: string, at: Date) => Effect.Effect<void>
   }
 >() {}
 
@@ -70,11 +76,13 @@ export class OtpRepo extends Context.Tag("@talab/core/OtpRepo")<
 export class DeviceTokenRepo extends Context.Tag("@talab/core/DeviceTokenRepo")<
   DeviceTokenRepo,
   {
-    /** Registers a push token; an existing one moves to this user. Answers the stored row. */
+    /** Registers a push token; an existing one moves to this user and session. Answers the stored row. */
     readonly upsert: (token: DeviceToken) => Effect.Effect<DeviceToken>
     readonly listByUser: (userId: string) => Effect.Effect<ReadonlyArray<DeviceToken>>
     readonly removeForUser: (userId: string, pushToken: string) => Effect.Effect<void>
     readonly removeToken: (pushToken: string) => Effect.Effect<void>
+    /** Removes the tokens registered under these sessions. */
+    readonly removeForSessions: (sessionIds: ReadonlyArray<string>) => Effect.Effect<void>
   }
 >() {}
 

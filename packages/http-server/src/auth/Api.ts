@@ -1,9 +1,11 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { Platform } from "@talab/core"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import { BodyCheck } from "../http/BodyCheck.js"
-import { Ok, OkMessage, UnauthorizedResponse } from "../http/Envelope.js"
-import { BodyOrNone, Optional, Payload, problemMessage, StringField, Text } from "../http/Fields.js"
+import { NotFoundResponse, Ok, OkMessage, UnauthorizedResponse } from "../http/Envelope.js"
+import { BodyOrNone, OneOf, Optional, Payload, problemMessage, StringField, Text } from "../http/Fields.js"
+import { IdPath } from "../http/Paths.js"
 import { UserView } from "../http/Views.js"
 
 const PhoneNumber = StringField
@@ -15,7 +17,20 @@ export const TokensView = Schema.Struct({
   expires_in: Schema.Int
 })
 
-/** Sign-in by phone number and one-time code. */
+/** The device a sign-in comes from, as the app names it (shown in the user's list of sessions). */
+export const SessionDeviceView = Schema.Struct({ platform: Platform, name: Schema.String })
+
+/** One of the caller's sessions. */
+export const SessionView = Schema.Struct({
+  id: Schema.UUID,
+  created_at: Schema.Date,
+  last_used_at: Schema.Date,
+  device: Schema.NullOr(SessionDeviceView),
+  approximate_ip: Schema.NullOr(Schema.String),
+  current: Schema.Boolean
+})
+
+/** Sign-in by phone number and one-time code, and the caller's sessions. */
 export class AuthApi extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("requestOtp", "/request-otp")
@@ -24,7 +39,13 @@ export class AuthApi extends HttpApiGroup.make("auth")
   )
   .add(
     HttpApiEndpoint.post("verifyOtp", "/verify-otp")
-      .setPayload(Payload({ phone_number: PhoneNumber, otp_code: OtpCode }))
+      .setPayload(
+        Payload({
+          phone_number: PhoneNumber,
+          otp_code: OtpCode,
+          device: Optional(Payload({ platform: OneOf(...Platform.literals), name: Text(1, 100) }))
+        })
+      )
       .addSuccess(
         Ok(
           Schema.Struct({
@@ -45,6 +66,23 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("logout", "/logout")
       .setPayload(BodyOrNone(Payload({ device_token: Optional(Text(1, 4096)) })))
       .addSuccess(OkMessage)
+      .middleware(Authentication)
+  )
+  .add(
+    HttpApiEndpoint.get("listSessions", "/sessions")
+      .addSuccess(Ok(Schema.Struct({ sessions: Schema.Array(SessionView) })))
+      .middleware(Authentication)
+  )
+  .add(
+    HttpApiEndpoint.del("endSession", "/sessions/:id")
+      .setPath(IdPath)
+      .addSuccess(OkMessage)
+      .addError(NotFoundResponse)
+      .middleware(Authentication)
+  )
+  .add(
+    HttpApiEndpoint.del("endOtherSessions", "/sessions")
+      .addSuccess(Ok(Schema.Struct({ ended: Schema.Int })))
       .middleware(Authentication)
   )
   .middleware(BodyCheck)

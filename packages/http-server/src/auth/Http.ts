@@ -1,16 +1,22 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
+import { AppConfig } from "../config/AppConfig.js"
 import { CurrentUser } from "../http/CurrentUser.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { userView } from "../http/Views.js"
 import { translate } from "../i18n/messages.js"
+import { clientIp } from "../server/AuthRateLimit.js"
+import { networkPrefixOf } from "./NetworkPrefix.js"
+import { SessionQueries } from "./Queries.js"
 import { AuthService } from "./Service.js"
 
 export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function* () {
     const auth = yield* AuthService
+    const queries = yield* SessionQueries
+    const { trustProxy } = yield* AppConfig
     return handlers
       .handle("requestOtp", ({ payload, request }) =>
         respond(
@@ -22,12 +28,18 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
           })
         )
       )
-      .handle("verifyOtp", ({ payload }) =>
+      .handle("verifyOtp", ({ payload, request }) =>
         respond(
-          Effect.map(auth.verifyOtp(payload.phone_number, payload.otp_code), ({ user, tokens, hasSellerProfile }) => ({
-            success: true as const,
-            data: { user: { ...userView(user), has_seller_profile: hasSellerProfile }, tokens }
-          }))
+          Effect.map(
+            auth.verifyOtp(payload.phone_number, payload.otp_code, {
+              device: payload.device ?? null,
+              ipPrefix: networkPrefixOf(clientIp(request, trustProxy))
+            }),
+            ({ user, tokens, hasSellerProfile }) => ({
+              success: true as const,
+              data: { user: { ...userView(user), has_seller_profile: hasSellerProfile }, tokens }
+            })
+          )
         )
       )
       .handle("refresh", ({ payload }) =>
@@ -38,6 +50,42 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
           const { user, sessionId } = yield* CurrentUser
           yield* auth.logout(user.id, sessionId, payload?.device_token)
           return { success: true as const, data: {}, message: translate("logged_out", yield* requestLanguage) }
+        })
+      )
+      .handle("listSessions", () =>
+        Effect.gen(function* () {
+          const { user, sessionId } = yield* CurrentUser
+          const sessions = yield* queries.live(user.id)
+          return {
+            success: true as const,
+            data: {
+              sessions: sessions.map((session) => ({
+                id: session.id,
+                created_at: session.createdAt,
+                last_used_at: session.lastUsedAt,
+                device: session.device,
+                approximate_ip: session.ipPrefix,
+                current: session.id === sessionId
+              }))
+            }
+          }
+        })
+      )
+      .handle("endSession", ({ path }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            yield* auth.endSession(user.id, path.id)
+            return { success: true as const, data: {}, message: translate("session_ended", yield* requestLanguage) }
+          })
+        )
+      )
+      .handle("endOtherSessions", () =>
+        Effect.gen(function* () {
+          const { user, sessionId } = yield* CurrentUser
+          const ended = yield* auth.endOtherSessions(user.id, sessionId)
+          const message = translate("other_sessions_ended", yield* requestLanguage)
+          return { success: true as const, data: { ended }, message }
         })
       )
   })

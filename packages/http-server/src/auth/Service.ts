@@ -6,11 +6,13 @@ import {
   isSessionLive,
   issueOtp,
   type Language,
+  NotFound,
   newUser,
   OtpRepo,
   RateLimited,
   RateLimiter,
   SellerProfileRepo,
+  type SessionDevice,
   SessionRepo,
   SmsSender,
   Transactor,
@@ -18,8 +20,10 @@ import {
   UserRepo
 } from "@talab/core"
 import { Clock, Effect, Option } from "effect"
+import { maskPhone } from "../adapters/LogMasks.js"
 import { adminPolicy } from "../admin/Policy.js"
 import { AppConfig } from "../config/AppConfig.js"
+import { isTestNumberActive } from "../config/TestPhoneNumbers.js"
 import { translate } from "../i18n/messages.js"
 import { OtpCodes } from "./OtpCodes.js"
 import { parseMobileNumber } from "./Phone.js"
@@ -27,6 +31,12 @@ import { SessionEvents } from "./SessionEvents.js"
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, Tokens } from "./Tokens.js"
 
 const OTP_WINDOW_MS = 10 * 60 * 1000
+
+/** What a sign-in tells about where it comes from: the device the app named, the client's network. */
+export interface SignInContext {
+  readonly device: SessionDevice | null
+  readonly ipPrefix: string | null
+}
 
 /** Sign-in by phone and one-time code, sessions, refresh and logout. */
 export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
@@ -47,6 +57,10 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
     const admins = adminPolicy(config.adminPhoneNumbers)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
+    /** The test number entry for a number, while it still works (TEST_PHONE_NUMBERS). */
+    const activeTestNumber = (phoneNumber: string, at: Date) =>
+      config.testPhoneNumbers.find((entry) => entry.phoneNumber === phoneNumber && isTestNumberActive(entry, at))
+
     /**
      * Sends a fresh code to a mobile number; a new code replaces the previous one. Answers the code's
      * expiry and the number's remaining budget of codes.
@@ -61,16 +75,24 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
         })
         if (!decision.allowed)
           return yield* Effect.fail(new RateLimited({ retryAfterMs: decision.retryAfterMs, limit: decision.limit }))
-        const code = yield* codes.generate
-        const challenge = issueOtp(phoneNumber, codes.hash(phoneNumber, code), yield* now)
+        const at = yield* now
+        const testNumber = activeTestNumber(phoneNumber, at)
+        const code = testNumber?.code ?? (yield* codes.generate)
+        const challenge = issueOtp(phoneNumber, codes.hash(phoneNumber, code), at)
         yield* otps.replace(challenge)
+        if (testNumber !== undefined) {
+          yield* Effect.logInfo("Auth: code for a test phone number, no SMS sent").pipe(
+            Effect.annotateLogs({ phone: maskPhone(phoneNumber), last_day: testNumber.lastDay })
+          )
+          return { expiresAt: challenge.expiresAt, phoneLimit: decision }
+        }
         const known = yield* users.findByPhone(phoneNumber)
         const language = Option.match(known, { onNone: () => requestLanguage, onSome: (u) => u.language })
         yield* sms.send({ to: phoneNumber, body: translate("otp_sms", language, { code }), code }).pipe(Effect.orDie)
         return { expiresAt: challenge.expiresAt, phoneLimit: decision }
       })
 
-    const openSession = (user: User) =>
+    const openSession = (user: User, signIn: SignInContext) =>
       Effect.gen(function* () {
         const at = yield* now
         const sessionId = yield* ids.next
@@ -79,7 +101,10 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
           userId: user.id,
           createdAt: at,
           expiresAt: new Date(at.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
-          revokedAt: null
+          revokedAt: null,
+          lastUsedAt: at,
+          device: signIn.device,
+          ipPrefix: signIn.ipPrefix
         })
         return {
           access_token: yield* tokens.sign({ userId: user.id, sessionId, type: "access" }),
@@ -92,7 +117,7 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
      * Checks a code. The attempt is committed whatever the verdict, so a wrong code still uses up one
      * of the three attempts; the row lock makes exactly one of several racing right answers win.
      */
-    const verifyOtp = (rawPhone: string, code: string) =>
+    const verifyOtp = (rawPhone: string, code: string, signIn: SignInContext) =>
       Effect.gen(function* () {
         const phoneNumber = yield* parseMobileNumber(rawPhone)
         const outcome = yield* transactor.transaction(
@@ -109,13 +134,19 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
             const candidate = newUser({ id: yield* ids.next, phoneNumber, isAdmin: false, now: at })
             const stored = yield* users.insertOrGet(candidate)
             const user = admins.effective(stored)
-            const issued = yield* openSession(user)
+            const issued = yield* openSession(user, signIn)
             // A user created just now (the id given) cannot have a seller profile yet: no need to look.
             const hasSellerProfile = stored.id !== candidate.id && Option.isSome(yield* profiles.findByUserId(user.id))
             return { _tag: "Accepted" as const, user, tokens: issued, hasSellerProfile }
           })
         )
         if (outcome._tag === "Rejected") return yield* Effect.fail(outcome.error)
+        const testNumber = activeTestNumber(phoneNumber, yield* now)
+        if (testNumber !== undefined) {
+          yield* Effect.logInfo("Auth: signed in with a test phone number").pipe(
+            Effect.annotateLogs({ phone: maskPhone(phoneNumber), last_day: testNumber.lastDay })
+          )
+        }
         return outcome
       })
 
@@ -125,27 +156,65 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
         const claims = yield* tokens.verify(refreshToken, "refresh")
         if (claims === undefined) return yield* Effect.fail(new InvalidRefreshToken())
         const session = yield* sessions.findById(claims.sessionId)
-        if (Option.isNone(session) || !isSessionLive(session.value, yield* now)) {
+        const at = yield* now
+        if (Option.isNone(session) || !isSessionLive(session.value, at)) {
           return yield* Effect.fail(new InvalidRefreshToken())
         }
+        yield* sessions.touch(claims.sessionId, at)
         return {
           access_token: yield* tokens.sign({ userId: claims.userId, sessionId: claims.sessionId, type: "access" }),
           expires_in: ACCESS_TOKEN_TTL_SECONDS
         }
       })
 
-    /** Ends the session (both its tokens), forgets the device's push token and closes its sockets. */
+    /** Tells every instance the sessions ended, so their sockets close (their tokens already fail: the row says so). */
+    const announceEnded = (sessionIds: ReadonlyArray<string>) =>
+      Effect.forEach(sessionIds, sessionEvents.revoked, { discard: true })
+
+    /**
+     * Ends the session (both its tokens), forgets the push tokens it registered and the device token given,
+     * and closes its sockets.
+     */
     const logout = (userId: string, sessionId: string, deviceToken: string | undefined) =>
       Effect.gen(function* () {
         yield* transactor.transaction(
           Effect.gen(function* () {
             yield* sessions.revoke(sessionId, yield* now)
+            yield* devices.removeForSessions([sessionId])
             if (deviceToken !== undefined) yield* devices.removeForUser(userId, deviceToken)
           })
         )
-        yield* sessionEvents.revoked(sessionId)
+        yield* announceEnded([sessionId])
       })
 
-    return { requestOtp, verifyOtp, refresh, logout } as const
+    /** Ends one live session of the user, as logout does; any other id (another user's, ended, unknown) is 404. */
+    const endSession = (userId: string, sessionId: string) =>
+      Effect.gen(function* () {
+        const ended = yield* transactor.transaction(
+          Effect.gen(function* () {
+            const revoked = yield* sessions.revokeOwned(userId, sessionId, yield* now)
+            if (revoked) yield* devices.removeForSessions([sessionId])
+            return revoked
+          })
+        )
+        if (!ended) return yield* Effect.fail(new NotFound({ resource: "session" }))
+        yield* announceEnded([sessionId])
+      })
+
+    /** Ends every live session of the user but the current one; answers how many it ended. */
+    const endOtherSessions = (userId: string, currentSessionId: string) =>
+      Effect.gen(function* () {
+        const ended = yield* transactor.transaction(
+          Effect.gen(function* () {
+            const revoked = yield* sessions.revokeOthers(userId, currentSessionId, yield* now)
+            yield* devices.removeForSessions(revoked)
+            return revoked
+          })
+        )
+        yield* announceEnded(ended)
+        return ended.length
+      })
+
+    return { requestOtp, verifyOtp, refresh, logout, endSession, endOtherSessions } as const
   })
 }) {}

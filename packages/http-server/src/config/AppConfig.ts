@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os"
 import { Config, ConfigError, Context, Effect, Either, Layer, Option, Redacted } from "effect"
 import { normalizeMobileNumber } from "../auth/Phone.js"
 import { databaseOptionsFromUrl } from "../db/Database.js"
+import { parseTestPhoneNumbers, type TestPhoneNumber } from "./TestPhoneNumbers.js"
 
 export type SmsProvider = "console" | "twilio"
 export type PushProvider = "log" | "fcm" | "apns"
@@ -17,6 +18,8 @@ export interface AppSettings {
   readonly jwtSecret: Redacted.Redacted<string> | undefined
   readonly nodeEnv: string
   readonly adminPhoneNumbers: ReadonlyArray<string>
+  /** Numbers that sign in with a fixed code and get no SMS, each until the end of its day (TEST_PHONE_NUMBERS). */
+  readonly testPhoneNumbers: ReadonlyArray<TestPhoneNumber>
   readonly sms: {
     readonly provider: SmsProvider
     readonly outboxFile: string | undefined
@@ -104,6 +107,7 @@ const defaults: AppSettings = {
   jwtSecret: undefined,
   nodeEnv: "development",
   adminPhoneNumbers: [],
+  testPhoneNumbers: [],
   sms: { provider: "console", outboxFile: undefined },
   push: { provider: "log", outboxFile: undefined },
   redisUrl: undefined,
@@ -177,6 +181,26 @@ const adminPhoneNumbers = Effect.flatMap(list("ADMIN_PHONE_NUMBERS", []), (entri
   }
   return Effect.succeed(numbers)
 })
+
+/** TEST_PHONE_NUMBERS; under NODE_ENV=production only with ALLOW_TEST_PHONE_NUMBERS=true (they bypass the SMS). */
+const testPhoneNumbers = (nodeEnv: string) =>
+  Effect.gen(function* () {
+    const text = yield* Config.string("TEST_PHONE_NUMBERS").pipe(Config.withDefault(""))
+    const parsed = parseTestPhoneNumbers(text)
+    if (Either.isLeft(parsed)) return yield* Effect.fail(ConfigError.InvalidData(["TEST_PHONE_NUMBERS"], parsed.left))
+    if (nodeEnv === "production" && parsed.right.length > 0) {
+      const allowed = yield* Config.boolean("ALLOW_TEST_PHONE_NUMBERS").pipe(Config.withDefault(false))
+      if (!allowed) {
+        return yield* Effect.fail(
+          ConfigError.InvalidData(
+            ["TEST_PHONE_NUMBERS"],
+            "is set under NODE_ENV=production (numbers that sign in without an SMS); remove it or set ALLOW_TEST_PHONE_NUMBERS=true"
+          )
+        )
+      }
+    }
+    return parsed.right
+  })
 
 const readTelemetry = (port: number) =>
   Effect.gen(function* () {
@@ -307,6 +331,7 @@ const readSettings = Effect.gen(function* () {
     jwtSecret,
     nodeEnv,
     adminPhoneNumbers: yield* adminPhoneNumbers,
+    testPhoneNumbers: yield* testPhoneNumbers(nodeEnv),
     sms: { provider: smsProvider, outboxFile: yield* optionalString("SMS_OUTBOX_FILE"), ...(twilio ? { twilio } : {}) },
     push: {
       provider: pushProvider,

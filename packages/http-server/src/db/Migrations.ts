@@ -11,6 +11,7 @@ import adminGrants from "./migrations/0006_admin_grants.js"
 import storedFiles from "./migrations/0008_stored_files.js"
 import retention from "./migrations/0009_retention.js"
 import messageSeq from "./migrations/0010_message_seq.js"
+import sessionDevices from "./migrations/0011_session_devices.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -22,7 +23,8 @@ export const migrations = {
   "0006_admin_grants": adminGrants,
   "0008_stored_files": storedFiles,
   "0009_retention": retention,
-  "0010_message_seq": messageSeq
+  "0010_message_seq": messageSeq,
+  "0011_session_devices": sessionDevices
 }
 
 /**

@@ -1,5 +1,5 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
-import { isSessionLive, RateLimiter, SessionRepo } from "@talab/core"
+import { isLastUseStale, isSessionLive, RateLimiter, SessionRepo } from "@talab/core"
 import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { adminPolicy } from "../admin/Policy.js"
 import { Tokens } from "../auth/Tokens.js"
@@ -79,6 +79,8 @@ const makeBearer = <E>(
           if (Option.isNone(found)) return yield* unauthorized
           const { session } = found.value
           if (!isSessionLive(session, now) || session.userId !== claims.userId) return yield* unauthorized
+          // At most one write a minute per session, not one per call (docs/DECISIONS.md, "Sessions").
+          if (isLastUseStale(session, now)) yield* sessions.touch(session.id, now)
           const user = admins.effective(found.value.user)
           rememberUserLanguage(request, user.language)
           // Only when tracing: without a span, annotating fails inside (an exception built per request).

@@ -144,6 +144,8 @@ export const texts: Catalogue = {
     en: "Your Talab code is {code}. It expires in 10 minutes."
   },
   logged_out: { ar: "تم تسجيل الخروج", en: "You have been signed out" },
+  session_ended: { ar: "تم إنهاء الجلسة", en: "The session has been ended" },
+  other_sessions_ended: { ar: "تم إنهاء جلساتك الأخرى", en: "Your other sessions have been ended" },
   offer_withdrawn: { ar: "تم سحب العرض", en: "The offer has been withdrawn" },
   price_outside_budget: {
     ar: "تنبيه: السعر خارج نطاق ميزانية المشتري",

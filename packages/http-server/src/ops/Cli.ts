@@ -1,5 +1,6 @@
 import { Config, ConfigProvider, Effect, Option } from "effect"
 import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
+import { publishSessionEnds } from "../realtime/RedisFanout.js"
 import { restoreEmbedded } from "./Backup.js"
 import { type Outcome, parseCommand, runCommand, USAGE } from "./Commands.js"
 import { forward, runningServer } from "./Control.js"
@@ -22,6 +23,7 @@ const readEnvironment = Effect.gen(function* () {
   return {
     databaseUrl: Option.getOrUndefined(yield* Config.option(Config.nonEmptyString("DATABASE_URL"))),
     dataDir: yield* Config.nonEmptyString("DATA_DIR").pipe(Config.withDefault("./data")),
+    redisUrl: Option.getOrUndefined(yield* Config.option(Config.nonEmptyString("REDIS_URL"))),
     adminPhoneNumbers: yield* list("ADMIN_PHONE_NUMBERS"),
     retentionDays: yield* Config.integer("RETENTION_DAYS").pipe(Config.withDefault(30))
   }
@@ -66,7 +68,17 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string |
         )
       )
     }
-    return yield* runCommand(parsed.name, parsed.argument, settings).pipe(
+    // Sockets live in the servers: on Redis every instance hears it; on the embedded database none is running.
+    const endSessions =
+      settings.redisUrl !== undefined
+        ? (ids: ReadonlyArray<string>) => publishSessionEnds(settings.redisUrl!, ids).pipe(Effect.orDie)
+        : embeddedOnDisk
+          ? () => Effect.void
+          : undefined
+    return yield* runCommand(parsed.name, parsed.argument, {
+      ...settings,
+      ...(endSessions ? { endSessions } : {})
+    }).pipe(
       Effect.provide(DatabaseLayer(database as DatabaseOptions)),
       Effect.catchAll((error) => Effect.succeed(refusedOutcome(`cannot open the database: ${String(error)}`)))
     )

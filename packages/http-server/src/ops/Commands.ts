@@ -54,7 +54,27 @@ export const parseCommand = (
 export interface CommandEnvironment {
   readonly adminPhoneNumbers: ReadonlyArray<string>
   readonly retentionDays: number
+  /**
+   * Tells the running servers that sessions ended, so they close those sessions' sockets with 4401: the
+   * server's own hub (a command handed to it) or the Redis channel the instances share (REDIS_URL).
+   */
+  readonly endSessions?: (sessionIds: ReadonlyArray<string>) => Effect.Effect<void>
 }
+
+/** Revokes the sessions, then has their sockets closed where the servers can be reached. */
+const revokeSessions = (input: string, env: CommandEnvironment) =>
+  Effect.gen(function* () {
+    const { report, sessionIds } = yield* sessionsRevoke(input)
+    if (sessionIds.length === 0) return report
+    if (env.endSessions === undefined) {
+      return [
+        ...report,
+        "open WebSocket connections of those sessions stay open until they disconnect: no REDIS_URL to reach the servers"
+      ]
+    }
+    yield* env.endSessions(sessionIds)
+    return report
+  })
 
 /** Runs one parsed command on the database in context (the CLI's own, or the running server's). */
 export const runCommand = (name: string, argument: string | undefined, env: CommandEnvironment) => {
@@ -75,7 +95,7 @@ export const runCommand = (name: string, argument: string | undefined, env: Comm
       case "admin revoke":
         return adminRevoke(argument!, env.adminPhoneNumbers)
       case "sessions revoke":
-        return Effect.map(sessionsRevoke(argument!), (result) => result.report)
+        return revokeSessions(argument!, env)
       case "retention":
         return Effect.map(runRetention(env.retentionDays), (removed) =>
           removed === undefined

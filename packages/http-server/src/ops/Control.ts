@@ -3,7 +3,8 @@ import { createServer, request } from "node:http"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Runtime } from "effect"
+import { Effect, Layer, Option, Runtime } from "effect"
+import { SessionEvents } from "../auth/SessionEvents.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { type Outcome, runCommand } from "./Commands.js"
 
@@ -37,6 +38,8 @@ export const ControlChannelLive = Layer.scopedDiscard(
     const config = yield* AppConfig
     if (config.databaseUrl !== undefined && config.databaseUrl.trim() !== "") return
     const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
+    // The server's hub, so `talab sessions revoke` closes the sockets it holds.
+    const sessionEvents = yield* Effect.serviceOption(SessionEvents)
     const directory = yield* Effect.acquireRelease(
       Effect.promise(() => mkdtemp(join(tmpdir(), "talab-ctl-"))),
       (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
@@ -49,7 +52,13 @@ export const ControlChannelLive = Layer.scopedDiscard(
           const outcome = await Runtime.runPromise(runtime)(
             runCommand(name, argument, {
               adminPhoneNumbers: config.adminPhoneNumbers,
-              retentionDays: config.retentionDays
+              retentionDays: config.retentionDays,
+              ...Option.match(sessionEvents, {
+                onNone: () => ({}),
+                onSome: (events) => ({
+                  endSessions: (ids: ReadonlyArray<string>) => Effect.forEach(ids, events.revoked, { discard: true })
+                })
+              })
             }).pipe(Effect.annotateLogs({ command: `talab ${name}` }))
           )
           res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(outcome))

@@ -89,16 +89,25 @@ export const adminRevoke = (input: string, envAdmins: ReadonlyArray<string>) =>
     return lines
   })
 
-/** Ends every live session of the user with `input`: their tokens answer 401 from the next request. */
+/**
+ * Ends every live session of the user with `input` and removes the push tokens they registered: their tokens
+ * answer 401 from the next request. Closing their open sockets is the caller's part (`runCommand`).
+ */
 export const sessionsRevoke = (input: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const phone = yield* phoneOf(input)
     const user = yield* userByPhone(phone)
-    const revoked = yield* sql<{ id: string }>`
-      UPDATE sessions SET revoked_at = now()
-      WHERE user_id = ${user.id} AND revoked_at IS NULL AND expires_at > now()
-      RETURNING id`
+    const revoked = yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const rows = yield* sql<{ id: string }>`
+          UPDATE sessions SET revoked_at = now()
+          WHERE user_id = ${user.id} AND revoked_at IS NULL AND expires_at > now()
+          RETURNING id`
+        if (rows.length > 0) yield* sql`DELETE FROM device_tokens WHERE session_id IN ${sql.in(rows.map((r) => r.id))}`
+        return rows
+      })
+    )
     return {
       sessionIds: revoked.map((row) => row.id),
       report: [

@@ -65,6 +65,20 @@ if over > 0 then
 end
 return evicted
 `
+/**
+ * Tells every instance on this Redis that sessions ended, as a logout on one of them does, from a process
+ * that is no instance (`talab sessions revoke`): each closes its sockets of those sessions with 4401.
+ */
+export const publishSessionEnds = (url: string, sessionIds: ReadonlyArray<string>) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const client = yield* connect(url, "talab-cli")
+      const origin = `cli-${randomUUID()}`
+      for (const sessionId of sessionIds)
+        yield* Effect.tryPromise(() => client.publish(SESSIONS_CHANNEL, `${origin}\n${sessionId}`))
+    })
+  )
+
 const socketMember = (origin: string, holder: SocketHolder) => `${origin}|${holder.connectionId}|${holder.sessionId}`
 
 const connect = (url: string, name: string) =>

@@ -8,7 +8,8 @@ export const DeviceTokenRow = Schema.Struct({
   userId: column("user_id", Schema.String),
   platform: Platform,
   pushToken: column("push_token", Schema.String),
-  createdAt: column("created_at", Timestamp)
+  createdAt: column("created_at", Timestamp),
+  sessionId: column("session_id", Schema.NullOr(Schema.String))
 })
 
 export const SqlDeviceTokenRepo = Layer.effect(
@@ -21,7 +22,8 @@ export const SqlDeviceTokenRepo = Layer.effect(
       Result: DeviceTokenRow,
       execute: (row) => sql`
         INSERT INTO device_tokens ${sql.insert(row)}
-        ON CONFLICT (push_token) DO UPDATE SET user_id = excluded.user_id, platform = excluded.platform
+        ON CONFLICT (push_token) DO UPDATE
+          SET user_id = excluded.user_id, platform = excluded.platform, session_id = excluded.session_id
         RETURNING *`
     })
     const listByUser = SqlSchema.findAll({
@@ -39,7 +41,11 @@ export const SqlDeviceTokenRepo = Layer.effect(
           Effect.orDie
         ),
       removeToken: (pushToken) =>
-        sql`DELETE FROM device_tokens WHERE push_token = ${pushToken}`.pipe(Effect.asVoid, Effect.orDie)
+        sql`DELETE FROM device_tokens WHERE push_token = ${pushToken}`.pipe(Effect.asVoid, Effect.orDie),
+      removeForSessions: (sessionIds) =>
+        sessionIds.length === 0
+          ? Effect.void
+          : sql`DELETE FROM device_tokens WHERE session_id IN ${sql.in(sessionIds)}`.pipe(Effect.asVoid, Effect.orDie)
     })
   })
 )

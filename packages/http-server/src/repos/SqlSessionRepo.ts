@@ -1,16 +1,62 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { SessionRepo } from "@talab/core"
+import { Platform, SessionRepo } from "@talab/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { byUuid, column, isUuid, NullableTimestamp, Timestamp } from "./Rows.js"
+import { byUuid, isUuid, NullableString, NullableTimestamp, Timestamp } from "./Rows.js"
 import { UserRow } from "./SqlUserRepo.js"
 
-export const SessionRow = Schema.Struct({
+const SessionColumns = Schema.Struct({
   id: Schema.String,
-  userId: column("user_id", Schema.String),
-  createdAt: column("created_at", Timestamp),
-  expiresAt: column("expires_at", Timestamp),
-  revokedAt: column("revoked_at", NullableTimestamp)
+  user_id: Schema.String,
+  created_at: Timestamp,
+  expires_at: Timestamp,
+  revoked_at: NullableTimestamp,
+  last_used_at: Timestamp,
+  device_platform: Schema.NullOr(Platform),
+  device_name: NullableString,
+  ip_prefix: NullableString
 })
+
+/** A session row; the device is two columns, both set or both null. */
+export const SessionRow = Schema.transform(
+  SessionColumns,
+  Schema.Struct({
+    id: Schema.String,
+    userId: Schema.String,
+    createdAt: Timestamp,
+    expiresAt: Timestamp,
+    revokedAt: NullableTimestamp,
+    lastUsedAt: Timestamp,
+    device: Schema.NullOr(Schema.Struct({ platform: Platform, name: Schema.String })),
+    ipPrefix: NullableString
+  }),
+  {
+    strict: true,
+    decode: (row) => ({
+      id: row.id,
+      userId: row.user_id,
+      createdAt: row.created_at,
+      expiresAt: row.expires_at,
+      revokedAt: row.revoked_at,
+      lastUsedAt: row.last_used_at,
+      device:
+        row.device_platform !== null && row.device_name !== null
+          ? { platform: row.device_platform, name: row.device_name }
+          : null,
+      ipPrefix: row.ip_prefix
+    }),
+    encode: (session) => ({
+      id: session.id,
+      user_id: session.userId,
+      created_at: session.createdAt,
+      expires_at: session.expiresAt,
+      revoked_at: session.revokedAt,
+      last_used_at: session.lastUsedAt,
+      device_platform: session.device?.platform ?? null,
+      device_name: session.device?.name ?? null,
+      ip_prefix: session.ipPrefix
+    })
+  }
+)
 
 export const SqlSessionRepo = Layer.effect(
   SessionRepo,
@@ -60,6 +106,29 @@ export const SqlSessionRepo = Layer.effect(
       // The first revocation is the one that counts.
       revoke: (id, at) =>
         sql`UPDATE sessions SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        ),
+      revokeOwned: (userId, id, at) =>
+        isUuid(id)
+          ? sql`
+              UPDATE sessions SET revoked_at = ${at}
+              WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL AND expires_at > ${at}
+              RETURNING id`.pipe(
+              Effect.map((rows) => rows.length > 0),
+              Effect.orDie
+            )
+          : Effect.succeed(false),
+      revokeOthers: (userId, keepId, at) =>
+        sql<{ id: string }>`
+          UPDATE sessions SET revoked_at = ${at}
+          WHERE user_id = ${userId} AND id <> ${keepId} AND revoked_at IS NULL AND expires_at > ${at}
+          RETURNING id`.pipe(
+          Effect.map((rows) => rows.map((row) => row.id)),
+          Effect.orDie
+        ),
+      touch: (id, at) =>
+        sql`UPDATE sessions SET last_used_at = ${at} WHERE id = ${id} AND last_used_at < ${at}`.pipe(
           Effect.asVoid,
           Effect.orDie
         )

@@ -15,7 +15,7 @@ export const tagDocs: Readonly<Record<string, TagDocs>> = {
   auth: {
     name: "Sign-in",
     description:
-      "Phone sign-in with a one-time code sent by SMS, token refresh and sign-out. The access token (JWT, 15 minutes) goes in `Authorization: Bearer …`; the refresh token (30 days) is exchanged at `/auth/refresh`."
+      "Phone sign-in with a one-time code sent by SMS, token refresh, sign-out, and the sessions a user can see and end. The access token (JWT, 24 hours) goes in `Authorization: Bearer …`; the refresh token (30 days) is exchanged at `/auth/refresh`."
   },
   users: {
     name: "Profile and devices",
@@ -89,13 +89,13 @@ export const operationDocs: Readonly<Record<string, OperationDocs>> = {
   "auth.verifyOtp": {
     summary: "Sign in with the code",
     description:
-      "Anyone may call it. Checks the code sent to the phone number; the first sign-in creates the user. Answers the user and a new session's tokens. A code allows 5 attempts.",
+      "Anyone may call it. Checks the code sent to the phone number; the first sign-in creates the user. Answers the user and a new session's tokens. A code allows 3 attempts. The optional `device` (`platform`: ios, android or web; `name`: one line, 1-100 characters) names the session in `GET /auth/sessions`.",
     errors: {
       INVALID_OTP: "the code is wrong",
       OTP_EXPIRED: "the code is older than 10 minutes, or none was sent",
-      OTP_ATTEMPTS_EXCEEDED: "5 wrong attempts: request a new code"
+      OTP_ATTEMPTS_EXCEEDED: "3 wrong attempts: request a new code"
     },
-    request: { phone_number: "+966501234567", otp_code: "123456" }
+    request: { phone_number: "+966501234567", otp_code: "123456", device: { platform: "ios", name: "Sara's iPhone" } }
   },
   "auth.refresh": {
     summary: "Get a new access token",
@@ -108,6 +108,22 @@ export const operationDocs: Readonly<Record<string, OperationDocs>> = {
     description:
       "The signed-in user. Ends the session of the access token (its refresh token stops working and its WebSockets close with 4401). With `device_token`, that device stops receiving pushes. Counts toward the auth rate limit.",
     request: { device_token: "fcm-device-token-123" }
+  },
+  "auth.listSessions": {
+    summary: "List my sessions",
+    description:
+      "The signed-in user. Answers their live sessions (not ended, not expired), newest first: when each signed in and was last used (refreshed at most once a minute, and at every token refresh), the device named at sign-in (null when none was), the network it signed in from (`approximate_ip`: an IPv4 /24 or an IPv6 /48, never the address), and `current: true` on the caller's own. Counts toward the auth rate limit."
+  },
+  "auth.endSession": {
+    summary: "End one of my sessions",
+    description:
+      "The signed-in user. Ends one of their live sessions (the current one too, like logout): its access and refresh tokens answer 401 at once on every instance, its WebSockets close with 4401, and the push tokens registered under it are removed. Counts toward the auth rate limit.",
+    errors: { NOT_FOUND: "no live session of the caller has this id (another user's, ended, expired or unknown)" }
+  },
+  "auth.endOtherSessions": {
+    summary: "End all my other sessions",
+    description:
+      "The signed-in user. Ends every live session of theirs except the caller's own, as `DELETE /auth/sessions/{id}` ends one; answers how many it ended (`ended`, 0 when there were none). Counts toward the auth rate limit."
   },
   "users.getMe": {
     summary: "Get my profile",

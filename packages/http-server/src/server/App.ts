@@ -22,8 +22,8 @@ export const AppLive = Layer.mergeAll(HttpAppLive, PushDispatcher.layer(), Metri
   // Counted and traced ports when telemetry is on (METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT); else the adapters.
   Layer.provide(InstrumentedPorts),
   Layer.provide(SqlRepositoriesLayer),
-  // The WebSocket hub, which also closes the sockets of ended sessions.
-  Layer.provide(RealtimeLive),
+  // The WebSocket hub, which also closes the sockets of ended sessions (also those `talab sessions revoke` ends).
+  Layer.provideMerge(RealtimeLive),
   // One wakeup shared by the outbox that queues notifications and the dispatcher that delivers them.
   Layer.provide(NotificationWakeup.layer)
 )
@@ -53,7 +53,7 @@ export const DatabaseFromConfig = Layer.unwrapEffect(
  * closing runs the other way: drain the connections, then stop the app, then the server and the database.
  */
 export const ProductionServerLive = Listening.pipe(
-  Layer.provide(Layer.mergeAll(AppLive, RetentionJobLive, ControlChannelLive)),
+  Layer.provide(Layer.mergeAll(RetentionJobLive, ControlChannelLive).pipe(Layer.provideMerge(AppLive))),
   Layer.provide(NodeServerLive),
   Layer.provide(AdaptersFromConfig),
   Layer.provide(DatabaseFromConfig),

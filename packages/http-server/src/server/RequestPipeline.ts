@@ -45,6 +45,9 @@ const detailsOfDecodeIssues = (issues: ReadonlyArray<DecodeIssue>, request: Http
   }
   // A payload that may be absent is a union with null; its "not null" issue is noise when fields failed.
   if (byField.size > 1) byField.delete("body")
+  // So is an optional object's (`device`) when fields inside it failed (`device.name`).
+  const fields = [...byField.keys()]
+  for (const field of fields) if (fields.some((other) => other.startsWith(`${field}.`))) byField.delete(field)
   const details: Record<string, Array<string>> = {}
   for (const [field, fieldIssues] of byField) {
     const problems = fieldIssues.map((issue) =>

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { Api } from "../Api.js"
 import { AuthHttp } from "../auth/Http.js"
 import { OtpCodes } from "../auth/OtpCodes.js"
+import { SessionQueries } from "../auth/Queries.js"
 import { ServerKeys } from "../auth/Secrets.js"
 import { AuthService } from "../auth/Service.js"
 import { Tokens } from "../auth/Tokens.js"
@@ -26,7 +27,13 @@ import { ExtraRoutes } from "./Routes.js"
 
 const Security = Layer.mergeAll(Tokens.layer, OtpCodes.layer).pipe(Layer.provideMerge(ServerKeys.layer))
 
-const Services = Layer.mergeAll(AuthService.Default, UsersService.Default, MarketplaceServices, ChatService.Default)
+const Services = Layer.mergeAll(
+  AuthService.Default,
+  SessionQueries.Default,
+  UsersService.Default,
+  MarketplaceServices,
+  ChatService.Default
+)
 
 const Groups = Layer.mergeAll(AuthHttp, UsersHttp, MarketplaceGroups, ChatHttp)
 

@@ -97,8 +97,8 @@ export const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
         )
       )
       .handle("registerDevice", ({ payload }) =>
-        Effect.flatMap(CurrentUser, ({ user }) =>
-          service.registerDevice(user, payload.platform, payload.push_token)
+        Effect.flatMap(CurrentUser, ({ user, sessionId }) =>
+          service.registerDevice(user, sessionId, payload.platform, payload.push_token)
         ).pipe(
           Effect.map((device) => ({
             success: true as const,

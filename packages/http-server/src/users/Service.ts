@@ -90,12 +90,13 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
         return { avatarUrl }
       })
 
-    /** Registers a push token; a token already known moves to this user. */
-    const registerDevice = (user: User, platform: Platform, pushToken: string) =>
+    /** Registers a push token under the caller's session; a token already known moves to this user and session. */
+    const registerDevice = (user: User, sessionId: string, platform: Platform, pushToken: string) =>
       Effect.gen(function* () {
         return yield* devices.upsert({
           id: yield* ids.next,
           userId: user.id,
+          sessionId,
           platform,
           pushToken,
           createdAt: new Date(yield* Clock.currentTimeMillis)

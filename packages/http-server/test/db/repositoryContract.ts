@@ -155,18 +155,63 @@ export const repositoryContract = <E>(
           userId: user.id,
           createdAt: at("2025-02-01T00:00:00.000Z"),
           expiresAt: at("2025-03-03T00:00:00.000Z"),
-          revokedAt: null
+          revokedAt: null,
+          lastUsedAt: at("2025-02-01T00:00:00.000Z"),
+          device: { platform: "ios" as const, name: "Sara's iPhone" },
+          ipPrefix: "203.0.113.0/24"
         }
         yield* sessions.insert(session)
+        yield* sessions.insert({ ...session, id: randomUUID(), device: null, ipPrefix: null })
         expect(yield* sessions.findById(session.id)).toEqual(Option.some(session))
         expect(yield* sessions.findWithUser(session.id)).toEqual(Option.some({ session, user }))
         expect(yield* sessions.findWithUser(randomUUID())).toEqual(Option.none())
         expect(yield* sessions.findWithUser("not-a-uuid")).toEqual(Option.none())
 
+        yield* sessions.touch(session.id, at("2025-02-01T12:00:00.000Z"))
+        yield* sessions.touch(session.id, at("2025-02-01T06:00:00.000Z"))
+        expect(some(yield* sessions.findById(session.id)).lastUsedAt).toEqual(at("2025-02-01T12:00:00.000Z"))
+
         yield* sessions.revoke(session.id, at("2025-02-02T00:00:00.000Z"))
         yield* sessions.revoke(session.id, at("2025-02-05T00:00:00.000Z"))
         expect(some(yield* sessions.findById(session.id)).revokedAt).toEqual(at("2025-02-02T00:00:00.000Z"))
         expect(some(yield* sessions.findWithUser(session.id)).session.revokedAt).toEqual(at("2025-02-02T00:00:00.000Z"))
+      })
+    )
+
+    it.effect("sessions: a user ends only their own live sessions, one or all but the current", () =>
+      Effect.gen(function* () {
+        const sessions = yield* SessionRepo
+        const users = yield* UserRepo
+        const alice = yield* users.insertOrGet(aUser())
+        const bob = yield* users.insertOrGet(aUser())
+        const t = at("2025-02-01T00:00:00.000Z")
+        const now = at("2025-02-10T00:00:00.000Z")
+        const [current, other, expired, bobs] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()]
+        for (const [id, userId, expiresAt] of [
+          [current, alice.id, at("2025-03-01T00:00:00.000Z")],
+          [other, alice.id, at("2025-03-01T00:00:00.000Z")],
+          [expired, alice.id, at("2025-02-05T00:00:00.000Z")],
+          [bobs, bob.id, at("2025-03-01T00:00:00.000Z")]
+        ] as const)
+          yield* sessions.insert({
+            id,
+            userId,
+            createdAt: t,
+            expiresAt,
+            revokedAt: null,
+            lastUsedAt: t,
+            device: null,
+            ipPrefix: null
+          })
+        expect(yield* sessions.revokeOwned(alice.id, bobs, now)).toBe(false)
+        expect(yield* sessions.revokeOwned(alice.id, expired, now)).toBe(false)
+        expect(yield* sessions.revokeOwned(alice.id, "not-a-uuid", now)).toBe(false)
+        expect(yield* sessions.revokeOthers(alice.id, current, now)).toEqual([other])
+        expect(yield* sessions.revokeOwned(alice.id, other, now)).toBe(false)
+        expect(some(yield* sessions.findById(current)).revokedAt).toBeNull()
+        expect(some(yield* sessions.findById(bobs)).revokedAt).toBeNull()
+        expect(yield* sessions.revokeOwned(alice.id, current, now)).toBe(true)
+        expect(some(yield* sessions.findById(current)).revokedAt).toEqual(now)
       })
     )
 
@@ -207,6 +252,7 @@ export const repositoryContract = <E>(
         const registered = {
           id: randomUUID(),
           userId: alice.id,
+          sessionId: null,
           platform: "ios" as const,
           pushToken,
           createdAt: at("2025-02-01T00:00:00.000Z")
@@ -226,6 +272,48 @@ export const repositoryContract = <E>(
         yield* tokens.upsert({ ...registered, id: randomUUID(), pushToken: `${pushToken}-2` })
         yield* tokens.removeToken(`${pushToken}-2`)
         expect(yield* tokens.listByUser(alice.id)).toEqual([])
+      })
+    )
+
+    it.effect("device tokens: belong to the session that registered them last, and go with it", () =>
+      Effect.gen(function* () {
+        const tokens = yield* DeviceTokenRepo
+        const sessions = yield* SessionRepo
+        const alice = yield* (yield* UserRepo).insertOrGet(aUser())
+        const t = at("2025-02-01T00:00:00.000Z")
+        const [first, second] = [randomUUID(), randomUUID()]
+        for (const id of [first, second])
+          yield* sessions.insert({
+            id,
+            userId: alice.id,
+            createdAt: t,
+            expiresAt: at("2025-03-01T00:00:00.000Z"),
+            revokedAt: null,
+            lastUsedAt: t,
+            device: null,
+            ipPrefix: null
+          })
+        const token = (pushToken: string, sessionId: string | null) => ({
+          id: randomUUID(),
+          userId: alice.id,
+          sessionId,
+          platform: "android" as const,
+          pushToken,
+          createdAt: t
+        })
+        const shared = `token-${randomUUID()}`
+        yield* tokens.upsert(token(shared, first))
+        expect((yield* tokens.upsert(token(shared, second))).sessionId).toBe(second)
+        yield* tokens.upsert(token(`${shared}-first`, first))
+        yield* tokens.upsert(token(`${shared}-none`, null))
+        yield* tokens.removeForSessions([first])
+        yield* tokens.removeForSessions([])
+        expect((yield* tokens.listByUser(alice.id)).map((row) => row.pushToken).sort()).toEqual([
+          shared,
+          `${shared}-none`
+        ])
+        yield* tokens.removeForSessions([second])
+        expect((yield* tokens.listByUser(alice.id)).map((row) => row.pushToken)).toEqual([`${shared}-none`])
       })
     )
 

@@ -64,7 +64,7 @@ export const commit = (...events: ReadonlyArray<DomainEvent>) =>
 
 export const registerDevice = (userId: string, platform: Platform, pushToken = `token-${randomUUID()}`) =>
   Effect.flatMap(DeviceTokenRepo, (tokens) =>
-    tokens.upsert({ id: randomUUID(), userId, platform, pushToken, createdAt: new Date(T0) })
+    tokens.upsert({ id: randomUUID(), userId, sessionId: null, platform, pushToken, createdAt: new Date(T0) })
   )
 
 export const speaks = (user: User, language: Language) =>
