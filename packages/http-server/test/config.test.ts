@@ -290,4 +290,64 @@ describe("AppConfig.fromEnv: state shared by instances (FILE_STORE, REDIS_URL, r
       expect(settings.redisUrl).toBe("redis://cache:6379")
     })
   )
+
+  it.effect("reads TEST_PHONE_NUMBERS like sign-in numbers, each working through the end of its day (UTC)", () =>
+    Effect.gen(function* () {
+      const settings = yield* settingsFrom({
+        TEST_PHONE_NUMBERS: " +966500000000=123456@2027-06-30 , +966 55-000 0001=000000@2028-02-29,"
+      })
+      expect(settings.testPhoneNumbers).toEqual([
+        {
+          phoneNumber: "+966500000000",
+          code: "123456",
+          lastDay: "2027-06-30",
+          endsAt: new Date("2027-07-01T00:00:00.000Z")
+        },
+        {
+          phoneNumber: "+966550000001",
+          code: "000000",
+          lastDay: "2028-02-29",
+          endsAt: new Date("2028-03-01T00:00:00.000Z")
+        }
+      ])
+      expect((yield* settingsFrom({})).testPhoneNumbers).toEqual([])
+    })
+  )
+
+  it.effect.each<readonly [string, string]>([
+    ["0500000000=123456@2027-06-30", "is not a mobile number"],
+    ["+966112345678=123456@2027-06-30", "is not a mobile number"],
+    ["+966500000000=12345@2027-06-30", "the code must be 6 digits"],
+    ["+966500000000=12345a@2027-06-30", "the code must be 6 digits"],
+    ["+966500000000=123456@2027-02-30", "is not a date"],
+    ["+966500000000=123456@30/06/2027", "is not a date"],
+    ["+966500000000=123456", "is not <phone>=<6-digit code>@<YYYY-MM-DD>"],
+    ["+966500000000=123456@2027-06-30,+966 500 000 000=654321@2027-06-30", "is listed twice"]
+  ])("refuses TEST_PHONE_NUMBERS=%j in one line naming it", ([value, problem]) =>
+    Effect.gen(function* () {
+      const line = yield* failureLine({ TEST_PHONE_NUMBERS: value })
+      expect(line).toMatch(/^Invalid configuration: TEST_PHONE_NUMBERS: "/)
+      expect(line).toContain(problem)
+      expect(line).not.toContain("\n")
+    })
+  )
+
+  it.effect("refuses TEST_PHONE_NUMBERS in production unless ALLOW_TEST_PHONE_NUMBERS=true", () =>
+    Effect.gen(function* () {
+      const production = {
+        NODE_ENV: "production",
+        JWT_SECRET: "x".repeat(32),
+        ALLOW_CONSOLE_PROVIDERS: "true",
+        TEST_PHONE_NUMBERS: "+966500000000=123456@2027-06-30"
+      }
+      expect(yield* failureLine(production)).toMatch(
+        /^Invalid configuration: TEST_PHONE_NUMBERS: is set under NODE_ENV=production .*ALLOW_TEST_PHONE_NUMBERS=true$/
+      )
+      expect(yield* failureLine({ ...production, ALLOW_TEST_PHONE_NUMBERS: "false" })).toMatch(/TEST_PHONE_NUMBERS/)
+      const allowed = yield* settingsFrom({ ...production, ALLOW_TEST_PHONE_NUMBERS: "true" })
+      expect(allowed.testPhoneNumbers.map((entry) => entry.phoneNumber)).toEqual(["+966500000000"])
+      // An empty list needs no permission.
+      expect((yield* settingsFrom({ ...production, TEST_PHONE_NUMBERS: "" })).testPhoneNumbers).toEqual([])
+    })
+  )
 })

@@ -23,6 +23,15 @@ describe("bad configuration stops the start with one line naming the variable", 
     ["JWT_SECRET", { JWT_SECRET: "too-short-a-secret" }],
     ["SMS_PROVIDER", { NODE_ENV: "production", JWT_SECRET: "a-production-secret-of-at-least-32-bytes" }],
     ["ADMIN_PHONE_NUMBERS", { ADMIN_PHONE_NUMBERS: "+966501111111,0501234567" }],
+    [
+      "TEST_PHONE_NUMBERS",
+      {
+        NODE_ENV: "production",
+        JWT_SECRET: "a-production-secret-of-at-least-32-bytes",
+        ALLOW_CONSOLE_PROVIDERS: "true",
+        TEST_PHONE_NUMBERS: "+966500000000=123456@2027-06-30"
+      }
+    ],
     ["DATABASE_URL", { DATABASE_URL: "mysql://admin:hunter2@db.example/talab" }]
   ])(
     "%s: %j",
