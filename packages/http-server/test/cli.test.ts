@@ -5,6 +5,7 @@ import { dirname, join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
+import { SessionEvents } from "../src/auth/SessionEvents.js"
 import { AppConfig } from "../src/config/AppConfig.js"
 import { DatabaseOptions } from "../src/db/Database.js"
 import { MigratedDatabaseLayer } from "../src/db/Migrations.js"
@@ -200,5 +201,31 @@ describe("talab while a server holds the embedded database", () => {
     expect(readdirSync(dataDir)).not.toContain("talab-control.json")
     expect(controlFile(dataDir)).toContain(dataDir)
     expect((await talab(dataDir, "admin", "list")).stdout).toContain("+966551234567\tgranted")
+  }, 180_000)
+
+  it("sessions revoke handed to the server closes the sockets it holds (its session events) and drops their push tokens", async () => {
+    const dataDir = freshDataDir()
+    const ended: Array<string> = []
+    const server = ControlChannelLive.pipe(
+      Layer.provideMerge(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir }))),
+      Layer.provide(Layer.succeed(SessionEvents, { revoked: (id) => Effect.sync(() => ended.push(id)) })),
+      Layer.provide(AppConfig.layer({ dataDir }))
+    )
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const userId = yield* aUser(sql, "+966551234568")
+          const sessionId = randomUUID()
+          yield* sql`INSERT INTO sessions (id, user_id, expires_at) VALUES (${sessionId}, ${userId}, ${new Date(Date.now() + 86_400_000)})`
+          yield* sql`INSERT INTO device_tokens (id, user_id, session_id, platform, push_token)
+            VALUES (${randomUUID()}, ${userId}, ${sessionId}, 'ios', 'push-of-revoked')`
+          const revoked = yield* Effect.promise(() => talab(dataDir, "sessions", "revoke", "+966551234568"))
+          expect(revoked).toMatchObject({ code: 0, stdout: ["revoked 1 session of +966551234568"] })
+          expect(ended).toEqual([sessionId])
+          expect(yield* sql`SELECT count(*)::int AS n FROM device_tokens`).toEqual([{ n: 0 }])
+        }).pipe(Effect.provide(server), Effect.orDie)
+      )
+    )
   }, 180_000)
 })

@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
+import { runCli } from "@talab/http-server"
 import { startTestServer, type TestServer } from "@talab/testkit"
 import { Effect, Redacted } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { chatScene, postMessage } from "../support/chat-fixtures.js"
 import { client, newPhone, relaxedLimits, type SignedIn, signIn } from "../support/harness.js"
+import { claimsOf } from "../support/jwt.js"
 import { Marketplace } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { resumedSeqs, sendOverSocket, seqRange, subscribeSince, writeConcurrently } from "../support/seq.js"
@@ -171,6 +173,32 @@ describe("two instances sharing Redis and PostgreSQL", () => {
     expect((await onA.closed).code).toBe(4401)
   })
 
+  it("a session ended on one instance answers 401 on the other at once, and its socket there closes with 4401", async () => {
+    const phone = newPhone()
+    const ended = await signIn(a, client(a), phone)
+    const current = await signIn(a, client(a), phone)
+    const onB = await on(b, ended.token)
+    const endedId = claimsOf(ended.token).sid as string
+    expect((await client(a).delete(`/auth/sessions/${endedId}`, { token: current.token })).status).toBe(200)
+    expect((await client(b).get("/users/me", { token: ended.token })).status).toBe(401)
+    expect((await client(b).post("/auth/refresh", { body: { refresh_token: ended.refreshToken } })).status).toBe(401)
+    expect((await onB.closed).code).toBe(4401)
+    expect((await client(b).get("/users/me", { token: current.token })).status).toBe(200)
+  })
+
+  it("talab sessions revoke (another process) closes the user's sockets on every instance with 4401", async () => {
+    const user = await signIn(a, client(a))
+    const onA = await on(a, user.token)
+    const onB = await on(b, user.token)
+    const outcome = await Effect.runPromise(
+      runCli(["sessions", "revoke", user.phone], { DATABASE_URL: database.url, REDIS_URL })
+    )
+    expect(outcome).toMatchObject({ code: 0, stdout: [`revoked 1 session of ${user.phone}`] })
+    expect((await onA.closed).code).toBe(4401)
+    expect((await onB.closed).code).toBe(4401)
+    expect((await client(b).get("/users/me", { token: user.token })).status).toBe(401)
+  })
+
   const isOpen = (socket: WsClient) => socket.ws.readyState === socket.ws.OPEN
 
   it("caps a session at 10 sockets over both instances: the 11th closes the oldest, on the other, with 4008", async () => {
@@ -223,6 +251,16 @@ describe("one instance without Redis", () => {
     await server?.close()
     await database?.drop()
   }, 60_000)
+
+  it("talab sessions revoke on PostgreSQL without REDIS_URL says it cannot reach open sockets", async () => {
+    const user = await signIn(server, client(server))
+    const outcome = await Effect.runPromise(runCli(["sessions", "revoke", user.phone], { DATABASE_URL: database.url }))
+    expect(outcome.code).toBe(0)
+    expect(outcome.stdout).toEqual([
+      `revoked 1 session of ${user.phone}`,
+      "open WebSocket connections of those sessions stay open until they disconnect: no REDIS_URL to reach the servers"
+    ])
+  })
 
   it("raises MessageSent with recipientOnline true only while the recipient's socket is subscribed", async () => {
     const m = new Marketplace(server, client(server), adminPhone)
