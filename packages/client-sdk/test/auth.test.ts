@@ -142,6 +142,31 @@ describe("sign-in and session", () => {
     expect(response.status).toBe(401)
   })
 
+  it("names the device at sign-in, lists the sessions and ends one or all the others", async () => {
+    const phone = newPhone()
+    const laptop = await signedInClient(server(), { phone })
+    const tablet = await signedInClient(server(), { phone })
+    const talab = createTalabClient({ baseUrl: server().baseUrl })
+    await talab.auth.requestOtp(phone)
+    await talab.auth.signIn({
+      phoneNumber: phone,
+      otpCode: server().sms.lastCode(phone)!,
+      device: { platform: "ios", name: "Sara's iPhone" }
+    })
+
+    const sessions = await talab.auth.sessions()
+    expect(sessions).toHaveLength(3)
+    expect(sessions[0]).toMatchObject({ device: { platform: "ios", name: "Sara's iPhone" }, current: true })
+    expect(sessions.slice(1).map((s) => s.current)).toEqual([false, false])
+
+    await talab.auth.endSession(sessions[2]!.id)
+    await expect(laptop.talab.GET("/users/me")).rejects.toMatchObject({ code: "UNAUTHORIZED" })
+    await expect(talab.auth.endSession(sessions[2]!.id)).rejects.toMatchObject({ code: "NOT_FOUND", status: 404 })
+    expect(await talab.auth.endOtherSessions()).toBe(1)
+    await expect(tablet.talab.GET("/users/me")).rejects.toMatchObject({ code: "UNAUTHORIZED" })
+    expect((await talab.auth.sessions()).map((s) => s.current)).toEqual([true])
+  })
+
   it("sends Accept-Language: error messages follow the client's language, and setLanguage changes it", async () => {
     const talab = createTalabClient({ baseUrl: server().baseUrl, language: "en" })
     const english = await talab.GET("/users/me").catch((error: unknown) => error)

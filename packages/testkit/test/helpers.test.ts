@@ -55,3 +55,35 @@ describe("PushRecorder.waitFor", () => {
     await expect(pushes.waitFor((p) => p.userId === "nobody", 50)).rejects.toThrow("within 50 ms")
   })
 })
+
+describe("testPhoneNumbers", () => {
+  const post = (server: TestServer, path: string, body: unknown) =>
+    fetch(`${server.apiUrl}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+
+  it("signs a listed number in with its code and no SMS until the end of its day, by the server's clock", async () => {
+    const phone = newPhoneNumber()
+    const lastDay = new Date().toISOString().slice(0, 10)
+    const server = await startTestServer({ testPhoneNumbers: `${phone}=246810@${lastDay}` })
+    try {
+      expect((await post(server, "/auth/request-otp", { phone_number: phone })).status).toBe(200)
+      expect(server.sms.lastCode(phone)).toBeUndefined()
+      expect((await post(server, "/auth/verify-otp", { phone_number: phone, otp_code: "246810" })).status).toBe(200)
+
+      server.clock.advance(Date.parse(`${lastDay}T00:00:00.000Z`) + 86_400_000 - server.clock.now().getTime())
+      expect((await post(server, "/auth/request-otp", { phone_number: phone })).status).toBe(200)
+      expect(server.sms.lastCode(phone)).toMatch(/^\d{6}$/)
+    } finally {
+      await server.close()
+    }
+  }, 60_000)
+
+  it("throws on a bad entry, naming it, before starting anything", async () => {
+    await expect(startTestServer({ testPhoneNumbers: "+966500000000=12345@2027-06-30" })).rejects.toThrow(
+      /^testPhoneNumbers: "\+966500000000=12345@2027-06-30": the code must be 6 digits$/
+    )
+  })
+})
