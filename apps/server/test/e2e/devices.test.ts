@@ -150,13 +150,16 @@ describe.each(backends)("device tokens on %s", (backend) => {
     expectError(await api().post("/device-tokens", { rawBody: "{", headers: json }), 401, "UNAUTHORIZED")
   })
 
-  it("logout removes the given device token of the caller, and only that one", async () => {
+  it("logout removes the given device token of the caller and its session's own, no other", async () => {
     const me = await signIn(server(), api())
+    // The same user on another device: what it registered stays unless named.
+    const elsewhere = await signIn(server(), api(), me.phone)
     const other = await signIn(server(), api())
-    const [leaving, staying, othersToken] = [newPushToken(), newPushToken(), newPushToken()]
+    const [leaving, staying, ownSession, othersToken] = [newPushToken(), newPushToken(), newPushToken(), newPushToken()]
     for (const pushToken of [leaving, staying]) {
-      await api().post("/device-tokens", { token: me.token, body: { platform: "ios", push_token: pushToken } })
+      await api().post("/device-tokens", { token: elsewhere.token, body: { platform: "ios", push_token: pushToken } })
     }
+    await api().post("/device-tokens", { token: me.token, body: { platform: "web", push_token: ownSession } })
     await api().post("/device-tokens", { token: other.token, body: { platform: "android", push_token: othersToken } })
     expect((await api().post("/auth/logout", { token: me.token, body: { device_token: leaving } })).status).toBe(200)
     const again = await signIn(server(), api(), me.phone)
@@ -164,7 +167,7 @@ describe.each(backends)("device tokens on %s", (backend) => {
     expect((await api().post("/auth/logout", { token: again.token, body: { device_token: othersToken } })).status).toBe(
       200
     )
-    const stored = await holders([leaving, staying, othersToken])
+    const stored = await holders([leaving, staying, ownSession, othersToken])
     if (stored) expect(stored).toEqual({ [staying]: `${me.userId}/ios`, [othersToken]: `${other.userId}/android` })
   })
 })
