@@ -70,7 +70,7 @@ describe.each(backends)("platform on %s", (backend) => {
             .properties ?? {}
         ).sort()
       expect(requestFields("/api/v1/auth/request-otp", "post")).toEqual(["phone_number"])
-      expect(requestFields("/api/v1/auth/verify-otp", "post")).toEqual(["otp_code", "phone_number"])
+      expect(requestFields("/api/v1/auth/verify-otp", "post")).toEqual(["device", "otp_code", "phone_number"])
       expect(requestFields("/api/v1/auth/refresh", "post")).toEqual(["refresh_token"])
       expect(requestFields("/api/v1/auth/logout", "post")).toEqual(["device_token"])
       expect(requestFields("/api/v1/users/me", "put")).toEqual(["language", "name"])
@@ -84,6 +84,8 @@ describe.each(backends)("platform on %s", (backend) => {
       )
       expect(dataFields("/api/v1/users/me/avatar", "post")).toEqual(["avatar_url"])
       expect(dataFields("/api/v1/device-tokens", "post", "201")).toEqual(["created_at", "id", "platform"])
+      expect(dataFields("/api/v1/auth/sessions", "get")).toEqual(["sessions"])
+      expect(dataFields("/api/v1/auth/sessions", "delete")).toEqual(["ended"])
     })
 
     it("says the logout body is optional and the avatar is one binary file", () => {
