@@ -1,8 +1,18 @@
 import { randomUUID } from "node:crypto"
 import { afterEach, describe, expect, it } from "vitest"
 import { expectError, ISO_UTC } from "../support/foundation.js"
-import { backends, client, newPhone, relaxedLimits, type SignedIn, signIn, useServer } from "../support/harness.js"
+import {
+  backends,
+  client,
+  newPhone,
+  relaxedLimits,
+  type SignedIn,
+  signIn,
+  useServer,
+  useServerWithDatabase
+} from "../support/harness.js"
 import { claimsOf } from "../support/jwt.js"
+import { runSql } from "../support/postgres.js"
 import { connectAs, type WsClient } from "../support/ws-client.js"
 
 const en = { "accept-language": "en" }
@@ -210,5 +220,41 @@ describe.each(backends)("sessions on %s", (backend) => {
       expectError(await api().call(method, path, { token: me.refreshToken }), 401, "UNAUTHORIZED")
       expect((await list(me.token)).body.data.sessions).toHaveLength(1)
     })
+  })
+})
+
+describe("ending sessions while they register push tokens, on PostgreSQL", () => {
+  // One phone signs in nine times.
+  const { server, databaseUrl } = useServerWithDatabase("postgres", {
+    settings: { rateLimits: { ...relaxedLimits.rateLimits, otpPer10Minutes: 100 } }
+  })
+  const api = () => client(server())
+
+  it("leaves no push token under an ended session: each registration either lands first and goes, or answers 401", async () => {
+    const phone = newPhone()
+    const current = await signIn(server(), api(), phone)
+    const others: Array<SignedIn> = []
+    for (let i = 0; i < 8; i++) others.push(await signIn(server(), api(), phone))
+    const registrations = others.flatMap((session) =>
+      [0, 1].map((n) =>
+        api().post("/device-tokens", {
+          token: session.token,
+          body: { platform: "ios", push_token: `race-${randomUUID()}-${n}` }
+        })
+      )
+    )
+    const [ended, ...answers] = await Promise.all([
+      api().delete("/auth/sessions", { token: current.token }),
+      ...registrations
+    ])
+    expect(ended.body.data).toEqual({ ended: 8 })
+    for (const answer of answers) expect([201, 401]).toContain(answer.status)
+    const left = await runSql(
+      databaseUrl()!,
+      (sql) => sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM device_tokens d JOIN sessions s ON s.id = d.session_id
+        WHERE s.user_id = ${current.userId}`
+    )
+    expect(left).toEqual([{ n: 0 }])
   })
 })

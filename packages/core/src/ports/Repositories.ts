@@ -58,6 +58,11 @@ export class SessionRepo extends Context.Tag("@talab/core/SessionRepo")<
     readonly revokeOwned: (userId: string, id: string, at: Date) => Effect.Effect<boolean>
     /** Ends every live session of the user but `keepId`; answers the ids ended. */
     readonly revokeOthers: (userId: string, keepId: string, at: Date) => Effect.Effect<ReadonlyArray<string>>
+    /**
+     * Whether the session is live at `at`; when it is, it cannot end (revoke waits) until the current
+     * transaction does. What is written under it meanwhile is seen by whatever ends it.
+     */
+    readonly lockLive: (id: string, at: Date) => Effect.Effect<boolean>
     /** Records a use of the session at `at` (never moving `lastUsedAt` back). */
     readonly touch: (id: string, at: Date) => Effect.Effect<void>
   }

@@ -127,6 +127,15 @@ export const SqlSessionRepo = Layer.effect(
           Effect.map((rows) => rows.map((row) => row.id)),
           Effect.orDie
         ),
+      lockLive: (id, at) =>
+        isUuid(id)
+          ? sql`
+              SELECT id FROM sessions WHERE id = ${id} AND revoked_at IS NULL AND expires_at > ${at}
+              FOR SHARE`.pipe(
+              Effect.map((rows) => rows.length > 0),
+              Effect.orDie
+            )
+          : Effect.succeed(false),
       touch: (id, at) =>
         sql`UPDATE sessions SET last_used_at = ${at} WHERE id = ${id} AND last_used_at < ${at}`.pipe(
           Effect.asVoid,

@@ -6,6 +6,7 @@ import {
   Ok,
   PayloadTooLargeResponse,
   ServiceUnavailableResponse,
+  UnauthorizedResponse,
   UnsupportedMediaTypeResponse
 } from "../http/Envelope.js"
 import { BodyOrNone, OneOf, Optional, Payload, Text } from "../http/Fields.js"
@@ -52,5 +53,6 @@ export class UsersApi extends HttpApiGroup.make("users")
     HttpApiEndpoint.post("registerDevice", "/device-tokens")
       .setPayload(Payload({ platform: OneOf(...Platform.literals), push_token: Text(1, 4096) }))
       .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, platform: Platform, created_at: Schema.Date })), { status: 201 })
+      .addError(UnauthorizedResponse)
   )
   .middleware(Authentication) {}

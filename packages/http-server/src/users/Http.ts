@@ -97,13 +97,15 @@ export const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
         )
       )
       .handle("registerDevice", ({ payload }) =>
-        Effect.flatMap(CurrentUser, ({ user, sessionId }) =>
-          service.registerDevice(user, sessionId, payload.platform, payload.push_token)
-        ).pipe(
-          Effect.map((device) => ({
-            success: true as const,
-            data: { id: device.id, platform: device.platform, created_at: device.createdAt }
-          }))
+        respond(
+          Effect.flatMap(CurrentUser, ({ user, sessionId }) =>
+            service.registerDevice(user, sessionId, payload.platform, payload.push_token)
+          ).pipe(
+            Effect.map((device) => ({
+              success: true as const,
+              data: { id: device.id, platform: device.platform, created_at: device.createdAt }
+            }))
+          )
         )
       )
   })

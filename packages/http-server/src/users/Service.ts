@@ -6,6 +6,9 @@ import {
   PayloadTooLarge,
   type Platform,
   SellerProfileRepo,
+  SessionRepo,
+  Transactor,
+  Unauthorized,
   UnsupportedMediaType,
   type User,
   UserRepo,
@@ -45,6 +48,8 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
     const users = yield* UserRepo
     const profiles = yield* SellerProfileRepo
     const devices = yield* DeviceTokenRepo
+    const sessions = yield* SessionRepo
+    const transactor = yield* Transactor
     const files = yield* FileStore
     const ids = yield* Ids
     const config = yield* AppConfig
@@ -90,18 +95,26 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
         return { avatarUrl }
       })
 
-    /** Registers a push token under the caller's session; a token already known moves to this user and session. */
+    /**
+     * Registers a push token under the caller's session; a token already known moves to this user and session.
+     * The session is locked meanwhile, so a token cannot land under a session that was just ended (and whose
+     * tokens were removed): ending it waits for this, then removes this token too, or this answers 401.
+     */
     const registerDevice = (user: User, sessionId: string, platform: Platform, pushToken: string) =>
-      Effect.gen(function* () {
-        return yield* devices.upsert({
-          id: yield* ids.next,
-          userId: user.id,
-          sessionId,
-          platform,
-          pushToken,
-          createdAt: new Date(yield* Clock.currentTimeMillis)
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = new Date(yield* Clock.currentTimeMillis)
+          if (!(yield* sessions.lockLive(sessionId, at))) return yield* Effect.fail(new Unauthorized())
+          return yield* devices.upsert({
+            id: yield* ids.next,
+            userId: user.id,
+            sessionId,
+            platform,
+            pushToken,
+            createdAt: at
+          })
         })
-      })
+      )
 
     return { me, updateMe, setAvatar, registerDevice } as const
   }),

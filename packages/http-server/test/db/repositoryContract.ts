@@ -203,6 +203,9 @@ export const repositoryContract = <E>(
             device: null,
             ipPrefix: null
           })
+        expect(yield* sessions.lockLive(current, now)).toBe(true)
+        expect(yield* sessions.lockLive(expired, now)).toBe(false)
+        expect(yield* sessions.lockLive("not-a-uuid", now)).toBe(false)
         expect(yield* sessions.revokeOwned(alice.id, bobs, now)).toBe(false)
         expect(yield* sessions.revokeOwned(alice.id, expired, now)).toBe(false)
         expect(yield* sessions.revokeOwned(alice.id, "not-a-uuid", now)).toBe(false)
@@ -212,6 +215,7 @@ export const repositoryContract = <E>(
         expect(some(yield* sessions.findById(bobs)).revokedAt).toBeNull()
         expect(yield* sessions.revokeOwned(alice.id, current, now)).toBe(true)
         expect(some(yield* sessions.findById(current)).revokedAt).toEqual(now)
+        expect(yield* sessions.lockLive(current, now)).toBe(false)
       })
     )
 
