@@ -3,7 +3,14 @@ import { Platform } from "@talab/core"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import { BodyCheck } from "../http/BodyCheck.js"
-import { NotFoundResponse, Ok, OkMessage, UnauthorizedResponse } from "../http/Envelope.js"
+import {
+  IdempotencyKeyInUseResponse,
+  IdempotencyKeyReusedResponse,
+  NotFoundResponse,
+  Ok,
+  OkMessage,
+  UnauthorizedResponse
+} from "../http/Envelope.js"
 import { BodyOrNone, OneOf, Optional, Payload, problemMessage, StringField, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { UserView } from "../http/Views.js"
@@ -36,6 +43,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("requestOtp", "/request-otp")
       .setPayload(Payload({ phone_number: PhoneNumber }))
       .addSuccess(Ok(Schema.Struct({ expires_at: Schema.Date, message: Schema.String })))
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .add(
     HttpApiEndpoint.post("verifyOtp", "/verify-otp")
@@ -55,18 +64,24 @@ export class AuthApi extends HttpApiGroup.make("auth")
         )
       )
       .addError(UnauthorizedResponse)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .add(
     HttpApiEndpoint.post("refresh", "/refresh")
       .setPayload(Payload({ refresh_token: StringField }))
       .addSuccess(Ok(Schema.Struct({ access_token: Schema.String, expires_in: Schema.Int })))
       .addError(UnauthorizedResponse)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .add(
     HttpApiEndpoint.post("logout", "/logout")
       .setPayload(BodyOrNone(Payload({ device_token: Optional(Text(1, 4096)) })))
       .addSuccess(OkMessage)
       .middleware(Authentication)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .add(
     HttpApiEndpoint.get("listSessions", "/sessions")

@@ -1,7 +1,13 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
-import { ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
+import {
+  ForbiddenResponse,
+  IdempotencyKeyInUseResponse,
+  IdempotencyKeyReusedResponse,
+  NotFoundResponse,
+  Ok
+} from "../http/Envelope.js"
 import {
   FreeText,
   IntParam,
@@ -67,6 +73,8 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .addSuccess(Ok(SentMessage), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .add(
     HttpApiEndpoint.put("markRead", "/conversations/:id/read")

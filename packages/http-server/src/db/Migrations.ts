@@ -12,6 +12,7 @@ import storedFiles from "./migrations/0008_stored_files.js"
 import retention from "./migrations/0009_retention.js"
 import messageSeq from "./migrations/0010_message_seq.js"
 import sessionDevices from "./migrations/0011_session_devices.js"
+import idempotencyKeys from "./migrations/0012_idempotency_keys.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -24,7 +25,8 @@ export const migrations = {
   "0008_stored_files": storedFiles,
   "0009_retention": retention,
   "0010_message_seq": messageSeq,
-  "0011_session_devices": sessionDevices
+  "0011_session_devices": sessionDevices,
+  "0012_idempotency_keys": idempotencyKeys
 }
 
 /**

@@ -52,48 +52,74 @@ export class AdminAuthentication extends HttpApiMiddleware.Tag<AdminAuthenticati
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
 
+/** What a bearer token resolved to for one request (None: no valid token), so it is looked up once. */
+const resolvedCallers = new WeakMap<object, Option.Option<CurrentUser["Type"]>>()
+
+/** The token of an `Authorization: Bearer …` header, if it has that scheme. */
+export const bearerTokenOf = (request: HttpServerRequest.HttpServerRequest) => {
+  const header = request.headers.authorization ?? ""
+  // The framework takes whatever follows the first 7 characters; the scheme itself must be Bearer.
+  return /^bearer /i.test(header) ? header.slice(7) : undefined
+}
+
+/**
+ * The caller of a request's bearer access token, with a live session (None for anything else), their
+ * language remembered for responses made outside the handler. Memoized per request: the idempotency
+ * middleware at the edge and the endpoint's Authentication both ask.
+ */
+export const makeCallerOf = Effect.gen(function* () {
+  const tokens = yield* Tokens
+  const sessions = yield* SessionRepo
+  const config = yield* AppConfig
+  const admins = adminPolicy(config.adminPhoneNumbers)
+  return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<CurrentUser["Type"]>> =>
+    Effect.suspend(() => {
+      const known = resolvedCallers.get(request)
+      if (known !== undefined) return Effect.succeed(known)
+      return Effect.gen(function* () {
+        const token = bearerTokenOf(request)
+        const claims = token === undefined ? undefined : yield* tokens.verify(token, "access")
+        if (claims === undefined) return Option.none()
+        const now = new Date(yield* Clock.currentTimeMillis)
+        const found = yield* sessions.findWithUser(claims.sessionId)
+        if (Option.isNone(found)) return Option.none()
+        const { session } = found.value
+        if (!isSessionLive(session, now) || session.userId !== claims.userId) return Option.none()
+        // At most one write a minute per session, not one per call (docs/DECISIONS.md, "Sessions").
+        if (isLastUseStale(session, now)) yield* sessions.touch(session.id, now)
+        const user = admins.effective(found.value.user)
+        rememberUserLanguage(request, user.language)
+        return Option.some({ user, sessionId: claims.sessionId })
+      }).pipe(Effect.tap((caller) => Effect.sync(() => resolvedCallers.set(request, caller))))
+    })
+})
+
 /** The bearer check of both middlewares; `access` runs after the rate limit and before the body check. */
 const makeBearer = <E>(
   access: (caller: CurrentUser["Type"]) => Effect.Effect<void, E, HttpServerRequest.HttpServerRequest>
 ) =>
   Effect.gen(function* () {
-    const tokens = yield* Tokens
-    const sessions = yield* SessionRepo
+    const callerOf = yield* makeCallerOf
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
-    const admins = adminPolicy(config.adminPhoneNumbers)
     const tracing = config.telemetry.otlpEndpoint !== undefined
     const unauthorized = Effect.flatMap(requestLanguage, (language) =>
       Effect.fail(errorResponse("UNAUTHORIZED", language) as UnauthorizedResponse)
     )
     return {
-      bearer: (token: Redacted.Redacted<string>) =>
+      bearer: (_token: Redacted.Redacted<string>) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
-          // The framework takes whatever follows the first 7 characters; the scheme itself must be Bearer.
-          if (!/^bearer /i.test(request.headers.authorization ?? "")) return yield* unauthorized
-          const claims = yield* tokens.verify(Redacted.value(token), "access")
-          if (claims === undefined) return yield* unauthorized
-          const now = new Date(yield* Clock.currentTimeMillis)
-          const found = yield* sessions.findWithUser(claims.sessionId)
-          if (Option.isNone(found)) return yield* unauthorized
-          const { session } = found.value
-          if (!isSessionLive(session, now) || session.userId !== claims.userId) return yield* unauthorized
-          // At most one write a minute per session, not one per call (docs/DECISIONS.md, "Sessions").
-          if (isLastUseStale(session, now)) yield* sessions.touch(session.id, now)
-          const user = admins.effective(found.value.user)
-          rememberUserLanguage(request, user.language)
+          const caller = yield* callerOf(request)
+          if (Option.isNone(caller)) return yield* unauthorized
+          const current = caller.value
+          const { user } = current
           // Only when tracing: without a span, annotating fails inside (an exception built per request).
           if (tracing) yield* Effect.annotateCurrentSpan("enduser.id", user.id)
-          const current = { user, sessionId: claims.sessionId }
           // The path is canonical (checked before routing), so it is the matched route's path.
           const path = pathOf(request.url)
           if (!isAuthPath(path)) {
-            const decision = yield* limiter.consume({
-              key: `api:${user.id}`,
-              limit: config.rateLimits.apiPerMinute,
-              windowMs: 60_000
-            })
+            const decision = yield* consumeApiBudget(limiter, config, user.id)
             recordRateLimit(request, decision)
             if (!decision.allowed) {
               const language = yield* Effect.provideService(requestLanguage, CurrentUser, current)
@@ -106,6 +132,10 @@ const makeBearer = <E>(
         })
     }
   })
+
+/** Counts one call against a user's per-minute API budget (decisions.md section 8). */
+export const consumeApiBudget = (limiter: RateLimiter["Type"], config: AppConfig["Type"], userId: string) =>
+  limiter.consume({ key: `api:${userId}`, limit: config.rateLimits.apiPerMinute, windowMs: 60_000 })
 
 export const AuthenticationLive = Layer.effect(
   Authentication,

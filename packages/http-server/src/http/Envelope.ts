@@ -64,6 +64,24 @@ export class BusinessRuleResponse extends Schema.Class<BusinessRuleResponse>("Bu
   },
   HttpApiSchema.annotations({ status: 422, description: "A business rule refused the operation" })
 ) {}
+export class IdempotencyKeyInUseResponse extends Schema.Class<IdempotencyKeyInUseResponse>(
+  "IdempotencyKeyInUseResponse"
+)(
+  { success: Schema.Literal(false), error: errorBody("IDEMPOTENCY_KEY_IN_USE") },
+  HttpApiSchema.annotations({
+    status: 409,
+    description: "A call with the same Idempotency-Key is still running; retry after the Retry-After header"
+  })
+) {}
+export class IdempotencyKeyReusedResponse extends Schema.Class<IdempotencyKeyReusedResponse>(
+  "IdempotencyKeyReusedResponse"
+)(
+  { success: Schema.Literal(false), error: errorBody("IDEMPOTENCY_KEY_REUSED") },
+  HttpApiSchema.annotations({
+    status: 422,
+    description: "The Idempotency-Key was used with another method, path or body"
+  })
+) {}
 export class RateLimitedResponse extends Schema.Class<RateLimitedResponse>("RateLimitedResponse")(
   { success: Schema.Literal(false), error: errorBody("RATE_LIMITED") },
   HttpApiSchema.annotations({ status: 429, description: "Rate limit exceeded" })
@@ -86,6 +104,8 @@ export type ApiErrorResponse =
   | PayloadTooLargeResponse
   | UnsupportedMediaTypeResponse
   | BusinessRuleResponse
+  | IdempotencyKeyInUseResponse
+  | IdempotencyKeyReusedResponse
   | RateLimitedResponse
   | InternalErrorResponse
   | ServiceUnavailableResponse

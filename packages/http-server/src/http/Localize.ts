@@ -8,6 +8,8 @@ import {
   type ApiErrorResponse,
   BusinessRuleResponse,
   ForbiddenResponse,
+  IdempotencyKeyInUseResponse,
+  IdempotencyKeyReusedResponse,
   InternalErrorResponse,
   NotFoundResponse,
   PayloadTooLargeResponse,
@@ -77,8 +79,10 @@ export const errorResponse = (
       return new PayloadTooLargeResponse(body)
     case 415:
       return new UnsupportedMediaTypeResponse(body)
+    case 409:
+      return new IdempotencyKeyInUseResponse(body)
     case 422:
-      return new BusinessRuleResponse(body)
+      return code === "IDEMPOTENCY_KEY_REUSED" ? new IdempotencyKeyReusedResponse(body) : new BusinessRuleResponse(body)
     case 429:
       return new RateLimitedResponse(body)
     case 503:
@@ -144,9 +148,13 @@ export type ResponseOf<E> = E extends { readonly code: infer C }
               ? UnsupportedMediaTypeResponse
               : C extends "RATE_LIMITED"
                 ? RateLimitedResponse
-                : C extends "INTERNAL_ERROR"
-                  ? InternalErrorResponse
-                  : C extends "SERVICE_UNAVAILABLE"
-                    ? ServiceUnavailableResponse
-                    : BusinessRuleResponse
+                : C extends "IDEMPOTENCY_KEY_IN_USE"
+                  ? IdempotencyKeyInUseResponse
+                  : C extends "IDEMPOTENCY_KEY_REUSED"
+                    ? IdempotencyKeyReusedResponse
+                    : C extends "INTERNAL_ERROR"
+                      ? InternalErrorResponse
+                      : C extends "SERVICE_UNAVAILABLE"
+                        ? ServiceUnavailableResponse
+                        : BusinessRuleResponse
   : never

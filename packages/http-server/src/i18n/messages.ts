@@ -68,6 +68,14 @@ export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language,
   SELLER_PROFILE_EXISTS: { ar: "لديك ملف بائع بالفعل", en: "You already have a seller profile" },
   SELLER_PROFILE_NOT_PENDING: { ar: "طلب البائع ليس قيد المراجعة", en: "The seller application is not pending" },
   CANNOT_REPORT_SELF: { ar: "لا يمكنك الإبلاغ عن نفسك", en: "You cannot report yourself" },
+  IDEMPOTENCY_KEY_IN_USE: {
+    ar: "طلب آخر بمفتاح عدم التكرار نفسه لا يزال قيد التنفيذ؛ أعد المحاولة بعد قليل",
+    en: "Another request with this Idempotency-Key is still running; retry shortly"
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    ar: "استُخدم مفتاح عدم التكرار هذا مع طلب مختلف",
+    en: "This Idempotency-Key was used with a different request"
+  },
   UPGRADE_REQUIRED: {
     ar: "هذا العنوان يقبل اتصالات WebSocket فقط",
     en: "This address only accepts WebSocket connections"
@@ -89,6 +97,10 @@ export const texts: Catalogue = {
   must_be_integer: { ar: "يجب أن تكون القيمة عدداً صحيحاً", en: "Must be an integer" },
   invalid_characters: { ar: "يحتوي النص على محارف غير مسموح بها", en: "Contains characters that are not allowed" },
   must_be_object: { ar: "يجب أن يكون جسم الطلب كائن JSON", en: "The request body must be a JSON object" },
+  idempotency_key_format: {
+    ar: "يجب أن يكون من 1 إلى 255 محرفاً من محارف ASCII القابلة للطباعة",
+    en: "Must be 1 to 255 printable ASCII characters"
+  },
   malformed_json: { ar: "جسم الطلب ليس JSON صالحاً", en: "The request body is not valid JSON" },
   too_deep: {
     ar: "بنية JSON متداخلة بعمق يزيد عن {max} مستوى",

@@ -2,7 +2,15 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { DealStatus, OfferStatus } from "@talab/core"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
-import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok, OkMessage } from "../http/Envelope.js"
+import {
+  BusinessRuleResponse,
+  ForbiddenResponse,
+  IdempotencyKeyInUseResponse,
+  IdempotencyKeyReusedResponse,
+  NotFoundResponse,
+  Ok,
+  OkMessage
+} from "../http/Envelope.js"
 import { FreeText, Money, OneOf, Optional, PageParams, Pagination, Payload, Text, UuidField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 
@@ -76,6 +84,8 @@ export class OffersApi extends HttpApiGroup.make("offers")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .add(
     HttpApiEndpoint.get("listForRequest", "/requests/:id/offers")
@@ -96,6 +106,8 @@ export class OffersApi extends HttpApiGroup.make("offers")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .add(
     HttpApiEndpoint.del("withdraw", "/offers/:id")

@@ -102,7 +102,8 @@ export const runCommand = (name: string, argument: string | undefined, env: Comm
             ? ["retention: another instance is running it; nothing done"]
             : [
                 `retention: removed ${removed.sessions} sessions, ${removed.otpChallenges} OTP challenges, ` +
-                  `${removed.notifications} notifications, ${removed.outboxEvents} outbox events`
+                  `${removed.notifications} notifications, ${removed.outboxEvents} outbox events, ` +
+                  `${removed.idempotencyKeys} idempotency keys`
               ]
         )
       default:

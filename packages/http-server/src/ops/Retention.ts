@@ -8,6 +8,7 @@ export interface Removed {
   readonly otpChallenges: number
   readonly notifications: number
   readonly outboxEvents: number
+  readonly idempotencyKeys: number
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -26,7 +27,7 @@ const removedRows = Metric.counter("talab_retention_removed_rows_total", {
 
 /**
  * Deletes what nobody needs any more: sessions past their expiry (their refresh token no longer works),
- * OTP challenges past their expiry, notifications delivered and outbox events published more than
+ * OTP challenges past their expiry, idempotency keys past their 24 hours, notifications delivered and outbox events published more than
  * `retentionDays` ago. Answers `undefined` when another instance holds the job's lock.
  */
 export const runRetention = (retentionDays: number) =>
@@ -47,7 +48,8 @@ export const runRetention = (retentionDays: number) =>
           ),
           outboxEvents: count(
             yield* sql`DELETE FROM outbox_events WHERE processed_at IS NOT NULL AND processed_at < ${cutoff} RETURNING id`
-          )
+          ),
+          idempotencyKeys: count(yield* sql`DELETE FROM idempotency_keys WHERE expires_at < ${now} RETURNING key`)
         }
         return removed
       })
@@ -63,13 +65,15 @@ export const runRetention = (retentionDays: number) =>
                 otp_challenges: removed.otpChallenges,
                 notifications: removed.notifications,
                 outbox_events: removed.outboxEvents,
+                idempotency_keys: removed.idempotencyKeys,
                 retention_days: retentionDays
               })
             ),
             Metric.incrementBy(Metric.tagged(removedRows, "table", "sessions"), removed.sessions),
             Metric.incrementBy(Metric.tagged(removedRows, "table", "otp_challenges"), removed.otpChallenges),
             Metric.incrementBy(Metric.tagged(removedRows, "table", "notifications"), removed.notifications),
-            Metric.incrementBy(Metric.tagged(removedRows, "table", "outbox_events"), removed.outboxEvents)
+            Metric.incrementBy(Metric.tagged(removedRows, "table", "outbox_events"), removed.outboxEvents),
+            Metric.incrementBy(Metric.tagged(removedRows, "table", "idempotency_keys"), removed.idempotencyKeys)
           ])
     ),
     Effect.withSpan("retention")

@@ -2,7 +2,13 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { isValidRatingValue } from "@talab/core"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
-import { ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
+import {
+  ForbiddenResponse,
+  IdempotencyKeyInUseResponse,
+  IdempotencyKeyReusedResponse,
+  NotFoundResponse,
+  Ok
+} from "../http/Envelope.js"
 import { FreeText, NumberField, Optional, Payload, problemMessage, UuidField } from "../http/Fields.js"
 
 /** An integer from 1 to 5; anything else names the rating's rule. */
@@ -27,5 +33,7 @@ export class RatingsApi extends HttpApiGroup.make("ratings")
       .addSuccess(Ok(RatingView), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .middleware(Authentication) {}

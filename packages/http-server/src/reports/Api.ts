@@ -2,7 +2,14 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { DealStatus, ReportReason, ReportStatus, ResolveAction } from "@talab/core"
 import { Schema } from "effect"
 import { AdminAuthentication, Authentication } from "../http/Authentication.js"
-import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
+import {
+  BusinessRuleResponse,
+  ForbiddenResponse,
+  IdempotencyKeyInUseResponse,
+  IdempotencyKeyReusedResponse,
+  NotFoundResponse,
+  Ok
+} from "../http/Envelope.js"
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, UuidField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 
@@ -42,6 +49,8 @@ export class ReportsApi extends HttpApiGroup.make("reports")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .middleware(Authentication) {}
 

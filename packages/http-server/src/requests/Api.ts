@@ -2,7 +2,14 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Category, ConditionPref, RequestStatus } from "@talab/core"
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
-import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
+import {
+  BusinessRuleResponse,
+  ForbiddenResponse,
+  IdempotencyKeyInUseResponse,
+  IdempotencyKeyReusedResponse,
+  NotFoundResponse,
+  Ok
+} from "../http/Envelope.js"
 import {
   FreeText,
   Money,
@@ -82,7 +89,13 @@ const StatusFilter = Schema.optional(OneOf(...RequestStatus.literals))
 
 /** Buy requests: post, browse, read, close. */
 export class RequestsApi extends HttpApiGroup.make("requests")
-  .add(HttpApiEndpoint.post("create", "/requests").setPayload(NewRequest).addSuccess(Ok(RequestView), { status: 201 }))
+  .add(
+    HttpApiEndpoint.post("create", "/requests")
+      .setPayload(NewRequest)
+      .addSuccess(Ok(RequestView), { status: 201 })
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
+  )
   .add(
     HttpApiEndpoint.get("list", "/requests")
       .setUrlParams(

@@ -2,7 +2,14 @@ import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { SellerProfileStatus } from "@talab/core"
 import { Schema } from "effect"
 import { AdminAuthentication, Authentication } from "../http/Authentication.js"
-import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
+import {
+  BusinessRuleResponse,
+  ForbiddenResponse,
+  IdempotencyKeyInUseResponse,
+  IdempotencyKeyReusedResponse,
+  NotFoundResponse,
+  Ok
+} from "../http/Envelope.js"
 import { FreeText, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 
@@ -56,6 +63,8 @@ export class SellerProfilesApi extends HttpApiGroup.make("sellerProfiles")
       .addSuccess(Ok(SellerProfileCreated), { status: 201 })
       .addError(BusinessRuleResponse)
       .middleware(Authentication)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .add(
     HttpApiEndpoint.get("getPublic", "/seller-profiles/:id")

@@ -12,6 +12,7 @@ import { ChatService } from "../chat/Service.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { AdminAuthenticationLive, AuthenticationLive } from "../http/Authentication.js"
 import { BodyCheckLive } from "../http/BodyCheck.js"
+import { IdempotencyLive } from "../idempotency/Middleware.js"
 import { Gateway } from "../realtime/Gateway.js"
 import { WebSocketRoute } from "../realtime/Route.js"
 import { isUntraced, requestMetrics } from "../telemetry/RequestMetrics.js"
@@ -61,7 +62,14 @@ const corsFor = (origins: ReadonlyArray<string>) =>
   HttpApiBuilder.middlewareCors({
     ...(origins.includes("*") ? {} : { allowedOrigins: (origin: string) => origins.includes(origin) }),
     allowedHeaders: ["authorization", "content-type", "accept-language", "x-request-id", "idempotency-key"],
-    exposedHeaders: ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after", "x-request-id"],
+    exposedHeaders: [
+      "ratelimit-limit",
+      "ratelimit-remaining",
+      "ratelimit-reset",
+      "retry-after",
+      "x-request-id",
+      "idempotent-replayed"
+    ],
     maxAge: 600
   })
 
@@ -86,6 +94,9 @@ export const HttpAppLive = Layer.unwrapEffect(
       // Built before CORS, so inside it: a browser can read the 429 and the 503.
       Layer.provide(AuthRateLimitLive),
       Layer.provide(DependencyOutageLive),
+      // Inside the auth limit (an /auth/* call is counted per IP first) and inside the outage middleware (its
+      // own database calls answer 503 when the database is unreachable).
+      Layer.provide(IdempotencyLive.pipe(Layer.provide(Security))),
       Layer.provide(ApiLive),
       // Without an exporter the framework's span per request (URL parse, header redaction, attributes) would go
       // nowhere: ~50 µs of every request. With one, every request but health probes and sockets gets its span.

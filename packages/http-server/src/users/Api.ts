@@ -3,6 +3,8 @@ import { Language, Platform } from "@talab/core"
 import { Option, Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 import {
+  IdempotencyKeyInUseResponse,
+  IdempotencyKeyReusedResponse,
   Ok,
   PayloadTooLargeResponse,
   ServiceUnavailableResponse,
@@ -48,11 +50,15 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addError(PayloadTooLargeResponse)
       .addError(UnsupportedMediaTypeResponse)
       .addError(ServiceUnavailableResponse)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .add(
     HttpApiEndpoint.post("registerDevice", "/device-tokens")
       .setPayload(Payload({ platform: OneOf(...Platform.literals), push_token: Text(1, 4096) }))
       .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, platform: Platform, created_at: Schema.Date })), { status: 201 })
       .addError(UnauthorizedResponse)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
   )
   .middleware(Authentication) {}
