@@ -52,14 +52,33 @@ const seed = Effect.gen(function* () {
   const oldPublished = yield* event(daysAgo(31), daysAgo(31))
   const recentPublished = yield* event(daysAgo(29), daysAgo(29))
   const oldUnpublished = yield* event(null, daysAgo(40))
+  const idempotencyKey = (expiresAt: Date) =>
+    Effect.gen(function* () {
+      const key = randomUUID()
+      yield* sql`INSERT INTO idempotency_keys (scope, key, request_hash, claim_id, state, status, body, created_at,
+          locked_at, expires_at)
+        VALUES (${`user:${userId}`}, ${key}, 'h', ${randomUUID()}, 'completed', 201, '{}', ${daysAgo(1)},
+          ${daysAgo(1)}, ${expiresAt})`
+      return key
+    })
+  // An answer is kept 24 hours: one an hour past that, one with an hour left (a day later, gone as well).
+  const expiredKey = yield* idempotencyKey(new Date(NOW - 60 * 60 * 1000))
+  const liveKey = yield* idempotencyKey(new Date(NOW + 60 * 60 * 1000))
   return {
     userId,
-    gone: { sessions: [expiredSession], otps: [expiredOtp], notifications: [oldSent], events: [oldPublished] },
+    gone: {
+      sessions: [expiredSession],
+      otps: [expiredOtp],
+      notifications: [oldSent],
+      events: [oldPublished],
+      idempotencyKeys: [expiredKey]
+    },
     kept: {
       sessions: [activeSession, revokedUnexpired],
       otps: [liveOtp],
       notifications: [recentSent, oldPending, oldFailed],
-      events: [recentPublished, oldUnpublished]
+      events: [recentPublished, oldUnpublished],
+      idempotencyKeys: [liveKey]
     }
   }
 })
@@ -73,7 +92,9 @@ const present = (table: string, column: string, ids: ReadonlyArray<string>) =>
   )
 
 const clean = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql`TRUNCATE sessions, otp_challenges, notifications, outbox_events, users CASCADE`.pipe(Effect.asVoid)
+  sql`TRUNCATE sessions, otp_challenges, notifications, outbox_events, idempotency_keys, users CASCADE`.pipe(
+    Effect.asVoid
+  )
 )
 
 layer(freshPostgresDatabase, { timeout: Duration.minutes(2) })("retention job", (it) => {
@@ -85,7 +106,7 @@ layer(freshPostgresDatabase, { timeout: Duration.minutes(2) })("retention job", 
 
       const removed = yield* runRetention(30)
 
-      expect(removed).toEqual({ sessions: 1, otpChallenges: 1, notifications: 1, outboxEvents: 1 })
+      expect(removed).toEqual({ sessions: 1, otpChallenges: 1, notifications: 1, outboxEvents: 1, idempotencyKeys: 1 })
       expect(yield* present("sessions", "id", [...rows.gone.sessions, ...rows.kept.sessions])).toEqual(
         [...rows.kept.sessions].sort()
       )
@@ -98,13 +119,28 @@ layer(freshPostgresDatabase, { timeout: Duration.minutes(2) })("retention job", 
       expect(yield* present("outbox_events", "id", [...rows.gone.events, ...rows.kept.events])).toEqual(
         [...rows.kept.events].sort()
       )
+      expect(
+        yield* present("idempotency_keys", "key", [...rows.gone.idempotencyKeys, ...rows.kept.idempotencyKeys])
+      ).toEqual(rows.kept.idempotencyKeys)
 
       // A second run right away finds nothing more.
-      expect(yield* runRetention(30)).toEqual({ sessions: 0, otpChallenges: 0, notifications: 0, outboxEvents: 0 })
+      expect(yield* runRetention(30)).toEqual({
+        sessions: 0,
+        otpChallenges: 0,
+        notifications: 0,
+        outboxEvents: 0,
+        idempotencyKeys: 0
+      })
 
       // Two days later the 29-day-old rows are 31 days old; the active session has 8 days left.
       yield* TestClock.adjust(Duration.days(2))
-      expect(yield* runRetention(30)).toEqual({ sessions: 0, otpChallenges: 1, notifications: 1, outboxEvents: 1 })
+      expect(yield* runRetention(30)).toEqual({
+        sessions: 0,
+        otpChallenges: 1,
+        notifications: 1,
+        outboxEvents: 1,
+        idempotencyKeys: 1
+      })
       expect(yield* present("sessions", "id", rows.kept.sessions)).toEqual([...rows.kept.sessions].sort())
     })
   )
@@ -115,7 +151,13 @@ layer(freshPostgresDatabase, { timeout: Duration.minutes(2) })("retention job", 
       yield* TestClock.setTime(NOW)
       yield* seed
       // With 28 days, the 29-day-old delivered notification and published event go too.
-      expect(yield* runRetention(28)).toEqual({ sessions: 1, otpChallenges: 1, notifications: 2, outboxEvents: 2 })
+      expect(yield* runRetention(28)).toEqual({
+        sessions: 1,
+        otpChallenges: 1,
+        notifications: 2,
+        outboxEvents: 2,
+        idempotencyKeys: 1
+      })
     })
   )
 
@@ -142,7 +184,13 @@ layer(freshPostgresDatabase, { timeout: Duration.minutes(2) })("retention job", 
 
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(other)
-      expect(yield* runRetention(30)).toEqual({ sessions: 1, otpChallenges: 1, notifications: 1, outboxEvents: 1 })
+      expect(yield* runRetention(30)).toEqual({
+        sessions: 1,
+        otpChallenges: 1,
+        notifications: 1,
+        outboxEvents: 1,
+        idempotencyKeys: 1
+      })
     })
   )
 })

@@ -69,7 +69,7 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
     expectError(
       await api().post("/reports", {
         token: buyer.token,
-        body: { reported_user_id: unknownId, reason: "spam" },
+        body: { reported_user_id: unknownId, reason: "scam" },
         headers: keyed(key)
       }),
       422,
