@@ -83,7 +83,7 @@ describe("typed errors", () => {
     expect(isTalabApiError(new Error("x"))).toBe(false)
   })
 
-  it("every code of decisions.md section 6 (and UPGRADE_REQUIRED of GET /ws) is in the ErrorCode union", () => {
+  it("every code of decisions.md section 6 (and UPGRADE_REQUIRED of GET /ws, the idempotency codes of every POST) is in the ErrorCode union", () => {
     expect([...ERROR_CODES].sort()).toEqual(
       [
         "VALIDATION_ERROR",
@@ -108,6 +108,8 @@ describe("typed errors", () => {
         "SELLER_PROFILE_EXISTS",
         "SELLER_PROFILE_NOT_PENDING",
         "CANNOT_REPORT_SELF",
+        "IDEMPOTENCY_KEY_IN_USE",
+        "IDEMPOTENCY_KEY_REUSED",
         "UPGRADE_REQUIRED",
         "RATE_LIMITED",
         "INTERNAL_ERROR",

@@ -192,14 +192,9 @@ describe("the client", () => {
     await expect(talab.GET("/requests", { signal: aborted.signal })).rejects.toMatchObject({ name: "AbortError" })
   })
 
-  it("with idempotencyKeys, gives each POST its own key and keeps it across the retries", async () => {
+  it("by default gives each POST its own key and keeps it across the retries", async () => {
     const { fetch, seen } = scriptedFetch(envelope(503, "X"), ok(), ok())
-    const talab = createTalabRestClient({
-      baseUrl: "https://api.talab.test",
-      fetch,
-      idempotencyKeys: true,
-      retry: { baseDelayMs: 1 }
-    })
+    const talab = createTalabRestClient({ baseUrl: "https://api.talab.test", fetch, retry: { baseDelayMs: 1 } })
     await talab.POST("/auth/request-otp", { body: { phone_number: "+966501234567" } })
     await talab.POST("/auth/request-otp", { body: { phone_number: "+966501234567" } })
     const keys = seen.map((s) => s.key)
@@ -208,13 +203,38 @@ describe("the client", () => {
     expect(keys[2]).not.toBe(keys[0])
   })
 
-  it("keeps a key the caller gave", async () => {
-    const { fetch, seen } = scriptedFetch(ok())
-    const talab = createTalabRestClient({ baseUrl: "https://api.talab.test", fetch, idempotencyKeys: true })
+  it("keeps a key the caller gave, across its retries", async () => {
+    const { fetch, seen } = scriptedFetch(networkFailure, ok())
+    const talab = createTalabRestClient({ baseUrl: "https://api.talab.test", fetch, retry: { baseDelayMs: 1 } })
     await talab.POST("/auth/request-otp", {
       body: { phone_number: "+966501234567" },
       headers: { "Idempotency-Key": "mine" }
     })
-    expect(seen.map((s) => s.key)).toEqual(["mine"])
+    expect(seen.map((s) => s.key)).toEqual(["mine", "mine"])
+  })
+
+  it("with idempotencyKeys: false, sends no key and a POST only once", async () => {
+    const { fetch, seen } = scriptedFetch(envelope(503, "X"))
+    const talab = createTalabRestClient({
+      baseUrl: "https://api.talab.test",
+      fetch,
+      idempotencyKeys: false,
+      retry: { baseDelayMs: 1 }
+    })
+    await expect(talab.POST("/auth/request-otp", { body: { phone_number: "+966501234567" } })).rejects.toBeInstanceOf(
+      TalabApiError
+    )
+    expect(seen.map((s) => s.key)).toEqual([null])
+  })
+
+  it("retries a keyed POST answered 409 IDEMPOTENCY_KEY_IN_USE after its Retry-After, with the same key", async () => {
+    const inUse = envelope(409, "IDEMPOTENCY_KEY_IN_USE")
+    inUse.headers.set("retry-after", "1")
+    const { fetch, seen } = scriptedFetch(inUse, ok())
+    const { policy, waits } = testPolicy()
+    const response = await sendWithRetries(fetch, post({ "idempotency-key": "k-9" }), policy)
+    expect(response.status).toBe(200)
+    expect(seen.map((s) => s.key)).toEqual(["k-9", "k-9"])
+    expect(waits).toEqual([1000])
   })
 })

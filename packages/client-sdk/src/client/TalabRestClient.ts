@@ -31,12 +31,13 @@ export interface TalabClientOptions {
   /**
    * Retries of REST calls after a network failure, a timeout, 429 (after its `Retry-After`) or 502/503/504, with
    * exponential backoff and jitter: at most 3 by default; `false` turns them off. Only GETs and calls carrying an
-   * `Idempotency-Key` header are retried; see `idempotencyKeys`.
+   * `Idempotency-Key` header (every POST by default) are retried; see `idempotencyKeys`.
    */
   readonly retry?: RetryOptions | false
   /**
-   * Send every POST with a fresh `Idempotency-Key` header (kept across the client's own retries), so POSTs are
-   * retried too (default false). A call can also pass its own key in `headers`.
+   * Send every POST with a fresh `Idempotency-Key` header (default true), kept across the client's own retries:
+   * the server answers a retry with the first call's answer instead of acting twice, so POSTs are retried too.
+   * A call can pass its own key in `headers` (to retry across an app restart); `false` sends none.
    */
   readonly idempotencyKeys?: boolean
 }
@@ -104,7 +105,7 @@ export class TalabRestClient {
         headers: options.headers ?? {},
         language: () => this.currentLanguage,
         policy: requestPolicy(options.timeoutMs, options.retry),
-        idempotencyKeys: options.idempotencyKeys ?? false
+        idempotencyKeys: options.idempotencyKeys ?? true
       },
       this.session
     )

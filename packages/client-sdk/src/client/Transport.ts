@@ -19,7 +19,7 @@ export interface TransportOptions {
   readonly headers: Readonly<Record<string, string>>
   readonly language: () => string | undefined
   readonly policy: RequestPolicy
-  /** Give every POST its own `Idempotency-Key` (kept across the client's retries), so POSTs are retried too. */
+  /** Give every POST its own `Idempotency-Key` (kept across the client's retries), so POSTs are retried too (default). */
   readonly idempotencyKeys: boolean
 }
 
@@ -30,8 +30,8 @@ export type LooseInit = {
 }
 
 /**
- * Sends the typed calls through openapi-fetch: adds `Accept-Language`, the access token and (when asked) an
- * `Idempotency-Key`, times out and retries what is safe to retry ({@link sendWithRetries}), turns an error
+ * Sends the typed calls through openapi-fetch: adds `Accept-Language`, the access token and (unless turned off) an
+ * `Idempotency-Key` on every POST, times out and retries what is safe to retry ({@link sendWithRetries}), turns an error
  * response into a {@link TalabApiError}, and on a 401 for an expired token refreshes the session once and
  * sends the call again.
  */

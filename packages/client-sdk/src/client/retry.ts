@@ -26,8 +26,11 @@ export interface RequestPolicy {
   readonly sleep: (ms: number, signal: AbortSignal | null) => Promise<void>
 }
 
-/** Statuses a retry may cure: rate limited, and a gateway or server briefly down. */
-const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504])
+/**
+ * Statuses a retry may cure: the same key's earlier attempt still running (409 IDEMPOTENCY_KEY_IN_USE, the
+ * API's only 409), rate limited, and a gateway or server briefly down.
+ */
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([409, 429, 502, 503, 504])
 
 /** The policy with every default filled in. */
 export const requestPolicy = (
@@ -117,8 +120,8 @@ const attempt = async (fetch: (request: Request) => Promise<Response>, request: 
 }
 
 /**
- * Sends a request with a timeout per attempt, and sends it again after a network failure, a timeout, a 429
- * (after its `Retry-After`) or a 502/503/504 (after `Retry-After` or a backoff) when that is safe
+ * Sends a request with a timeout per attempt, and sends it again after a network failure, a timeout, a 409 or
+ * 429 (after its `Retry-After`) or a 502/503/504 (after `Retry-After` or a backoff) when that is safe
  * ({@link isRetrySafe}), up to `policy.retries` times. An abort of the request's own signal stops everything.
  */
 export const sendWithRetries = async (

@@ -20,8 +20,10 @@ export interface paths {
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | more than 3 codes for this number in 10 minutes, or too many auth calls from this IP |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -52,8 +54,10 @@ export interface paths {
          *     | 401 | `INVALID_OTP` | the code is wrong |
          *     | 401 | `OTP_EXPIRED` | the code is older than 10 minutes, or none was sent |
          *     | 401 | `OTP_ATTEMPTS_EXCEEDED` | 3 wrong attempts: request a new code |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -82,8 +86,10 @@ export interface paths {
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
          *     | 401 | `INVALID_REFRESH_TOKEN` | the refresh token is unknown, expired, or its session signed out |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -112,8 +118,10 @@ export interface paths {
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -261,8 +269,10 @@ export interface paths {
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the image is over 5 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the file is not a JPEG, PNG or WebP image |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -291,8 +301,10 @@ export interface paths {
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -321,9 +333,11 @@ export interface paths {
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 422 | `SELLER_PROFILE_EXISTS` | the user already has a seller profile, whatever its state |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -491,8 +505,10 @@ export interface paths {
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -617,11 +633,13 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 403 | `SELLER_NOT_APPROVED` | the caller has no approved seller profile (none, pending, rejected or suspended) |
          *     | 404 | `NOT_FOUND` | no request has this id |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed |
          *     | 422 | `DUPLICATE_PENDING_OFFER` | the seller already has a pending offer on this request |
          *     | 422 | `CANNOT_OFFER_ON_OWN_REQUEST` | the request is the seller's own |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -714,11 +732,13 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 403 | `FORBIDDEN` | the caller does not own the request |
          *     | 404 | `NOT_FOUND` | no offer has this id |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 422 | `OFFER_ALREADY_ACCEPTED` | the offer was accepted already |
          *     | 422 | `OFFER_NOT_PENDING` | the offer is rejected or withdrawn |
          *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed (another offer was accepted, or it was closed) |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -911,8 +931,10 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 403 | `FORBIDDEN` | the caller is not the deal's buyer |
          *     | 404 | `NOT_FOUND` | no deal has this id |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -943,9 +965,11 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 403 | `FORBIDDEN` | the caller is not a party of the deal given |
          *     | 404 | `NOT_FOUND` | the reported user or the deal does not exist |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 422 | `CANNOT_REPORT_SELF` | the caller reported themself |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -1086,8 +1110,10 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 403 | `FORBIDDEN` | the caller is not a party of the conversation |
          *     | 404 | `NOT_FOUND` | no conversation has this id |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -1218,6 +1244,32 @@ export interface components {
                 };
             };
         };
+        /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+        IdempotencyKeyInUseResponse: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "IDEMPOTENCY_KEY_IN_USE";
+                message: string;
+                details: {
+                    [key: string]: string[];
+                };
+            };
+        };
+        /** @description The Idempotency-Key was used with another method, path or body */
+        IdempotencyKeyReusedResponse: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "IDEMPOTENCY_KEY_REUSED";
+                message: string;
+                details: {
+                    [key: string]: string[];
+                };
+            };
+        };
         /**
          * Format: uuid
          * @description a Universally Unique Identifier
@@ -1292,7 +1344,13 @@ export interface operations {
     "auth.requestOtp": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1312,6 +1370,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1345,6 +1405,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -1361,6 +1430,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -1395,7 +1475,13 @@ export interface operations {
     "auth.verifyOtp": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1427,6 +1513,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1496,6 +1584,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -1512,6 +1609,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -1546,7 +1654,13 @@ export interface operations {
     "auth.refresh": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1566,6 +1680,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1608,6 +1724,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -1624,6 +1749,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -1658,7 +1794,13 @@ export interface operations {
     "auth.logout": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1678,6 +1820,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1714,6 +1858,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -1730,6 +1883,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -2362,7 +2526,13 @@ export interface operations {
     "users.uploadAvatar": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2378,6 +2548,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2418,6 +2590,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -2434,6 +2615,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -2468,7 +2660,13 @@ export interface operations {
     "users.registerDevice": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2491,6 +2689,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2536,6 +2736,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -2552,6 +2761,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -2586,7 +2806,13 @@ export interface operations {
     "sellerProfiles.apply": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2612,6 +2838,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2663,6 +2891,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -2684,10 +2921,12 @@ export interface operations {
             /** @description A business rule refused the operation */
             422: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BusinessRuleResponse"];
+                    "application/json": components["schemas"]["BusinessRuleResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -3385,7 +3624,13 @@ export interface operations {
     "requests.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3422,6 +3667,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3493,6 +3740,15 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthorizedResponse"];
                 };
             };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
             /** @description Body too large */
             413: {
                 headers: {
@@ -3509,6 +3765,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -3967,7 +4234,13 @@ export interface operations {
     "offers.create": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3999,6 +4272,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4059,6 +4334,8 @@ export interface operations {
             /** @description Not allowed */
             403: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4068,10 +4345,21 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
                 };
             };
             /** @description Body too large */
@@ -4095,10 +4383,12 @@ export interface operations {
             /** @description A business rule refused the operation */
             422: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BusinessRuleResponse"];
+                    "application/json": components["schemas"]["BusinessRuleResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -4429,7 +4719,13 @@ export interface operations {
     "offers.accept": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -4440,6 +4736,8 @@ export interface operations {
             /** @description Success */
             200: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4500,6 +4798,8 @@ export interface operations {
             /** @description Not allowed */
             403: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4509,10 +4809,21 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
                 };
             };
             /** @description Body too large */
@@ -4536,10 +4847,12 @@ export interface operations {
             /** @description A business rule refused the operation */
             422: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BusinessRuleResponse"];
+                    "application/json": components["schemas"]["BusinessRuleResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -5332,7 +5645,13 @@ export interface operations {
     "ratings.rate": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5360,6 +5679,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5413,6 +5734,8 @@ export interface operations {
             /** @description Not allowed */
             403: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5422,10 +5745,21 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
                 };
             };
             /** @description Body too large */
@@ -5444,6 +5778,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -5478,7 +5823,13 @@ export interface operations {
     "reports.file": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5510,6 +5861,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5558,6 +5911,8 @@ export interface operations {
             /** @description Not allowed */
             403: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5567,10 +5922,21 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
                 };
             };
             /** @description Body too large */
@@ -5594,10 +5960,12 @@ export interface operations {
             /** @description A business rule refused the operation */
             422: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["BusinessRuleResponse"];
+                    "application/json": components["schemas"]["BusinessRuleResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -6254,7 +6622,13 @@ export interface operations {
     "chat.sendMessage": {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -6276,6 +6650,8 @@ export interface operations {
             /** @description Success */
             201: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6333,6 +6709,8 @@ export interface operations {
             /** @description Not allowed */
             403: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -6342,10 +6720,21 @@ export interface operations {
             /** @description Not found */
             404: {
                 headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
                 };
             };
             /** @description Body too large */
@@ -6364,6 +6753,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description The Idempotency-Key was used with another method, path or body */
+            422: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */

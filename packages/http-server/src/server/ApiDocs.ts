@@ -392,6 +392,8 @@ export const commonErrorWhen: Readonly<Record<string, string>> = {
   PAYLOAD_TOO_LARGE: "the body is over 1 MiB",
   UNSUPPORTED_MEDIA_TYPE: "the body's media type is not accepted",
   RATE_LIMITED: "too many calls; wait `Retry-After` seconds",
+  IDEMPOTENCY_KEY_IN_USE: "a call with the same `Idempotency-Key` is still running; retry after `Retry-After`",
+  IDEMPOTENCY_KEY_REUSED: "the `Idempotency-Key` was used with another method, path or body",
   INTERNAL_ERROR: "an unexpected failure; nothing internal is shown",
   SERVICE_UNAVAILABLE: "a dependency (the database) is unreachable; try again after `Retry-After`"
 }

@@ -81,6 +81,10 @@ the buyer accepts one and the two complete the deal, chatting on the way.
 **Limits.** Per IP on \`/auth/*\`, per user elsewhere. A 429 \`RATE_LIMITED\` carries \`Retry-After\`; counted
 responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`. JSON bodies are at most 1 MiB.
 
+**Retries.** Every POST takes an \`Idempotency-Key\` (1 to 255 printable ASCII characters, e.g. a UUID): its answer is
+kept 24 hours and a retry with the same key and body gets it again with \`Idempotent-Replayed: true\`, nothing done
+twice. The SDK sends one on every POST and keeps it across its own retries.
+
 **Lists** are newest first, \`page\` (from 1) and \`per_page\` (1 to 50, default 20), with \`pagination\`.
 
 **Realtime.** Chat messages arrive live over the WebSocket at \`/ws\` (same port, JSON frames): the protocol and
@@ -100,11 +104,19 @@ const readableTags = (spec: OpenApi.OpenAPISpec) => {
   for (const operation of operationsOf(spec)) operation.tags = (operation.tags ?? []).map(renamed)
 }
 
-const errorCodesOf = (response: Json, root: Json): ReadonlyArray<string> => {
-  let schema = response.content?.["application/json"]?.schema
-  if (schema?.$ref) schema = root.components.schemas[String(schema.$ref).replace("#/components/schemas/", "")]
-  return schema?.properties?.error?.properties?.code?.enum ?? []
+const codesOfSchema = (schema: Json | undefined, root: Json): ReadonlyArray<string> => {
+  if (schema?.anyOf) return schema.anyOf.flatMap((branch: Json) => codesOfSchema(branch, root))
+  const resolved = schema?.$ref
+    ? root.components.schemas[String(schema.$ref).replace("#/components/schemas/", "")]
+    : schema
+  return resolved?.properties?.error?.properties?.code?.enum ?? []
 }
+
+const errorCodesOf = (response: Json, root: Json): ReadonlyArray<string> =>
+  codesOfSchema(response.content?.["application/json"]?.schema, root)
+
+/** Codes every operation that can answer them lists, whatever its docs name. */
+const IDEMPOTENCY_CODES: ReadonlyArray<string> = ["IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED"]
 
 /** The codes of one error response this operation answers: the ones its docs name, else the status's first. */
 const codesAnswered = (operationId: string, status: string, response: Json, root: Json) => {
@@ -112,7 +124,9 @@ const codesAnswered = (operationId: string, status: string, response: Json, root
   const named = Object.keys(operationDocs[operationId]?.errors ?? {}).filter(
     (code) => possible.includes(code) && String(statusOfCode[code as keyof typeof statusOfCode]) === status
   )
-  return named.length > 0 ? named : possible.slice(0, 1)
+  const idempotency = IDEMPOTENCY_CODES.filter((code) => possible.includes(code))
+  const others = possible.filter((code) => !IDEMPOTENCY_CODES.includes(code))
+  return [...(named.length > 0 ? named : others.slice(0, 1)), ...idempotency]
 }
 
 const errorExample = (code: string, when: string) => ({
@@ -171,6 +185,35 @@ const unusedComponents = (spec: OpenApi.OpenAPISpec) => {
   }
 }
 
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.",
+  schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[ -~]+$" },
+  example: "5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41"
+}
+
+const REPLAYED_HEADER = {
+  description: "`true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`.",
+  schema: { type: "string", enum: ["true"] }
+}
+
+/** Every POST takes an `Idempotency-Key` and its kept answers can come back as replays. */
+const idempotencyKeys = (spec: OpenApi.OpenAPISpec) => {
+  for (const pathItem of Object.values(spec.paths) as Array<Json>) {
+    const operation = pathItem.post
+    if (operation === undefined) continue
+    operation.parameters = [...(operation.parameters ?? []), IDEMPOTENCY_KEY_PARAMETER]
+    for (const [status, response] of Object.entries<Json>(operation.responses)) {
+      if (Number(status) < 500 && ![400, 401, 409, 413, 415, 429].includes(Number(status))) {
+        response.headers = { ...response.headers, "Idempotent-Replayed": REPLAYED_HEADER }
+      }
+    }
+  }
+}
+
 let cached: OpenApi.OpenAPISpec | undefined
 
 /**
@@ -186,6 +229,7 @@ export const openApiDocument = (): OpenApi.OpenAPISpec => {
       optionalBodies,
       singleFileParts,
       dateTimes,
+      idempotencyKeys,
       unusedComponents,
       about,
       describedOperations,
