@@ -361,14 +361,21 @@ describe("CORS", () => {
     expect(response.headers.get("access-control-allow-origin")).toBe("*")
   })
 
-  it("lets browsers read the rate-limit and request-id headers", async () => {
+  it("lets browsers read the rate-limit, request-id and Idempotent-Replayed headers", async () => {
     const response = await fetch(`${restricted.apiUrl}/auth/request-otp`, {
       method: "POST",
       headers: { origin: "https://app.talab.example", ...json },
       body: JSON.stringify({ phone_number: "+966501230003" })
     })
     const exposed = response.headers.get("access-control-expose-headers") ?? ""
-    for (const header of ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "retry-after", "x-request-id"]) {
+    for (const header of [
+      "ratelimit-limit",
+      "ratelimit-remaining",
+      "ratelimit-reset",
+      "retry-after",
+      "x-request-id",
+      "idempotent-replayed"
+    ]) {
       expect(exposed).toContain(header)
     }
   })
