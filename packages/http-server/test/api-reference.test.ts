@@ -59,8 +59,30 @@ describe("the API reference", () => {
     expect(Object.keys(accept.responses["422"].content["application/json"].examples)).toEqual([
       "OFFER_ALREADY_ACCEPTED",
       "OFFER_NOT_PENDING",
-      "REQUEST_NOT_ACTIVE"
+      "REQUEST_NOT_ACTIVE",
+      "IDEMPOTENCY_KEY_REUSED"
     ])
+  })
+
+  it("documents Idempotency-Key on every POST, with its 409 and 422 and the Idempotent-Replayed header", () => {
+    const posts = Object.entries<any>(document.paths).filter(([, item]) => item.post !== undefined)
+    expect(posts.length).toBe(13)
+    for (const [path, { post }] of posts) {
+      expect(
+        post.parameters.map((p: any) => p.name),
+        path
+      ).toContain("Idempotency-Key")
+      expect(Object.keys(post.responses["409"].content["application/json"].examples), path).toEqual([
+        "IDEMPOTENCY_KEY_IN_USE"
+      ])
+      expect(Object.keys(post.responses["422"].content["application/json"].examples), path).toContain(
+        "IDEMPOTENCY_KEY_REUSED"
+      )
+      const success = Object.entries<any>(post.responses).find(([status]) => Number(status) < 300)![1]
+      expect(success.headers["Idempotent-Replayed"], path).toBeDefined()
+    }
+    const get = document.paths["/api/v1/requests"].get
+    expect((get.parameters ?? []).map((p: any) => p.name)).not.toContain("Idempotency-Key")
   })
 
   it("has no operation without its docs entry, and no docs entry without its operation", () => {
