@@ -144,6 +144,7 @@ describe("MessageLog", () => {
     seq,
     sender_id: "s",
     message_text: `text ${seq}`,
+    masked: false,
     created_at: new Date(Date.UTC(2025, 0, 1, 10, 0, seq)).toISOString()
   })
   const seqs = (messages: ReadonlyArray<ChatMessage>) => messages.map((m) => m.seq)

@@ -1,4 +1,5 @@
 export * from "./BuyRequest.js"
+export * from "./ContactMasking.js"
 export * from "./Conversation.js"
 export * from "./Deal.js"
 export * from "./Errors.js"

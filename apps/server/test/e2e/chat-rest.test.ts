@@ -65,6 +65,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
         seq: 1,
         sender_id: scene.buyer.userId,
         message_text: "Is it still available?",
+        masked: false,
         created_at: expect.stringMatching(ISO_UTC)
       }
     })
@@ -152,6 +153,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       seq: 5,
       sender_id: scene.buyer.userId,
       message_text: "m5",
+      masked: false,
       read_at: null,
       created_at: sent[4].created_at
     })
@@ -259,6 +261,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     expect(listed.body.data.conversations[0].last_message).toEqual({
       text: "still interested?",
       seq: 1,
+      masked: false,
       created_at: expect.stringMatching(ISO_UTC)
     })
     expect(listed.body.data.conversations[0].unread_count).toBe(1)

@@ -207,6 +207,7 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
           seq: 1,
           sender_id: scene.seller.userId,
           message_text: "Yes, available",
+          masked: false,
           created_at: expect.stringMatching(ISO_UTC)
         }
       })

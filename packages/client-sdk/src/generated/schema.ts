@@ -1054,7 +1054,7 @@ export interface paths {
         };
         /**
          * List my conversations
-         * @description The signed-in user's conversations (one per offer), by last activity, with the last message (its text, `seq` and time) and the unread count.
+         * @description The signed-in user's conversations (one per offer), by last activity, with the last message (its text, contact details masked as in the history, `masked`, `seq` and time) and the unread count.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -1084,7 +1084,7 @@ export interface paths {
         };
         /**
          * Read a conversation's messages
-         * @description The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more` (older ones exist). With `after_seq=N` instead: up to `limit` messages whose `seq` is greater than N, oldest first, with `has_more` (newer ones exist: ask again with the last `seq` returned); this is how a client resumes a conversation. `before` and `after_seq` together are a 400. Every message carries `seq`: 1, 2, 3, … within the conversation, with no gaps. Marks the other party's messages as read.
+         * @description The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more` (older ones exist). With `after_seq=N` instead: up to `limit` messages whose `seq` is greater than N, oldest first, with `has_more` (newer ones exist: ask again with the last `seq` returned); this is how a client resumes a conversation. `before` and `after_seq` together are a 400. Every message carries `seq`: 1, 2, 3, … within the conversation, with no gaps. Marks the other party's messages as read. Until the offer is accepted, phone numbers, e-mail addresses and links in the other party's messages read `***` (`masked: true`); your own never do.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -6359,6 +6359,7 @@ export interface operations {
                      *             },
                      *             "last_message": {
                      *               "text": "text",
+                     *               "masked": true,
                      *               "seq": 1,
                      *               "created_at": "2026-03-01T09:30:00.000Z"
                      *             },
@@ -6390,6 +6391,8 @@ export interface operations {
                                 };
                                 last_message: {
                                     text: string;
+                                    /** @description True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
+                                    masked: boolean;
                                     seq: components["schemas"]["Int"];
                                     created_at: components["schemas"]["Date"];
                                 } | null;
@@ -6504,6 +6507,7 @@ export interface operations {
                      *             "seq": 1,
                      *             "sender_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *             "message_text": "Is it still available?",
+                     *             "masked": true,
                      *             "created_at": "2026-03-01T09:30:00.000Z",
                      *             "read_at": "2026-03-01T09:30:00.000Z"
                      *           }
@@ -6527,6 +6531,8 @@ export interface operations {
                                 seq: number;
                                 sender_id: components["schemas"]["UUID"];
                                 message_text: string;
+                                /** @description True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
+                                masked: boolean;
                                 created_at: components["schemas"]["Date"];
                                 read_at: components["schemas"]["Date"] | null;
                             }[];
@@ -6664,6 +6670,7 @@ export interface operations {
                      *         "seq": 1,
                      *         "sender_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *         "message_text": "Is it still available?",
+                     *         "masked": true,
                      *         "created_at": "2026-03-01T09:30:00.000Z"
                      *       },
                      *       "message": "Done"
@@ -6682,6 +6689,8 @@ export interface operations {
                             seq: number;
                             sender_id: components["schemas"]["UUID"];
                             message_text: string;
+                            /** @description True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
+                            masked: boolean;
                             created_at: components["schemas"]["Date"];
                         };
                         message?: string;

@@ -6,6 +6,11 @@ export interface ChatMessage {
   readonly seq: number
   readonly sender_id: string
   readonly message_text: string
+  /**
+   * True when phone numbers, e-mail addresses or links in `message_text` were replaced by `***` for this
+   * reader: the recipient sees them masked until the offer is accepted; the sender always sees their text.
+   */
+  readonly masked: boolean
   readonly created_at: string
   /** Present on messages caught up over REST. */
   readonly read_at?: string | null

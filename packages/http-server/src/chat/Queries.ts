@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
-import type { ConversationSummary, MessageItem } from "./Views.js"
+import { type ConversationSummary, type MessageItem, shownTo, textFor } from "./Views.js"
 
 const SummaryRow = Schema.Struct({
   id: Schema.String,
@@ -12,6 +12,8 @@ const SummaryRow = Schema.Struct({
   other_avatar_url: Schema.NullOr(Schema.String),
   last_text: Schema.NullOr(Schema.String),
   last_seq: Schema.NullOr(Schema.Number),
+  last_sender_id: Schema.NullOr(Schema.String),
+  offer_status: Schema.String,
   last_created_at: Schema.NullOr(Schema.DateFromSelf),
   unread_count: Schema.Number
 })
@@ -27,6 +29,9 @@ const MessageRow = Schema.Struct({
 })
 
 const Total = Schema.Struct({ total: Schema.Number })
+
+/** Contact details in a conversation are shown once its offer is accepted (docs/DECISIONS.md). */
+const contactsShownAt = (offerStatus: string) => offerStatus === "accepted"
 
 /** Read models of conversations and their messages. */
 export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
@@ -55,13 +60,14 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         )
         SELECT p.id, p.offer_id, p.created_at, u.id AS other_id, u.name AS other_name,
                u.avatar_url AS other_avatar_url, last.message_text AS last_text, last.seq AS last_seq,
-               last.created_at AS last_created_at,
+               last.sender_id AS last_sender_id, last.created_at AS last_created_at, o.status AS offer_status,
                (SELECT count(*) FROM messages m
                 WHERE m.conversation_id = p.id AND m.sender_id = p.other_id AND m.read_at IS NULL)::int AS unread_count
         FROM page p
         JOIN users u ON u.id = p.other_id
+        JOIN offers o ON o.id = p.offer_id
         LEFT JOIN LATERAL (
-          SELECT message_text, seq, created_at FROM messages m
+          SELECT message_text, seq, sender_id, created_at FROM messages m
           WHERE m.conversation_id = p.id ORDER BY m.seq DESC LIMIT 1
         ) last ON true
         ORDER BY COALESCE(p.last_message_at, p.created_at) DESC, p.id DESC`
@@ -108,6 +114,20 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         WHERE conversation_id = ${conversationId} AND sender_id <> ${readerId} AND read_at IS NULL`
     })
 
+    const offerStatusOf = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ status: Schema.String }),
+      execute: (conversationId) => sql`
+        SELECT o.status FROM conversations c JOIN offers o ON o.id = c.offer_id WHERE c.id = ${conversationId}`
+    })
+
+    /** Whether the parties of a conversation see each other's contact details (its offer is accepted). */
+    const contactsShown = (conversationId: string): Effect.Effect<boolean> =>
+      offerStatusOf(conversationId).pipe(
+        Effect.map(({ status }) => contactsShownAt(status)),
+        Effect.orDie
+      )
+
     /** The user's conversations, most recent activity first. */
     const listForUser = (userId: string, page: PageRequest): Effect.Effect<Paged<ConversationSummary>> =>
       Effect.all({
@@ -121,9 +141,22 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
             offer_id: row.offer_id,
             other_party: { id: row.other_id, name: row.other_name, avatar_url: row.other_avatar_url },
             last_message:
-              row.last_text === null || row.last_seq === null || row.last_created_at === null
+              row.last_text === null ||
+              row.last_seq === null ||
+              row.last_created_at === null ||
+              row.last_sender_id === null
                 ? null
-                : { text: row.last_text, seq: row.last_seq, created_at: row.last_created_at },
+                : {
+                    ...(({ masked, message_text }) => ({ text: message_text, masked }))(
+                      textFor(
+                        { sender_id: row.last_sender_id, message_text: row.last_text },
+                        userId,
+                        contactsShownAt(row.offer_status)
+                      )
+                    ),
+                    seq: row.last_seq,
+                    created_at: row.last_created_at
+                  },
             unread_count: row.unread_count,
             created_at: row.created_at
           }))
@@ -131,25 +164,39 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         Effect.orDie
       )
 
-    /** Up to `limit` messages older than `before` (all when undefined), newest first, and whether more are older. */
+    /**
+     * Up to `limit` messages older than `before` (all when undefined), newest first, as `viewerId` may read
+     * them, and whether more are older.
+     */
     const messagesPage = (
       conversationId: string,
+      viewerId: string,
       before: Date | undefined,
       limit: number
     ): Effect.Effect<{ readonly messages: ReadonlyArray<MessageItem>; readonly hasMore: boolean }> =>
-      messagesBefore({ conversationId, before, limit }).pipe(
-        Effect.map((rows) => ({ messages: rows.slice(0, limit), hasMore: rows.length > limit })),
+      Effect.all([messagesBefore({ conversationId, before, limit }), contactsShown(conversationId)]).pipe(
+        Effect.map(([rows, shown]) => ({
+          messages: rows.slice(0, limit).map((row) => shownTo({ ...row, masked: false }, viewerId, shown)),
+          hasMore: rows.length > limit
+        })),
         Effect.orDie
       )
 
-    /** Up to `limit` messages after `afterSeq`, oldest first, and whether more come after them. */
+    /**
+     * Up to `limit` messages after `afterSeq`, oldest first, as `viewerId` may read them, and whether more
+     * come after them.
+     */
     const messagesAfter = (
       conversationId: string,
+      viewerId: string,
       afterSeq: number,
       limit: number
     ): Effect.Effect<{ readonly messages: ReadonlyArray<MessageItem>; readonly hasMore: boolean }> =>
-      messagesAfterSeq({ conversationId, afterSeq, limit }).pipe(
-        Effect.map((rows) => ({ messages: rows.slice(0, limit), hasMore: rows.length > limit })),
+      Effect.all([messagesAfterSeq({ conversationId, afterSeq, limit }), contactsShown(conversationId)]).pipe(
+        Effect.map(([rows, shown]) => ({
+          messages: rows.slice(0, limit).map((row) => shownTo({ ...row, masked: false }, viewerId, shown)),
+          hasMore: rows.length > limit
+        })),
         Effect.orDie
       )
 
@@ -160,6 +207,6 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         Effect.orDie
       )
 
-    return { listForUser, messagesPage, messagesAfter, unreadCount } as const
+    return { contactsShown, listForUser, messagesPage, messagesAfter, unreadCount } as const
   })
 }) {}

@@ -59,13 +59,16 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
         const conversation = yield* conversationOf(userId, conversationId)
         yield* messages.markRead(conversation.id, userId, yield* now)
         return page.afterSeq === undefined
-          ? yield* queries.messagesPage(conversation.id, page.before, page.limit)
-          : yield* queries.messagesAfter(conversation.id, page.afterSeq, page.limit)
+          ? yield* queries.messagesPage(conversation.id, userId, page.before, page.limit)
+          : yield* queries.messagesAfter(conversation.id, userId, page.afterSeq, page.limit)
       })
 
-    /** Up to `limit` messages after `afterSeq`, oldest first, for a party (the WebSocket's catch-up); marks nothing. */
-    const messagesAfter = (conversation: Conversation, afterSeq: number, limit: number) =>
-      queries.messagesAfter(conversation.id, afterSeq, limit)
+    /**
+     * Up to `limit` messages after `afterSeq`, oldest first, as the party `userId` may read them (the
+     * WebSocket's catch-up); marks nothing.
+     */
+    const messagesAfter = (userId: string, conversation: Conversation, afterSeq: number, limit: number) =>
+      queries.messagesAfter(conversation.id, userId, afterSeq, limit)
 
     /** Marks the other party's messages up to `upToSeq` as read; answers what the reader still has unread. */
     const markReadUpTo = (userId: string, conversationId: string, upToSeq: number) =>
@@ -127,7 +130,7 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
         )
         const view = sentMessage(message)
         if (options.onStored) yield* options.onStored(view)
-        if (created) yield* hub.publish(conversation, view)
+        if (created) yield* hub.publish(conversation, view, yield* queries.contactsShown(conversation.id))
         return view
       })
 

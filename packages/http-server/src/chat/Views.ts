@@ -1,5 +1,11 @@
-import type { Message } from "@talab/core"
+import { type Message, maskContacts } from "@talab/core"
 import { Schema } from "effect"
+
+/** Whether the text had contact details masked for the reader (recipient, before the offer is accepted). */
+const Masked = Schema.Boolean.annotations({
+  description:
+    "True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text."
+})
 
 /** A message as the send response and the WebSocket deliver it. */
 export const SentMessage = Schema.Struct({
@@ -8,6 +14,7 @@ export const SentMessage = Schema.Struct({
   seq: Schema.Int.annotations({ description: "1, 2, 3, … within the conversation, in storing order, with no gaps" }),
   sender_id: Schema.UUID,
   message_text: Schema.String,
+  masked: Masked,
   created_at: Schema.Date
 })
 export type SentMessage = typeof SentMessage.Type
@@ -28,7 +35,9 @@ export const ConversationSummary = Schema.Struct({
     name: Schema.NullOr(Schema.String),
     avatar_url: Schema.NullOr(Schema.String)
   }),
-  last_message: Schema.NullOr(Schema.Struct({ text: Schema.String, seq: Schema.Int, created_at: Schema.Date })),
+  last_message: Schema.NullOr(
+    Schema.Struct({ text: Schema.String, masked: Masked, seq: Schema.Int, created_at: Schema.Date })
+  ),
   unread_count: Schema.Int,
   created_at: Schema.Date
 })
@@ -40,6 +49,7 @@ export const sentMessage = (message: Message): SentMessage => ({
   seq: message.seq,
   sender_id: message.senderId,
   message_text: message.messageText,
+  masked: false,
   created_at: message.createdAt
 })
 
@@ -50,5 +60,25 @@ export const sentMessageOf = (item: MessageItem): SentMessage => ({
   seq: item.seq,
   sender_id: item.sender_id,
   message_text: item.message_text,
+  masked: item.masked,
   created_at: item.created_at
+})
+
+/**
+ * A message's text as `viewerId` may read it: as written for its sender, and once the offer is accepted
+ * (`contactsShown`); otherwise with contact details masked.
+ */
+export const textFor = (
+  message: { readonly sender_id: string; readonly message_text: string },
+  viewerId: string,
+  contactsShown: boolean
+) =>
+  message.sender_id === viewerId || contactsShown
+    ? { message_text: message.message_text, masked: false }
+    : (({ masked, text }) => ({ message_text: text, masked }))(maskContacts(message.message_text))
+
+/** `message` as `viewerId` may read it (see `textFor`). */
+export const shownTo = <M extends SentMessage>(message: M, viewerId: string, contactsShown: boolean): M => ({
+  ...message,
+  ...textFor(message, viewerId, contactsShown)
 })

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Category, Language, Platform, PushType } from "@talab/core"
+import { type Category, type Language, maskContacts, type Platform, type PushType } from "@talab/core"
 import { Effect } from "effect"
 import { translate } from "../i18n/messages.js"
 import { isUuid } from "../repos/Rows.js"
@@ -20,6 +20,8 @@ export interface OfferFacts {
 export interface MessageFacts {
   readonly senderName: string | null
   readonly messageText: string
+  /** The offer is accepted: the recipient may read contact details. */
+  readonly contactsShown: boolean
 }
 
 /** The rows a notification is about, when they could be read. */
@@ -80,7 +82,12 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
     const sender = facts.message.senderName ?? t("push_the_seller")
     return {
       title: t("push_message_title", { sender }),
-      body: t("push_message_body", { text: preview(facts.message.messageText) })
+      // The push goes to the recipient: contact details stay masked until the offer is accepted.
+      body: t("push_message_body", {
+        text: preview(
+          facts.message.contactsShown ? facts.message.messageText : maskContacts(facts.message.messageText).text
+        )
+      })
     }
   }
   const title =
@@ -180,11 +187,12 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
       messageIds.length === 0
         ? Effect.succeed<ReadonlyArray<MessageRow>>([])
         : sql<MessageRow>`
-            SELECT m.id AS "messageId", m.message_text AS "messageText",
+            SELECT m.id AS "messageId", m.message_text AS "messageText", o.status = 'accepted' AS "contactsShown",
                    CASE WHEN m.sender_id = c.seller_id THEN COALESCE(sp.business_name, u.name) ELSE u.name END
                      AS "senderName"
             FROM messages m
             JOIN conversations c ON c.id = m.conversation_id
+            JOIN offers o ON o.id = c.offer_id
             JOIN users u ON u.id = m.sender_id
             LEFT JOIN seller_profiles sp ON sp.user_id = m.sender_id
             WHERE m.id IN ${sql.in(messageIds)}`

@@ -117,8 +117,14 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
      * messages are read after it is (so a message stored later is delivered live), and the held frames go out
      * after the catch-up, those it sent already dropped (Connection.releaseLive).
      */
-    const catchUp = (connection: Connection, conversation: Conversation, channel: string, sinceSeq: number) =>
-      chat.messagesAfter(conversation, sinceSeq, CATCH_UP_MAX).pipe(
+    const catchUp = (
+      connection: Connection,
+      userId: string,
+      conversation: Conversation,
+      channel: string,
+      sinceSeq: number
+    ) =>
+      chat.messagesAfter(userId, conversation, sinceSeq, CATCH_UP_MAX).pipe(
         Effect.flatMap(({ hasMore, messages }) =>
           Effect.sync(() => {
             for (const message of messages) connection.send({ type: "message", data: sentMessageOf(message) })
@@ -152,7 +158,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
           return connection.sendError("INTERNAL_ERROR", { channel })
         }
         connection.send({ type: "subscribed", channel })
-        if (sinceSeq !== undefined) yield* catchUp(connection, conversation, channel, sinceSeq)
+        if (sinceSeq !== undefined) yield* catchUp(connection, userId, conversation, channel, sinceSeq)
       }).pipe(Effect.catchAll((error) => refuse(connection, error, { channel: frame.channel })))
 
     const unsubscribe = (connection: Connection, channel: string) =>

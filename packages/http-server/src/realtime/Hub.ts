@@ -1,6 +1,6 @@
 import type { Conversation } from "@talab/core"
 import { Clock, Context, Deferred, Duration, Effect, Layer, type Scope } from "effect"
-import type { SentMessage } from "../chat/Views.js"
+import { type SentMessage, shownTo } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { ServerLifecycle } from "../server/Lifecycle.js"
 import { recordMessagesDelivered, recordOpenSockets } from "../telemetry/Metrics.js"
@@ -20,10 +20,15 @@ const SWEEP_INTERVAL = Duration.millis(500)
 export interface RealtimeHubService {
   /** Whether a socket of the user (on any instance) is subscribed to the conversation. */
   readonly isOnline: (conversationId: string, userId: string) => Effect.Effect<boolean>
-  /** Delivers a stored message to every socket subscribed to its conversation: both parties, every device. */
+  /**
+   * Delivers a stored message to every socket subscribed to its conversation: both parties, every device,
+   * each party reading it as `shownTo` renders it (contact details masked for the recipient unless
+   * `contactsShown`).
+   */
   readonly publish: (
     conversation: Pick<Conversation, "id" | "buyerId" | "sellerId">,
-    message: SentMessage
+    message: SentMessage,
+    contactsShown: boolean
   ) => Effect.Effect<void>
   readonly attach: (connection: Connection) => Effect.Effect<void>
   /** Forgets a closed socket and everything it was subscribed to. */
@@ -200,10 +205,10 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
           ? Effect.succeed(true)
           : fanout.presentElsewhere(audience)
       },
-      publish: (conversation, message) =>
+      publish: (conversation, message, contactsShown) =>
         Effect.gen(function* () {
-          const frame = encodeServerFrame({ type: "message", data: message })
           for (const userId of [conversation.buyerId, conversation.sellerId]) {
+            const frame = encodeServerFrame({ type: "message", data: shownTo(message, userId, contactsShown) })
             const audience = { conversationId: conversation.id, userId }
             deliverLocally(audience, frame)
             yield* fanout.deliver(audience, frame)

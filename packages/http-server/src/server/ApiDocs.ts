@@ -350,12 +350,12 @@ export const operationDocs: Readonly<Record<string, OperationDocs>> = {
   "chat.listMine": {
     summary: "List my conversations",
     description:
-      "The signed-in user's conversations (one per offer), by last activity, with the last message (its text, `seq` and time) and the unread count."
+      "The signed-in user's conversations (one per offer), by last activity, with the last message (its text, contact details masked as in the history, `masked`, `seq` and time) and the unread count."
   },
   "chat.listMessages": {
     summary: "Read a conversation's messages",
     description:
-      "The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more` (older ones exist). With `after_seq=N` instead: up to `limit` messages whose `seq` is greater than N, oldest first, with `has_more` (newer ones exist: ask again with the last `seq` returned); this is how a client resumes a conversation. `before` and `after_seq` together are a 400. Every message carries `seq`: 1, 2, 3, … within the conversation, with no gaps. Marks the other party's messages as read.",
+      "The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more` (older ones exist). With `after_seq=N` instead: up to `limit` messages whose `seq` is greater than N, oldest first, with `has_more` (newer ones exist: ask again with the last `seq` returned); this is how a client resumes a conversation. `before` and `after_seq` together are a 400. Every message carries `seq`: 1, 2, 3, … within the conversation, with no gaps. Marks the other party's messages as read. Until the offer is accepted, phone numbers, e-mail addresses and links in the other party's messages read `***` (`masked: true`); your own never do.",
     errors: {
       NOT_FOUND: "no conversation has this id",
       FORBIDDEN: "the caller is not a party of the conversation"

@@ -40,6 +40,7 @@ const exampleMessage = {
   seq: 12,
   sender_id: "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
   message_text: "Is it still available?",
+  masked: false,
   created_at: "2026-03-01T09:30:00.000Z"
 }
 

@@ -40,12 +40,19 @@ describe("wordPush", () => {
     const { body, title } = wordPush(
       "message",
       "buyer-1",
-      { kind: "message", message: { senderName: "Ali", messageText: long } },
+      { kind: "message", message: { senderName: "Ali", messageText: long, contactsShown: true } },
       "en"
     )
     expect(title).toBe("New message from Ali")
     expect(body).toHaveLength(200)
     expect(body.endsWith("…")).toBe(true)
+  })
+
+  it("masks contact details in a message's preview until the offer is accepted", () => {
+    const message = (contactsShown: boolean) =>
+      ({ kind: "message", message: { senderName: "Ali", messageText: "call 0501234567", contactsShown } }) as const
+    expect(wordPush("message", "buyer-1", message(false), "en").body).toBe("call ***")
+    expect(wordPush("message", "buyer-1", message(true), "en").body).toBe("call 0501234567")
   })
 
   it("falls back to a generic body in the recipient's language when the rows are gone", () => {
