@@ -1,6 +1,8 @@
 /*
- * Marketplace benchmark on PostgreSQL: GET /requests (a page of 20 out of 100,000 requests) and POST /offers,
- * each under 50 concurrent clients for ~10 s, printing p50/p95/p99 latency and requests per second.
+ * Marketplace benchmark on PostgreSQL: GET /requests/{id}, GET /requests (a page of 20 out of 100,000 requests)
+ * and POST /offers, each under 50 concurrent clients for ~10 s, printing p50/p95/p99 latency and requests per
+ * second, and each as a ratio to the floor measured in the same run (bench/floor.ts: bare node:http + pg
+ * answering GET /requests/{id}), which is the figure to compare between runs.
  *
  *   npx tsx apps/server/bench/scenarios/marketplace.ts       (from the repository root)
  *   BENCH_SECONDS=10 BENCH_CLIENTS=50 …            to change the load
@@ -12,7 +14,8 @@
  */
 
 import { SqlClient } from "@effect/sql"
-import { Effect, Logger, LogLevel } from "effect"
+import { Effect, Logger, LogLevel, Redacted } from "effect"
+import { startFloorServer } from "../floor.js"
 import { type Call, type LoadReport, runLoad } from "../load.js"
 import { SEED, seedId, seedMarketplace } from "../seed.js"
 import {
@@ -70,11 +73,31 @@ const databaseActivity = (url: string, name: string): Promise<Activity> =>
   )
 
 const adminPhone = phone(0)
+const JWT_SECRET = "bench-secret-bench-secret-bench-secret-0123"
+
+/** Every figure of the run, printed at the end beside the floor's. */
+const figures: Array<LoadReport> = []
+const measure = (result: LoadReport) => {
+  figures.push(result)
+  report(result)
+  return result
+}
+
+const printRatios = (floor: LoadReport) => {
+  console.log("\nratio to the floor (bare node:http + pg, GET /requests/{id}, same run):")
+  console.log(`  ${"scenario".padEnd(58)} ${"req/s".padStart(7)} ${"p95 ms".padStart(8)} ${"ratio".padStart(6)}`)
+  for (const figure of [floor, ...figures]) {
+    const ratio = figure.perSecond / floor.perSecond
+    console.log(
+      `  ${figure.name.slice(0, 58).padEnd(58)} ${figure.perSecond.toFixed(0).padStart(7)} ${figure.p95.toFixed(1).padStart(8)} ${ratio.toFixed(2).padStart(6)}`
+    )
+  }
+}
 
 const main = () =>
   withBenchServer(
     "talab_bench",
-    { rateLimits: unlimitedRateLimits, adminPhoneNumbers: [adminPhone] },
+    { rateLimits: unlimitedRateLimits, adminPhoneNumbers: [adminPhone], jwtSecret: Redacted.make(JWT_SECRET) },
     async (server, database) => {
       const started = Date.now()
       await onDatabase(database.url, seedMarketplace.pipe(Effect.asVoid, Logger.withMinimumLogLevel(LogLevel.Warning)))
@@ -92,6 +115,34 @@ const main = () =>
       const load = (name: string, clients: ReadonlyArray<ReadonlyArray<Call>>, durationMs: number, cycle: boolean) =>
         runLoad(name, { baseUrl: server.apiUrl, clients, durationMs, cycle })
 
+      // GET /requests/{id}: the floor, then Talab, on the same rows with the same clients' tokens.
+      const floorServer = await startFloorServer(database.url, JWT_SECRET)
+      const detailClients = sellers.slice(0, CLIENTS).map((token, c) =>
+        as(
+          token,
+          Array.from({ length: 200 }, (_, k) => ({
+            method: "GET" as const,
+            path: `/requests/${seedId("request", 1 + ((c * 200 + k) % SEED.requests))}`
+          }))
+        )
+      )
+      const detailLoad = (name: string, baseUrl: string, durationMs: number) =>
+        runLoad(name, { baseUrl, clients: detailClients, durationMs, cycle: true, expectStatuses: [200] })
+      let floor: LoadReport
+      try {
+        await detailLoad("warm-up", floorServer.apiUrl, 1_000)
+        floor = await detailLoad(
+          `floor: GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`,
+          floorServer.apiUrl,
+          SECONDS * 1_000
+        )
+        report(floor)
+      } finally {
+        await floorServer.close()
+      }
+      await detailLoad("warm-up", server.apiUrl, 1_000)
+      measure(await detailLoad(`GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`, server.apiUrl, SECONDS * 1_000))
+
       // Reads, each first alone (one client, the latency without queueing) then under load.
       const reads: ReadonlyArray<readonly [string, string]> = [
         ["requests", "/requests"],
@@ -108,10 +159,10 @@ const main = () =>
         const get: Call = { method: "GET", path }
         const one = [as(sellers[0]!, [get])]
         await load("warm-up", one, 500, true)
-        report(await load(`GET ${path}, 1 client, 3 s (no queueing)`, one, 3_000, true))
+        measure(await load(`GET ${path}, 1 client, 3 s (no queueing)`, one, 3_000, true))
         const many = sellers.slice(0, CLIENTS).map((token) => as(token, [get]))
         await load("warm-up", many, 1_000, true)
-        report(
+        measure(
           await load(
             `GET ${path}${path === "/requests" ? ` (page 1 of ${total} active)` : ""}, ${CLIENTS} clients, ${SECONDS} s`,
             many,
@@ -146,7 +197,7 @@ const main = () =>
       )
       const solo = offerClients.at(-1)!
       await load("warm-up", [solo.slice(0, 20)], 2_000, false)
-      report(await load("POST /offers, 1 client, 3 s (no queueing)", [solo.slice(20)], 3_000, false))
+      measure(await load("POST /offers, 1 client, 3 s (no queueing)", [solo.slice(20)], 3_000, false))
       const clients = offerClients.slice(0, CLIENTS)
       await load(
         "warm-up",
@@ -162,7 +213,7 @@ const main = () =>
         false
       )
       const after = await databaseActivity(database.url, database.name)
-      report(measured)
+      measure(measured)
       const per = (key: keyof Activity) => ((after[key] - before[key]) / measured.requests).toFixed(1)
       console.log(
         `  database work per request (whole database, dispatcher included): ${per("commits")} commits, ${per("inserted")} rows inserted, ` +
@@ -174,6 +225,7 @@ const main = () =>
         Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM offers`)
       )
       console.log(`\noffers in the database after the run: ${count[0]?.n}`)
+      printRatios(floor)
     }
   )
 
