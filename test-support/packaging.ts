@@ -12,6 +12,17 @@ import { fileURLToPath } from "node:url"
 
 const workspaceDir = join(dirname(fileURLToPath(import.meta.url)), "..")
 
+/**
+ * Runs a build step without blocking the test worker (a worker blocked for a minute misses vitest's own
+ * calls and fails the run); rejects with the step's output when it fails.
+ */
+export const step = (file: string, args: ReadonlyArray<string>, cwd: string) =>
+  new Promise<string>((resolve, reject) => {
+    execFile(file, args, { cwd, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${file} ${args.join(" ")}: ${error.message}\n${stdout}\n${stderr}`)) : resolve(stdout)
+    )
+  })
+
 /** A tool the workspace installed (tsup, tsc). */
 export const workspaceBin = (name: string) => join(workspaceDir, "node_modules", ".bin", name)
 
@@ -68,10 +79,10 @@ export const packedApp = (packageDir: string, { tempPrefix, timeoutMs }: PackedA
     /** Where the package is unpacked: `node_modules/<its name>` in the app. */
     installed,
     /** Builds the package with tsup, packs it with pnpm, unpacks it into the app's node_modules. */
-    install: () => {
-      execFileSync(workspaceBin("tsup"), [], { cwd: packageDir, stdio: "pipe" })
-      execFileSync("pnpm", ["pack", "--out", tarball], { cwd: packageDir, stdio: "pipe" })
-      execFileSync("tar", ["-xzf", tarball, "-C", work])
+    install: async () => {
+      await step(workspaceBin("tsup"), [], packageDir)
+      await step("pnpm", ["pack", "--out", tarball], packageDir)
+      await step("tar", ["-xzf", tarball, "-C", work], work)
       mkdirSync(dirname(installed), { recursive: true })
       cpSync(join(work, "package"), installed, { recursive: true })
       writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true }))

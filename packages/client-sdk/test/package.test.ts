@@ -15,8 +15,8 @@ const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
 const packed = packedApp(packageDir, { tempPrefix: "talab-sdk-package-", timeoutMs: 60_000 })
 const { app, installed, node: run } = packed
 
-beforeAll(() => {
-  packed.install()
+beforeAll(async () => {
+  await packed.install()
   for (const dependency of ["openapi-fetch", "ws"]) packed.link(dependency)
 }, 180_000)
 

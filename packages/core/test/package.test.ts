@@ -23,8 +23,8 @@ const readmeExample = () => {
   return example
 }
 
-beforeAll(() => {
-  packed.install()
+beforeAll(async () => {
+  await packed.install()
   packed.link("effect")
 }, 180_000)
 

@@ -1,10 +1,9 @@
-import { execFileSync } from "node:child_process"
 import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { builtinModules } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { packedApp, strictNode16App, workspaceBin } from "../../../test-support/packaging.js"
+import { packedApp, step, strictNode16App, workspaceBin } from "../../../test-support/packaging.js"
 
 /*
  * The package as an app installs it: built with tsup (the private @talab/http-server bundled in), packed by
@@ -48,13 +47,13 @@ const installedCopy = (name: string) => {
   throw new Error(`${name} is not installed in the workspace`)
 }
 
-beforeAll(() => {
-  packed.install()
+beforeAll(async () => {
+  await packed.install()
 
   // @talab/core as published: its own build (into a directory of this test, not packages/core/dist, which
   // core's packaging test writes), under its manifest with publishConfig applied as pnpm publish does.
   const core = join(modules, "@talab", "core")
-  execFileSync(workspaceBin("tsup"), ["--out-dir", join(core, "dist")], { cwd: coreDir, stdio: "pipe" })
+  await step(workspaceBin("tsup"), ["--out-dir", join(core, "dist")], coreDir)
   const {
     publishConfig,
     scripts: _scripts,

@@ -62,6 +62,19 @@ describe.each(backends)("contact details in chat on %s", (backend) => {
     expect((await history(seller, conversationId))[0]).toMatchObject({ message_text: "***", masked: true })
   })
 
+  it("masks them in the catch-up of a subscribe with since_seq, and in the REST reads after_seq", async () => {
+    const { buyer, conversationId, seller } = await chatScene(market())
+    await postMessage(market().api, seller, conversationId, CONTACT)
+    const socket = await connectAs(server().wsUrl, buyer.token)
+    opened.push(socket)
+    socket.send({ type: "subscribe", channel: `conversation.${conversationId}`, since_seq: 0 })
+    expect((await socket.nextOfType("message")).data).toMatchObject({ seq: 1, message_text: MASKED, masked: true })
+    const after = await market().api.get(`/conversations/${conversationId}/messages?after_seq=0`, {
+      token: buyer.token
+    })
+    expect(after.body.data.messages).toEqual([expect.objectContaining({ seq: 1, message_text: MASKED, masked: true })])
+  })
+
   it("leaves a message without contact details as written, with masked false", async () => {
     const { buyer, conversationId, seller } = await chatScene(market())
     const text = "iPhone 15 Pro 256, السعر 3500 ريال"
