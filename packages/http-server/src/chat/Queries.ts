@@ -30,6 +30,12 @@ const MessageRow = Schema.Struct({
 
 const Total = Schema.Struct({ total: Schema.Number })
 
+/** A page of messages, and whether more lie beyond it. */
+export interface MessagePage {
+  readonly messages: ReadonlyArray<MessageItem>
+  readonly hasMore: boolean
+}
+
 /** Contact details in a conversation are shown once its offer is accepted (docs/DECISIONS.md). */
 const contactsShownAt = (offerStatus: string) => offerStatus === "accepted"
 
@@ -164,6 +170,21 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         Effect.orDie
       )
 
+    /** `limit` of the rows (one more was read to tell `hasMore`), as `viewerId` may read them. */
+    const pageFor = <E>(
+      conversationId: string,
+      viewerId: string,
+      limit: number,
+      rows: Effect.Effect<ReadonlyArray<typeof MessageRow.Type>, E>
+    ): Effect.Effect<MessagePage> =>
+      Effect.all([rows, contactsShown(conversationId)]).pipe(
+        Effect.map(([rows, shown]) => ({
+          messages: rows.slice(0, limit).map((row) => shownTo({ ...row, masked: false }, viewerId, shown)),
+          hasMore: rows.length > limit
+        })),
+        Effect.orDie
+      )
+
     /**
      * Up to `limit` messages older than `before` (all when undefined), newest first, as `viewerId` may read
      * them, and whether more are older.
@@ -173,14 +194,8 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       viewerId: string,
       before: Date | undefined,
       limit: number
-    ): Effect.Effect<{ readonly messages: ReadonlyArray<MessageItem>; readonly hasMore: boolean }> =>
-      Effect.all([messagesBefore({ conversationId, before, limit }), contactsShown(conversationId)]).pipe(
-        Effect.map(([rows, shown]) => ({
-          messages: rows.slice(0, limit).map((row) => shownTo({ ...row, masked: false }, viewerId, shown)),
-          hasMore: rows.length > limit
-        })),
-        Effect.orDie
-      )
+    ): Effect.Effect<MessagePage> =>
+      pageFor(conversationId, viewerId, limit, messagesBefore({ conversationId, before, limit }))
 
     /**
      * Up to `limit` messages after `afterSeq`, oldest first, as `viewerId` may read them, and whether more
@@ -191,14 +206,8 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       viewerId: string,
       afterSeq: number,
       limit: number
-    ): Effect.Effect<{ readonly messages: ReadonlyArray<MessageItem>; readonly hasMore: boolean }> =>
-      Effect.all([messagesAfterSeq({ conversationId, afterSeq, limit }), contactsShown(conversationId)]).pipe(
-        Effect.map(([rows, shown]) => ({
-          messages: rows.slice(0, limit).map((row) => shownTo({ ...row, masked: false }, viewerId, shown)),
-          hasMore: rows.length > limit
-        })),
-        Effect.orDie
-      )
+    ): Effect.Effect<MessagePage> =>
+      pageFor(conversationId, viewerId, limit, messagesAfterSeq({ conversationId, afterSeq, limit }))
 
     /** How many of the other party's messages the reader has not read. */
     const unreadCount = (conversationId: string, readerId: string): Effect.Effect<number> =>
