@@ -1,3 +1,4 @@
+import { expect } from "vitest"
 import type { WsClient } from "./ws-client.js"
 
 /** 1..n, or from..to. */
@@ -65,5 +66,24 @@ export const resumedSeqs = async (socket: WsClient, conversationId: string, tota
       .slice(0, caughtUpAt)
       .filter((frame) => frame.type === "message")
       .map((frame) => frame.data.seq as number)
+  }
+}
+
+/**
+ * Every resumed socket got each message after its `since` exactly once (no gap, no duplicate), and its
+ * catch-up, the messages before `caught_up`, in order.
+ */
+export const expectResumedWithoutGap = async (
+  resumed: ReadonlyArray<{ readonly socket: WsClient; readonly since: number }>,
+  conversationId: string,
+  total: number
+) => {
+  for (const { socket, since } of resumed) {
+    const { all, catchUp, caughtUp } = await resumedSeqs(socket, conversationId, total)
+    expect(
+      [...all].sort((x, y) => x - y),
+      `since ${since}`
+    ).toEqual(seqRange(since + 1, total))
+    expect(catchUp).toEqual(seqRange(since + 1, caughtUp.last_seq))
   }
 }
