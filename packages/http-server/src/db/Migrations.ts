@@ -13,6 +13,7 @@ import retention from "./migrations/0009_retention.js"
 import messageSeq from "./migrations/0010_message_seq.js"
 import sessionDevices from "./migrations/0011_session_devices.js"
 import idempotencyKeys from "./migrations/0012_idempotency_keys.js"
+import sellerAlerts from "./migrations/0013_seller_alerts.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -26,7 +27,8 @@ export const migrations = {
   "0009_retention": retention,
   "0010_message_seq": messageSeq,
   "0011_session_devices": sessionDevices,
-  "0012_idempotency_keys": idempotencyKeys
+  "0012_idempotency_keys": idempotencyKeys,
+  "0013_seller_alerts": sellerAlerts
 }
 
 /**
