@@ -8,6 +8,10 @@ export default defineConfig({
     // One migrated PostgreSQL template and PGlite dump per run, copied by each suite (see the file).
     globalSetup: ["packages/http-server/test/support/test-run.global.ts"],
     pool: "forks",
+    // Vitest's default on a 2-core machine is one worker: one file at a time, while most of a file's time is
+    // spent waiting on PostgreSQL, child processes and sockets. Three files at a time use both cores.
+    maxWorkers: 3,
+    minWorkers: 1,
     sequence: { concurrent: false }
   }
 })
