@@ -1,8 +1,10 @@
 import { defineConfig } from "vitest/config"
+import { packagingTests } from "./vitest.packaging.config.js"
 
 export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", ...packagingTests],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // One migrated PostgreSQL template and PGlite dump per run, copied by each suite (see the file).

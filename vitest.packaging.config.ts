@@ -1,0 +1,20 @@
+import { defineConfig } from "vitest/config"
+
+/**
+ * The packaging checks, run by `pnpm test:packaging` (and CI) apart from `pnpm test`: each builds a package with
+ * tsup, packs it, installs the tarball into a scratch app and loads it from plain Node and TypeScript, or
+ * regenerates the SDK from the server's document. They test what we publish, not how the API behaves, and take
+ * minutes of child processes.
+ */
+export const packagingTests = ["packages/*/test/package.test.ts", "packages/client-sdk/test/generate.test.ts"]
+
+export default defineConfig({
+  test: {
+    include: packagingTests,
+    testTimeout: 120_000,
+    hookTimeout: 240_000,
+    pool: "forks",
+    maxWorkers: 2,
+    minWorkers: 1
+  }
+})
