@@ -1,6 +1,6 @@
 /*
- * Marketplace benchmark on PostgreSQL: GET /requests/{id}, GET /requests (a page of 20 out of 100,000 requests)
- * and POST /offers, each under 50 concurrent clients for ~10 s, printing p50/p95/p99 latency and requests per
+ * Marketplace benchmark on PostgreSQL: GET /requests/{id}, GET /requests (a page of 20 out of 100,000 requests),
+ * POST /offers, POST /requests and POST /conversations/{id}/messages, each under 50 concurrent clients for ~10 s, printing p50/p95/p99 latency and requests per
  * second, and each as a ratio to the floor measured in the same run (bench/floor.ts: bare node:http + pg
  * answering GET /requests/{id}), which is the figure to compare between runs.
  *
@@ -13,6 +13,9 @@
  * talk over loopback only, and every loop is bounded by time and by its list of inputs.
  */
 
+import { writeFileSync } from "node:fs"
+import { Session } from "node:inspector/promises"
+import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, Logger, LogLevel, Redacted } from "effect"
 import { startFloorServer } from "../floor.js"
@@ -31,6 +34,8 @@ import {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50)
+/** BENCH_PROFILE=<dir> writes a CPU profile of the server's thread during each measured Talab load there. */
+const PROFILE_DIR = process.env.BENCH_PROFILE
 /** BENCH_EXTRA=1 adds control reads (GET /users/me, a narrow filter, own lists) to tell fixed cost from COUNT cost. */
 const EXTRA = process.env.BENCH_EXTRA === "1"
 
@@ -81,6 +86,22 @@ const measure = (result: LoadReport) => {
   figures.push(result)
   report(result)
   return result
+}
+
+/** `run`, profiled on this thread (the server's; the load is in a worker) when BENCH_PROFILE is set. */
+const profiled = async (name: string, run: () => Promise<LoadReport>) => {
+  if (PROFILE_DIR === undefined) return measure(await run())
+  const session = new Session()
+  session.connect()
+  await session.post("Profiler.enable")
+  await session.post("Profiler.start")
+  try {
+    return measure(await run())
+  } finally {
+    const { profile } = await session.post("Profiler.stop")
+    writeFileSync(join(PROFILE_DIR, `${name.replace(/[^A-Za-z0-9]+/g, "-")}.cpuprofile`), JSON.stringify(profile))
+    session.disconnect()
+  }
 }
 
 const printRatios = (floor: LoadReport) => {
@@ -141,7 +162,9 @@ const main = () =>
         await floorServer.close()
       }
       await detailLoad("warm-up", server.apiUrl, 1_000)
-      measure(await detailLoad(`GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`, server.apiUrl, SECONDS * 1_000))
+      await profiled("detail", () =>
+        detailLoad(`GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`, server.apiUrl, SECONDS * 1_000)
+      )
 
       // Reads, each first alone (one client, the latency without queueing) then under load.
       const reads: ReadonlyArray<readonly [string, string]> = [
@@ -162,8 +185,8 @@ const main = () =>
         measure(await load(`GET ${path}, 1 client, 3 s (no queueing)`, one, 3_000, true))
         const many = sellers.slice(0, CLIENTS).map((token) => as(token, [get]))
         await load("warm-up", many, 1_000, true)
-        measure(
-          await load(
+        await profiled(`list ${path}`, () =>
+          load(
             `GET ${path}${path === "/requests" ? ` (page 1 of ${total} active)` : ""}, ${CLIENTS} clients, ${SECONDS} s`,
             many,
             SECONDS * 1_000,
@@ -206,18 +229,75 @@ const main = () =>
         false
       )
       const before = await databaseActivity(database.url, database.name)
-      const measured = await load(
-        `POST /offers, ${CLIENTS} clients, ${SECONDS} s`,
-        clients.map((calls) => calls.slice(5)),
-        SECONDS * 1_000,
-        false
+      const measured = await profiled("offers", () =>
+        load(
+          `POST /offers, ${CLIENTS} clients, ${SECONDS} s`,
+          clients.map((calls) => calls.slice(5)),
+          SECONDS * 1_000,
+          false
+        )
       )
       const after = await databaseActivity(database.url, database.name)
-      measure(measured)
       const per = (key: keyof Activity) => ((after[key] - before[key]) / measured.requests).toFixed(1)
       console.log(
         `  database work per request (whole database, dispatcher included): ${per("commits")} commits, ${per("inserted")} rows inserted, ` +
           `${per("updated")} updated, ${per("fetched")} fetched`
+      )
+
+      // POST /requests: each client posts new requests of its own (every call a new request).
+      const requestClients = sellers.slice(0, CLIENTS).map((token, c) =>
+        as(
+          token,
+          Array.from(
+            { length: 20 },
+            (_, k): Call => ({
+              method: "POST",
+              path: "/requests",
+              body: {
+                category: "phone",
+                product_brand: "Apple",
+                product_model: `iPhone ${c}-${k}`,
+                budget_min: 1000,
+                budget_max: 2000,
+                location_district: "Olaya",
+                location_city: "Riyadh"
+              }
+            })
+          )
+        )
+      )
+      await load("warm-up", requestClients, 1_000, true)
+      await profiled("create-request", () =>
+        load(`POST /requests, ${CLIENTS} clients, ${SECONDS} s`, requestClients, SECONDS * 1_000, true)
+      )
+
+      // POST /conversations/{id}/messages: each seller writes in the conversation its first offer opened.
+      const messageClients: Array<Array<Call>> = []
+      for (const token of sellers.slice(0, CLIENTS)) {
+        const mine = await call(server, "GET", "/conversations/my?per_page=1", token)
+        const conversationId: string = mine.conversations[0].id
+        messageClients.push(
+          as(
+            token,
+            Array.from(
+              { length: 20 },
+              (_, k): Call => ({
+                method: "POST",
+                path: `/conversations/${conversationId}/messages`,
+                body: { message_text: `Still available? (${k})` }
+              })
+            )
+          )
+        )
+      }
+      await load("warm-up", messageClients, 1_000, true)
+      await profiled("send-message", () =>
+        load(
+          `POST /conversations/{id}/messages, ${CLIENTS} clients, ${SECONDS} s`,
+          messageClients,
+          SECONDS * 1_000,
+          true
+        )
       )
 
       const count = await onDatabase(
