@@ -4,5 +4,7 @@ process.on("SIGUSR2", () => {
   globalThis.gc?.()
   const { heapUsed, external, arrayBuffers } = process.memoryUsage()
   const mb = (n) => (n / 1024 / 1024).toFixed(1)
-  process.stderr.write(`memory: heap used ${mb(heapUsed)} MB, external ${mb(external)} MB, array buffers ${mb(arrayBuffers)} MB\n`)
+  process.stderr.write(
+    `memory: heap used ${mb(heapUsed)} MB, external ${mb(external)} MB, array buffers ${mb(arrayBuffers)} MB\n`
+  )
 })

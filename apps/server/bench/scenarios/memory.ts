@@ -32,7 +32,11 @@ const buildDirectory = join(appDirectory, "node_modules", ".bench-server")
 
 /** The server as production runs it: bundled by tsup (src/main.ts under tsx would weigh the transpiler in). */
 const buildServer = () => {
-  const built = spawnSync(join(appDirectory, "..", "..", "node_modules", ".bin", "tsup"), ["--out-dir", buildDirectory, "--silent"], { cwd: appDirectory, stdio: "inherit" })
+  const built = spawnSync(
+    join(appDirectory, "..", "..", "node_modules", ".bin", "tsup"),
+    ["--out-dir", buildDirectory, "--silent"],
+    { cwd: appDirectory, stdio: "inherit" }
+  )
   if (built.status !== 0) throw new Error(`tsup failed (exit ${built.status})`)
   return join(buildDirectory, "main.js")
 }
@@ -180,9 +184,15 @@ const main = () =>
 
       const perSocket = (withSockets - atRest) / opened
       console.log(`sockets authenticated ${opened} (failed ${failed}), ${sessions} sessions of ${users} users`)
-      console.log(`  RSS at rest ${(atRest / 1024).toFixed(1)} MB; with the sockets ${(withSockets / 1024).toFixed(1)} MB; after they closed ${(afterClose / 1024).toFixed(1)} MB`)
-      console.log(`  target: RSS at rest under 150 MB; measured ${(atRest / 1024).toFixed(1)} MB (${atRest / 1024 < 150 ? "met" : "MISSED"})`)
-      console.log(`  target: at most 20 KB per idle authenticated socket; measured ${perSocket.toFixed(1)} KB (${perSocket <= 20 ? "met" : "MISSED"})`)
+      console.log(
+        `  RSS at rest ${(atRest / 1024).toFixed(1)} MB; with the sockets ${(withSockets / 1024).toFixed(1)} MB; after they closed ${(afterClose / 1024).toFixed(1)} MB`
+      )
+      console.log(
+        `  target: RSS at rest under 150 MB; measured ${(atRest / 1024).toFixed(1)} MB (${atRest / 1024 < 150 ? "met" : "MISSED"})`
+      )
+      console.log(
+        `  target: at most 20 KB per idle authenticated socket; measured ${perSocket.toFixed(1)} KB (${perSocket <= 20 ? "met" : "MISSED"})`
+      )
       if (opened < SOCKETS * 0.99) throw new Error(`only ${opened} of ${SOCKETS} sockets authenticated`)
     } finally {
       server.kill("SIGTERM")

@@ -126,8 +126,11 @@ const measure = async (
  */
 const judge = ({ perSecond, sinceQueued }: Awaited<ReturnType<typeof measure>>) => {
   const p95 = percentiles(sinceQueued).p95
-  const verdict = p95 < 200 && perSecond >= 200 ? "met" : p95 < 200 ? `met below the rate (${perSecond.toFixed(0)}/s)` : "MISSED"
-  console.log(`  target: commit → provider call p95 under 200 ms at 200 offers/s; measured p95 ≤ ${p95.toFixed(0)} ms at ${perSecond.toFixed(0)} offers/s (${verdict})`)
+  const verdict =
+    p95 < 200 && perSecond >= 200 ? "met" : p95 < 200 ? `met below the rate (${perSecond.toFixed(0)}/s)` : "MISSED"
+  console.log(
+    `  target: commit → provider call p95 under 200 ms at 200 offers/s; measured p95 ≤ ${p95.toFixed(0)} ms at ${perSecond.toFixed(0)} offers/s (${verdict})`
+  )
 }
 
 const adminPhone = phone(0)
@@ -171,7 +174,13 @@ const main = () =>
       await measure("1 client, sequential POST /offers (no queueing)", server, database.url, single, 3_000)
       const loaded = plan(100, BUYERS - 100 - 1)
       judge(
-        await measure(`${CLIENTS} clients, POST /offers for ${SECONDS} s`, server, database.url, loaded, SECONDS * 1_000)
+        await measure(
+          `${CLIENTS} clients, POST /offers for ${SECONDS} s`,
+          server,
+          database.url,
+          loaded,
+          SECONDS * 1_000
+        )
       )
     }
   )

@@ -14,6 +14,7 @@ import messageSeq from "./migrations/0010_message_seq.js"
 import sessionDevices from "./migrations/0011_session_devices.js"
 import idempotencyKeys from "./migrations/0012_idempotency_keys.js"
 import sellerAlerts from "./migrations/0013_seller_alerts.js"
+import requestListPaging from "./migrations/0017_request_list_paging.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -28,7 +29,8 @@ export const migrations = {
   "0010_message_seq": messageSeq,
   "0011_session_devices": sessionDevices,
   "0012_idempotency_keys": idempotencyKeys,
-  "0013_seller_alerts": sellerAlerts
+  "0013_seller_alerts": sellerAlerts,
+  "0017_request_list_paging": requestListPaging
 }
 
 /**

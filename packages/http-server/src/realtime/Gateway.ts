@@ -7,7 +7,7 @@ import {
   SessionRepo,
   type ValidationFailed
 } from "@talab/core"
-import { Clock, Deferred, Effect, Exit, identity, Option, Queue } from "effect"
+import { Clock, Deferred, Effect, Exit, Fiber, identity, Option, Runtime } from "effect"
 import type { WebSocket } from "ws"
 import { Tokens } from "../auth/Tokens.js"
 import { ChatService } from "../chat/Service.js"
@@ -26,7 +26,7 @@ import {
 
 /*
  * Frames of one socket are handled one at a time, in order (a subscribe is done before the message sent
- * after it). A client that sends faster than that is read from no further until the queue drains.
+ * after it). A client that sends faster than that is read from no further until its backlog drains.
  */
 const INBOX_HIGH_WATER = 64
 const INBOX_LOW_WATER = 16
@@ -255,41 +255,61 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
         Effect.uninterruptible
       )
 
-    /** Serves an open socket until it closes (or the server shuts down, which closes it with 1001). */
+    /*
+     * Serves an open socket until it closes (or the server shuts down, which closes it with 1001). Its frames
+     * wait in a plain array and each runs in a short fiber of its own, one after the other: an idle socket
+     * holds no fiber but the request's, no queue and no race (issue 10: an idle socket's memory).
+     */
     const serve = (ws: WebSocket, acceptLanguage: string | undefined) =>
       Effect.gen(function* () {
         const connection = new Connection(ws, yield* Clock.currentTimeMillis, acceptLanguage)
-        const inbox = yield* Queue.unbounded<string | undefined>()
+        const runFork = Runtime.runFork(yield* Effect.runtime<never>())
         const closed = yield* Deferred.make<void>()
-        let queued = 0
+        const inbox: Array<string | undefined> = []
+        let handling: Fiber.RuntimeFiber<void> | undefined
+        let accepting = false
+        const handleNext = () => {
+          if (handling !== undefined || !accepting || inbox.length === 0) return
+          const text = inbox.shift()
+          handling = runFork(handleSafely(connection, text))
+          handling.addObserver(() => {
+            handling = undefined
+            if (ws.isPaused && inbox.length <= INBOX_LOW_WATER) ws.resume()
+            handleNext()
+          })
+        }
         ws.on("message", (data, isBinary) => {
           connection.markAlive()
-          queued += 1
-          if (queued >= INBOX_HIGH_WATER) ws.pause()
-          Queue.unsafeOffer(inbox, isBinary ? undefined : data.toString())
+          inbox.push(isBinary ? undefined : data.toString())
+          if (inbox.length >= INBOX_HIGH_WATER) ws.pause()
+          handleNext()
         })
-        ws.on("close", () => Deferred.unsafeDone(closed, Exit.void))
+        ws.on("close", () => {
+          // Frames not started yet are dropped: nobody is left to answer.
+          accepting = false
+          inbox.length = 0
+          Deferred.unsafeDone(closed, Exit.void)
+        })
         if (ws.readyState === ws.CLOSED) return
         yield* hub.attach(connection)
-        const work = Queue.take(inbox).pipe(
-          Effect.flatMap((text) => handleSafely(connection, text)),
-          Effect.tap(() =>
-            Effect.sync(() => {
-              queued -= 1
-              if (ws.isPaused && queued <= INBOX_LOW_WATER) ws.resume()
-            })
-          ),
-          Effect.forever
-        )
-        yield* Effect.raceFirst(work, Deferred.await(closed)).pipe(
+        accepting = true
+        handleNext()
+        yield* Deferred.await(closed).pipe(
           // Interrupted (server shutting down): the client is told, and the socket is gone before the route ends.
+          // The frame being handled finishes first, so it cannot file the socket anywhere after it is detached.
           Effect.ensuring(
             Effect.suspend(() => {
               connection.close(CloseCode.goingAway, "server shutting down")
-              return Effect.zipRight(hub.detach(connection), Deferred.await(closed))
+              return awaitHandling().pipe(
+                Effect.zipRight(hub.detach(connection)),
+                Effect.zipRight(Deferred.await(closed))
+              )
             })
           )
         )
+        function awaitHandling(): Effect.Effect<void> {
+          return handling === undefined ? Effect.void : Effect.asVoid(Fiber.await(handling))
+        }
       })
 
     return { serve } as const
