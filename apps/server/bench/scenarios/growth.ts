@@ -152,7 +152,9 @@ const main = () =>
     console.log(`\nthe same queries' SQL: buffers touched (shared hit + read), per table size`)
     for (const [key, values] of buffers) {
       const ratio = Math.max(...values) / Math.min(...values)
-      console.log(`  ${key.padEnd(26)} ${values.map((v) => String(v).padStart(9)).join(" ")}  ${ratio.toFixed(2).padStart(7)}`)
+      console.log(
+        `  ${key.padEnd(26)} ${values.map((v) => String(v).padStart(9)).join(" ")}  ${ratio.toFixed(2).padStart(7)}`
+      )
     }
     console.log("  (a page 500 that is empty or short at the smallest size touches fewer buffers there)")
   })

@@ -223,6 +223,37 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       ])
     })
 
+    it("handles a socket's frames one after the other, in the order sent, however fast they come", async () => {
+      const m = market()
+      const scene = await chatScene(m)
+      const seller = await signedIn(scene.seller.token)
+      // Sent back to back without waiting: the subscribe is done before the first message, each message is
+      // stored and acked before the next, and the ping is answered after the last ack.
+      seller.send({ type: "subscribe", channel: `conversation.${scene.conversationId}` })
+      for (let n = 1; n <= 12; n++) {
+        seller.send({
+          type: "message",
+          conversation_id: scene.conversationId,
+          message_text: `burst ${n}`,
+          client_id: `b-${n}`
+        })
+      }
+      seller.send({ type: "ping" })
+      await seller.nextOfType("pong", 15_000)
+      const answers = seller.frames.filter((f) => f.type !== "message")
+      expect(answers.map((f) => (f.type === "ack" ? f.client_id : f.type))).toEqual([
+        "auth_ok",
+        "subscribed",
+        ...Array.from({ length: 12 }, (_, k) => `b-${k + 1}`),
+        "pong"
+      ])
+      expect(answers.filter((f) => f.type === "ack").map((f) => f.data.seq)).toEqual(
+        Array.from({ length: 12 }, (_, k) => k + 1)
+      )
+      // Subscribed before the first message was stored: every one is delivered to the sender's socket too.
+      for (let n = 1; n <= 12; n++) await seller.next((f) => f.type === "message" && f.data.seq === n)
+    })
+
     it("acks with client_id null when none is given, and stores without a subscription", async () => {
       const m = market()
       const scene = await chatScene(m)
