@@ -13,8 +13,9 @@ export default defineConfig({
     include: packagingTests,
     testTimeout: 120_000,
     hookTimeout: 240_000,
+    // One at a time: each is tsup and tsc, CPU-bound, so running two on two cores gains nothing.
     pool: "forks",
-    maxWorkers: 2,
+    maxWorkers: 1,
     minWorkers: 1
   }
 })
