@@ -1,10 +1,10 @@
 import { Either, Schema } from "effect"
-import { RequestAlreadyClosed, RequestNotActive } from "./Errors.js"
+import { RequestAlreadyClosed, RequestAlreadyExtended, RequestExpired, RequestNotActive } from "./Errors.js"
 import { DomainEvent } from "./Events.js"
-import { moved, type Transition } from "./Transition.js"
+import { moved, type Transition, type Transitioned } from "./Transition.js"
 import type { Category, ConditionPref } from "./Values.js"
 
-export const RequestStatus = Schema.Literal("active", "closed")
+export const RequestStatus = Schema.Literal("active", "closed", "expired")
 export type RequestStatus = typeof RequestStatus.Type
 
 /** A buyer's request for a product, with a budget range and a location. */
@@ -24,27 +24,118 @@ export interface BuyRequest {
   readonly offerCount: number
   readonly createdAt: Date
   readonly closedAt: Date | null
+  /** When an active request becomes `expired` (created_at + REQUEST_TTL_DAYS, later once extended). */
+  readonly expiresAt: Date
+  /** When the buyer extended it (once at most), or null. */
+  readonly extendedAt: Date | null
+  /** When the reminder push (a day before expiry) was queued, or null. */
+  readonly remindedAt: Date | null
 }
 
-export type NewBuyRequest = Omit<BuyRequest, "status" | "offerCount" | "createdAt" | "closedAt">
+export type NewBuyRequest = Omit<
+  BuyRequest,
+  "status" | "offerCount" | "createdAt" | "closedAt" | "expiresAt" | "extendedAt" | "remindedAt"
+>
 
-/** A new request is active with no offers. */
-export const createRequest = (input: NewBuyRequest, now: Date): Transition<BuyRequest, never> =>
-  moved({ ...input, status: "active", offerCount: 0, createdAt: now, closedAt: null }, [
-    DomainEvent.RequestCreated({ requestId: input.id, buyerId: input.buyerId })
-  ])
+const DAY_MS = 24 * 60 * 60 * 1000
 
-/** The owner closes an active request; a closed one cannot be closed again. */
+/** How long a request stays active without being closed (REQUEST_TTL_DAYS), by default. */
+export const DEFAULT_REQUEST_TTL_DAYS = 30
+
+/** How long before its expiry the buyer is reminded. */
+export const REQUEST_REMINDER_BEFORE_MS = DAY_MS
+
+/** A new request is active with no offers, until `ttlDays` from now. */
+export const createRequest = (
+  input: NewBuyRequest,
+  now: Date,
+  ttlDays: number = DEFAULT_REQUEST_TTL_DAYS
+): Transition<BuyRequest, never> =>
+  moved(
+    {
+      ...input,
+      status: "active",
+      offerCount: 0,
+      createdAt: now,
+      closedAt: null,
+      expiresAt: new Date(now.getTime() + ttlDays * DAY_MS),
+      extendedAt: null,
+      remindedAt: null
+    },
+    [DomainEvent.RequestCreated({ requestId: input.id, buyerId: input.buyerId })]
+  )
+
+/**
+ * The request as the API shows it at `now`: an active request past its `expiresAt` is `expired` already,
+ * whether or not the expiry job has written that yet.
+ */
+export const effectiveRequest = (request: BuyRequest, now: Date): BuyRequest =>
+  request.status === "active" && request.expiresAt.getTime() <= now.getTime()
+    ? { ...request, status: "expired" }
+    : request
+
+/** The owner closes an active request; a closed one cannot be closed again, nor an expired one. */
 export const closeRequest = (
   request: BuyRequest,
   now: Date,
   reason: "owner" | "accepted" = "owner"
-): Transition<BuyRequest, RequestAlreadyClosed> =>
+): Transition<BuyRequest, RequestAlreadyClosed | RequestExpired> =>
   request.status === "closed"
     ? Either.left(new RequestAlreadyClosed())
-    : moved({ ...request, status: "closed", closedAt: now }, [
-        DomainEvent.RequestClosed({ requestId: request.id, buyerId: request.buyerId, reason })
-      ])
+    : request.status === "expired"
+      ? Either.left(new RequestExpired())
+      : moved({ ...request, status: "closed", closedAt: now }, [
+          DomainEvent.RequestClosed({ requestId: request.id, buyerId: request.buyerId, reason })
+        ])
+
+/** The buyer extends an active request once, by `ttlDays` from its current expiry. */
+export const extendRequest = (
+  request: BuyRequest,
+  now: Date,
+  ttlDays: number = DEFAULT_REQUEST_TTL_DAYS
+): Transition<BuyRequest, RequestAlreadyClosed | RequestExpired | RequestAlreadyExtended> => {
+  if (request.status === "closed") return Either.left(new RequestAlreadyClosed())
+  if (request.status === "expired") return Either.left(new RequestExpired())
+  if (request.extendedAt !== null) return Either.left(new RequestAlreadyExtended())
+  const expiresAt = new Date(request.expiresAt.getTime() + ttlDays * DAY_MS)
+  // A new expiry owes a new reminder a day before it.
+  return moved({ ...request, expiresAt, extendedAt: now, remindedAt: null }, [
+    DomainEvent.RequestExtended({ requestId: request.id, buyerId: request.buyerId, expiresAt: expiresAt.toISOString() })
+  ])
+}
+
+/**
+ * An active request past its expiry becomes `expired` (the caller rejects its pending offers); the buyer is
+ * told. Anything else is left as it is (`undefined`).
+ */
+export const expireRequest = (request: BuyRequest, now: Date): Transitioned<BuyRequest> | undefined =>
+  request.status === "active" && request.expiresAt.getTime() <= now.getTime()
+    ? {
+        state: { ...request, status: "expired" },
+        events: [DomainEvent.RequestExpired({ requestId: request.id, buyerId: request.buyerId })]
+      }
+    : undefined
+
+/**
+ * An active request within a day of its expiry, not yet reminded, is marked reminded and the buyer gets a
+ * push; anything else is left as it is (`undefined`).
+ */
+export const remindOfExpiry = (request: BuyRequest, now: Date): Transitioned<BuyRequest> | undefined =>
+  request.status === "active" &&
+  request.remindedAt === null &&
+  request.expiresAt.getTime() > now.getTime() &&
+  request.expiresAt.getTime() - now.getTime() <= REQUEST_REMINDER_BEFORE_MS
+    ? {
+        state: { ...request, remindedAt: now },
+        events: [
+          DomainEvent.RequestExpiring({
+            requestId: request.id,
+            buyerId: request.buyerId,
+            expiresAt: request.expiresAt.toISOString()
+          })
+        ]
+      }
+    : undefined
 
 /** Offers can only be made on, and accepted for, active requests. */
 export const ensureActive = (request: BuyRequest): Either.Either<BuyRequest, RequestNotActive> =>

@@ -24,6 +24,9 @@ export type ErrorCode =
   | "SELLER_PROFILE_EXISTS"
   | "SELLER_PROFILE_NOT_PENDING"
   | "CANNOT_REPORT_SELF"
+  | "OFFER_EXPIRED"
+  | "REQUEST_EXPIRED"
+  | "REQUEST_ALREADY_EXTENDED"
   | "IDEMPOTENCY_KEY_IN_USE"
   | "IDEMPOTENCY_KEY_REUSED"
   | "UPGRADE_REQUIRED"
@@ -113,6 +116,18 @@ export class SellerProfileNotPending extends Data.TaggedError("SellerProfileNotP
 export class CannotReportSelf extends Data.TaggedError("CannotReportSelf")<{}> {
   readonly code = "CANNOT_REPORT_SELF" as const
 }
+/** The offer's `valid_until` has passed. */
+export class OfferExpired extends Data.TaggedError("OfferExpired")<{}> {
+  readonly code = "OFFER_EXPIRED" as const
+}
+/** The request reached its expiry without being closed. */
+export class RequestExpired extends Data.TaggedError("RequestExpired")<{}> {
+  readonly code = "REQUEST_EXPIRED" as const
+}
+/** The request was extended once already. */
+export class RequestAlreadyExtended extends Data.TaggedError("RequestAlreadyExtended")<{}> {
+  readonly code = "REQUEST_ALREADY_EXTENDED" as const
+}
 export class RateLimited extends Data.TaggedError("RateLimited")<{
   readonly retryAfterMs: number
   readonly limit: number
@@ -151,6 +166,9 @@ export type DomainError =
   | SellerProfileExists
   | SellerProfileNotPending
   | CannotReportSelf
+  | OfferExpired
+  | RequestExpired
+  | RequestAlreadyExtended
   | RateLimited
   | ServiceUnavailable
 
@@ -178,6 +196,9 @@ export const statusOfCode: Readonly<Record<ErrorCode, number>> = {
   SELLER_PROFILE_EXISTS: 422,
   SELLER_PROFILE_NOT_PENDING: 422,
   CANNOT_REPORT_SELF: 422,
+  OFFER_EXPIRED: 422,
+  REQUEST_EXPIRED: 422,
+  REQUEST_ALREADY_EXTENDED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
   UPGRADE_REQUIRED: 426,

@@ -7,6 +7,13 @@ import { Data } from "effect"
 export type DomainEvent = Data.TaggedEnum<{
   RequestCreated: { readonly requestId: string; readonly buyerId: string }
   RequestClosed: { readonly requestId: string; readonly buyerId: string; readonly reason: "owner" | "accepted" }
+  RequestExtended: { readonly requestId: string; readonly buyerId: string; readonly expiresAt: string }
+  /** A day before expiry: the buyer is reminded (push `request_expiring`). */
+  RequestExpiring: { readonly requestId: string; readonly buyerId: string; readonly expiresAt: string }
+  /** The request expired unclosed (push `request_expired`); its pending offers are rejected with it. */
+  RequestExpired: { readonly requestId: string; readonly buyerId: string }
+  /** The offer's `valid_until` passed while it was pending. */
+  OfferExpired: { readonly offerId: string; readonly requestId: string; readonly sellerId: string }
   OfferCreated: {
     readonly offerId: string
     readonly requestId: string

@@ -23,7 +23,7 @@ const none: ReadonlyArray<OwedNotification> = []
 /**
  * The notifications a domain event owes: `offer_created` to the buyer of the request, `offer_accepted` to the
  * buyer and the seller, `message` to a recipient who was not online when it was sent, `rating_prompt` to the
- * buyer of a completed deal. Every other event owes none.
+ * buyer of a completed deal, `request_expiring` (a day before) and `request_expired` to the buyer of a request. Every other event owes none.
  */
 export const notificationsFor = (event: DomainEvent): ReadonlyArray<OwedNotification> => {
   switch (event._tag) {
@@ -53,6 +53,10 @@ export const notificationsFor = (event: DomainEvent): ReadonlyArray<OwedNotifica
               messageId: event.messageId
             }
           ]
+    case "RequestExpiring":
+      return [{ recipientId: event.buyerId, type: "request_expiring", data: { request_id: event.requestId } }]
+    case "RequestExpired":
+      return [{ recipientId: event.buyerId, type: "request_expired", data: { request_id: event.requestId } }]
     case "DealCompleted":
       return [{ recipientId: event.buyerId, type: "rating_prompt", data: { deal_id: event.dealId } }]
     default:

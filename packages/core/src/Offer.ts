@@ -6,6 +6,7 @@ import {
   CannotOfferOnOwnRequest,
   DuplicatePendingOffer,
   OfferAlreadyAccepted,
+  OfferExpired,
   OfferNotPending,
   RequestNotActive,
   SellerNotApproved
@@ -14,7 +15,7 @@ import { DomainEvent } from "./Events.js"
 import type { SellerProfile } from "./SellerProfile.js"
 import { moved, type Transition } from "./Transition.js"
 
-export const OfferStatus = Schema.Literal("pending", "accepted", "rejected", "withdrawn")
+export const OfferStatus = Schema.Literal("pending", "accepted", "rejected", "withdrawn", "expired")
 export type OfferStatus = typeof OfferStatus.Type
 
 /** A seller's answer to a buy request. */
@@ -28,9 +29,60 @@ export interface Offer {
   readonly warrantyNotes: string | null
   readonly status: OfferStatus
   readonly createdAt: Date
+  /** Past this instant a pending offer is `expired`; null: valid until the request ends. */
+  readonly validUntil: Date | null
 }
 
 export type NewOffer = Omit<Offer, "status" | "createdAt">
+
+const HOUR_MS = 60 * 60 * 1000
+
+/** The range of an offer's `valid_until`, from the moment it is made. */
+export const OFFER_VALIDITY = { minMs: HOUR_MS, maxMs: 30 * 24 * HOUR_MS } as const
+
+/** Whether a `valid_until` lies in the allowed range from `now` (at least an hour, at most 30 days ahead). */
+export const validUntilInRange = (validUntil: Date, now: Date) => {
+  const ahead = validUntil.getTime() - now.getTime()
+  return ahead >= OFFER_VALIDITY.minMs && ahead <= OFFER_VALIDITY.maxMs
+}
+
+/** Whether a pending offer's validity has passed at `now`. */
+export const offerLapsed = (offer: Offer, now: Date) =>
+  offer.status === "pending" && offer.validUntil !== null && offer.validUntil.getTime() <= now.getTime()
+
+/** The offer as the API shows it at `now`: a pending offer past its `valid_until` is `expired` already. */
+export const effectiveOffer = (offer: Offer, now: Date): Offer =>
+  offerLapsed(offer, now) ? { ...offer, status: "expired" } : offer
+
+/**
+ * The offer as the API shows it at `now` beside its request: lapsed, it is `expired`; pending on a request that
+ * expired (by the clock), it is `rejected`, as the expiry job will write it.
+ */
+export const effectiveOfferOn = (offer: Offer, request: Pick<BuyRequest, "status" | "expiresAt">, now: Date): Offer =>
+  offerLapsed(offer, now)
+    ? { ...offer, status: "expired" }
+    : offer.status === "pending" &&
+        (request.status === "expired" || (request.status === "active" && request.expiresAt.getTime() <= now.getTime()))
+      ? { ...offer, status: "rejected" }
+      : offer
+
+/**
+ * Writes down what the clock already says: the request's pending offers past their `valid_until` become
+ * `expired` and leave its `offer_count`. Run on the locked offers of a locked request, before any transition
+ * that reads them, so an offer that lapsed is never rejected, accepted or counted.
+ */
+export const expireLapsedOffers = (request: BuyRequest, offers: ReadonlyArray<Offer>, now: Date) => {
+  const expired = offers.filter((o) => offerLapsed(o, now)).map((o): Offer => ({ ...o, status: "expired" }))
+  const byId = new Map(expired.map((o) => [o.id, o]))
+  return {
+    request: { ...request, offerCount: Math.max(0, request.offerCount - expired.length) },
+    offers: offers.map((o) => byId.get(o.id) ?? o),
+    expired,
+    events: expired.map((o) =>
+      DomainEvent.OfferExpired({ offerId: o.id, requestId: o.requestId, sellerId: o.sellerId })
+    )
+  }
+}
 
 /**
  * An approved seller offers on an active request of somebody else, when they have no pending offer on it.
@@ -111,10 +163,11 @@ export const acceptOffer = (args: {
   readonly now: Date
 }): Transition<
   { readonly offer: Offer; readonly request: BuyRequest; readonly rejected: ReadonlyArray<Offer>; readonly deal: Deal },
-  OfferAlreadyAccepted | OfferNotPending | RequestNotActive
+  OfferAlreadyAccepted | OfferExpired | OfferNotPending | RequestNotActive
 > => {
   const { offer, request, now } = args
   if (offer.status === "accepted") return Either.left(new OfferAlreadyAccepted())
+  if (offer.status === "expired" || offerLapsed(offer, now)) return Either.left(new OfferExpired())
   if (offer.status !== "pending") return Either.left(new OfferNotPending())
   if (args.sellerProfile?.status !== "approved") return Either.left(new OfferNotPending())
   const closed = closeRequest(request, now, "accepted")

@@ -15,7 +15,16 @@ describe("createRequest", () => {
   it("creates an active request with no offers and raises RequestCreated", () => {
     const input = newRequestInput()
     const { state, events } = right(createRequest(input, T0))
-    expect(state).toEqual({ ...input, status: "active", offerCount: 0, createdAt: T0, closedAt: null })
+    expect(state).toEqual({
+      ...input,
+      status: "active",
+      offerCount: 0,
+      createdAt: T0,
+      closedAt: null,
+      expiresAt: at(30 * 24 * 60 * 60 * 1000),
+      extendedAt: null,
+      remindedAt: null
+    })
     expect(events).toEqual([DomainEvent.RequestCreated({ requestId: "request-1", buyerId: BUYER })])
   })
 

@@ -227,6 +227,7 @@ const step = (world0: World, command: Command): Stepped => {
       const result = createOffer({
         input: {
           id,
+          validUntil: null,
           requestId: world.request.id,
           sellerId: actor.id,
           price: command.price,

@@ -19,6 +19,7 @@ import {
 import { activeRequest, at, BUYER, left, offerOf, right, SELLER, SELLER_2, T0, tagsOf } from "./helpers.js"
 
 const newOffer = (overrides: Partial<NewOffer> = {}): NewOffer => ({
+  validUntil: null,
   id: "offer-1",
   requestId: "request-1",
   sellerId: SELLER,

@@ -56,6 +56,9 @@ export const activeRequest = (overrides: Partial<BuyRequest> = {}): BuyRequest =
   offerCount: 0,
   createdAt: T0,
   closedAt: null,
+  expiresAt: new Date(T0.getTime() + 30 * 24 * 60 * 60 * 1000),
+  extendedAt: null,
+  remindedAt: null,
   ...overrides
 })
 
@@ -69,6 +72,7 @@ export const offerOf = (overrides: Partial<Offer> = {}): Offer => ({
   warrantyNotes: null,
   status: "pending",
   createdAt: T0,
+  validUntil: null,
   ...overrides
 })
 

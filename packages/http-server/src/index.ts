@@ -14,6 +14,7 @@ export { parseTestPhoneNumbers, type TestPhoneNumber } from "./config/TestPhoneN
 export { DatabaseOptions, databaseOptionsFromUrl } from "./db/Database.js"
 export { MigratedDatabaseLayer } from "./db/Migrations.js"
 export { runCli } from "./ops/Cli.js"
+export { ExpiryJob, type ExpiryReport } from "./requests/Expiry.js"
 export { fileStoreLayer } from "./server/Adapters.js"
 export { AppLive, DatabaseFromConfig, NodeServerLive, ProductionServerLive } from "./server/App.js"
 export { asyncApiDocument } from "./server/AsyncApiDocument.js"

@@ -8,10 +8,16 @@ export class AdjustableClock implements Clock.Clock {
   readonly [Clock.ClockTypeId]: Clock.ClockTypeId = Clock.ClockTypeId
   private offsetMs = 0
   private readonly base = Clock.make()
+  private readonly listeners: Array<() => void> = []
 
-  /** Moves the clock forward. */
+  /** Moves the clock forward; the test server's expiry job then runs a pass at once. */
   advance(duration: Duration.DurationInput) {
     this.offsetMs += Duration.toMillis(duration)
+    for (const listener of this.listeners) listener()
+  }
+  /** Calls `listener` after every `advance`. */
+  onAdvance(listener: () => void) {
+    this.listeners.push(listener)
   }
   /** The clock's current time. */
   now() {

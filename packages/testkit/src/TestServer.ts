@@ -8,6 +8,8 @@ import {
   AppLive,
   type AppSettings,
   DatabaseOptions,
+  ExpiryJob,
+  type ExpiryReport,
   fileStoreLayer,
   MemoryFileStore,
   MemoryRateLimiter,
@@ -70,8 +72,17 @@ export interface TestServer {
   readonly pushes: PushRecorder
   /** What the server logged (one line per request, warnings, failures). */
   readonly logs: LogRecorder
-  /** The server's clock: `clock.advance("25 hours")` expires access tokens, OTP codes, rate-limit windows. */
+  /**
+   * The server's clock: `clock.advance("25 hours")` expires access tokens, OTP codes, rate-limit windows, offers
+   * past `valid_until` and requests past `expires_at` (shown as `expired` at once; the expiry job runs a pass).
+   */
   readonly clock: AdjustableClock
+  /**
+   * Runs a pass of the expiry job now and resolves when it is done: offers past `valid_until` and requests past
+   * `expires_at` are written down as `expired` and the pushes (`request_expiring`, `request_expired`) queued.
+   * `clock.advance` starts a pass by itself; await this to know the database has caught up.
+   */
+  readonly runExpiry: () => Promise<ExpiryReport>
   /** The prefix of the rate-limit keys in Redis, when running on Redis. */
   readonly redisPrefix: string | undefined
   /** Stops the server and drops its database. */
@@ -158,7 +169,9 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       Layer.provide(Layer.succeed(AppConfig, settings)),
       Layer.provide(Layer.mergeAll(Layer.setClock(clock), recordLogs))
     )
-    await build(layer)
+    const app = await build(layer)
+    const expiry = Context.get(app, ExpiryJob)
+    clock.onAdvance(() => Effect.runFork(expiry.wake))
     return {
       baseUrl,
       apiUrl: `${baseUrl}/api/v1`,
@@ -167,6 +180,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       pushes,
       logs,
       clock,
+      runExpiry: () => Effect.runPromise(expiry.runNow),
       redisPrefix,
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))
     }

@@ -169,7 +169,9 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       status: "active",
       offer_count: 0,
       created_at: timestamp,
-      closed_at: null
+      closed_at: null,
+      expires_at: timestamp,
+      extended_at: null
     })
 
     const browse = ok(await api.get("/requests", { token: seller.token }), 200, "GET /requests")
@@ -221,7 +223,8 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       condition_notes: "Battery 91%",
       warranty_notes: "1 month",
       status: "pending",
-      created_at: timestamp
+      created_at: timestamp,
+      valid_until: null
     })
     const rivalResponse = await api.post("/offers", {
       token: rival.token,

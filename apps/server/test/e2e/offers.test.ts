@@ -11,6 +11,7 @@ const offerKeys = [
   "request_id",
   "seller_id",
   "status",
+  "valid_until",
   "warranty_notes"
 ]
 
@@ -39,7 +40,8 @@ describe.each(backends)("offers on %s", (backend) => {
         condition_notes: "Like new",
         warranty_notes: "6 months",
         status: "pending",
-        created_at: expect.stringMatching(isoTimestamp)
+        created_at: expect.stringMatching(isoTimestamp),
+        valid_until: null
       })
       expect(response.body.message).toBeUndefined()
       expect((await requestOf(buyer.token, posted.id)).offer_count).toBe(1)
@@ -262,7 +264,8 @@ describe.each(backends)("offers on %s", (backend) => {
         condition_notes: "Like new",
         warranty_notes: "6 months",
         status: "pending",
-        created_at: a.created_at
+        created_at: a.created_at,
+        valid_until: null
       })
       expect(offers[0].seller).toMatchObject({ id: second.userId, name: "Second Seller" })
       expect(offers[0].price).toBe(1700)
@@ -350,7 +353,8 @@ describe.each(backends)("offers on %s", (backend) => {
         request: { id: r1.id, product_brand: "Samsung", product_model: "Galaxy S24", budget_max: 3000 },
         price: 2500,
         status: "pending",
-        created_at: o1.created_at
+        created_at: o1.created_at,
+        valid_until: null
       })
       expect(all.body.data.pagination).toEqual({ current_page: 1, per_page: 20, total: 2, last_page: 1 })
 

@@ -17,6 +17,7 @@ const listItemKeys = [
   "category",
   "condition_pref",
   "created_at",
+  "expires_at",
   "id",
   "location_district",
   "offer_count",
@@ -59,7 +60,9 @@ describe.each(backends)("buy requests on %s", (backend) => {
         status: "active",
         offer_count: 0,
         created_at: expect.stringMatching(isoTimestamp),
-        closed_at: null
+        closed_at: null,
+        expires_at: expect.stringMatching(isoTimestamp),
+        extended_at: null
       })
     })
 

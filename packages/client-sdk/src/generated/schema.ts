@@ -602,11 +602,47 @@ export interface paths {
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 422 | `REQUEST_ALREADY_CLOSED` | the request is already closed |
+         *     | 422 | `REQUEST_EXPIRED` | the request has expired |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         put: operations["requests.close"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/requests/{id}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Extend my buy request
+         * @description The request's owner, once, while it is active: `expires_at` moves REQUEST_TTL_DAYS (30 by default) further and the reminder push is owed again a day before the new expiry.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller does not own the request |
+         *     | 404 | `NOT_FOUND` | no request has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `REQUEST_ALREADY_CLOSED` | the request is closed |
+         *     | 422 | `REQUEST_EXPIRED` | the request has expired (past `expires_at`, even before the expiry job ran) |
+         *     | 422 | `REQUEST_ALREADY_EXTENDED` | the request was extended once already |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        put: operations["requests.extend"];
         post?: never;
         delete?: never;
         options?: never;
@@ -625,18 +661,18 @@ export interface paths {
         put?: never;
         /**
          * Make an offer on a request
-         * @description An approved seller. Creates a `pending` offer on an active request of someone else, opens a conversation with the buyer and pushes `offer_created` to them. One pending offer per seller and request. A price outside the buyer's budget is accepted with a note in `message`.
+         * @description An approved seller. Creates a `pending` offer on an active request of someone else, opens a conversation with the buyer and pushes `offer_created` to them. One pending offer per seller and request (an expired one does not count). A price outside the buyer's budget is accepted with a note in `message`. With `valid_until` (at least 1 hour, at most 30 days ahead) the offer becomes `expired` past it: it can no longer be accepted and leaves `offer_count`.
          *
          *     | Status | Code | When |
          *     |---|---|---|
-         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 400 | `VALIDATION_ERROR` | a field is invalid, or `valid_until` is less than 1 hour or more than 30 days ahead |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 403 | `SELLER_NOT_APPROVED` | the caller has no approved seller profile (none, pending, rejected or suspended) |
          *     | 404 | `NOT_FOUND` | no request has this id |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
-         *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed |
+         *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed or expired |
          *     | 422 | `DUPLICATE_PENDING_OFFER` | the seller already has a pending offer on this request |
          *     | 422 | `CANNOT_OFFER_ON_OWN_REQUEST` | the request is the seller's own |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
@@ -737,7 +773,8 @@ export interface paths {
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 422 | `OFFER_ALREADY_ACCEPTED` | the offer was accepted already |
          *     | 422 | `OFFER_NOT_PENDING` | the offer is rejected or withdrawn |
-         *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed (another offer was accepted, or it was closed) |
+         *     | 422 | `OFFER_EXPIRED` | the offer's `valid_until` has passed |
+         *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed (another offer was accepted, or it was closed) or expired |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
@@ -773,7 +810,7 @@ export interface paths {
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 422 | `OFFER_ALREADY_ACCEPTED` | the offer was accepted |
-         *     | 422 | `OFFER_NOT_PENDING` | the offer is rejected or withdrawn already |
+         *     | 422 | `OFFER_NOT_PENDING` | the offer is rejected, withdrawn or expired already |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
@@ -1312,7 +1349,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF";
+                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED";
                 message: string;
                 details: {
                     [key: string]: string[];
@@ -1332,6 +1369,8 @@ export interface components {
                 };
             };
         };
+        /** @description a string to be decoded into a Date */
+        DateFromString: string;
     };
     responses: never;
     parameters: never;
@@ -3480,7 +3519,7 @@ export interface operations {
             query?: {
                 category?: "phone" | "accessory";
                 location_city?: string;
-                status?: "active" | "closed";
+                status?: "active" | "closed" | "expired";
                 page?: number;
                 per_page?: number;
             };
@@ -3512,7 +3551,8 @@ export interface operations {
                      *             "location_district": "Al Rawdah",
                      *             "status": "active",
                      *             "offer_count": 3,
-                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "expires_at": "text"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -3541,9 +3581,10 @@ export interface operations {
                                 budget_max: number;
                                 location_district: string;
                                 /** @enum {string} */
-                                status: "active" | "closed";
+                                status: "active" | "closed" | "expired";
                                 offer_count: components["schemas"]["Int"];
                                 created_at: components["schemas"]["Date"];
+                                expires_at: components["schemas"]["DateFromString"];
                             }[];
                             pagination: {
                                 current_page: components["schemas"]["Int"];
@@ -3690,7 +3731,9 @@ export interface operations {
                      *         "status": "active",
                      *         "offer_count": 3,
                      *         "created_at": "2026-03-01T09:30:00.000Z",
-                     *         "closed_at": "2026-03-01T09:30:00.000Z"
+                     *         "closed_at": "2026-03-01T09:30:00.000Z",
+                     *         "expires_at": "text",
+                     *         "extended_at": "2026-03-01T09:30:00.000Z"
                      *       },
                      *       "message": "Done"
                      *     }
@@ -3713,10 +3756,13 @@ export interface operations {
                             location_city: string | null;
                             notes: string | null;
                             /** @enum {string} */
-                            status: "active" | "closed";
+                            status: "active" | "closed" | "expired";
                             offer_count: components["schemas"]["Int"];
                             created_at: components["schemas"]["Date"];
                             closed_at: components["schemas"]["Date"] | null;
+                            expires_at: components["schemas"]["DateFromString"];
+                            /** @description When the buyer extended it (once at most) */
+                            extended_at: components["schemas"]["Date"] | null;
                         };
                         message?: string;
                     };
@@ -3810,7 +3856,7 @@ export interface operations {
     "requests.listMine": {
         parameters: {
             query?: {
-                status?: "active" | "closed";
+                status?: "active" | "closed" | "expired";
                 page?: number;
                 per_page?: number;
             };
@@ -3842,7 +3888,8 @@ export interface operations {
                      *             "location_district": "Al Rawdah",
                      *             "status": "active",
                      *             "offer_count": 3,
-                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "expires_at": "text"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -3871,9 +3918,10 @@ export interface operations {
                                 budget_max: number;
                                 location_district: string;
                                 /** @enum {string} */
-                                status: "active" | "closed";
+                                status: "active" | "closed" | "expired";
                                 offer_count: components["schemas"]["Int"];
                                 created_at: components["schemas"]["Date"];
+                                expires_at: components["schemas"]["DateFromString"];
                             }[];
                             pagination: {
                                 current_page: components["schemas"]["Int"];
@@ -3986,6 +4034,8 @@ export interface operations {
                      *         "offer_count": 3,
                      *         "created_at": "2026-03-01T09:30:00.000Z",
                      *         "closed_at": "2026-03-01T09:30:00.000Z",
+                     *         "expires_at": "text",
+                     *         "extended_at": "2026-03-01T09:30:00.000Z",
                      *         "buyer": {
                      *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *           "name": "Sara"
@@ -4011,10 +4061,13 @@ export interface operations {
                             location_city: string | null;
                             notes: string | null;
                             /** @enum {string} */
-                            status: "active" | "closed";
+                            status: "active" | "closed" | "expired";
                             offer_count: components["schemas"]["Int"];
                             created_at: components["schemas"]["Date"];
                             closed_at: components["schemas"]["Date"] | null;
+                            expires_at: components["schemas"]["DateFromString"];
+                            /** @description When the buyer extended it (once at most) */
+                            extended_at: components["schemas"]["Date"] | null;
                             buyer: {
                                 id: components["schemas"]["UUID"];
                                 name: string | null;
@@ -4132,8 +4185,143 @@ export interface operations {
                         data: {
                             id: components["schemas"]["UUID"];
                             /** @enum {string} */
-                            status: "active" | "closed";
+                            status: "active" | "closed" | "expired";
                             closed_at: components["schemas"]["Date"];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description A business rule refused the operation */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessRuleResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "requests.extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "active",
+                     *         "expires_at": "2026-03-01T09:30:00.000Z",
+                     *         "extended_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /** @enum {string} */
+                            status: "active" | "closed" | "expired";
+                            expires_at: components["schemas"]["Date"];
+                            extended_at: components["schemas"]["Date"];
                         };
                         message?: string;
                     };
@@ -4252,7 +4440,8 @@ export interface operations {
                  *       "price": 3200,
                  *       "availability": "Today after 6 pm, Al Rawdah",
                  *       "condition_notes": "Used 8 months, no scratches",
-                 *       "warranty_notes": "6 months shop warranty"
+                 *       "warranty_notes": "6 months shop warranty",
+                 *       "valid_until": "2026-03-01T09:30:00.000Z"
                  *     }
                  */
                 "application/json": {
@@ -4265,6 +4454,7 @@ export interface operations {
                     availability: string;
                     condition_notes?: string | null;
                     warranty_notes?: string | null;
+                    valid_until?: string | null;
                 };
             };
         };
@@ -4289,7 +4479,8 @@ export interface operations {
                      *         "condition_notes": "Used 8 months, no scratches",
                      *         "warranty_notes": "6 months shop warranty",
                      *         "status": "pending",
-                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "valid_until": "2026-03-01T09:30:00.000Z"
                      *       },
                      *       "message": "Done"
                      *     }
@@ -4306,8 +4497,10 @@ export interface operations {
                             condition_notes: string | null;
                             warranty_notes: string | null;
                             /** @enum {string} */
-                            status: "pending" | "accepted" | "rejected" | "withdrawn";
+                            status: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
                             created_at: components["schemas"]["Date"];
+                            /** @description Past this instant a pending offer is `expired` (null: valid while the request is active) */
+                            valid_until: components["schemas"]["Date"] | null;
                         };
                         message?: string;
                     };
@@ -4451,6 +4644,7 @@ export interface operations {
                      *             "warranty_notes": "6 months shop warranty",
                      *             "status": "pending",
                      *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "valid_until": "2026-03-01T09:30:00.000Z",
                      *             "seller": {
                      *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *               "name": "Sara",
@@ -4476,8 +4670,10 @@ export interface operations {
                                 condition_notes: string | null;
                                 warranty_notes: string | null;
                                 /** @enum {string} */
-                                status: "pending" | "accepted" | "rejected" | "withdrawn";
+                                status: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
                                 created_at: components["schemas"]["Date"];
+                                /** @description Past this instant a pending offer is `expired` (null: valid while the request is active) */
+                                valid_until: components["schemas"]["Date"] | null;
                                 seller: {
                                     id: components["schemas"]["UUID"];
                                     name: string | null;
@@ -4577,7 +4773,7 @@ export interface operations {
     "offers.listMine": {
         parameters: {
             query?: {
-                status?: "pending" | "accepted" | "rejected" | "withdrawn";
+                status?: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
                 page?: number;
                 per_page?: number;
             };
@@ -4609,7 +4805,8 @@ export interface operations {
                      *             },
                      *             "price": 3200,
                      *             "status": "pending",
-                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "valid_until": "2026-03-01T09:30:00.000Z"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -4637,8 +4834,9 @@ export interface operations {
                                 };
                                 price: number;
                                 /** @enum {string} */
-                                status: "pending" | "accepted" | "rejected" | "withdrawn";
+                                status: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
                                 created_at: components["schemas"]["Date"];
+                                valid_until: components["schemas"]["Date"] | null;
                             }[];
                             pagination: {
                                 current_page: components["schemas"]["Int"];
@@ -5263,7 +5461,7 @@ export interface operations {
                                 condition_notes: string | null;
                                 warranty_notes: string | null;
                                 /** @enum {string} */
-                                status: "pending" | "accepted" | "rejected" | "withdrawn";
+                                status: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
                             };
                             buyer: {
                                 id: components["schemas"]["UUID"];

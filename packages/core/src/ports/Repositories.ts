@@ -131,6 +131,8 @@ export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
     readonly listByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>
     /** Every offer of a request, locked for update; lock the request first, so racing transitions queue on it. */
     readonly lockByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>
+    /** A request's pending offers whose `valid_until` is at or before `now`, locked; lock the request first. */
+    readonly lockLapsed: (requestId: string, now: Date) => Effect.Effect<ReadonlyArray<Offer>>
     /** A seller's pending offers on every request, locked for update; lock the seller's profile first. */
     readonly lockPendingBySeller: (sellerId: string) => Effect.Effect<ReadonlyArray<Offer>>
     readonly hasPendingOffer: (requestId: string, sellerId: string) => Effect.Effect<boolean>

@@ -61,6 +61,8 @@ export interface AppSettings {
   readonly s3?: { readonly bucket: string; readonly region: string; readonly endpoint: string | undefined }
   /** Days delivered notifications and published outbox events are kept before the retention job deletes them. */
   readonly retentionDays: number
+  /** Days a buy request stays active unless closed (REQUEST_TTL_DAYS); an extension adds as many once. */
+  readonly requestTtlDays: number
   /** Whether the server migrates the schema at start (MIGRATE_ON_START). */
   readonly migrateOnStart: boolean
   readonly telemetry: TelemetrySettings
@@ -125,6 +127,7 @@ const defaults: AppSettings = {
   logLevel: "info",
   fileStore: "local",
   retentionDays: 30,
+  requestTtlDays: 30,
   migrateOnStart: true,
   telemetry: { otlpEndpoint: undefined, serviceName: "talab", metricsPort: undefined },
   shutdownTimeoutMs: 10_000
@@ -358,6 +361,7 @@ const readSettings = Effect.gen(function* () {
     fileStore,
     ...(s3 ? { s3 } : {}),
     retentionDays: yield* positiveInt("RETENTION_DAYS", 30),
+    requestTtlDays: yield* positiveInt("REQUEST_TTL_DAYS", 30),
     migrateOnStart: yield* Config.boolean("MIGRATE_ON_START").pipe(Config.withDefault(true)),
     telemetry: yield* readTelemetry(port),
     shutdownTimeoutMs: yield* positiveInt("SHUTDOWN_TIMEOUT_MS", 10_000)

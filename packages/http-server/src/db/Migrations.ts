@@ -14,6 +14,7 @@ import messageSeq from "./migrations/0010_message_seq.js"
 import sessionDevices from "./migrations/0011_session_devices.js"
 import idempotencyKeys from "./migrations/0012_idempotency_keys.js"
 import sellerAlerts from "./migrations/0013_seller_alerts.js"
+import offerAndRequestExpiry from "./migrations/0014_offer_and_request_expiry.js"
 import requestListPaging from "./migrations/0017_request_list_paging.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
@@ -30,6 +31,7 @@ export const migrations = {
   "0011_session_devices": sessionDevices,
   "0012_idempotency_keys": idempotencyKeys,
   "0013_seller_alerts": sellerAlerts,
+  "0014_offer_and_request_expiry": offerAndRequestExpiry,
   "0017_request_list_paging": requestListPaging
 }
 

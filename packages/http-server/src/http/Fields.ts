@@ -20,6 +20,17 @@ export const parseProblemMessage = (
 
 const msg = (key: string, params?: Record<string, string | number>) => ({ message: () => problemMessage(key, params) })
 
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
+
+/** An ISO 8601 date-time with its offset (`2025-01-31T10:00:00.000Z`) in a body, decoded to a Date. */
+export const DateTimeField = Schema.transform(
+  Schema.String.pipe(
+    Schema.filter((s) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)), msg("timestamp"))
+  ).annotations({ jsonSchema: { type: "string", format: "date-time" } }),
+  Schema.DateFromSelf,
+  { strict: true, decode: (s) => new Date(s), encode: (d) => d.toISOString() }
+)
+
 /** A string; NUL characters are refused here, since PostgreSQL cannot store them in text. */
 export const StringField = Schema.String.annotations(msg("must_be_string")).pipe(
   Schema.filter((s) => !s.includes("\u0000"), msg("invalid_characters"))

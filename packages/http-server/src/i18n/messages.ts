@@ -68,6 +68,12 @@ export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language,
   SELLER_PROFILE_EXISTS: { ar: "لديك ملف بائع بالفعل", en: "You already have a seller profile" },
   SELLER_PROFILE_NOT_PENDING: { ar: "طلب البائع ليس قيد المراجعة", en: "The seller application is not pending" },
   CANNOT_REPORT_SELF: { ar: "لا يمكنك الإبلاغ عن نفسك", en: "You cannot report yourself" },
+  OFFER_EXPIRED: { ar: "انتهت صلاحية العرض", en: "The offer has expired" },
+  REQUEST_EXPIRED: { ar: "انتهت صلاحية الطلب", en: "The request has expired" },
+  REQUEST_ALREADY_EXTENDED: {
+    ar: "تم تمديد الطلب من قبل، ولا يمكن تمديده إلا مرة واحدة",
+    en: "The request has already been extended; it can be extended only once"
+  },
   IDEMPOTENCY_KEY_IN_USE: {
     ar: "طلب آخر بمفتاح عدم التكرار نفسه لا يزال قيد التنفيذ؛ أعد المحاولة بعد قليل",
     en: "Another request with this Idempotency-Key is still running; retry shortly"
@@ -142,6 +148,10 @@ export const texts: Catalogue = {
     ar: "لا يمكن استخدام after_seq مع before في الطلب نفسه",
     en: "Cannot be combined with before: page back with before, or forward with after_seq"
   },
+  valid_until_range: {
+    ar: "يجب أن يكون بعد ساعة واحدة على الأقل من الآن وخلال 30 يوماً على الأكثر",
+    en: "Must be at least 1 hour and at most 30 days from now"
+  },
   rating_range: { ar: "التقييم عدد صحيح من 1 إلى 5", en: "The rating must be an integer from 1 to 5" },
   deal_not_completed: { ar: "لم تكتمل الصفقة بعد", en: "The deal is not completed" },
   deal_already_rated: { ar: "تم تقييم هذه الصفقة بالفعل", en: "This deal has already been rated" },
@@ -193,6 +203,16 @@ export const texts: Catalogue = {
   push_message_body: { ar: "{text}", en: "{text}" },
   push_rating_prompt_title: { ar: "كيف كانت صفقتك؟", en: "How was your deal?" },
   push_rating_prompt_body: { ar: "قيّم {seller} على {product}", en: "Rate {seller} for {product}" },
+  push_request_expiring_title: { ar: "ينتهي طلبك غداً", en: "Your request expires tomorrow" },
+  push_request_expiring_body: {
+    ar: "يمكنك تمديد طلبك مرة واحدة لتستمر في تلقي العروض",
+    en: "You can extend it once to keep receiving offers"
+  },
+  push_request_expired_title: { ar: "انتهت صلاحية طلبك", en: "Your request has expired" },
+  push_request_expired_body: {
+    ar: "لم يعد طلبك يستقبل عروضاً، ويمكنك نشر طلب جديد في أي وقت",
+    en: "It no longer receives offers; you can post a new request any time"
+  },
   push_details_in_app: { ar: "افتح تطبيق طلب لمعرفة التفاصيل", en: "Open Talab for the details" },
   push_the_buyer: { ar: "المشتري", en: "the buyer" },
   push_the_seller: { ar: "البائع", en: "the seller" },

@@ -75,6 +75,8 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
       case "rating_prompt":
         return { title: t("push_rating_prompt_title"), body: t("push_rating_prompt_body", params) }
       case "message":
+      case "request_expiring":
+      case "request_expired":
         break
     }
   }
@@ -96,6 +98,8 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
       : type === "message"
         ? t("push_message_title", { sender: t("push_the_seller") })
         : t(`push_${type}_title`)
+  // A request's own pushes need no facts: they say what happened and what the buyer can do.
+  if (type === "request_expiring" || type === "request_expired") return { title, body: t(`push_${type}_body`) }
   return { title, body: t("push_details_in_app") }
 }
 
@@ -228,6 +232,9 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
               const message = byMessage.get(notification.messageId ?? "")
               return message === undefined ? unknown : { kind: "message", message }
             }
+            case "request_expiring":
+            case "request_expired":
+              return unknown
           }
         }
       })

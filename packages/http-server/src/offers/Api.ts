@@ -11,7 +11,18 @@ import {
   Ok,
   OkMessage
 } from "../http/Envelope.js"
-import { FreeText, Money, OneOf, Optional, PageParams, Pagination, Payload, Text, UuidField } from "../http/Fields.js"
+import {
+  DateTimeField,
+  FreeText,
+  Money,
+  OneOf,
+  Optional,
+  PageParams,
+  Pagination,
+  Payload,
+  Text,
+  UuidField
+} from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 
 const Nullable = Schema.NullOr(Schema.String)
@@ -26,7 +37,10 @@ export const OfferView = Schema.Struct({
   condition_notes: Nullable,
   warranty_notes: Nullable,
   status: OfferStatus,
-  created_at: Schema.Date
+  created_at: Schema.Date,
+  valid_until: Schema.NullOr(Schema.Date).annotations({
+    description: "Past this instant a pending offer is `expired` (null: valid while the request is active)"
+  })
 })
 
 /** An offer of the offers-of-a-request list: the seller as an object instead of seller_id. */
@@ -53,7 +67,8 @@ export const MyOfferItem = Schema.Struct({
   }),
   price: Schema.Number,
   status: OfferStatus,
-  created_at: Schema.Date
+  created_at: Schema.Date,
+  valid_until: Schema.NullOr(Schema.Date)
 })
 
 /** The deal an accept makes. */
@@ -77,7 +92,8 @@ export class OffersApi extends HttpApiGroup.make("offers")
           price: Money,
           availability: Text(1, 200),
           condition_notes: Optional(FreeText(0, 2000)),
-          warranty_notes: Optional(FreeText(0, 2000))
+          warranty_notes: Optional(FreeText(0, 2000)),
+          valid_until: Optional(DateTimeField)
         })
       )
       .addSuccess(Ok(OfferView), { status: 201 })

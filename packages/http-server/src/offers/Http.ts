@@ -22,7 +22,8 @@ export const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
               price: payload.price,
               availability: payload.availability,
               conditionNotes: payload.condition_notes ?? null,
-              warrantyNotes: payload.warranty_notes ?? null
+              warrantyNotes: payload.warranty_notes ?? null,
+              validUntil: payload.valid_until ?? null
             })
             const data = {
               id: offer.id,
@@ -33,7 +34,8 @@ export const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
               condition_notes: offer.conditionNotes,
               warranty_notes: offer.warrantyNotes,
               status: offer.status,
-              created_at: offer.createdAt
+              created_at: offer.createdAt,
+              valid_until: offer.validUntil
             }
             // A price outside the budget is allowed; the seller is only warned.
             return outsideBudget

@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { OfferStatus } from "@talab/core"
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import type { MyOfferItem, RequestOfferItem } from "./Api.js"
 import type { OffersAudience } from "./Policy.js"
@@ -15,6 +15,7 @@ const RequestOfferRow = Schema.Struct({
   warranty_notes: Schema.NullOr(Schema.String),
   status: OfferStatus,
   created_at: Schema.DateFromSelf,
+  valid_until: Schema.NullOr(Schema.DateFromSelf),
   seller_name: Schema.NullOr(Schema.String),
   seller_rating_avg: Schema.Number,
   seller_rating_count: Schema.Number,
@@ -27,6 +28,7 @@ const MyOfferRow = Schema.Struct({
   price: Schema.Number,
   status: OfferStatus,
   created_at: Schema.DateFromSelf,
+  valid_until: Schema.NullOr(Schema.DateFromSelf),
   product_brand: Schema.NullOr(Schema.String),
   product_model: Schema.NullOr(Schema.String),
   budget_max: Schema.Number
@@ -38,16 +40,32 @@ const Total = Schema.Struct({ total: Schema.Number })
 export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /*
+     * The status as the API shows it at `now`, before the expiry job writes it down: a pending offer past its
+     * valid_until is expired, a pending offer of an active request past its expiry is rejected (the request
+     * expired with it). `o` is the offer, `r` its request.
+     */
+    const effectiveStatus = (at: Date) => sql`CASE
+      WHEN o.status = 'pending' AND o.valid_until <= ${at} THEN 'expired'
+      WHEN o.status = 'pending' AND r.status = 'active' AND r.expires_at <= ${at} THEN 'rejected'
+      ELSE o.status END`
 
     // offers_by_request (request_id, created_at DESC, id DESC), narrowed to what the audience may see.
     const forRequest = SqlSchema.findAll({
-      Request: Schema.Struct({ requestId: Schema.String, sellerId: Schema.NullOr(Schema.String) }),
+      Request: Schema.Struct({
+        requestId: Schema.String,
+        sellerId: Schema.NullOr(Schema.String),
+        now: Schema.DateFromSelf
+      }),
       Result: RequestOfferRow,
-      execute: ({ requestId, sellerId }) => sql`
+      execute: ({ requestId, sellerId, now }) => sql`
         SELECT o.id, o.request_id, o.seller_id, o.price, o.availability, o.condition_notes, o.warranty_notes,
-               o.status, o.created_at, u.name AS seller_name, p.rating_avg AS seller_rating_avg,
+               ${effectiveStatus(now)} AS status, o.created_at, o.valid_until, u.name AS seller_name, p.rating_avg AS seller_rating_avg,
                p.rating_count AS seller_rating_count, p.location_district AS seller_location_district
         FROM offers o
+        JOIN buy_requests r ON r.id = o.request_id
         JOIN users u ON u.id = o.seller_id
         JOIN seller_profiles p ON p.user_id = o.seller_id
         WHERE o.request_id = ${requestId}
@@ -60,7 +78,9 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
       requestId: string,
       audience: OffersAudience
     ): Effect.Effect<ReadonlyArray<typeof RequestOfferItem.Type>> =>
-      forRequest({ requestId, sellerId: audience._tag === "Seller" ? audience.sellerId : null }).pipe(
+      Effect.flatMap(now, (at) =>
+        forRequest({ requestId, sellerId: audience._tag === "Seller" ? audience.sellerId : null, now: at })
+      ).pipe(
         Effect.map((rows) =>
           rows.map((row) => ({
             id: row.id,
@@ -77,7 +97,8 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
             condition_notes: row.condition_notes,
             warranty_notes: row.warranty_notes,
             status: row.status,
-            created_at: row.created_at
+            created_at: row.created_at,
+            valid_until: row.valid_until
           }))
         ),
         Effect.orDie
@@ -89,23 +110,28 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
         sellerId: Schema.String,
         status: Schema.NullOr(OfferStatus),
         limit: Schema.Number,
-        offset: Schema.Number
+        offset: Schema.Number,
+        now: Schema.DateFromSelf
       }),
       Result: MyOfferRow,
-      execute: ({ sellerId, status, limit, offset }) => sql`
-        SELECT o.id, o.request_id, o.price, o.status, o.created_at, r.product_brand, r.product_model, r.budget_max
+      execute: ({ sellerId, status, limit, offset, now }) => sql`
+        SELECT o.id, o.request_id, o.price, ${effectiveStatus(now)} AS status, o.created_at, o.valid_until,
+               r.product_brand, r.product_model, r.budget_max
         FROM offers o
         JOIN buy_requests r ON r.id = o.request_id
-        WHERE o.seller_id = ${sellerId}${status === null ? sql`` : sql` AND o.status = ${status}`}
+        WHERE o.seller_id = ${sellerId}${status === null ? sql`` : sql` AND ${effectiveStatus(now)} = ${status}`}
         ORDER BY o.created_at DESC, o.id DESC
         LIMIT ${limit} OFFSET ${offset}`
     })
     const mineTotal = SqlSchema.single({
-      Request: Schema.Struct({ sellerId: Schema.String, status: Schema.NullOr(OfferStatus) }),
+      Request: Schema.Struct({ sellerId: Schema.String, status: Schema.NullOr(OfferStatus), now: Schema.DateFromSelf }),
       Result: Total,
-      execute: ({ sellerId, status }) => sql`
-        SELECT COUNT(*) AS total FROM offers
-        WHERE seller_id = ${sellerId}${status === null ? sql`` : sql` AND status = ${status}`}`
+      execute: ({ sellerId, status, now }) =>
+        status === null
+          ? sql`SELECT COUNT(*) AS total FROM offers WHERE seller_id = ${sellerId}`
+          : sql`
+        SELECT COUNT(*) AS total FROM offers o JOIN buy_requests r ON r.id = o.request_id
+        WHERE o.seller_id = ${sellerId} AND ${effectiveStatus(now)} = ${status}`
     })
 
     /** The caller's own offers, in every state unless one is asked for. */
@@ -114,10 +140,12 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
       status: OfferStatus | undefined,
       page: PageRequest
     ): Effect.Effect<Paged<typeof MyOfferItem.Type>> =>
-      Effect.all({
-        rows: minePage({ sellerId, status: status ?? null, limit: page.perPage, offset: offsetOf(page) }),
-        total: mineTotal({ sellerId, status: status ?? null })
-      }).pipe(
+      Effect.flatMap(now, (at) =>
+        Effect.all({
+          rows: minePage({ sellerId, status: status ?? null, limit: page.perPage, offset: offsetOf(page), now: at }),
+          total: mineTotal({ sellerId, status: status ?? null, now: at })
+        })
+      ).pipe(
         Effect.map(({ rows, total }) => ({
           total: total.total,
           items: rows.map((row) => ({
@@ -131,7 +159,8 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
             },
             price: row.price,
             status: row.status,
-            created_at: row.created_at
+            created_at: row.created_at,
+            valid_until: row.valid_until
           }))
         })),
         Effect.orDie

@@ -5,6 +5,9 @@ import {
   DealRepo,
   DuplicatePendingOffer,
   EventOutbox,
+  effectiveOfferOn,
+  effectiveRequest,
+  expireLapsedOffers,
   Ids,
   OfferRepo,
   priceOutsideBudget,
@@ -12,6 +15,8 @@ import {
   SellerProfileRepo,
   Transactor,
   type User,
+  ValidationFailed,
+  validUntilInRange,
   withdrawOffer
 } from "@talab/core"
 import { Clock, Effect, Option } from "effect"
@@ -25,6 +30,8 @@ export interface OfferInput {
   readonly availability: string
   readonly conditionNotes: string | null
   readonly warrantyNotes: string | null
+  /** Past this instant the offer expires; at least an hour and at most 30 days ahead (else 400). */
+  readonly validUntil: Date | null
 }
 
 /**
@@ -52,8 +59,17 @@ export class OffersService extends Effect.Service<OffersService>()("Offers/Servi
       transactor.transaction(
         Effect.gen(function* () {
           const at = yield* now
+          if (input.validUntil !== null && !validUntilInRange(input.validUntil, at)) {
+            return yield* Effect.fail(
+              ValidationFailed.field("valid_until", "valid_until_range", { min_hours: 1, max_days: 30 })
+            )
+          }
           const profile = Option.getOrNull(yield* profiles.lockSharedByUserId(seller.id))
-          const request = yield* found(yield* requests.lock(input.requestId))
+          const locked = yield* found(yield* requests.lock(input.requestId))
+          // Offers that lapsed are written down first: they leave offer_count and free their seller to offer again.
+          const lapsed = expireLapsedOffers(locked, yield* offers.lockLapsed(locked.id, at), at)
+          yield* offers.updateStatus(lapsed.expired)
+          const request = effectiveRequest(lapsed.request, at)
           const conversationId = yield* ids.next
           const { state, events } = yield* createOffer({
             input: { id: yield* ids.next, sellerId: seller.id, ...input, requestId: request.id },
@@ -75,7 +91,7 @@ export class OffersService extends Effect.Service<OffersService>()("Offers/Servi
             lastMessageAt: null
           })
           yield* requests.update(state.request)
-          yield* outbox.append(events, at)
+          yield* outbox.append([...lapsed.events, ...events], at)
           return { offer: state.offer, outsideBudget: priceOutsideBudget(request, state.offer.price) }
         })
       )
@@ -99,25 +115,33 @@ export class OffersService extends Effect.Service<OffersService>()("Offers/Servi
           const at = yield* now
           const seen = yield* foundOffer(yield* offers.findById(offerId))
           const sellerProfile = Option.getOrNull(yield* profiles.lockSharedByUserId(seen.sellerId))
-          const request = yield* found(yield* requests.lock(seen.requestId))
-          yield* requireOwner(request, caller)
-          const locked = yield* offers.lockByRequest(request.id)
-          const offer = locked.find((o) => o.id === seen.id) ?? seen
+          const lockedRequest = yield* found(yield* requests.lock(seen.requestId))
+          yield* requireOwner(lockedRequest, caller)
+          // The offer accepted is checked as it was (a lapsed one is OFFER_EXPIRED); its lapsed rivals leave the count.
+          const locked = yield* offers.lockByRequest(lockedRequest.id)
+          // As the API shows it: pending on a request that expired by the clock, it is rejected already.
+          const offer = effectiveOfferOn(locked.find((o) => o.id === seen.id) ?? seen, lockedRequest, at)
+          const others = expireLapsedOffers(
+            lockedRequest,
+            locked.filter((o) => o.id !== offer.id),
+            at
+          )
+          const request = effectiveRequest(others.request, at)
           const conversation = yield* conversations.findByOfferId(offer.id)
           if (Option.isNone(conversation)) return yield* Effect.dieMessage(`offer ${offer.id} has no conversation`)
           const { state, events } = yield* acceptOffer({
             offer,
             request,
             sellerProfile,
-            otherOffers: locked.filter((o) => o.id !== offer.id),
+            otherOffers: others.offers,
             dealId: yield* ids.next,
             conversationId: conversation.value.id,
             now: at
           })
-          yield* offers.updateStatus([...state.rejected, state.offer])
+          yield* offers.updateStatus([...others.expired, ...state.rejected, state.offer])
           yield* requests.update(state.request)
           yield* deals.insert(state.deal)
-          yield* outbox.append(events, at)
+          yield* outbox.append([...others.events, ...events], at)
           return state.deal
         })
       )
@@ -130,7 +154,8 @@ export class OffersService extends Effect.Service<OffersService>()("Offers/Servi
           const seen = yield* foundOffer(yield* offers.findById(offerId))
           yield* requireOfferOwner(seen, caller)
           const request = yield* found(yield* requests.lock(seen.requestId))
-          const offer = yield* foundOffer(yield* offers.lock(seen.id))
+          // A lapsed offer is expired already, and a pending one of an expired request rejected: OFFER_NOT_PENDING.
+          const offer = effectiveOfferOn(yield* foundOffer(yield* offers.lock(seen.id)), request, at)
           const { state, events } = yield* withdrawOffer(offer, request)
           yield* offers.updateStatus([state.offer])
           yield* requests.update(state.request)

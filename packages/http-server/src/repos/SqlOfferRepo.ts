@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { type Offer, OfferRepo, OfferStatus } from "@talab/core"
 import { Array as Arr, Effect, Layer, Schema } from "effect"
-import { byUuid, column, isUuid, NullableString, Timestamp } from "./Rows.js"
+import { byUuid, column, isUuid, NullableString, NullableTimestamp, Timestamp } from "./Rows.js"
 
 export const OfferRow = Schema.Struct({
   id: Schema.String,
@@ -12,7 +12,8 @@ export const OfferRow = Schema.Struct({
   conditionNotes: column("condition_notes", NullableString),
   warrantyNotes: column("warranty_notes", NullableString),
   status: OfferStatus,
-  createdAt: column("created_at", Timestamp)
+  createdAt: column("created_at", Timestamp),
+  validUntil: column("valid_until", NullableTimestamp)
 })
 
 const PendingOfferExists = Schema.Struct({ exists: Schema.Boolean })
@@ -58,6 +59,13 @@ export const SqlOfferRepo = Layer.effect(
         sql`SELECT * FROM offers WHERE seller_id = ${sellerId} AND status = 'pending'
             ORDER BY created_at DESC, id DESC FOR UPDATE`
     })
+    const lockLapsed = SqlSchema.findAll({
+      Request: Schema.Struct({ requestId: Schema.String, now: Schema.DateFromSelf }),
+      Result: OfferRow,
+      execute: ({ requestId, now }) =>
+        sql`SELECT * FROM offers WHERE request_id = ${requestId} AND status = 'pending' AND valid_until <= ${now}
+            ORDER BY created_at DESC, id DESC FOR UPDATE`
+    })
     const hasPendingOffer = SqlSchema.single({
       Request: Schema.Struct({ requestId: Schema.String, sellerId: Schema.String }),
       Result: PendingOfferExists,
@@ -82,6 +90,8 @@ export const SqlOfferRepo = Layer.effect(
         (isUuid(requestId) ? listByRequest(requestId) : Effect.succeed([])).pipe(Effect.orDie),
       lockByRequest: (requestId) =>
         (isUuid(requestId) ? lockByRequest(requestId) : Effect.succeed([])).pipe(Effect.orDie),
+      lockLapsed: (requestId, now) =>
+        (isUuid(requestId) ? lockLapsed({ requestId, now }) : Effect.succeed([])).pipe(Effect.orDie),
       lockPendingBySeller: (sellerId) =>
         (isUuid(sellerId) ? lockPendingBySeller(sellerId) : Effect.succeed([])).pipe(Effect.orDie),
       hasPendingOffer: (requestId, sellerId) =>

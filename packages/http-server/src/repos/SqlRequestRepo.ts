@@ -18,7 +18,10 @@ export const BuyRequestRow = Schema.Struct({
   status: RequestStatus,
   offerCount: column("offer_count", Schema.Number),
   createdAt: column("created_at", Timestamp),
-  closedAt: column("closed_at", NullableTimestamp)
+  closedAt: column("closed_at", NullableTimestamp),
+  expiresAt: column("expires_at", Timestamp),
+  extendedAt: column("extended_at", NullableTimestamp),
+  remindedAt: column("reminded_at", NullableTimestamp)
 })
 
 export const SqlRequestRepo = Layer.effect(

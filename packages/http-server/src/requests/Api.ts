@@ -41,7 +41,11 @@ export const RequestView = Schema.Struct({
   status: RequestStatus,
   offer_count: Schema.Int,
   created_at: Schema.Date,
-  closed_at: Schema.NullOr(Schema.Date)
+  closed_at: Schema.NullOr(Schema.Date),
+  expires_at: Schema.Date.annotations({
+    description: "When an active request becomes `expired` (REQUEST_TTL_DAYS after creation; later once extended)"
+  }),
+  extended_at: Schema.NullOr(Schema.Date).annotations({ description: "When the buyer extended it (once at most)" })
 })
 
 /** The detail view: the buyer as an object instead of buyer_id. */
@@ -62,7 +66,8 @@ export const RequestListItem = RequestView.pick(
   "location_district",
   "status",
   "offer_count",
-  "created_at"
+  "created_at",
+  "expires_at"
 )
 
 export const RequestList = Schema.Struct({ requests: Schema.Array(RequestListItem), pagination: Pagination })
@@ -120,6 +125,16 @@ export class RequestsApi extends HttpApiGroup.make("requests")
     HttpApiEndpoint.put("close", "/requests/:id/close")
       .setPath(IdPath)
       .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: RequestStatus, closed_at: Schema.Date })))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+  )
+  .add(
+    HttpApiEndpoint.put("extend", "/requests/:id/extend")
+      .setPath(IdPath)
+      .addSuccess(
+        Ok(Schema.Struct({ id: Schema.UUID, status: RequestStatus, expires_at: Schema.Date, extended_at: Schema.Date }))
+      )
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)

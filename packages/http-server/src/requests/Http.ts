@@ -24,7 +24,9 @@ export const requestView = (request: BuyRequest) => ({
   status: request.status,
   offer_count: request.offerCount,
   created_at: request.createdAt,
-  closed_at: request.closedAt
+  closed_at: request.closedAt,
+  expires_at: request.expiresAt,
+  extended_at: request.extendedAt
 })
 
 const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListItem.Type>) => ({
@@ -90,6 +92,23 @@ export const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
             return {
               success: true as const,
               data: { id: closed.id, status: closed.status, closed_at: closed.closedAt }
+            }
+          })
+        )
+      )
+      .handle("extend", ({ path }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const request = yield* service.extend(user, path.id)
+            return {
+              success: true as const,
+              data: {
+                id: request.id,
+                status: request.status,
+                expires_at: request.expiresAt,
+                extended_at: request.extendedAt ?? request.expiresAt
+              }
             }
           })
         )

@@ -1,6 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { Category, ConditionPref, NotFound, RequestStatus } from "@talab/core"
-import { Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import { isUuid } from "../repos/Rows.js"
 import type { RequestDetail, RequestListItem } from "./Api.js"
@@ -16,7 +16,8 @@ const ListRow = Schema.Struct({
   location_district: Schema.String,
   status: RequestStatus,
   offer_count: Schema.Number,
-  created_at: Schema.DateFromSelf
+  created_at: Schema.DateFromSelf,
+  expires_at: Schema.DateFromSelf
 })
 
 const DetailRow = Schema.Struct({
@@ -25,7 +26,8 @@ const DetailRow = Schema.Struct({
   buyer_name: Schema.NullOr(Schema.String),
   location_city: Schema.NullOr(Schema.String),
   notes: Schema.NullOr(Schema.String),
-  closed_at: Schema.NullOr(Schema.DateFromSelf)
+  closed_at: Schema.NullOr(Schema.DateFromSelf),
+  extended_at: Schema.NullOr(Schema.DateFromSelf)
 })
 
 const Total = Schema.Struct({ total: Schema.Number })
@@ -37,12 +39,34 @@ export interface RequestFilters {
 }
 
 const listColumns = `id, category, product_brand, product_model, condition_pref, budget_min, budget_max,
-  location_district, status, offer_count, created_at`
+  location_district, created_at, expires_at`
 
 /** Read models of buy requests. */
 export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Queries", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    /*
+     * Status and offer_count as the API shows them at `at`, before the expiry job writes them down: an active
+     * request past expires_at is expired; pending offers past their valid_until no longer count
+     * (offers_lapsing makes the subquery a probe of the few offers with a validity).
+     */
+    const effectiveColumns = (at: Date) => sql`
+      CASE WHEN buy_requests.status = 'active' AND buy_requests.expires_at <= ${at} THEN 'expired'
+           ELSE buy_requests.status END AS status,
+      buy_requests.offer_count - (
+        SELECT count(*) FROM offers o
+        WHERE o.request_id = buy_requests.id AND o.status = 'pending' AND o.valid_until <= ${at}
+      )::int AS offer_count`
+
+    /** Requests in the state `status` at `at`, the expiry job's lag included. */
+    const inStatus = (status: RequestStatus, at: Date) =>
+      status === "active"
+        ? sql`status = 'active' AND expires_at > ${at}`
+        : status === "expired"
+          ? sql`(status = 'expired' OR (status = 'active' AND expires_at <= ${at}))`
+          : sql`status = ${status}`
 
     /*
      * Rows are taken as the SQL types them, without a schema pass: the columns' types and CHECK constraints
@@ -63,11 +87,12 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
     const page = (
       where: Statement.Fragment,
       request: PageRequest,
-      count: Statement.Statement<object>
+      count: Statement.Statement<object>,
+      at: Date
     ): Effect.Effect<Paged<typeof RequestListItem.Type>> =>
       Effect.all({
         items: sql<typeof ListRow.Type>`
-            SELECT ${sql.literal(listColumns)} FROM buy_requests
+            SELECT ${sql.literal(listColumns)}, ${effectiveColumns(at)} FROM buy_requests
             WHERE id IN (
               SELECT id FROM buy_requests
               WHERE ${where}
@@ -82,40 +107,58 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
      * Everybody's requests in one state, optionally of a category and a city. The total is summed from the
      * counts the triggers of migration 0005 keep (counting the active requests would read most of the table).
      */
-    const list = (filters: RequestFilters, request: PageRequest) => {
-      const statusAndCategory = [
-        sql`status = ${filters.status}`,
-        ...(filters.category !== undefined ? [sql`category = ${filters.category}`] : [])
-      ]
-      const city = filters.locationCity
-      return page(
-        sql.and([...statusAndCategory, ...(city !== undefined ? [sql`location_city = ${city}`] : [])]),
-        request,
-        // '' is the key of "no city", which a city filter never is (the API refuses an empty one)
-        sql`SELECT COALESCE(SUM(n), 0) AS total FROM buy_request_counts
-            WHERE ${sql.and([...statusAndCategory, ...(city !== undefined ? [sql`location_city_key = ${city}`] : [])])}`
-      )
-    }
+    const list = (filters: RequestFilters, request: PageRequest) =>
+      Effect.flatMap(now, (at) => {
+        const category = filters.category !== undefined ? [sql`category = ${filters.category}`] : []
+        const city = filters.locationCity
+        const cityFilter = city !== undefined ? [sql`location_city = ${city}`] : []
+        const counted = (status: string) =>
+          sql`SELECT COALESCE(SUM(n), 0) FROM buy_request_counts
+              WHERE ${sql.and([
+                sql`status = ${status}`,
+                ...category,
+                // '' is the key of "no city", which a city filter never is (the API refuses an empty one)
+                ...(city !== undefined ? [sql`location_city_key = ${city}`] : [])
+              ])}`
+        // Active requests past their expiry that the job has not moved yet (buy_requests_expiring): few.
+        const lagging = sql`SELECT count(*) FROM buy_requests
+          WHERE ${sql.and([sql`status = 'active' AND expires_at <= ${at}`, ...category, ...cityFilter])}`
+        const total =
+          filters.status === "active"
+            ? sql`SELECT ((${counted("active")}) - (${lagging}))::int AS total`
+            : filters.status === "expired"
+              ? sql`SELECT ((${counted("expired")}) + (${lagging}))::int AS total`
+              : sql`SELECT (${counted(filters.status)})::int AS total`
+        return page(sql.and([inStatus(filters.status, at), ...category, ...cityFilter]), request, total, at)
+      })
 
     /** The caller's own requests, in every state unless one is asked for; few enough to count. */
-    const listMine = (buyerId: string, status: RequestStatus | undefined, request: PageRequest) => {
-      const where = sql.and([sql`buyer_id = ${buyerId}`, ...(status !== undefined ? [sql`status = ${status}`] : [])])
-      return page(where, request, sql`SELECT COUNT(*) AS total FROM buy_requests WHERE ${where}`)
-    }
+    const listMine = (buyerId: string, status: RequestStatus | undefined, request: PageRequest) =>
+      Effect.flatMap(now, (at) => {
+        const where = sql.and([sql`buyer_id = ${buyerId}`, ...(status !== undefined ? [inStatus(status, at)] : [])])
+        return page(where, request, sql`SELECT COUNT(*) AS total FROM buy_requests WHERE ${where}`, at)
+      })
 
-    const findDetail = (id: string) =>
+    const findDetail = (id: string, at: Date) =>
       Effect.map(
         sql<typeof DetailRow.Type>`
-          SELECT r.*, u.name AS buyer_name
-          FROM buy_requests r
-          JOIN users u ON u.id = r.buyer_id
-          WHERE r.id = ${id}`,
+          SELECT buy_requests.id, buy_requests.category, buy_requests.product_brand, buy_requests.product_model,
+                 buy_requests.condition_pref, buy_requests.budget_min, buy_requests.budget_max,
+                 buy_requests.location_district, buy_requests.location_city, buy_requests.notes,
+                 buy_requests.buyer_id, buy_requests.created_at, buy_requests.closed_at, buy_requests.expires_at,
+                 buy_requests.extended_at, ${effectiveColumns(at)}, u.name AS buyer_name
+          FROM buy_requests
+          JOIN users u ON u.id = buy_requests.buyer_id
+          WHERE buy_requests.id = ${id}`,
         (rows) => Option.fromNullable(rows[0])
       )
 
     /** One request with its buyer, for any signed-in user. */
     const detail = (id: string): Effect.Effect<typeof RequestDetail.Type, NotFound> =>
-      (isUuid(id) ? findDetail(id).pipe(Effect.orDie) : Effect.succeedNone).pipe(
+      (isUuid(id)
+        ? Effect.flatMap(now, (at) => findDetail(id, at)).pipe(Effect.orDie)
+        : Effect.succeedNone
+      ).pipe(
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "request" })),
@@ -135,7 +178,9 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
                 status: request.status,
                 offer_count: request.offer_count,
                 created_at: request.created_at,
-                closed_at: request.closed_at
+                closed_at: request.closed_at,
+                expires_at: request.expires_at,
+                extended_at: request.extended_at
               })
           })
         )

@@ -222,17 +222,31 @@ export const operationDocs: Readonly<Record<string, OperationDocs>> = {
     errors: {
       NOT_FOUND: "no request has this id",
       FORBIDDEN: "the caller does not own the request",
-      REQUEST_ALREADY_CLOSED: "the request is already closed"
+      REQUEST_ALREADY_CLOSED: "the request is already closed",
+      REQUEST_EXPIRED: "the request has expired"
+    }
+  },
+  "requests.extend": {
+    summary: "Extend my buy request",
+    description:
+      "The request's owner, once, while it is active: `expires_at` moves REQUEST_TTL_DAYS (30 by default) further and the reminder push is owed again a day before the new expiry.",
+    errors: {
+      NOT_FOUND: "no request has this id",
+      FORBIDDEN: "the caller does not own the request",
+      REQUEST_ALREADY_CLOSED: "the request is closed",
+      REQUEST_EXPIRED: "the request has expired (past `expires_at`, even before the expiry job ran)",
+      REQUEST_ALREADY_EXTENDED: "the request was extended once already"
     }
   },
   "offers.create": {
     summary: "Make an offer on a request",
     description:
-      "An approved seller. Creates a `pending` offer on an active request of someone else, opens a conversation with the buyer and pushes `offer_created` to them. One pending offer per seller and request. A price outside the buyer's budget is accepted with a note in `message`.",
+      "An approved seller. Creates a `pending` offer on an active request of someone else, opens a conversation with the buyer and pushes `offer_created` to them. One pending offer per seller and request (an expired one does not count). A price outside the buyer's budget is accepted with a note in `message`. With `valid_until` (at least 1 hour, at most 30 days ahead) the offer becomes `expired` past it: it can no longer be accepted and leaves `offer_count`.",
     errors: {
       SELLER_NOT_APPROVED: "the caller has no approved seller profile (none, pending, rejected or suspended)",
       NOT_FOUND: "no request has this id",
-      REQUEST_NOT_ACTIVE: "the request is closed",
+      VALIDATION_ERROR: "a field is invalid, or `valid_until` is less than 1 hour or more than 30 days ahead",
+      REQUEST_NOT_ACTIVE: "the request is closed or expired",
       DUPLICATE_PENDING_OFFER: "the seller already has a pending offer on this request",
       CANNOT_OFFER_ON_OWN_REQUEST: "the request is the seller's own"
     },
@@ -266,7 +280,8 @@ export const operationDocs: Readonly<Record<string, OperationDocs>> = {
       FORBIDDEN: "the caller does not own the request",
       OFFER_ALREADY_ACCEPTED: "the offer was accepted already",
       OFFER_NOT_PENDING: "the offer is rejected or withdrawn",
-      REQUEST_NOT_ACTIVE: "the request is closed (another offer was accepted, or it was closed)"
+      OFFER_EXPIRED: "the offer's `valid_until` has passed",
+      REQUEST_NOT_ACTIVE: "the request is closed (another offer was accepted, or it was closed) or expired"
     }
   },
   "offers.withdraw": {
@@ -277,7 +292,7 @@ export const operationDocs: Readonly<Record<string, OperationDocs>> = {
       NOT_FOUND: "no offer has this id",
       FORBIDDEN: "the caller did not make the offer",
       OFFER_ALREADY_ACCEPTED: "the offer was accepted",
-      OFFER_NOT_PENDING: "the offer is rejected or withdrawn already"
+      OFFER_NOT_PENDING: "the offer is rejected, withdrawn or expired already"
     }
   },
   "deals.listMine": {

@@ -8,6 +8,7 @@ import { ControlChannelLive } from "../ops/Control.js"
 import { RetentionJobLive } from "../ops/Retention.js"
 import { RealtimeLive } from "../realtime/Live.js"
 import { SqlRepositoriesLayer } from "../repos/index.js"
+import { ExpiryJob } from "../requests/Expiry.js"
 import { InstrumentedPorts } from "../telemetry/Instrumented.js"
 import { MetricsLive } from "../telemetry/MetricsEndpoint.js"
 import { AdaptersFromConfig } from "./Adapters.js"
@@ -18,7 +19,7 @@ import { HttpAppLive } from "./Server.js"
  * The application (HTTP app and push dispatcher) on a database and adapters supplied by the caller: what
  * production and the testkit share. Requires AppConfig, SqlClient, the port adapters and an HttpServer.
  */
-export const AppLive = Layer.mergeAll(HttpAppLive, PushDispatcher.layer(), MetricsLive).pipe(
+export const AppLive = Layer.mergeAll(HttpAppLive, PushDispatcher.layer(), ExpiryJob.layer, MetricsLive).pipe(
   // Counted and traced ports when telemetry is on (METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT); else the adapters.
   Layer.provide(InstrumentedPorts),
   Layer.provide(SqlRepositoriesLayer),

@@ -159,8 +159,15 @@ const pushPayload = {
       description: "String values only (FCM `data`, APNs custom keys beside `aps`).",
       required: ["type"],
       properties: {
-        type: { type: "string", enum: ["offer_created", "offer_accepted", "message", "rating_prompt"] },
-        request_id: { type: "string", format: "uuid", description: "offer_created, offer_accepted" },
+        type: {
+          type: "string",
+          enum: ["offer_created", "offer_accepted", "message", "rating_prompt", "request_expiring", "request_expired"]
+        },
+        request_id: {
+          type: "string",
+          format: "uuid",
+          description: "offer_created, offer_accepted, request_expiring, request_expired"
+        },
         offer_id: { type: "string", format: "uuid", description: "offer_created, offer_accepted" },
         deal_id: { type: "string", format: "uuid", description: "offer_accepted, rating_prompt" },
         conversation_id: { type: "string", format: "uuid", description: "offer_created, message" }
@@ -224,7 +231,7 @@ Plain \`GET /ws\` without an upgrade answers 426 \`UPGRADE_REQUIRED\`.`,
         address: "push",
         title: "Push notifications (FCM, APNs)",
         description:
-          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes.",
+          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes, `request_expiring` to the buyer a day before their request expires and `request_expired` when it does.",
         messages: {
           push: {
             name: "push",

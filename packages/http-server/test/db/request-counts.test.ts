@@ -5,6 +5,7 @@ import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { type Category, Ids, RequestRepo, SellerProfileRepo, Transactor, type User, UserRepo } from "@talab/core"
 import { Duration, Effect, Exit, Layer } from "effect"
+import { AppConfig } from "../../src/config/AppConfig.js"
 import { DatabaseLayer, DatabaseOptions } from "../../src/db/Database.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
 import { OffersService } from "../../src/offers/Service.js"
@@ -26,7 +27,8 @@ const migrated = (empty: Empty) => MigrationsLayer.pipe(Layer.provideMerge(empty
 const servicesOver = (empty: Empty) =>
   Layer.mergeAll(RequestsService.Default, OffersService.Default, RequestQueries.Default).pipe(
     Layer.provideMerge(repositoriesOver(migrated(empty))),
-    Layer.provide(Ids.Random)
+    Layer.provide(Ids.Random),
+    Layer.provide(AppConfig.layer())
   )
 
 const aCity = () => `City ${randomUUID().slice(0, 8)}`
@@ -99,7 +101,14 @@ const anApprovedSeller = Effect.gen(function* () {
 
 const offerOn = (seller: User, requestId: string) =>
   Effect.flatMap(OffersService, (offers) =>
-    offers.create(seller, { requestId, price: 1500, availability: "today", conditionNotes: null, warrantyNotes: null })
+    offers.create(seller, {
+      requestId,
+      price: 1500,
+      availability: "today",
+      conditionNotes: null,
+      warrantyNotes: null,
+      validUntil: null
+    })
   )
 
 const createAll = (buyer: User, inputs: ReadonlyArray<RequestInput>, concurrency: number | "unbounded" = 1) =>

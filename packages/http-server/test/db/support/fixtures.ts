@@ -58,6 +58,9 @@ export const aRequest = (buyerId: string, overrides: Partial<BuyRequest> = {}): 
   offerCount: 0,
   createdAt: at("2025-01-03T10:00:00.123Z"),
   closedAt: null,
+  expiresAt: at("2025-02-02T10:00:00.123Z"),
+  extendedAt: null,
+  remindedAt: null,
   ...overrides
 })
 
@@ -71,6 +74,7 @@ export const anOffer = (requestId: string, sellerId: string, overrides: Partial<
   warrantyNotes: null,
   status: "pending",
   createdAt: at("2025-01-04T10:00:00.000Z"),
+  validUntil: null,
   ...overrides
 })
 
