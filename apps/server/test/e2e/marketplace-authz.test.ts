@@ -154,6 +154,18 @@ const rows: ReadonlyArray<Row> = [
     },
     expected: outcomes({ owner: ok }, forbidden)
   },
+  {
+    endpoint: "PUT /requests/{id}/extend",
+    call: async (a) => {
+      const request = await a.m.createRequest(await a.owner())
+      return {
+        method: "PUT",
+        path: `/requests/${request.id}/extend`,
+        state: async () => a.m.requestDetail(await a.owner(), request.id)
+      }
+    },
+    expected: outcomes({ owner: ok }, forbidden)
+  },
   // Offers
   {
     endpoint: "POST /offers",
@@ -402,6 +414,11 @@ const unknownIds: ReadonlyArray<{
     endpoint: "PUT /requests/{id}/close",
     role: "owner",
     call: async () => ({ method: "PUT", path: `/requests/${unknownId()}/close` })
+  },
+  {
+    endpoint: "PUT /requests/{id}/extend",
+    role: "owner",
+    call: async () => ({ method: "PUT", path: `/requests/${unknownId()}/extend` })
   },
   {
     endpoint: "GET /requests/{id}/offers",
