@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto"
 import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
@@ -27,13 +28,14 @@ const suite = (name: string, empty: Empty) =>
             PgMigrator.layer({ loader: PgMigrator.fromRecord(before) }).pipe(Layer.provide(NodeContext.layer))
           )
         )
+        const sql = yield* SqlClient.SqlClient
+        // The event only: the repositories write today's columns (0014 added some), so the rows are seeded after.
+        yield* sql`INSERT INTO outbox_events (type, payload) VALUES ('RequestCreated', ${JSON.stringify({ requestId: randomUUID(), buyerId: randomUUID() })})`
+
+        yield* Effect.scoped(Layer.build(MigrationsLayer))
         const context = yield* Effect.context<SqlClient.SqlClient | PgClient.PgClient>()
         const repositories = repositoriesOver(Layer.succeedContext(context))
         const { request, buyer } = yield* seedRequest.pipe(Effect.provide(repositories))
-        const sql = yield* SqlClient.SqlClient
-        yield* sql`INSERT INTO outbox_events (type, payload) VALUES ('RequestCreated', ${JSON.stringify({ requestId: request.id, buyerId: buyer.id })})`
-
-        yield* Effect.scoped(Layer.build(MigrationsLayer))
 
         const unprocessed = yield* sql<{ n: number }>`
           SELECT count(*)::int AS n FROM outbox_events WHERE type = 'RequestCreated' AND processed_at IS NULL`
