@@ -155,10 +155,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
 
     /** One request with its buyer, for any signed-in user. */
     const detail = (id: string): Effect.Effect<typeof RequestDetail.Type, NotFound> =>
-      (isUuid(id)
-        ? Effect.flatMap(now, (at) => findDetail(id, at)).pipe(Effect.orDie)
-        : Effect.succeedNone
-      ).pipe(
+      (isUuid(id) ? Effect.flatMap(now, (at) => findDetail(id, at)).pipe(Effect.orDie) : Effect.succeedNone).pipe(
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "request" })),
