@@ -14,6 +14,7 @@ import messageSeq from "./migrations/0010_message_seq.js"
 import sessionDevices from "./migrations/0011_session_devices.js"
 import idempotencyKeys from "./migrations/0012_idempotency_keys.js"
 import sellerAlerts from "./migrations/0013_seller_alerts.js"
+import sellerTrust from "./migrations/0015_seller_trust.js"
 import requestListPaging from "./migrations/0017_request_list_paging.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
@@ -30,6 +31,7 @@ export const migrations = {
   "0011_session_devices": sessionDevices,
   "0012_idempotency_keys": idempotencyKeys,
   "0013_seller_alerts": sellerAlerts,
+  "0015_seller_trust": sellerTrust,
   "0017_request_list_paging": requestListPaging
 }
 
