@@ -1319,6 +1319,23 @@ export interface components {
                 };
             };
         };
+        SellerTrust: {
+            /** @description Median minutes from a request's alert to this seller (its match) to their first offer on it; null before any. */
+            median_first_offer_minutes: number | null;
+            /** @description Median minutes from the buyer's first message of a conversation to the seller's first message after it; null before any. */
+            median_reply_minutes: number | null;
+            /** @description Completed deals / accepted deals (every deal ever made), 0..1 to 2 decimals; null with no deal. */
+            completion_rate: number | null;
+            /** @description Cancelled deals / accepted deals, 0..1 to 2 decimals; null with no deal. */
+            cancellation_rate: number | null;
+            /** @description The average rating to 2 decimals; null before the first rating. */
+            rating_avg: number | null;
+            rating_count: components["schemas"]["Int"];
+            completed_deals: components["schemas"]["Int"];
+            member_since: components["schemas"]["DateFromString"];
+        };
+        /** @description a string to be decoded into a Date */
+        DateFromString: string;
         /** @description Not allowed */
         ForbiddenResponse: {
             /** @enum {boolean} */
@@ -2985,7 +3002,17 @@ export interface operations {
                      *         "bio": "New and used phones since 2015.",
                      *         "rating_avg": 4.75,
                      *         "rating_count": 12,
-                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "trust": {
+                     *           "median_first_offer_minutes": 1,
+                     *           "median_reply_minutes": 1,
+                     *           "completion_rate": 1,
+                     *           "cancellation_rate": 1,
+                     *           "rating_avg": 4.75,
+                     *           "rating_count": 12,
+                     *           "completed_deals": 1,
+                     *           "member_since": "text"
+                     *         }
                      *       },
                      *       "message": "Done"
                      *     }
@@ -3001,6 +3028,7 @@ export interface operations {
                             rating_avg: number;
                             rating_count: components["schemas"]["Int"];
                             created_at: components["schemas"]["Date"];
+                            trust: components["schemas"]["SellerTrust"];
                         };
                         message?: string;
                     };
@@ -4422,7 +4450,9 @@ export interface operations {
     };
     "offers.listForRequest": {
         parameters: {
-            query?: never;
+            query?: {
+                sort?: "newest" | "price" | "rating" | "response_time";
+            };
             header?: never;
             path: {
                 id: string;
@@ -4456,7 +4486,17 @@ export interface operations {
                      *               "name": "Sara",
                      *               "rating_avg": 4.75,
                      *               "rating_count": 12,
-                     *               "location_district": "Al Rawdah"
+                     *               "location_district": "Al Rawdah",
+                     *               "trust": {
+                     *                 "median_first_offer_minutes": 1,
+                     *                 "median_reply_minutes": 1,
+                     *                 "completion_rate": 1,
+                     *                 "cancellation_rate": 1,
+                     *                 "rating_avg": 4.75,
+                     *                 "rating_count": 12,
+                     *                 "completed_deals": 1,
+                     *                 "member_since": "text"
+                     *               }
                      *             }
                      *           }
                      *         ]
@@ -4484,6 +4524,7 @@ export interface operations {
                                     rating_avg: number;
                                     rating_count: components["schemas"]["Int"];
                                     location_district: string;
+                                    trust: components["schemas"]["SellerTrust"];
                                 };
                             }[];
                         };
