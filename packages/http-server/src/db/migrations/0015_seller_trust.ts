@@ -10,6 +10,11 @@ import { Effect } from "effect"
  * and a rollback takes the change back with it:
  *   - a deal inserted (an offer accepted) counts in deals_accepted; a deal whose status moves to completed or
  *     cancelled counts there (deals leave `accepted` only, once: DEAL_NOT_ACTIVE);
+ *   - an offer on a request the seller was alerted to (a request_matches row, migration 0013) is the seller's
+ *     first offer there unless one is already recorded (seller_first_offer_times): minutes from matched_at to the
+ *     offer, and the seller's median is recomputed from their own rows (seller_first_offer_times_by_seller).
+ *     An offer written before the match row (the matching job runs just after the request) is no sample: the
+ *     seller was not answering the alert;
  *   - a message: the buyer's first message of a conversation starts its reply clock (seller_reply_times);
  *     the seller's first message after it stops the clock, and the seller's median is recomputed from their
  *     own stopped clocks (seller_reply_times_by_seller).
@@ -41,6 +46,15 @@ export default Effect.flatMap(
     );
     CREATE INDEX seller_reply_times_by_seller ON seller_reply_times (seller_user_id) WHERE replied_at IS NOT NULL;
 
+    CREATE TABLE seller_first_offer_times (
+      request_id uuid NOT NULL REFERENCES buy_requests (id) ON DELETE CASCADE,
+      seller_user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      matched_at timestamptz NOT NULL,
+      offered_at timestamptz NOT NULL,
+      PRIMARY KEY (request_id, seller_user_id)
+    );
+    CREATE INDEX seller_first_offer_times_by_seller ON seller_first_offer_times (seller_user_id);
+
     CREATE FUNCTION seller_trust_lock(seller uuid) RETURNS void LANGUAGE plpgsql AS $$
     BEGIN
       INSERT INTO seller_trust_stats (seller_user_id) VALUES (seller) ON CONFLICT (seller_user_id) DO NOTHING;
@@ -64,6 +78,29 @@ export default Effect.flatMap(
     CREATE TRIGGER seller_trust_on_deal_move AFTER UPDATE OF status ON deals
       FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status)
       EXECUTE FUNCTION seller_trust_on_deal();
+
+    CREATE FUNCTION seller_trust_on_offer() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO seller_first_offer_times (request_id, seller_user_id, matched_at, offered_at)
+      SELECT m.request_id, m.seller_user_id, m.matched_at, NEW.created_at
+      FROM request_matches m
+      WHERE m.request_id = NEW.request_id AND m.seller_user_id = NEW.seller_id AND m.matched_at <= NEW.created_at
+      ON CONFLICT (request_id, seller_user_id) DO NOTHING;
+      IF FOUND THEN
+        PERFORM seller_trust_lock(NEW.seller_id);
+        UPDATE seller_trust_stats SET median_first_offer_minutes = (
+          SELECT round((percentile_cont(0.5) WITHIN GROUP (
+            ORDER BY extract(epoch FROM offered_at - matched_at) / 60))::numeric, 1)
+          FROM seller_first_offer_times
+          WHERE seller_user_id = NEW.seller_id
+        )
+        WHERE seller_user_id = NEW.seller_id;
+      END IF;
+      RETURN NULL;
+    END
+    $$;
+    CREATE TRIGGER seller_trust_on_offer_insert AFTER INSERT ON offers
+      FOR EACH ROW EXECUTE FUNCTION seller_trust_on_offer();
 
     CREATE FUNCTION seller_trust_on_message() RETURNS trigger LANGUAGE plpgsql AS $$
     DECLARE
@@ -108,6 +145,12 @@ export default Effect.flatMap(
       ORDER BY m.seq LIMIT 1
     ) asked ON true;
 
+    INSERT INTO seller_first_offer_times (request_id, seller_user_id, matched_at, offered_at)
+    SELECT m.request_id, m.seller_user_id, m.matched_at, min(o.created_at)
+    FROM request_matches m
+    JOIN offers o ON o.request_id = m.request_id AND o.seller_id = m.seller_user_id AND o.created_at >= m.matched_at
+    GROUP BY m.request_id, m.seller_user_id, m.matched_at;
+
     INSERT INTO seller_trust_stats (seller_user_id, deals_accepted, deals_completed, deals_cancelled)
     SELECT seller_id, count(*), count(*) FILTER (WHERE status = 'completed'), count(*) FILTER (WHERE status = 'cancelled')
     FROM deals
@@ -120,5 +163,12 @@ export default Effect.flatMap(
     WHERE replied_at IS NOT NULL
     GROUP BY seller_user_id
     ON CONFLICT (seller_user_id) DO UPDATE SET median_reply_minutes = EXCLUDED.median_reply_minutes;
+
+    INSERT INTO seller_trust_stats AS s (seller_user_id, median_first_offer_minutes)
+    SELECT seller_user_id, round((percentile_cont(0.5) WITHIN GROUP (
+      ORDER BY extract(epoch FROM offered_at - matched_at) / 60))::numeric, 1)
+    FROM seller_first_offer_times
+    GROUP BY seller_user_id
+    ON CONFLICT (seller_user_id) DO UPDATE SET median_first_offer_minutes = EXCLUDED.median_first_offer_minutes;
   `
 )
