@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest"
-import { expectError, market, useMarketServer } from "../support/flows.js"
+import { anOfferBody, expectError, market, marketSettings } from "../support/flows.js"
 import type { SignedIn } from "../support/harness.js"
-import { backends } from "../support/harness.js"
+import { backends, useServerWithDatabase } from "../support/harness.js"
+import { runSql } from "../support/postgres.js"
 
 const MINUTE = 60_000
 
@@ -18,7 +19,7 @@ const noData = {
 
 /** Seller trust figures (docs/DECISIONS.md, "Seller trust score"): kept by every write, shown on profile and offers. */
 describe.each(backends)("seller trust on %s", (backend) => {
-  const server = useMarketServer(backend)
+  const { server, databaseUrl } = useServerWithDatabase(backend, { settings: marketSettings })
   const m = market(server)
   type Seller = SignedIn & { profileId: string }
 
@@ -141,6 +142,76 @@ describe.each(backends)("seller trust on %s", (backend) => {
       rating_count: 2,
       completed_deals: 2
     })
+  })
+
+  /**
+   * The alerts feature records each (request, seller) it alerted in request_matches; its matching job is not
+   * what is tested here, so the rows are written directly, on PostgreSQL where the test reaches the database.
+   */
+  const matched = (requestIds: ReadonlyArray<string>, seller: Seller) =>
+    runSql(databaseUrl()!, (sql) => {
+      const at = new Date(server().clock.unsafeCurrentTimeMillis())
+      return sql`INSERT INTO request_matches ${sql.insert(
+        requestIds.map((request_id) => ({ request_id, seller_user_id: seller.userId, matched_at: at }))
+      )}`
+    })
+
+  it.runIf(backend === "postgres")(
+    "measures the minutes from each alert to the seller's first offer on that request",
+    async () => {
+      const clock = server().clock
+      const seller = await m.seller("Alerted")
+      const buyer = await m.user("Asker")
+      const [r1, r2, r3, r4] = [
+        await m.request(buyer),
+        await m.request(buyer),
+        await m.request(buyer),
+        await m.request(buyer)
+      ]
+      await matched([r1.id, r2.id, r3.id], seller)
+      await matched([r1.id, r2.id], await m.seller("Racer"))
+      expect(await figuresOf(seller)).toMatchObject({ median_first_offer_minutes: null })
+
+      // 15 minutes after the alerts, an offer on r1: samples {15}.
+      clock.advance(15 * MINUTE)
+      await m.offer(seller, r1.id)
+      expect(await figuresOf(seller)).toMatchObject({ median_first_offer_minutes: 15 })
+
+      // 30 more, on r2: 15 + 30 = 45 -> samples {15, 45}: median (15 + 45) / 2 = 30.
+      clock.advance(30 * MINUTE)
+      const first = await m.offer(seller, r2.id)
+      expect(await figuresOf(seller)).toMatchObject({ median_first_offer_minutes: 30 })
+
+      // r4 was never alerted to this seller: no sample. Withdrawing r2's offer and offering again 100 minutes
+      // later is not a first offer: no sample.
+      await m.offer(seller, r4.id)
+      m.expectStatus(await m.api().delete(`/offers/${first.id}`, { token: seller.token }), 200, "withdraw")
+      clock.advance(100 * MINUTE)
+      await m.offer(seller, r2.id)
+      expect(await figuresOf(seller)).toMatchObject({ median_first_offer_minutes: 30 })
+
+      // 15 more, on r3: 15 + 30 + 100 + 15 = 160 -> samples {15, 45, 160}: median 45.
+      clock.advance(15 * MINUTE)
+      await m.offer(seller, r3.id)
+      expect(await figuresOf(seller)).toMatchObject({ median_first_offer_minutes: 45 })
+    }
+  )
+
+  it.runIf(backend === "postgres")("counts two first offers of one seller written at once", async () => {
+    const clock = server().clock
+    const seller = await m.seller("Quick")
+    const buyer = await m.user("Asker")
+    const [r1, r2] = [await m.request(buyer), await m.request(buyer)]
+    await matched([r1.id], seller)
+    clock.advance(20 * MINUTE)
+    await matched([r2.id], seller)
+    clock.advance(10 * MINUTE)
+    // Samples {30, 10} written at once: median 20 (either alone would leave 30 or 10).
+    const made = await Promise.all(
+      [r1, r2].map((r) => m.api().post("/offers", { token: seller.token, body: anOfferBody(r.id) }))
+    )
+    expect(made.map((r) => r.status)).toEqual([201, 201])
+    expect(await figuresOf(seller)).toMatchObject({ median_first_offer_minutes: 20 })
   })
 
   it("shows the same trust on the seller's profile and beside the seller on each offer, for buyer and seller", async () => {
