@@ -24,6 +24,7 @@ export type ErrorCode =
   | "SELLER_PROFILE_EXISTS"
   | "SELLER_PROFILE_NOT_PENDING"
   | "CANNOT_REPORT_SELF"
+  | "ALERT_RULE_LIMIT_REACHED"
   | "IDEMPOTENCY_KEY_IN_USE"
   | "IDEMPOTENCY_KEY_REUSED"
   | "UPGRADE_REQUIRED"
@@ -113,6 +114,10 @@ export class SellerProfileNotPending extends Data.TaggedError("SellerProfileNotP
 export class CannotReportSelf extends Data.TaggedError("CannotReportSelf")<{}> {
   readonly code = "CANNOT_REPORT_SELF" as const
 }
+/** A seller already has the most alert rules allowed (`max`); one must go before another is added. */
+export class AlertRuleLimitReached extends Data.TaggedError("AlertRuleLimitReached")<{ readonly max: number }> {
+  readonly code = "ALERT_RULE_LIMIT_REACHED" as const
+}
 export class RateLimited extends Data.TaggedError("RateLimited")<{
   readonly retryAfterMs: number
   readonly limit: number
@@ -151,6 +156,7 @@ export type DomainError =
   | SellerProfileExists
   | SellerProfileNotPending
   | CannotReportSelf
+  | AlertRuleLimitReached
   | RateLimited
   | ServiceUnavailable
 
@@ -178,6 +184,7 @@ export const statusOfCode: Readonly<Record<ErrorCode, number>> = {
   SELLER_PROFILE_EXISTS: 422,
   SELLER_PROFILE_NOT_PENDING: 422,
   CANNOT_REPORT_SELF: 422,
+  ALERT_RULE_LIMIT_REACHED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
   UPGRADE_REQUIRED: 426,

@@ -1,7 +1,13 @@
 import { Context, Data, type Effect } from "effect"
 import type { Platform } from "../Values.js"
 
-export type PushType = "offer_created" | "offer_accepted" | "message" | "rating_prompt"
+export type PushType =
+  | "offer_created"
+  | "offer_accepted"
+  | "message"
+  | "rating_prompt"
+  | "request_match"
+  | "request_match_summary"
 
 /** One notification to one device. */
 export interface Push {

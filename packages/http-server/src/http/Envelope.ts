@@ -59,7 +59,8 @@ export class BusinessRuleResponse extends Schema.Class<BusinessRuleResponse>("Bu
       "REPORT_NOT_PENDING",
       "SELLER_PROFILE_EXISTS",
       "SELLER_PROFILE_NOT_PENDING",
-      "CANNOT_REPORT_SELF"
+      "CANNOT_REPORT_SELF",
+      "ALERT_RULE_LIMIT_REACHED"
     )
   },
   HttpApiSchema.annotations({ status: 422, description: "A business rule refused the operation" })

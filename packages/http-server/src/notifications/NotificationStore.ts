@@ -18,7 +18,14 @@ export const pendingNotificationRows = (owed: ReadonlyArray<OwedNotification>, a
     created_at: at
   }))
 
-const PushTypeSchema = Schema.Literal("offer_created", "offer_accepted", "message", "rating_prompt")
+const PushTypeSchema = Schema.Literal(
+  "offer_created",
+  "offer_accepted",
+  "message",
+  "rating_prompt",
+  "request_match",
+  "request_match_summary"
+)
 
 const Payload = Schema.Struct({
   data: Schema.Record({ key: Schema.String, value: Schema.String }),
