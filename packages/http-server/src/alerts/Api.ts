@@ -120,9 +120,7 @@ export class SellerAlertsApi extends HttpApiGroup.make("sellerAlerts")
       .addError(ForbiddenResponse)
   )
   .add(
-    HttpApiEndpoint.get("getSettings", "/alert-settings")
-      .addSuccess(Ok(AlertSettingsView))
-      .addError(ForbiddenResponse)
+    HttpApiEndpoint.get("getSettings", "/alert-settings").addSuccess(Ok(AlertSettingsView)).addError(ForbiddenResponse)
   )
   .add(
     HttpApiEndpoint.put("putSettings", "/alert-settings")

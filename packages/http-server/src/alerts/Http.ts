@@ -53,7 +53,11 @@ export const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handl
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             yield* service.deleteRule(user, path.id)
-            return { success: true as const, data: {}, message: translate("alert_rule_deleted", yield* requestLanguage) }
+            return {
+              success: true as const,
+              data: {},
+              message: translate("alert_rule_deleted", yield* requestLanguage)
+            }
           })
         )
       )

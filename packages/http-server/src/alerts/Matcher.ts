@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import type { Category } from "@talab/core"
 import { Cause, Clock, Context, Duration, Effect, Layer } from "effect"
 import { NotificationWakeup } from "../notifications/Wakeup.js"
-import type { RequestMatchEventData } from "../realtime/Protocol.js"
 import { RealtimeHub } from "../realtime/Hub.js"
+import type { RequestMatchEventData } from "../realtime/Protocol.js"
 import { cityKey } from "./Service.js"
 
 export interface MatcherOptions {
@@ -210,7 +210,9 @@ const running = (options: MatcherOptions) =>
     // A failed round is logged and the next one runs after the poll interval; nothing is lost, the events wait.
     const loop = Effect.forever(
       matcher.runOnce.pipe(
-        Effect.flatMap((round) => (round.requests >= options.batchSize ? Effect.void : Effect.sleep(options.pollInterval))),
+        Effect.flatMap((round) =>
+          round.requests >= options.batchSize ? Effect.void : Effect.sleep(options.pollInterval)
+        ),
         Effect.catchAllCause((cause) =>
           Cause.isInterruptedOnly(cause)
             ? Effect.failCause(cause)

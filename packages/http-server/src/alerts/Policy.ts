@@ -1,4 +1,4 @@
-import { type SellerProfile, SellerNotApproved } from "@talab/core"
+import { SellerNotApproved, type SellerProfile } from "@talab/core"
 import { Effect, Option } from "effect"
 
 /** Only an approved seller keeps alert rules; no profile, a pending, rejected or suspended one: 403 SELLER_NOT_APPROVED. */

@@ -1,5 +1,13 @@
 import { SqlClient } from "@effect/sql"
-import { AlertRuleLimitReached, type Category, Ids, NotFound, SellerProfileRepo, Transactor, type User } from "@talab/core"
+import {
+  AlertRuleLimitReached,
+  type Category,
+  Ids,
+  NotFound,
+  SellerProfileRepo,
+  Transactor,
+  type User
+} from "@talab/core"
 import { Clock, Effect } from "effect"
 import { isUuid } from "../repos/Rows.js"
 import { MAX_ALERT_RULES } from "./Api.js"

@@ -224,7 +224,10 @@ export const texts: Catalogue = {
     en: "Must be greater than or equal to price_min"
   },
   quiet_time_format: { ar: "اكتب الوقت بصيغة HH:MM", en: "Write the time as HH:MM" },
-  quiet_time_zone_unknown: { ar: "منطقة زمنية غير معروفة (مثل Asia/Riyadh)", en: "Unknown time zone (e.g. Asia/Riyadh)" },
+  quiet_time_zone_unknown: {
+    ar: "منطقة زمنية غير معروفة (مثل Asia/Riyadh)",
+    en: "Unknown time zone (e.g. Asia/Riyadh)"
+  },
   quiet_hours_empty: { ar: "يجب أن يختلف وقت البداية عن وقت النهاية", en: "Must differ from quiet_from" },
   quiet_hours_incomplete: {
     ar: "أرسل quiet_from و quiet_to و time_zone معاً، أو null لإلغاء ساعات الهدوء",

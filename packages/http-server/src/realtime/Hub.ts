@@ -7,13 +7,7 @@ import { recordMessagesDelivered, recordOpenSockets } from "../telemetry/Metrics
 import type { Connection } from "./Connection.js"
 import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout, type SocketHolder } from "./Fanout.js"
 import { encodeServerFrame, seqOfMessageFrame } from "./Frames.js"
-import {
-  CloseCode,
-  MAX_SOCKETS_PER_SESSION,
-  MAX_SOCKETS_PER_USER,
-  type UserEvent,
-  userChannel
-} from "./Protocol.js"
+import { CloseCode, MAX_SOCKETS_PER_SESSION, MAX_SOCKETS_PER_USER, type UserEvent, userChannel } from "./Protocol.js"
 import { makeRedisFanout } from "./RedisFanout.js"
 
 /** A socket must authenticate this soon after opening. */

@@ -184,7 +184,14 @@ const pushPayload = {
       properties: {
         type: {
           type: "string",
-          enum: ["offer_created", "offer_accepted", "message", "rating_prompt", "request_match", "request_match_summary"]
+          enum: [
+            "offer_created",
+            "offer_accepted",
+            "message",
+            "rating_prompt",
+            "request_match",
+            "request_match_summary"
+          ]
         },
         request_id: { type: "string", format: "uuid", description: "offer_created, offer_accepted, request_match" },
         match_count: {
