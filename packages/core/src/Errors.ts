@@ -27,6 +27,7 @@ export type ErrorCode =
   | "OFFER_EXPIRED"
   | "REQUEST_EXPIRED"
   | "REQUEST_ALREADY_EXTENDED"
+  | "ALERT_RULE_LIMIT_REACHED"
   | "IDEMPOTENCY_KEY_IN_USE"
   | "IDEMPOTENCY_KEY_REUSED"
   | "UPGRADE_REQUIRED"
@@ -128,6 +129,10 @@ export class RequestExpired extends Data.TaggedError("RequestExpired")<{}> {
 export class RequestAlreadyExtended extends Data.TaggedError("RequestAlreadyExtended")<{}> {
   readonly code = "REQUEST_ALREADY_EXTENDED" as const
 }
+/** A seller already has the most alert rules allowed (`max`); one must go before another is added. */
+export class AlertRuleLimitReached extends Data.TaggedError("AlertRuleLimitReached")<{ readonly max: number }> {
+  readonly code = "ALERT_RULE_LIMIT_REACHED" as const
+}
 export class RateLimited extends Data.TaggedError("RateLimited")<{
   readonly retryAfterMs: number
   readonly limit: number
@@ -169,6 +174,7 @@ export type DomainError =
   | OfferExpired
   | RequestExpired
   | RequestAlreadyExtended
+  | AlertRuleLimitReached
   | RateLimited
   | ServiceUnavailable
 
@@ -199,6 +205,7 @@ export const statusOfCode: Readonly<Record<ErrorCode, number>> = {
   OFFER_EXPIRED: 422,
   REQUEST_EXPIRED: 422,
   REQUEST_ALREADY_EXTENDED: 422,
+  ALERT_RULE_LIMIT_REACHED: 422,
   IDEMPOTENCY_KEY_IN_USE: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
   UPGRADE_REQUIRED: 426,

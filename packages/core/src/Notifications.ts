@@ -7,6 +7,8 @@ export interface NotificationData {
   readonly offer_id?: string
   readonly deal_id?: string
   readonly conversation_id?: string
+  /** How many matching requests a `request_match_summary` push sums up (held in the seller's quiet hours). */
+  readonly match_count?: string
 }
 
 /** A push owed to one user because of a domain event; worded and delivered later, in the user's language. */

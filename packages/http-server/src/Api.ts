@@ -1,4 +1,5 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { SellerAlertsApi } from "./alerts/Api.js"
 import { AuthApi } from "./auth/Api.js"
 import { ChatApi } from "./chat/Api.js"
 import { DealsApi } from "./deals/Api.js"
@@ -21,6 +22,7 @@ export class Api extends HttpApi.make("talab")
   .add(UsersApi)
   .add(SellerProfilesApi)
   .add(AdminSellerProfilesApi)
+  .add(SellerAlertsApi)
   .add(RequestsApi)
   .add(OffersApi)
   .add(DealsApi)

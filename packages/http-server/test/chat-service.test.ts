@@ -18,6 +18,7 @@ const hubRecorder = () => {
         return state.online
       }),
     publish: (_conversation, message) => Effect.sync(() => void state.published.push(message)),
+    publishToUsers: () => Effect.void,
     attach: () => Effect.void,
     detach: () => Effect.void,
     bindSession: () => Effect.void,

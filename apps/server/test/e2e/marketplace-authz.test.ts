@@ -349,6 +349,46 @@ const rows: ReadonlyArray<Row> = [
     },
     expected: everyone(notFound)
   },
+  // Seller alerts: approved sellers only (another seller's rule id is 404, in seller-alerts.test.ts)
+  {
+    endpoint: "GET /seller-profiles/me/alerts",
+    call: async () => ({ method: "GET", path: "/seller-profiles/me/alerts" }),
+    expected: outcomes({ approvedSeller: ok }, sellerNotApproved)
+  },
+  {
+    endpoint: "POST /seller-profiles/me/alerts",
+    call: async () => ({
+      method: "POST",
+      path: "/seller-profiles/me/alerts",
+      body: { categories: ["phone"], cities: ["Riyadh"] }
+    }),
+    expected: outcomes({ approvedSeller: created }, sellerNotApproved)
+  },
+  {
+    endpoint: "DELETE /seller-profiles/me/alerts/{id} of the approved seller's rule",
+    call: async (a) => {
+      const created = await a.m.api.post("/seller-profiles/me/alerts", {
+        token: (await a.approvedSeller()).token,
+        body: { categories: ["accessory"], cities: ["Jeddah"] }
+      })
+      return { method: "DELETE", path: `/seller-profiles/me/alerts/${created.body.data.id}` }
+    },
+    expected: outcomes({ approvedSeller: ok }, sellerNotApproved)
+  },
+  {
+    endpoint: "GET /seller-profiles/me/alert-settings",
+    call: async () => ({ method: "GET", path: "/seller-profiles/me/alert-settings" }),
+    expected: outcomes({ approvedSeller: ok }, sellerNotApproved)
+  },
+  {
+    endpoint: "PUT /seller-profiles/me/alert-settings",
+    call: async () => ({
+      method: "PUT",
+      path: "/seller-profiles/me/alert-settings",
+      body: { quiet_from: null, quiet_to: null, time_zone: null }
+    }),
+    expected: outcomes({ approvedSeller: ok }, sellerNotApproved)
+  },
   // Admin
   {
     endpoint: "GET /admin/seller-profiles/pending",

@@ -122,7 +122,17 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       bio: "Used iPhones",
       rating_avg: 0,
       rating_count: 0,
-      created_at: application.created_at
+      created_at: application.created_at,
+      trust: {
+        median_first_offer_minutes: null,
+        median_reply_minutes: null,
+        completion_rate: null,
+        cancellation_rate: null,
+        rating_avg: null,
+        rating_count: 0,
+        completed_deals: 0,
+        member_since: timestamp
+      }
     })
     const me = ok(await api.get("/users/me", { token: seller.token }), 200, "GET /users/me")
     expect(me.seller_profile).toEqual({

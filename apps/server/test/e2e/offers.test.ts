@@ -257,7 +257,17 @@ describe.each(backends)("offers on %s", (backend) => {
           name: "First Seller",
           rating_avg: 0,
           rating_count: 0,
-          location_district: "Al Yasmin"
+          location_district: "Al Yasmin",
+          trust: {
+            median_first_offer_minutes: null,
+            median_reply_minutes: null,
+            completion_rate: null,
+            cancellation_rate: null,
+            rating_avg: null,
+            rating_count: 0,
+            completed_deals: 0,
+            member_since: expect.stringMatching(isoTimestamp)
+          }
         },
         price: 1500,
         availability: "Today",

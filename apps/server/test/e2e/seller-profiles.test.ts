@@ -147,7 +147,17 @@ describe.each(backends)("seller profiles and their review on %s", (backend) => {
         bio: "Hello",
         rating_avg: 0,
         rating_count: 0,
-        created_at: expect.stringMatching(isoTimestamp)
+        created_at: expect.stringMatching(isoTimestamp),
+        trust: {
+          median_first_offer_minutes: null,
+          median_reply_minutes: null,
+          completion_rate: null,
+          cancellation_rate: null,
+          rating_avg: null,
+          rating_count: 0,
+          completed_deals: 0,
+          member_since: expect.stringMatching(isoTimestamp)
+        }
       })
     })
 

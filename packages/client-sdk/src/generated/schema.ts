@@ -474,6 +474,133 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/seller-profiles/me/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my alert rules
+         * @description Approved sellers only; anybody else gets 403 `SELLER_NOT_APPROVED`. The caller's alert rules (at most 20), newest first, in `data.alerts`.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        get: operations["sellerAlerts.listRules"];
+        put?: never;
+        /**
+         * Add an alert rule
+         * @description Approved sellers only; anybody else gets 403 `SELLER_NOT_APPROVED`. A request matches when its category is one of `categories`, its city one of `cities` (compared trimmed and case-insensitively) and its budget range meets [`price_min`, `price_max`] (either may be left out). Only requests created afterwards are matched; a request without a city matches no rule.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `ALERT_RULE_LIMIT_REACHED` | the seller already has 20 rules; delete one first |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        post: operations["sellerAlerts.createRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/seller-profiles/me/alerts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an alert rule
+         * @description Approved sellers only; anybody else gets 403 `SELLER_NOT_APPROVED`. Deletes one of the caller's rules.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 404 | `NOT_FOUND` | no rule of the caller has this id (another seller's rule included) |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        delete: operations["sellerAlerts.deleteRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/seller-profiles/me/alert-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get my quiet hours
+         * @description Approved sellers only; anybody else gets 403 `SELLER_NOT_APPROVED`. The caller's quiet hours; all three fields null when there are none (the default).
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        get: operations["sellerAlerts.getSettings"];
+        /**
+         * Set my quiet hours
+         * @description Approved sellers only; anybody else gets 403 `SELLER_NOT_APPROVED`. From `quiet_from` to `quiet_to` (HH:MM, may wrap past midnight) in `time_zone` (IANA), alert pushes are held and sent as one `request_match_summary` push when the quiet hours end. All three null removes them.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        put: operations["sellerAlerts.putSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/requests": {
         parameters: {
             query?: never;
@@ -1349,13 +1476,30 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED";
+                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED";
                 message: string;
                 details: {
                     [key: string]: string[];
                 };
             };
         };
+        SellerTrust: {
+            /** @description Median minutes from a request's alert to this seller (its match) to their first offer on it; null before any. */
+            median_first_offer_minutes: number | null;
+            /** @description Median minutes from the buyer's first message of a conversation to the seller's first message after it; null before any. */
+            median_reply_minutes: number | null;
+            /** @description Completed deals / accepted deals (every deal ever made), 0..1 to 2 decimals; null with no deal. */
+            completion_rate: number | null;
+            /** @description Cancelled deals / accepted deals, 0..1 to 2 decimals; null with no deal. */
+            cancellation_rate: number | null;
+            /** @description The average rating to 2 decimals; null before the first rating. */
+            rating_avg: number | null;
+            rating_count: components["schemas"]["Int"];
+            completed_deals: components["schemas"]["Int"];
+            member_since: components["schemas"]["DateFromString"];
+        };
+        /** @description a string to be decoded into a Date */
+        DateFromString: string;
         /** @description Not allowed */
         ForbiddenResponse: {
             /** @enum {boolean} */
@@ -1369,8 +1513,6 @@ export interface components {
                 };
             };
         };
-        /** @description a string to be decoded into a Date */
-        DateFromString: string;
     };
     responses: never;
     parameters: never;
@@ -3024,7 +3166,17 @@ export interface operations {
                      *         "bio": "New and used phones since 2015.",
                      *         "rating_avg": 4.75,
                      *         "rating_count": 12,
-                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "trust": {
+                     *           "median_first_offer_minutes": 1,
+                     *           "median_reply_minutes": 1,
+                     *           "completion_rate": 1,
+                     *           "cancellation_rate": 1,
+                     *           "rating_avg": 4.75,
+                     *           "rating_count": 12,
+                     *           "completed_deals": 1,
+                     *           "member_since": "text"
+                     *         }
                      *       },
                      *       "message": "Done"
                      *     }
@@ -3040,6 +3192,7 @@ export interface operations {
                             rating_avg: number;
                             rating_count: components["schemas"]["Int"];
                             created_at: components["schemas"]["Date"];
+                            trust: components["schemas"]["SellerTrust"];
                         };
                         message?: string;
                     };
@@ -3483,6 +3636,662 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BusinessRuleResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "sellerAlerts.listRules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "alerts": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "categories": [
+                     *               "phone"
+                     *             ],
+                     *             "cities": [
+                     *               "text"
+                     *             ],
+                     *             "price_min": 1,
+                     *             "price_max": 1,
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            alerts: {
+                                id: components["schemas"]["UUID"];
+                                categories: ("phone" | "accessory")[];
+                                cities: string[];
+                                price_min: number | null;
+                                price_max: number | null;
+                                created_at: components["schemas"]["Date"];
+                            }[];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "sellerAlerts.createRule": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "categories": [
+                 *         "phone"
+                 *       ],
+                 *       "cities": [
+                 *         "Riyadh",
+                 *         "Jeddah"
+                 *       ],
+                 *       "price_min": 1000,
+                 *       "price_max": 4000
+                 *     }
+                 */
+                "application/json": {
+                    categories: ("phone" | "accessory")[];
+                    cities: string[];
+                    price_min?: number | null;
+                    price_max?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "categories": [
+                     *           "phone"
+                     *         ],
+                     *         "cities": [
+                     *           "text"
+                     *         ],
+                     *         "price_min": 1,
+                     *         "price_max": 1,
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            categories: ("phone" | "accessory")[];
+                            cities: string[];
+                            price_min: number | null;
+                            price_max: number | null;
+                            created_at: components["schemas"]["Date"];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description A business rule refused the operation */
+            422: {
+                headers: {
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessRuleResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "sellerAlerts.deleteRule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {},
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: Record<string, never> | unknown[];
+                        message: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "sellerAlerts.getSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "quiet_from": "text",
+                     *         "quiet_to": "text",
+                     *         "time_zone": "text"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            quiet_from: string | null;
+                            quiet_to: string | null;
+                            time_zone: string | null;
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "sellerAlerts.putSettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quiet_from": "22:00",
+                 *       "quiet_to": "07:00",
+                 *       "time_zone": "Asia/Riyadh"
+                 *     }
+                 */
+                "application/json": {
+                    quiet_from: string | null;
+                    quiet_to: string | null;
+                    time_zone: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "quiet_from": "text",
+                     *         "quiet_to": "text",
+                     *         "time_zone": "text"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            quiet_from: string | null;
+                            quiet_to: string | null;
+                            time_zone: string | null;
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description Rate limit exceeded */
@@ -4615,7 +5424,9 @@ export interface operations {
     };
     "offers.listForRequest": {
         parameters: {
-            query?: never;
+            query?: {
+                sort?: "newest" | "price" | "rating" | "response_time";
+            };
             header?: never;
             path: {
                 id: string;
@@ -4650,7 +5461,17 @@ export interface operations {
                      *               "name": "Sara",
                      *               "rating_avg": 4.75,
                      *               "rating_count": 12,
-                     *               "location_district": "Al Rawdah"
+                     *               "location_district": "Al Rawdah",
+                     *               "trust": {
+                     *                 "median_first_offer_minutes": 1,
+                     *                 "median_reply_minutes": 1,
+                     *                 "completion_rate": 1,
+                     *                 "cancellation_rate": 1,
+                     *                 "rating_avg": 4.75,
+                     *                 "rating_count": 12,
+                     *                 "completed_deals": 1,
+                     *                 "member_since": "text"
+                     *               }
                      *             }
                      *           }
                      *         ]
@@ -4680,6 +5501,7 @@ export interface operations {
                                     rating_avg: number;
                                     rating_count: components["schemas"]["Int"];
                                     location_district: string;
+                                    trust: components["schemas"]["SellerTrust"];
                                 };
                             }[];
                         };

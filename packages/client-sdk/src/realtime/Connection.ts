@@ -1,4 +1,4 @@
-import type { ChatMessage, ClientFrame, ServerFrame } from "./frames.js"
+import type { ChatMessage, ClientFrame, ServerFrame, UserEvent } from "./frames.js"
 import { parseServerFrame } from "./frames.js"
 import { RealtimeError } from "./RealtimeError.js"
 import { OPEN, type WebSocketConstructor, type WebSocketLike } from "./WebSocketLike.js"
@@ -30,6 +30,8 @@ export interface ConnectionHandlers {
   readonly onMessage: (message: ChatMessage) => void
   /** An error frame that answers no request of this connection. */
   readonly onUnsolicitedError: (error: RealtimeError) => void
+  /** An event on the user's channel (a request matching the seller's alerts). */
+  readonly onUserEvent?: (event: UserEvent) => void
 }
 
 /** Timing of a connection. */
@@ -167,6 +169,9 @@ export class Connection {
         this.receiveError(frame)
         return
       case "pong":
+        return
+      case "event":
+        this.handlers.onUserEvent?.(frame)
         return
     }
   }

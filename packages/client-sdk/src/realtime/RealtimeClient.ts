@@ -2,7 +2,7 @@ import { Emitter } from "../util/Emitter.js"
 import { randomId } from "../util/uuid.js"
 import { type BackoffOptions, backoffDelay } from "./backoff.js"
 import { Connection, type ConnectionEnd } from "./Connection.js"
-import { type ChatMessage, conversationChannel } from "./frames.js"
+import { type ChatMessage, conversationChannel, type UserEvent } from "./frames.js"
 import { MessageLog, type MessagePosition } from "./MessageLog.js"
 import { RealtimeError } from "./RealtimeError.js"
 import { resolveWebSocket, type WebSocketConstructor } from "./WebSocketLike.js"
@@ -71,6 +71,8 @@ export type RealtimeEvents = {
   readonly error: RealtimeError
   /** A resumed subscription has emitted what it missed (`count` messages) and is live. */
   readonly caughtUp: { readonly conversationId: string; readonly count: number }
+  /** An event on your user channel: `request_match` when a new request matches your alert rules (sellers). */
+  readonly event: UserEvent
 }
 
 type ConnectOutcome =
@@ -335,7 +337,8 @@ export class RealtimeClient {
       token,
       {
         onMessage: (message) => this.receiveLive(message),
-        onUnsolicitedError: (error) => this.events.emit("error", error)
+        onUnsolicitedError: (error) => this.events.emit("error", error),
+        onUserEvent: (event) => this.events.emit("event", event)
       },
       { replyTimeoutMs: this.options.replyTimeoutMs, heartbeatIntervalMs: this.options.heartbeatIntervalMs }
     )

@@ -16,6 +16,27 @@ export interface ChatMessage {
   readonly read_at?: string | null
 }
 
+/** A new request matched one of the seller's alert rules (`event: "request_match"` on the user channel). */
+export interface RequestMatch {
+  readonly request_id: string
+  readonly category: "phone" | "accessory"
+  readonly product_brand: string | null
+  readonly product_model: string | null
+  readonly budget_min: number
+  readonly budget_max: number
+  readonly location_city: string | null
+  readonly location_district: string
+  readonly created_at: string
+}
+
+/** An event on the user's own channel `user.<user id>`, which every authenticated socket is on. */
+export interface UserEvent {
+  readonly type: "event"
+  readonly channel: string
+  readonly event: "request_match"
+  readonly data: RequestMatch
+}
+
 /** Frames the client sends. */
 export type ClientFrame =
   | { readonly type: "auth"; readonly token: string }
@@ -58,8 +79,19 @@ export type ServerFrame =
       readonly channel?: string
     }
   | { readonly type: "pong" }
+  | UserEvent
 
-const FRAME_TYPES = new Set(["auth_ok", "subscribed", "unsubscribed", "message", "ack", "caught_up", "error", "pong"])
+const FRAME_TYPES = new Set([
+  "auth_ok",
+  "subscribed",
+  "unsubscribed",
+  "message",
+  "ack",
+  "caught_up",
+  "error",
+  "pong",
+  "event"
+])
 
 /** Reads a server frame; undefined for anything that is not one (ignored, like unknown frame types). */
 export const parseServerFrame = (text: string): ServerFrame | undefined => {

@@ -8,6 +8,8 @@ export type PushType =
   | "rating_prompt"
   | "request_expiring"
   | "request_expired"
+  | "request_match"
+  | "request_match_summary"
 
 /** One notification to one device. */
 export interface Push {

@@ -14,8 +14,9 @@ import messageSeq from "./migrations/0010_message_seq.js"
 import sessionDevices from "./migrations/0011_session_devices.js"
 import idempotencyKeys from "./migrations/0012_idempotency_keys.js"
 import sellerAlerts from "./migrations/0013_seller_alerts.js"
-import offerAndRequestExpiry from "./migrations/0014_offer_and_request_expiry.js"
+import sellerTrust from "./migrations/0015_seller_trust.js"
 import requestListPaging from "./migrations/0017_request_list_paging.js"
+import offerAndRequestExpiry from "./migrations/0018_offer_and_request_expiry.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -31,8 +32,10 @@ export const migrations = {
   "0011_session_devices": sessionDevices,
   "0012_idempotency_keys": idempotencyKeys,
   "0013_seller_alerts": sellerAlerts,
-  "0014_offer_and_request_expiry": offerAndRequestExpiry,
-  "0017_request_list_paging": requestListPaging
+  "0015_seller_trust": sellerTrust,
+  "0017_request_list_paging": requestListPaging,
+  // Numbered after 0017, which landed first: the migrator only runs ids above the last one applied.
+  "0018_offer_and_request_expiry": offerAndRequestExpiry
 }
 
 /**

@@ -62,7 +62,8 @@ export class BusinessRuleResponse extends Schema.Class<BusinessRuleResponse>("Bu
       "CANNOT_REPORT_SELF",
       "OFFER_EXPIRED",
       "REQUEST_EXPIRED",
-      "REQUEST_ALREADY_EXTENDED"
+      "REQUEST_ALREADY_EXTENDED",
+      "ALERT_RULE_LIMIT_REACHED"
     )
   },
   HttpApiSchema.annotations({ status: 422, description: "A business rule refused the operation" })

@@ -74,6 +74,10 @@ export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language,
     ar: "تم تمديد الطلب من قبل، ولا يمكن تمديده إلا مرة واحدة",
     en: "The request has already been extended; it can be extended only once"
   },
+  ALERT_RULE_LIMIT_REACHED: {
+    ar: "وصلت إلى الحد الأقصى لقواعد التنبيه (20)؛ احذف قاعدة قبل إضافة أخرى",
+    en: "You already have the most alert rules allowed (20); delete one before adding another"
+  },
   IDEMPOTENCY_KEY_IN_USE: {
     ar: "طلب آخر بمفتاح عدم التكرار نفسه لا يزال قيد التنفيذ؛ أعد المحاولة بعد قليل",
     en: "Another request with this Idempotency-Key is still running; retry shortly"
@@ -168,6 +172,7 @@ export const texts: Catalogue = {
   logged_out: { ar: "تم تسجيل الخروج", en: "You have been signed out" },
   session_ended: { ar: "تم إنهاء الجلسة", en: "The session has been ended" },
   other_sessions_ended: { ar: "تم إنهاء جلساتك الأخرى", en: "Your other sessions have been ended" },
+  alert_rule_deleted: { ar: "تم حذف قاعدة التنبيه", en: "The alert rule has been deleted" },
   offer_withdrawn: { ar: "تم سحب العرض", en: "The offer has been withdrawn" },
   price_outside_budget: {
     ar: "تنبيه: السعر خارج نطاق ميزانية المشتري",
@@ -212,6 +217,41 @@ export const texts: Catalogue = {
   push_request_expired_body: {
     ar: "لم يعد طلبك يستقبل عروضاً، ويمكنك نشر طلب جديد في أي وقت",
     en: "It no longer receives offers; you can post a new request any time"
+  },
+  push_request_match_title: { ar: "طلب جديد يناسبك", en: "A new request for you" },
+  push_request_match_body: {
+    ar: "مشترٍ يطلب {product} في {city} بميزانية {budget_min} - {budget_max}",
+    en: "A buyer wants {product} in {city}, budget {budget_min} - {budget_max}"
+  },
+  push_request_match_summary_title: { ar: "طلبات جديدة تناسبك", en: "New requests for you" },
+  push_request_match_summary_body: {
+    ar: plural("count", {
+      one: "طلب جديد واحد طابق تنبيهاتك أثناء ساعات الهدوء",
+      two: "طلبان جديدان طابقا تنبيهاتك أثناء ساعات الهدوء",
+      few: "{count} طلبات جديدة طابقت تنبيهاتك أثناء ساعات الهدوء",
+      many: "{count} طلباً جديداً طابق تنبيهاتك أثناء ساعات الهدوء",
+      other: "{count} طلب جديد طابق تنبيهاتك أثناء ساعات الهدوء"
+    }),
+    en: plural("count", {
+      one: "1 new request matched your alerts during your quiet hours",
+      other: "{count} new requests matched your alerts during your quiet hours"
+    })
+  },
+  alert_cities_count: { ar: "اذكر من 1 إلى {max} مدينة", en: "List 1 to {max} cities" },
+  alert_categories_count: { ar: "اذكر فئة واحدة على الأقل", en: "List at least one category" },
+  alert_price_max_below_min: {
+    ar: "يجب أن يكون السعر الأعلى أكبر من أو يساوي السعر الأدنى",
+    en: "Must be greater than or equal to price_min"
+  },
+  quiet_time_format: { ar: "اكتب الوقت بصيغة HH:MM", en: "Write the time as HH:MM" },
+  quiet_time_zone_unknown: {
+    ar: "منطقة زمنية غير معروفة (مثل Asia/Riyadh)",
+    en: "Unknown time zone (e.g. Asia/Riyadh)"
+  },
+  quiet_hours_empty: { ar: "يجب أن يختلف وقت البداية عن وقت النهاية", en: "Must differ from quiet_from" },
+  quiet_hours_incomplete: {
+    ar: "أرسل quiet_from و quiet_to و time_zone معاً، أو null لإلغاء ساعات الهدوء",
+    en: "Send quiet_from, quiet_to and time_zone together, or all null for no quiet hours"
   },
   push_details_in_app: { ar: "افتح تطبيق طلب لمعرفة التفاصيل", en: "Open Talab for the details" },
   push_the_buyer: { ar: "المشتري", en: "the buyer" },

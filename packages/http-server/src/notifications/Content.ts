@@ -24,10 +24,22 @@ export interface MessageFacts {
   readonly contactsShown: boolean
 }
 
+/** What a push about a request that matched a seller's alert says: what, where, for how much. */
+export interface RequestFacts {
+  readonly category: Category
+  readonly productBrand: string | null
+  readonly productModel: string | null
+  readonly locationCity: string | null
+  readonly budgetMin: number
+  readonly budgetMax: number
+}
+
 /** The rows a notification is about, when they could be read. */
 export type Facts =
   | { readonly kind: "offer"; readonly offer: OfferFacts }
   | { readonly kind: "message"; readonly message: MessageFacts }
+  | { readonly kind: "request"; readonly request: RequestFacts }
+  | { readonly kind: "matchSummary"; readonly count: number }
   | { readonly kind: "unknown" }
 
 export interface PushText {
@@ -37,7 +49,7 @@ export interface PushText {
 
 const previewLength = 200
 
-const productOf = (offer: OfferFacts, language: Language) => {
+const productOf = (offer: Pick<OfferFacts, "productBrand" | "productModel" | "category">, language: Language) => {
   const named = [offer.productBrand, offer.productModel].filter((part) => part !== null).join(" ")
   if (named !== "") return named
   return translate(offer.category === "phone" ? "push_a_phone" : "push_an_accessory", language)
@@ -74,10 +86,26 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
       }
       case "rating_prompt":
         return { title: t("push_rating_prompt_title"), body: t("push_rating_prompt_body", params) }
-      case "message":
-      case "request_expiring":
-      case "request_expired":
+      default:
         break
+    }
+  }
+  if (facts.kind === "request" && type === "request_match") {
+    const { request } = facts
+    return {
+      title: t("push_request_match_title"),
+      body: t("push_request_match_body", {
+        product: productOf(request, language),
+        city: request.locationCity ?? "",
+        budget_min: priceOf(request.budgetMin),
+        budget_max: priceOf(request.budgetMax)
+      })
+    }
+  }
+  if (facts.kind === "matchSummary" && type === "request_match_summary") {
+    return {
+      title: t("push_request_match_summary_title"),
+      body: translate("push_request_match_summary_body", language, { count: facts.count })
     }
   }
   if (facts.kind === "message" && type === "message") {
@@ -126,6 +154,10 @@ export interface NotificationSubject {
 interface OfferRow extends OfferFacts {
   readonly offerId: string
   readonly dealId: string | null
+}
+
+interface RequestRow extends RequestFacts {
+  readonly requestId: string
 }
 
 interface MessageRow extends MessageFacts {
@@ -201,6 +233,26 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
             LEFT JOIN seller_profiles sp ON sp.user_id = m.sender_id
             WHERE m.id IN ${sql.in(messageIds)}`
 
+    const requestRows = (requestIds: ReadonlyArray<string>) =>
+      requestIds.length === 0
+        ? Effect.succeed<ReadonlyArray<RequestRow>>([])
+        : sql<{
+            requestId: string
+            category: Category
+            productBrand: string | null
+            productModel: string | null
+            locationCity: string | null
+            budgetMin: string | number
+            budgetMax: string | number
+          }>`
+            SELECT id AS "requestId", category, product_brand AS "productBrand", product_model AS "productModel",
+                   location_city AS "locationCity", budget_min AS "budgetMin", budget_max AS "budgetMax"
+            FROM buy_requests WHERE id IN ${sql.in(requestIds)}`.pipe(
+            Effect.map((rows) =>
+              rows.map((row) => ({ ...row, budgetMin: Number(row.budgetMin), budgetMax: Number(row.budgetMax) }))
+            )
+          )
+
     /** Answers, for the batch, what each of its notifications is about ("unknown" when the rows are gone). */
     const factsFor = (
       notifications: ReadonlyArray<NotificationSubject>
@@ -214,6 +266,10 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
         const messages = yield* messageRows(
           uniqueUuids(notifications.filter((n) => n.type === "message").map((n) => n.messageId))
         )
+        const requests = yield* requestRows(
+          uniqueUuids(notifications.filter((n) => n.type === "request_match").map((n) => n.data.request_id))
+        )
+        const byRequest = new Map(requests.map((row) => [row.requestId, row]))
         const byOffer = new Map(offers.map((row) => [row.offerId, row]))
         const byDeal = new Map(offers.flatMap((row) => (row.dealId === null ? [] : [[row.dealId, row] as const])))
         const byMessage = new Map(messages.map((row) => [row.messageId, row]))
@@ -232,6 +288,12 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
               const message = byMessage.get(notification.messageId ?? "")
               return message === undefined ? unknown : { kind: "message", message }
             }
+            case "request_match": {
+              const request = byRequest.get(notification.data.request_id ?? "")
+              return request === undefined ? unknown : { kind: "request", request }
+            }
+            case "request_match_summary":
+              return { kind: "matchSummary", count: Number(notification.data.match_count ?? "0") }
             case "request_expiring":
             case "request_expired":
               return unknown

@@ -24,7 +24,9 @@ const PushTypeSchema = Schema.Literal(
   "message",
   "rating_prompt",
   "request_expiring",
-  "request_expired"
+  "request_expired",
+  "request_match",
+  "request_match_summary"
 )
 
 const Payload = Schema.Struct({

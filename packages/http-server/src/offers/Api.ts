@@ -24,6 +24,7 @@ import {
   UuidField
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { SellerTrust } from "../trust/View.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 
@@ -51,9 +52,18 @@ export const RequestOfferItem = Schema.Struct({
     name: Nullable,
     rating_avg: Schema.Number,
     rating_count: Schema.Int,
-    location_district: Schema.String
+    location_district: Schema.String,
+    trust: SellerTrust
   })
 })
+
+/**
+ * Orders of the offers-of-a-request list. `newest` (the default) is the spec's created_at desc, id desc;
+ * `price` cheapest first; `rating` best average first; `response_time` fastest median chat reply first.
+ * A seller with no figure (no rating, no reply yet) comes after every seller with one; ties keep the default order.
+ */
+export const OfferSort = OneOf("newest", "price", "rating", "response_time")
+export type OfferSort = typeof OfferSort.Type
 
 /** An item of the caller's own offers, with the request it answers. */
 export const MyOfferItem = Schema.Struct({
@@ -106,6 +116,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
   .add(
     HttpApiEndpoint.get("listForRequest", "/requests/:id/offers")
       .setPath(IdPath)
+      .setUrlParams(Schema.Struct({ sort: Schema.optional(OfferSort) }))
       .addSuccess(Ok(Schema.Struct({ offers: Schema.Array(RequestOfferItem) })))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)

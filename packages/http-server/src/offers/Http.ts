@@ -44,9 +44,9 @@ export const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
           })
         )
       )
-      .handle("listForRequest", ({ path }) =>
+      .handle("listForRequest", ({ path, urlParams }) =>
         respond(
-          Effect.flatMap(CurrentUser, ({ user }) => service.listForRequest(user, path.id)).pipe(
+          Effect.flatMap(CurrentUser, ({ user }) => service.listForRequest(user, path.id, urlParams.sort)).pipe(
             Effect.map((offers) => ({ success: true as const, data: { offers } }))
           )
         )

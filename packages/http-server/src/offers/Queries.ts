@@ -2,7 +2,8 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { OfferStatus } from "@talab/core"
 import { Clock, Effect, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
-import type { MyOfferItem, RequestOfferItem } from "./Api.js"
+import { TrustRow, trustColumns, trustOf } from "../trust/View.js"
+import type { MyOfferItem, OfferSort, RequestOfferItem } from "./Api.js"
 import type { OffersAudience } from "./Policy.js"
 
 const RequestOfferRow = Schema.Struct({
@@ -19,7 +20,8 @@ const RequestOfferRow = Schema.Struct({
   seller_name: Schema.NullOr(Schema.String),
   seller_rating_avg: Schema.Number,
   seller_rating_count: Schema.Number,
-  seller_location_district: Schema.String
+  seller_location_district: Schema.String,
+  ...TrustRow
 })
 
 const MyOfferRow = Schema.Struct({
@@ -52,34 +54,54 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
       WHEN o.status = 'pending' AND r.status = 'active' AND r.expires_at <= ${at} THEN 'rejected'
       ELSE o.status END`
 
-    // offers_by_request (request_id, created_at DESC, id DESC), narrowed to what the audience may see.
+    // The key of each order before the default one; a seller without the figure sorts last.
+    const orderKey = (sort: OfferSort) => {
+      switch (sort) {
+        case "newest":
+          return sql``
+        case "price":
+          return sql`o.price ASC, `
+        case "rating":
+          return sql`CASE WHEN p.rating_count > 0 THEN p.rating_avg END DESC NULLS LAST, `
+        case "response_time":
+          return sql`t.median_reply_minutes ASC NULLS LAST, `
+      }
+    }
+
+    // offers_by_request (request_id, created_at DESC, id DESC), narrowed to what the audience may see; a
+    // request has few offers, so another order is a sort of those rows, with each seller's figures by key.
     const forRequest = SqlSchema.findAll({
       Request: Schema.Struct({
         requestId: Schema.String,
         sellerId: Schema.NullOr(Schema.String),
+        sort: Schema.Literal("newest", "price", "rating", "response_time"),
         now: Schema.DateFromSelf
       }),
       Result: RequestOfferRow,
-      execute: ({ requestId, sellerId, now }) => sql`
+      execute: ({ requestId, sellerId, sort, now }) => sql`
         SELECT o.id, o.request_id, o.seller_id, o.price, o.availability, o.condition_notes, o.warranty_notes,
-               ${effectiveStatus(now)} AS status, o.created_at, o.valid_until, u.name AS seller_name, p.rating_avg AS seller_rating_avg,
-               p.rating_count AS seller_rating_count, p.location_district AS seller_location_district
+               ${effectiveStatus(now)} AS status, o.created_at, o.valid_until, u.name AS seller_name,
+               p.rating_avg AS seller_rating_avg, p.rating_count AS seller_rating_count,
+               p.location_district AS seller_location_district,
+               ${trustColumns(sql, "t", "p", "u")}
         FROM offers o
         JOIN buy_requests r ON r.id = o.request_id
         JOIN users u ON u.id = o.seller_id
         JOIN seller_profiles p ON p.user_id = o.seller_id
+        LEFT JOIN seller_trust_stats t ON t.seller_user_id = o.seller_id
         WHERE o.request_id = ${requestId}
           AND ${sellerId === null ? sql`o.status <> 'withdrawn'` : sql`o.seller_id = ${sellerId}`}
-        ORDER BY o.created_at DESC, o.id DESC`
+        ORDER BY ${orderKey(sort)}o.created_at DESC, o.id DESC`
     })
 
-    /** The offers of a request the audience may see, newest first. */
+    /** The offers of a request the audience may see, in the order asked for (newest first by default). */
     const listForRequest = (
       requestId: string,
-      audience: OffersAudience
+      audience: OffersAudience,
+      sort: OfferSort = "newest"
     ): Effect.Effect<ReadonlyArray<typeof RequestOfferItem.Type>> =>
       Effect.flatMap(now, (at) =>
-        forRequest({ requestId, sellerId: audience._tag === "Seller" ? audience.sellerId : null, now: at })
+        forRequest({ requestId, sellerId: audience._tag === "Seller" ? audience.sellerId : null, sort, now: at })
       ).pipe(
         Effect.map((rows) =>
           rows.map((row) => ({
@@ -90,7 +112,8 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
               name: row.seller_name,
               rating_avg: row.seller_rating_avg,
               rating_count: row.seller_rating_count,
-              location_district: row.seller_location_district
+              location_district: row.seller_location_district,
+              trust: trustOf(row)
             },
             price: row.price,
             availability: row.availability,

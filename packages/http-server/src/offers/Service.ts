@@ -21,6 +21,7 @@ import {
 } from "@talab/core"
 import { Clock, Effect, Option } from "effect"
 import { found, requireOwner } from "../requests/Policy.js"
+import type { OfferSort } from "./Api.js"
 import { audienceOf, foundOffer, requireOfferOwner, requireOffersVisible } from "./Policy.js"
 import { OfferQueries } from "./Queries.js"
 
@@ -96,11 +97,11 @@ export class OffersService extends Effect.Service<OffersService>()("Offers/Servi
         })
       )
 
-    const listForRequest = (caller: User, requestId: string) =>
+    const listForRequest = (caller: User, requestId: string, sort?: OfferSort) =>
       Effect.gen(function* () {
         const request = yield* found(yield* requests.findById(requestId))
         const audience = audienceOf(request, caller)
-        return yield* requireOffersVisible(audience, yield* queries.listForRequest(request.id, audience))
+        return yield* requireOffersVisible(audience, yield* queries.listForRequest(request.id, audience, sort))
       })
 
     /**

@@ -24,6 +24,8 @@ export interface SocketCaps {
 export interface FanoutInbound {
   /** A frame for an audience, published by another instance. */
   readonly deliver: (audience: Audience, frame: string) => void
+  /** A user event (JSON of a `UserEvent`) for the sockets of these users, published by another instance. */
+  readonly deliverToUsers: (userIds: ReadonlyArray<string>, event: string) => void
   /** A session ended on another instance. */
   readonly sessionEnded: (sessionId: string) => void
   /** A socket of this instance is beyond its session's or user's cap (counted over every instance): close it. */
@@ -41,6 +43,8 @@ export interface Fanout {
   /** Whether another instance has a socket of the audience. */
   readonly presentElsewhere: (audience: Audience) => Effect.Effect<boolean>
   readonly deliver: (audience: Audience, frame: string) => Effect.Effect<void>
+  /** Tells every other instance of a user event (JSON of a `UserEvent`) for the sockets of these users. */
+  readonly deliverToUsers: (userIds: ReadonlyArray<string>, event: string) => Effect.Effect<void>
   readonly endSession: (sessionId: string) => Effect.Effect<void>
   /**
    * Counts a newly authenticated socket over every instance and has the sockets beyond the caps evicted
@@ -58,6 +62,7 @@ export const localOnlyFanout: Fanout = {
   unwatch: () => Effect.void,
   presentElsewhere: () => Effect.succeed(false),
   deliver: () => Effect.void,
+  deliverToUsers: () => Effect.void,
   endSession: () => Effect.void,
   admit: () => Effect.succeed(false),
   release: () => Effect.void

@@ -7,7 +7,7 @@ import { recordMessagesDelivered, recordOpenSockets } from "../telemetry/Metrics
 import type { Connection } from "./Connection.js"
 import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout, type SocketHolder } from "./Fanout.js"
 import { encodeServerFrame, seqOfMessageFrame } from "./Frames.js"
-import { CloseCode, MAX_SOCKETS_PER_SESSION, MAX_SOCKETS_PER_USER } from "./Protocol.js"
+import { CloseCode, MAX_SOCKETS_PER_SESSION, MAX_SOCKETS_PER_USER, type UserEvent, userChannel } from "./Protocol.js"
 import { makeRedisFanout } from "./RedisFanout.js"
 
 /** A socket must authenticate this soon after opening. */
@@ -30,6 +30,8 @@ export interface RealtimeHubService {
     message: SentMessage,
     contactsShown: boolean
   ) => Effect.Effect<void>
+  /** Sends an event to every authenticated socket of each user, on every instance, on their user channel. */
+  readonly publishToUsers: (userIds: ReadonlyArray<string>, event: UserEvent) => Effect.Effect<void>
   readonly attach: (connection: Connection) => Effect.Effect<void>
   /** Forgets a closed socket and everything it was subscribed to. */
   readonly detach: (connection: Connection) => Effect.Effect<void>
@@ -92,6 +94,14 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
       for (const connection of entry.connections) connection.deliverMessage(audience.conversationId, seqOfFrame, frame)
       recordMessagesDelivered(entry.connections.size)
     }
+    const deliverToUsersLocally = (userIds: ReadonlyArray<string>, event: UserEvent) => {
+      for (const userId of userIds) {
+        const sockets = users.get(userId)
+        if (sockets === undefined) continue
+        const frame = encodeServerFrame({ type: "event", channel: userChannel(userId), ...event })
+        for (const connection of sockets) if (connection.isOpen) connection.sendText(frame)
+      }
+    }
     const closeSessionLocally = (sessionId: string) => {
       for (const connection of sessions.get(sessionId) ?? []) connection.reject()
     }
@@ -102,6 +112,7 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
 
     const fanout = yield* makeFanout({
       deliver: deliverLocally,
+      deliverToUsers: (userIds, event) => deliverToUsersLocally(userIds, JSON.parse(event) as UserEvent),
       sessionEnded: closeSessionLocally,
       evict: evictLocally
     })
@@ -213,6 +224,11 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
             deliverLocally(audience, frame)
             yield* fanout.deliver(audience, frame)
           }
+        }),
+      publishToUsers: (userIds, event) =>
+        Effect.suspend(() => {
+          deliverToUsersLocally(userIds, event)
+          return fanout.deliverToUsers(userIds, JSON.stringify(event))
         }),
       attach: (connection) =>
         Effect.sync(() => {

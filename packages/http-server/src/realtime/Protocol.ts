@@ -1,3 +1,4 @@
+import { Category } from "@talab/core"
 import { Schema } from "effect"
 import { SentMessage } from "../chat/Views.js"
 import { FreeText, SEQ_MAX, SeqField, Text } from "../http/Fields.js"
@@ -26,6 +27,13 @@ export const CATCH_UP_MAX = 50
 
 export const CONVERSATION_CHANNEL_PREFIX = "conversation."
 export const conversationChannel = (conversationId: string) => `${CONVERSATION_CHANNEL_PREFIX}${conversationId}`
+
+/**
+ * Every authenticated socket is on its user's channel from `auth_ok` on, with no subscribe: events about the user
+ * (a new request matching their alert rules) arrive there as `event` frames.
+ */
+export const USER_CHANNEL_PREFIX = "user."
+export const userChannel = (userId: string) => `${USER_CHANNEL_PREFIX}${userId}`
 
 /** WebSocket close codes the server uses. */
 export const CloseCode = {
@@ -111,6 +119,31 @@ export const ErrorFrame = Schema.Struct({
 })
 export const PongFrame = Schema.Struct({ type: Schema.Literal("pong") })
 
+/** A new request matched one of the seller's alert rules: what the request list shows of it. */
+export const RequestMatchEventData = Schema.Struct({
+  request_id: Schema.UUID,
+  category: Category,
+  product_brand: Schema.NullOr(Schema.String),
+  product_model: Schema.NullOr(Schema.String),
+  budget_min: Schema.Number,
+  budget_max: Schema.Number,
+  location_city: Schema.NullOr(Schema.String),
+  location_district: Schema.String,
+  created_at: Schema.String
+})
+export type RequestMatchEventData = typeof RequestMatchEventData.Type
+
+/** An event on the socket's user channel (`user.<user id>`). */
+export const UserEventFrame = Schema.Struct({
+  type: Schema.Literal("event"),
+  channel: Schema.String,
+  event: Schema.Literal("request_match"),
+  data: RequestMatchEventData
+})
+export type UserEventFrame = typeof UserEventFrame.Type
+/** A user event as carried between instances: the frame without its channel, which names each recipient. */
+export type UserEvent = Omit<UserEventFrame, "type" | "channel">
+
 export const ServerFrame = Schema.Union(
   AuthOkFrame,
   SubscribedFrame,
@@ -119,6 +152,7 @@ export const ServerFrame = Schema.Union(
   AckFrame,
   CaughtUpFrame,
   ErrorFrame,
-  PongFrame
+  PongFrame,
+  UserEventFrame
 )
 export type ServerFrame = typeof ServerFrame.Type

@@ -25,6 +25,10 @@ const COMMAND_TIMEOUT_MS = 2_000
  */
 const PREFIX = "talab:ws:"
 const SESSIONS_CHANNEL = `${PREFIX}sessions`
+/** User events, to every instance: `{"user_ids": [...], "event": {...}}`; each delivers to its own sockets. */
+const USERS_CHANNEL = `${PREFIX}users`
+/** Users named per published user event, so one publish stays small whatever the number of recipients. */
+const USERS_PER_PUBLISH = 1_000
 const audienceChannel = ({ conversationId, userId }: Audience) => `${PREFIX}c:${conversationId}:u:${userId}`
 const audiencePattern = new RegExp(`^${PREFIX}c:([^:]+):u:([^:]+)$`)
 
@@ -156,15 +160,19 @@ export const makeRedisFanout = (
       const body = payload.slice(newline + 1)
       if (channel === SESSIONS_CHANNEL) return inbound.sessionEnded(body)
       if (channel === EVICT_CHANNEL) return evictIfMine(body)
+      if (channel === USERS_CHANNEL) {
+        const { user_ids, event } = JSON.parse(body) as { user_ids: Array<string>; event: unknown }
+        return inbound.deliverToUsers(user_ids, JSON.stringify(event))
+      }
       const match = audiencePattern.exec(channel)
       if (match) inbound.deliver({ conversationId: match[1]!, userId: match[2]! }, body)
     })
     yield* Effect.tryPromise({
-      try: () => subscriber.subscribe(SESSIONS_CHANNEL, EVICT_CHANNEL),
+      try: () => subscriber.subscribe(SESSIONS_CHANNEL, EVICT_CHANNEL, USERS_CHANNEL),
       catch: (error) => new RealtimeRedisConnectFailed({ reason: String(error) })
     })
     // The channels to listen on again after a reconnect: the sessions' and every audience watched here.
-    const channels = new Set([SESSIONS_CHANNEL])
+    const channels = new Set([SESSIONS_CHANNEL, USERS_CHANNEL])
     subscriber.on("ready", () => {
       subscriber
         .subscribe(...channels)
@@ -213,6 +221,17 @@ export const makeRedisFanout = (
       deliver: (audience, frame) =>
         Effect.tryPromise(() => commands.publish(audienceChannel(audience), `${origin}\n${frame}`)).pipe(
           warnOnFailure("publish")
+        ),
+      deliverToUsers: (userIds, event) =>
+        Effect.forEach(
+          Array.from({ length: Math.ceil(userIds.length / USERS_PER_PUBLISH) }, (_, i) =>
+            userIds.slice(i * USERS_PER_PUBLISH, (i + 1) * USERS_PER_PUBLISH)
+          ),
+          (chunk) =>
+            Effect.tryPromise(() =>
+              commands.publish(USERS_CHANNEL, `${origin}\n{"user_ids":${JSON.stringify(chunk)},"event":${event}}`)
+            ).pipe(warnOnFailure("user event publish")),
+          { discard: true }
         ),
       endSession: (sessionId) =>
         Effect.tryPromise(() => commands.publish(SESSIONS_CHANNEL, `${origin}\n${sessionId}`)).pipe(

@@ -12,6 +12,7 @@ import {
 } from "../http/Envelope.js"
 import { FreeText, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { SellerTrust } from "../trust/View.js"
 
 export const SellerProfileCreated = Schema.Struct({
   id: Schema.UUID,
@@ -30,7 +31,8 @@ export const PublicSellerProfile = Schema.Struct({
   bio: Schema.NullOr(Schema.String),
   rating_avg: Schema.Number,
   rating_count: Schema.Int,
-  created_at: Schema.Date
+  created_at: Schema.Date,
+  trust: SellerTrust
 })
 
 /** An application as the admin reviews it, with its applicant. */

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Api } from "../Api.js"
 import { requireAdmin } from "../admin/Policy.js"
 import { CurrentUser } from "../http/CurrentUser.js"
@@ -11,6 +11,7 @@ import { SellerProfilesService } from "./Service.js"
 export const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers) =>
   Effect.gen(function* () {
     const service = yield* SellerProfilesService
+    const queries = yield* SellerProfileQueries
     return handlers
       .handle("apply", ({ payload }) =>
         respond(
@@ -38,18 +39,23 @@ export const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (h
       )
       .handle("getPublic", ({ path }) =>
         respond(
-          Effect.map(service.getPublic(path.id), (profile) => ({
-            success: true as const,
-            data: {
-              id: profile.id,
-              business_name: profile.businessName,
-              location_district: profile.locationDistrict,
-              bio: profile.bio,
-              rating_avg: profile.ratingAvg,
-              rating_count: profile.ratingCount,
-              created_at: profile.createdAt
+          Effect.gen(function* () {
+            const profile = yield* service.getPublic(path.id)
+            const trust = Option.getOrThrow(yield* queries.trustOfSeller(profile.userId))
+            return {
+              success: true as const,
+              data: {
+                id: profile.id,
+                business_name: profile.businessName,
+                location_district: profile.locationDistrict,
+                bio: profile.bio,
+                rating_avg: profile.ratingAvg,
+                rating_count: profile.ratingCount,
+                created_at: profile.createdAt,
+                trust
+              }
             }
-          }))
+          })
         )
       )
   })

@@ -1,7 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { SellerProfileStatus } from "@talab/core"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import { type SellerTrust, TrustRow, trustColumns, trustOf } from "../trust/View.js"
 import type { PendingSellerProfile } from "./Api.js"
 
 const PendingRow = Schema.Struct({
@@ -61,6 +62,22 @@ export class SellerProfileQueries extends Effect.Service<SellerProfileQueries>()
         Effect.orDie
       )
 
-    return { listPending } as const
+    // One row by primary key of each table: the figures are kept by the writes (migration 0015).
+    const trustRow = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Schema.Struct(TrustRow),
+      execute: (userId) => sql`
+        SELECT ${trustColumns(sql, "t", "p", "u")}
+        FROM seller_profiles p
+        JOIN users u ON u.id = p.user_id
+        LEFT JOIN seller_trust_stats t ON t.seller_user_id = p.user_id
+        WHERE p.user_id = ${userId}`
+    })
+
+    /** The trust figures of the seller whose user is `userId`, if they have a profile. */
+    const trustOfSeller = (userId: string): Effect.Effect<Option.Option<typeof SellerTrust.Type>> =>
+      trustRow(userId).pipe(Effect.map(Option.map(trustOf)), Effect.orDie)
+
+    return { listPending, trustOfSeller } as const
   })
 }) {}

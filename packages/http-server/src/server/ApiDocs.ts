@@ -26,6 +26,11 @@ export const tagDocs: Readonly<Record<string, TagDocs>> = {
     description:
       "A user becomes a seller by applying with a business profile; an admin approves it. Approved profiles are public."
   },
+  sellerAlerts: {
+    name: "Seller alerts",
+    description:
+      "An approved seller's alert rules: a new request matching one (category, city, budget meeting the price range) sends them one `request_match` push and an `event` frame on their WebSocket user channel. Quiet hours hold the pushes and send one `request_match_summary` when they end. Any other caller gets 403 SELLER_NOT_APPROVED."
+  },
   adminSellerProfiles: {
     name: "Admin: seller applications",
     description: "Admins review seller applications. Every operation answers 403 to a non-admin before any other check."
@@ -74,6 +79,7 @@ export interface OperationDocs {
   readonly request?: Readonly<Record<string, unknown>>
 }
 
+const approvedSellerOnly = "Approved sellers only; anybody else gets 403 `SELLER_NOT_APPROVED`."
 const adminOnly = "Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`)."
 const partiesOnly = "Only the deal's two parties (buyer and seller) may call it."
 
@@ -165,6 +171,30 @@ export const operationDocs: Readonly<Record<string, OperationDocs>> = {
     summary: "Get a seller's public profile",
     description: "Anyone, without a token. Approved profiles only, with their rating.",
     errors: { NOT_FOUND: "no profile has this id, or it is not approved" }
+  },
+  "sellerAlerts.listRules": {
+    summary: "List my alert rules",
+    description: `${approvedSellerOnly} The caller's alert rules (at most 20), newest first, in \`data.alerts\`.`
+  },
+  "sellerAlerts.createRule": {
+    summary: "Add an alert rule",
+    description: `${approvedSellerOnly} A request matches when its category is one of \`categories\`, its city one of \`cities\` (compared trimmed and case-insensitively) and its budget range meets [\`price_min\`, \`price_max\`] (either may be left out). Only requests created afterwards are matched; a request without a city matches no rule.`,
+    errors: { ALERT_RULE_LIMIT_REACHED: "the seller already has 20 rules; delete one first" },
+    request: { categories: ["phone"], cities: ["Riyadh", "Jeddah"], price_min: 1000, price_max: 4000 }
+  },
+  "sellerAlerts.deleteRule": {
+    summary: "Delete an alert rule",
+    description: `${approvedSellerOnly} Deletes one of the caller's rules.`,
+    errors: { NOT_FOUND: "no rule of the caller has this id (another seller's rule included)" }
+  },
+  "sellerAlerts.getSettings": {
+    summary: "Get my quiet hours",
+    description: `${approvedSellerOnly} The caller's quiet hours; all three fields null when there are none (the default).`
+  },
+  "sellerAlerts.putSettings": {
+    summary: "Set my quiet hours",
+    description: `${approvedSellerOnly} From \`quiet_from\` to \`quiet_to\` (HH:MM, may wrap past midnight) in \`time_zone\` (IANA), alert pushes are held and sent as one \`request_match_summary\` push when the quiet hours end. All three null removes them.`,
+    request: { quiet_from: "22:00", quiet_to: "07:00", time_zone: "Asia/Riyadh" }
   },
   "adminSellerProfiles.listPending": {
     summary: "List pending seller applications",

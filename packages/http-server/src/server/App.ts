@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { AlertMatcher } from "../alerts/Matcher.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
 import { MigratedDatabaseLayer } from "../db/Migrations.js"
@@ -19,7 +20,13 @@ import { HttpAppLive } from "./Server.js"
  * The application (HTTP app and push dispatcher) on a database and adapters supplied by the caller: what
  * production and the testkit share. Requires AppConfig, SqlClient, the port adapters and an HttpServer.
  */
-export const AppLive = Layer.mergeAll(HttpAppLive, PushDispatcher.layer(), ExpiryJob.layer, MetricsLive).pipe(
+export const AppLive = Layer.mergeAll(
+  HttpAppLive,
+  PushDispatcher.layer(),
+  AlertMatcher.layer(),
+  ExpiryJob.layer,
+  MetricsLive
+).pipe(
   // Counted and traced ports when telemetry is on (METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT); else the adapters.
   Layer.provide(InstrumentedPorts),
   Layer.provide(SqlRepositoriesLayer),

@@ -14,7 +14,8 @@ import {
   SubscribedFrame,
   SubscribeFrame,
   UnsubscribedFrame,
-  UnsubscribeFrame
+  UnsubscribeFrame,
+  UserEventFrame
 } from "../realtime/Protocol.js"
 
 type Json = Record<string, any>
@@ -145,7 +146,29 @@ const serverFrames: Record<string, FrameDocs> = {
       channel: "conversation.3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f"
     }
   },
-  pong: { schema: PongFrame, title: "pong", summary: "The answer to `ping`.", example: { type: "pong" } }
+  pong: { schema: PongFrame, title: "pong", summary: "The answer to `ping`.", example: { type: "pong" } },
+  event: {
+    schema: UserEventFrame,
+    title: "event",
+    summary:
+      "An event on the socket's user channel `user.<user id>`, which every authenticated socket is on without subscribing. `request_match`: a new request matched one of the seller's alert rules (sent once per request and seller, also during the seller's quiet hours, which hold only the push). Live only: a socket that was not connected gets the push instead.",
+    example: {
+      type: "event",
+      channel: "user.c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+      event: "request_match",
+      data: {
+        request_id: "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+        category: "phone",
+        product_brand: "Apple",
+        product_model: "iPhone 15 Pro",
+        budget_min: 3000,
+        budget_max: 3500,
+        location_city: "Riyadh",
+        location_district: "Olaya",
+        created_at: "2026-11-23T16:00:00.000Z"
+      }
+    }
+  }
 }
 
 const pushPayload = {
@@ -161,12 +184,25 @@ const pushPayload = {
       properties: {
         type: {
           type: "string",
-          enum: ["offer_created", "offer_accepted", "message", "rating_prompt", "request_expiring", "request_expired"]
+          enum: [
+            "offer_created",
+            "offer_accepted",
+            "message",
+            "rating_prompt",
+            "request_match",
+            "request_match_summary",
+            "request_expiring",
+            "request_expired"
+          ]
         },
         request_id: {
           type: "string",
           format: "uuid",
-          description: "offer_created, offer_accepted, request_expiring, request_expired"
+          description: "offer_created, offer_accepted, request_match, request_expiring, request_expired"
+        },
+        match_count: {
+          type: "string",
+          description: "request_match_summary: how many requests matched during the quiet hours (decimal digits)"
         },
         offer_id: { type: "string", format: "uuid", description: "offer_created, offer_accepted" },
         deal_id: { type: "string", format: "uuid", description: "offer_accepted, rating_prompt" },
@@ -231,7 +267,7 @@ Plain \`GET /ws\` without an upgrade answers 426 \`UPGRADE_REQUIRED\`.`,
         address: "push",
         title: "Push notifications (FCM, APNs)",
         description:
-          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes, `request_expiring` to the buyer a day before their request expires and `request_expired` when it does.",
+          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes, `request_match` to an approved seller when a new request matches one of their alert rules (once per request), `request_match_summary` to a seller when their quiet hours end, counting the matches held during them, `request_expiring` to the buyer a day before their request expires and `request_expired` when it does.",
         messages: {
           push: {
             name: "push",

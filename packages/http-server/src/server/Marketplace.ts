@@ -1,4 +1,6 @@
 import { Layer } from "effect"
+import { SellerAlertsHttp } from "../alerts/Http.js"
+import { SellerAlertsService } from "../alerts/Service.js"
 import { DealsHttp } from "../deals/Http.js"
 import { DealQueries } from "../deals/Queries.js"
 import { DealsService } from "../deals/Service.js"
@@ -21,6 +23,7 @@ import { SellerProfilesService } from "../sellers/Service.js"
 export const MarketplaceServices = Layer.mergeAll(
   SellerProfilesService.Default,
   SellerProfileQueries.Default,
+  SellerAlertsService.Default,
   RequestsService.Default,
   RequestQueries.Default,
   OffersService.Default,
@@ -36,6 +39,7 @@ export const MarketplaceServices = Layer.mergeAll(
 export const MarketplaceGroups = Layer.mergeAll(
   SellerProfilesHttp,
   AdminSellerProfilesHttp,
+  SellerAlertsHttp,
   RequestsHttp,
   OffersHttp,
   DealsHttp,

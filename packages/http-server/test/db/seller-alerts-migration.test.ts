@@ -29,7 +29,7 @@ const suite = (name: string, empty: Empty) =>
           )
         )
         const sql = yield* SqlClient.SqlClient
-        // The event only: the repositories write today's columns (0014 added some), so the rows are seeded after.
+        // The event only: the repositories write today's columns (0018 added some), so the rows are seeded after.
         yield* sql`INSERT INTO outbox_events (type, payload) VALUES ('RequestCreated', ${JSON.stringify({ requestId: randomUUID(), buyerId: randomUUID() })})`
 
         yield* Effect.scoped(Layer.build(MigrationsLayer))

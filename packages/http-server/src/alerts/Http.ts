@@ -1,0 +1,86 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { CurrentUser } from "../http/CurrentUser.js"
+import { requestLanguage, respond } from "../http/Localize.js"
+import { translate } from "../i18n/messages.js"
+import { type AlertRule, type QuietHours, SellerAlertsService } from "./Service.js"
+
+const ruleView = (rule: AlertRule) => ({
+  id: rule.id,
+  categories: rule.categories,
+  cities: rule.cities,
+  price_min: rule.priceMin,
+  price_max: rule.priceMax,
+  created_at: rule.createdAt
+})
+
+const settingsView = (settings: QuietHours) => ({
+  quiet_from: settings.quietFrom,
+  quiet_to: settings.quietTo,
+  time_zone: settings.timeZone
+})
+
+export const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
+  Effect.gen(function* () {
+    const service = yield* SellerAlertsService
+    return handlers
+      .handle("listRules", () =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const rules = yield* service.listRules(user)
+            return { success: true as const, data: { alerts: rules.map(ruleView) } }
+          })
+        )
+      )
+      .handle("createRule", ({ payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const rule = yield* service.createRule(user, {
+              categories: payload.categories,
+              cities: payload.cities,
+              priceMin: payload.price_min ?? null,
+              priceMax: payload.price_max ?? null
+            })
+            return { success: true as const, data: ruleView(rule) }
+          })
+        )
+      )
+      .handle("deleteRule", ({ path }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            yield* service.deleteRule(user, path.id)
+            return {
+              success: true as const,
+              data: {},
+              message: translate("alert_rule_deleted", yield* requestLanguage)
+            }
+          })
+        )
+      )
+      .handle("getSettings", () =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            return { success: true as const, data: settingsView(yield* service.getSettings(user)) }
+          })
+        )
+      )
+      .handle("putSettings", ({ payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const settings = yield* service.putSettings(user, {
+              quietFrom: payload.quiet_from,
+              quietTo: payload.quiet_to,
+              timeZone: payload.time_zone
+            })
+            return { success: true as const, data: settingsView(settings) }
+          })
+        )
+      )
+  })
+)

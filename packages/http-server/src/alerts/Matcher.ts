@@ -1,0 +1,226 @@
+import { SqlClient } from "@effect/sql"
+import type { Category } from "@talab/core"
+import { Cause, Clock, Context, Duration, Effect, Layer } from "effect"
+import { NotificationWakeup } from "../notifications/Wakeup.js"
+import { RealtimeHub } from "../realtime/Hub.js"
+import type { RequestMatchEventData } from "../realtime/Protocol.js"
+import { cityKey } from "./Service.js"
+
+export interface MatcherOptions {
+  /** How often to look for new requests to match and for held alerts whose quiet hours ended. */
+  readonly pollInterval: Duration.DurationInput
+  /** RequestCreated events matched per transaction. */
+  readonly batchSize: number
+}
+
+export const defaultMatcherOptions: MatcherOptions = { pollInterval: Duration.millis(250), batchSize: 20 }
+
+/** What one round did. */
+export interface MatchRound {
+  /** Requests matched (RequestCreated events processed). */
+  readonly requests: number
+  /** Sellers alerted (rows of request_matches written). */
+  readonly matches: number
+  /** Summary pushes queued for quiet hours that ended. */
+  readonly summaries: number
+}
+
+interface RequestRow {
+  readonly id: string
+  readonly buyerId: string
+  readonly category: Category
+  readonly productBrand: string | null
+  readonly productModel: string | null
+  readonly budgetMin: string | number
+  readonly budgetMax: string | number
+  readonly locationCity: string | null
+  readonly locationDistrict: string
+  readonly createdAt: Date
+}
+
+/**
+ * Alerts sellers about new requests (docs/DECISIONS.md, "Seller alerts for matching requests"). Each round:
+ * 1. claims RequestCreated events of the outbox (written with the request, so none is lost) with SKIP LOCKED, so
+ *    instances share them; for each, one statement asks the GIN index of seller_alert_rules for the approved
+ *    sellers (not the buyer) with a matching rule, records one request_matches row per seller (the key keeps it
+ *    to one per request) and queues a `request_match` push for those not in quiet hours; the events are marked
+ *    processed in the same transaction. After the commit, connected sellers get an `event` frame.
+ * 2. queues one `request_match_summary` push per seller whose quiet hours ended, for the alerts they held.
+ * The request's own transaction only writes its event: matching 10,000 sellers does not slow the create.
+ */
+export class AlertMatcher extends Context.Tag("Alerts/Matcher")<
+  AlertMatcher,
+  {
+    /** One round now (tests and benchmarks drive it when they choose). */
+    readonly runOnce: Effect.Effect<MatchRound>
+  }
+>() {
+  /** The matcher running in the background for the scope's lifetime. */
+  static readonly layer = (
+    options: Partial<MatcherOptions> = {}
+  ): Layer.Layer<AlertMatcher, never, SqlClient.SqlClient | RealtimeHub> =>
+    Layer.scoped(AlertMatcher, running({ ...defaultMatcherOptions, ...options }))
+
+  /** The matcher without its background fiber. */
+  static readonly Test = (
+    options: Partial<MatcherOptions> = {}
+  ): Layer.Layer<AlertMatcher, never, SqlClient.SqlClient | RealtimeHub> =>
+    Layer.effect(AlertMatcher, make({ ...defaultMatcherOptions, ...options }))
+}
+
+const currentDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+const make = (options: MatcherOptions) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const hub = yield* RealtimeHub
+    const wakeup = yield* NotificationWakeup
+
+    /** The sellers alerted about one request, written with their pushes; none when nothing matches. */
+    const matchRequest = (requestId: string, now: Date) =>
+      Effect.gen(function* () {
+        const [request] = yield* sql<RequestRow>`
+          SELECT id, buyer_id AS "buyerId", category, product_brand AS "productBrand", product_model AS "productModel",
+                 budget_min AS "budgetMin", budget_max AS "budgetMax", location_city AS "locationCity",
+                 location_district AS "locationDistrict", created_at AS "createdAt"
+          FROM buy_requests WHERE id = ${requestId} AND status = 'active'`
+        // A request without a city matches no rule: every rule names its cities.
+        if (request === undefined || request.locationCity === null) return undefined
+        const payload = JSON.stringify({ data: { request_id: request.id } })
+        const sellers = yield* sql<{ sellerUserId: string }>`
+          WITH candidates AS (
+            SELECT DISTINCT ON (rule.seller_user_id) rule.seller_user_id, rule.id AS rule_id
+            FROM seller_alert_rules rule
+            JOIN seller_profiles sp ON sp.user_id = rule.seller_user_id AND sp.status = 'approved'
+            WHERE rule.city_keys @> ARRAY[${cityKey(request.locationCity)}]::text[]
+              AND rule.categories @> ARRAY[${request.category}]::text[]
+              AND (rule.price_min IS NULL OR rule.price_min <= ${request.budgetMax})
+              AND (rule.price_max IS NULL OR rule.price_max >= ${request.budgetMin})
+              AND rule.seller_user_id <> ${request.buyerId}
+            ORDER BY rule.seller_user_id, rule.created_at, rule.id
+          ), timed AS (
+            SELECT c.seller_user_id, c.rule_id, quiet.held_until
+            FROM candidates c
+            LEFT JOIN seller_alert_settings s ON s.seller_user_id = c.seller_user_id
+            LEFT JOIN LATERAL (
+              SELECT CASE
+                WHEN s.seller_user_id IS NULL THEN NULL
+                WHEN CASE WHEN s.quiet_from < s.quiet_to
+                          THEN l.t::time >= s.quiet_from AND l.t::time < s.quiet_to
+                          ELSE l.t::time >= s.quiet_from OR l.t::time < s.quiet_to END
+                THEN (CASE WHEN l.t::date + s.quiet_to > l.t THEN l.t::date + s.quiet_to
+                           ELSE (l.t::date + 1) + s.quiet_to END) AT TIME ZONE s.time_zone
+              END AS held_until
+              FROM (SELECT ${now}::timestamptz AT TIME ZONE s.time_zone AS t) l
+            ) quiet ON true
+          ), inserted AS (
+            INSERT INTO request_matches (request_id, seller_user_id, matched_at, rule_id, push_held_until, push_queued_at)
+            SELECT ${request.id}, seller_user_id, ${now}, rule_id, held_until,
+                   CASE WHEN held_until IS NULL THEN ${now}::timestamptz END
+            FROM timed
+            ON CONFLICT (request_id, seller_user_id) DO NOTHING
+            RETURNING seller_user_id, push_held_until
+          ), pushes AS (
+            INSERT INTO notifications (user_id, type, payload, status, next_attempt_at, created_at)
+            SELECT seller_user_id, 'request_match', ${payload}::jsonb, 'pending', ${now}, ${now}
+            FROM inserted WHERE push_held_until IS NULL
+          )
+          SELECT seller_user_id AS "sellerUserId" FROM inserted`
+        const event: RequestMatchEventData = {
+          request_id: request.id,
+          category: request.category,
+          product_brand: request.productBrand,
+          product_model: request.productModel,
+          budget_min: Number(request.budgetMin),
+          budget_max: Number(request.budgetMax),
+          location_city: request.locationCity,
+          location_district: request.locationDistrict,
+          created_at: request.createdAt.toISOString()
+        }
+        return { sellerIds: sellers.map((row) => row.sellerUserId), event }
+      })
+
+    const matchNewRequests = Effect.gen(function* () {
+      const now = yield* currentDate
+      return yield* sql.withTransaction(
+        Effect.gen(function* () {
+          const events = yield* sql<{ id: string; requestId: string | null }>`
+            SELECT id, payload->>'requestId' AS "requestId" FROM outbox_events
+            WHERE processed_at IS NULL AND type = 'RequestCreated'
+            ORDER BY created_at, id
+            LIMIT ${options.batchSize}
+            FOR UPDATE SKIP LOCKED`
+          const matched = []
+          for (const event of events) {
+            if (event.requestId === null) continue
+            const result = yield* matchRequest(event.requestId, now)
+            if (result !== undefined && result.sellerIds.length > 0) matched.push(result)
+          }
+          if (events.length > 0) {
+            yield* sql`UPDATE outbox_events SET processed_at = ${now} WHERE id IN ${sql.in(events.map((e) => e.id))}`
+          }
+          return { requests: events.length, matched }
+        })
+      )
+    })
+
+    /**
+     * Queues one summary per seller for the alerts held until now. The UPDATE takes each held row once: a second
+     * instance running it at the same time waits for the first one's rows and then finds them queued.
+     */
+    const releaseHeld = Effect.gen(function* () {
+      const now = yield* currentDate
+      const queued = yield* sql`
+        WITH released AS (
+          UPDATE request_matches SET push_queued_at = ${now}
+          WHERE push_queued_at IS NULL AND push_held_until <= ${now}
+          RETURNING seller_user_id, request_id
+        ), counted AS (
+          SELECT released.seller_user_id, count(*)::int AS n
+          FROM released
+          JOIN buy_requests r ON r.id = released.request_id AND r.status = 'active'
+          JOIN seller_profiles sp ON sp.user_id = released.seller_user_id AND sp.status = 'approved'
+          GROUP BY released.seller_user_id
+        )
+        INSERT INTO notifications (user_id, type, payload, status, next_attempt_at, created_at)
+        SELECT seller_user_id, 'request_match_summary',
+               jsonb_build_object('data', jsonb_build_object('match_count', n::text)), 'pending', ${now}, ${now}
+        FROM counted
+        RETURNING id`
+      return queued.length
+    })
+
+    const runOnce: Effect.Effect<MatchRound> = Effect.gen(function* () {
+      const { requests, matched } = yield* matchNewRequests
+      const summaries = yield* releaseHeld
+      for (const { sellerIds, event } of matched) {
+        yield* hub.publishToUsers(sellerIds, { event: "request_match", data: event })
+      }
+      const matches = matched.reduce((sum, { sellerIds }) => sum + sellerIds.length, 0)
+      if (matches > 0 || summaries > 0) yield* wakeup.signal
+      return { requests, matches, summaries }
+    }).pipe(Effect.orDie)
+
+    return { runOnce }
+  })
+
+const running = (options: MatcherOptions) =>
+  Effect.gen(function* () {
+    const matcher = yield* make(options)
+    // A failed round is logged and the next one runs after the poll interval; nothing is lost, the events wait.
+    const loop = Effect.forever(
+      matcher.runOnce.pipe(
+        Effect.flatMap((round) =>
+          round.requests >= options.batchSize ? Effect.void : Effect.sleep(options.pollInterval)
+        ),
+        Effect.catchAllCause((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.zipRight(Effect.logError("Alert matching round failed", cause), Effect.sleep(options.pollInterval))
+        ),
+        Effect.withTracerEnabled(false)
+      )
+    )
+    yield* Effect.forkScoped(loop)
+    return matcher
+  })

@@ -1,0 +1,10 @@
+import { SellerNotApproved, type SellerProfile } from "@talab/core"
+import { Effect, Option } from "effect"
+
+/** Only an approved seller keeps alert rules; no profile, a pending, rejected or suspended one: 403 SELLER_NOT_APPROVED. */
+export const requireApprovedSeller = (
+  profile: Option.Option<SellerProfile>
+): Effect.Effect<SellerProfile, SellerNotApproved> =>
+  Option.isSome(profile) && profile.value.status === "approved"
+    ? Effect.succeed(profile.value)
+    : Effect.fail(new SellerNotApproved())
