@@ -701,7 +701,7 @@ describe.each(backends)("marketplace authorization on %s", (backend) => {
       const response = await m.api.get(`/seller-profiles/${seller.profileId}`)
       expect(response.status, JSON.stringify(response.body)).toBe(200)
       expect(Object.keys(response.body.data).sort()).toEqual(
-        ["bio", "business_name", "created_at", "id", "location_district", "rating_avg", "rating_count"].sort()
+        ["bio", "business_name", "created_at", "id", "location_district", "rating_avg", "rating_count", "trust"].sort()
       )
     })
 
