@@ -111,6 +111,7 @@ describe("typed errors", () => {
         "OFFER_EXPIRED",
         "REQUEST_EXPIRED",
         "REQUEST_ALREADY_EXTENDED",
+        "ALERT_RULE_LIMIT_REACHED",
         "IDEMPOTENCY_KEY_IN_USE",
         "IDEMPOTENCY_KEY_REUSED",
         "UPGRADE_REQUIRED",

@@ -6,8 +6,8 @@ import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import { DatabaseLayer, DatabaseOptions } from "../../src/db/Database.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
-import { emptyPostgresDatabase, repositoriesOver, violatedConstraint } from "./support/databases.js"
-import { seedOffer } from "./support/fixtures.js"
+import { emptyPostgresDatabase, violatedConstraint } from "./support/databases.js"
+import { oldSchemaConversation } from "./support/old-schema.js"
 
 /*
  * Migration 0010: the messages stored before it are numbered 1, 2, 3, … per conversation in the order history
@@ -26,13 +26,12 @@ const suite = (name: string, empty: Empty) =>
             PgMigrator.layer({ loader: PgMigrator.fromRecord(before) }).pipe(Layer.provide(NodeContext.layer))
           )
         )
-        const context = yield* Effect.context<SqlClient.SqlClient | PgClient.PgClient>()
-        const repositories = repositoriesOver(Layer.succeedContext(context))
-        const [first, second] = yield* Effect.all([seedOffer, seedOffer]).pipe(Effect.provide(repositories))
+        const first = yield* oldSchemaConversation
+        const second = yield* oldSchemaConversation
         const sql = yield* SqlClient.SqlClient
-        const a = first.conversation.id
-        const b = second.conversation.id
-        const buyer = first.buyer.id
+        const a = first.conversationId
+        const b = second.conversationId
+        const buyer = first.buyerId
         // Inserted out of order; two share a created_at and are told apart by id.
         const rows: ReadonlyArray<readonly [string, string, string]> = [
           ["00000000-0000-4000-8000-000000000003", a, "2025-01-01T10:00:02Z"],

@@ -13,6 +13,7 @@ import { type RequestFilters, RequestQueries } from "../../src/requests/Queries.
 import { type RequestInput, RequestsService } from "../../src/requests/Service.js"
 import { emptyPostgresDatabase, repositoriesOver } from "./support/databases.js"
 import { aRequest, aSellerProfile, at, aUser } from "./support/fixtures.js"
+import { oldSchemaRequest, oldSchemaUser } from "./support/old-schema.js"
 
 /*
  * buy_request_counts (migration 0005) against count(*), through the services that write requests, on both
@@ -264,14 +265,11 @@ const suite = (name: string, empty: Empty) =>
 
         const city = aCity()
         yield* Effect.gen(function* () {
-          const buyer = yield* (yield* UserRepo).insertOrGet(aUser())
-          const requests = yield* RequestRepo
+          const buyer = yield* oldSchemaUser
           for (const overrides of [{}, {}, { category: "accessory" as const }, { locationCity: null }])
-            yield* requests.insert(aRequest(buyer.id, { locationCity: city, ...overrides }))
-          yield* requests.insert(
-            aRequest(buyer.id, { locationCity: city, status: "closed", closedAt: at("2025-01-05T10:00:00.000Z") })
-          )
-        }).pipe(Effect.provide(repositoriesOver(Layer.succeedContext(database))))
+            yield* oldSchemaRequest(buyer, { locationCity: city, ...overrides })
+          yield* oldSchemaRequest(buyer, { locationCity: city, closedAt: at("2025-01-05T10:00:00.000Z") })
+        }).pipe(Effect.provide(database))
 
         yield* Effect.scoped(Layer.build(MigrationsLayer)).pipe(Effect.provide(database))
         const sql = SqlClient.SqlClient
