@@ -1,0 +1,96 @@
+import { startTestServer, type TestServer } from "@talab/testkit"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { aRequestBody, market, marketSettings } from "../support/flows.js"
+import { client, type SignedIn } from "../support/harness.js"
+import { createPostgresDatabase, runSql } from "../support/postgres.js"
+
+const SELLERS = 5
+const REQUESTS = 12
+
+/**
+ * Two instances on one PostgreSQL database, both with their alert matcher polling: requests posted at once
+ * through either are matched by one matcher or the other, never both — each matching seller gets one
+ * request_match push per request (SKIP LOCKED on the outbox event, request_matches' key).
+ */
+describe("seller alerts with two instances on one PostgreSQL database", () => {
+  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
+  let a: TestServer
+  let b: TestServer
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase()
+    const options = { databaseUrl: database.url, settings: marketSettings }
+    a = await startTestServer(options)
+    b = await startTestServer(options)
+  }, 120_000)
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await database?.drop()
+  }, 60_000)
+
+  const matchPushes = (ids: ReadonlyArray<string>) =>
+    [...a.pushes.delivered, ...b.pushes.delivered].filter(
+      (p) => p.type === "request_match" && ids.includes(p.data.request_id ?? "")
+    )
+
+  it("alerts each matching seller once per request, whichever instance matched it", async () => {
+    const m = market(() => a)
+    const city = `Cluster City ${Date.now()}`
+    const sellers: Array<SignedIn> = []
+    for (let i = 0; i < SELLERS; i++) {
+      const seller = await m.seller(`Cluster Seller ${i}`)
+      m.expectStatus(
+        await m.api().post("/device-tokens", {
+          token: seller.token,
+          body: { platform: "android", push_token: `alerts-cluster-${seller.userId}` }
+        }),
+        201,
+        "device"
+      )
+      m.expectStatus(
+        await m
+          .api()
+          .post("/seller-profiles/me/alerts", { token: seller.token, body: { categories: ["phone"], cities: [city] } }),
+        201,
+        "rule"
+      )
+      sellers.push(seller)
+    }
+    const buyer = await m.user("Cluster Buyer")
+
+    // All at once, half through each instance, so both matchers find new events in the same rounds.
+    const posted = await Promise.all(
+      Array.from({ length: REQUESTS }, (_, i) =>
+        client(i % 2 === 0 ? a : b).post("/requests", {
+          token: buyer.token,
+          body: aRequestBody({ location_city: city, product_model: `iPhone cluster ${i}` })
+        })
+      )
+    )
+    expect(posted.map((r) => r.status)).toEqual(posted.map(() => 201))
+    const ids = posted.map((r) => r.body.data.id as string)
+
+    await expect.poll(() => matchPushes(ids).length, { timeout: 20_000, interval: 50 }).toBe(SELLERS * REQUESTS)
+    // Rounds of both matchers that could still repeat one: the next two polls of each (250 ms apart).
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+
+    const delivered = matchPushes(ids).map((p) => `${p.data.request_id} ${p.userId}`)
+    expect(new Set(delivered).size).toBe(SELLERS * REQUESTS)
+    expect(delivered).toHaveLength(SELLERS * REQUESTS)
+    expect(new Set(matchPushes(ids).map((p) => p.userId))).toEqual(new Set(sellers.map((s) => s.userId)))
+
+    const queued = await runSql(
+      database.url,
+      (sql) => sql<{ n: number; pairs: number }>`
+        SELECT count(*)::int AS n, count(DISTINCT (user_id, payload->'data'->>'request_id'))::int AS pairs
+        FROM notifications WHERE type = 'request_match' AND payload->'data'->>'request_id' IN ${sql.in(ids)}`
+    )
+    expect(queued).toEqual([{ n: SELLERS * REQUESTS, pairs: SELLERS * REQUESTS }])
+    const matches = await runSql(
+      database.url,
+      (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM request_matches WHERE request_id IN ${sql.in(ids)}`
+    )
+    expect(matches).toEqual([{ n: SELLERS * REQUESTS }])
+  }, 180_000)
+})
