@@ -1,4 +1,5 @@
 import { startTestServer, type TestServer } from "@talab/testkit"
+import { Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Client, client, newPhone, type SignedIn, signIn } from "../support/harness.js"
 import {
@@ -132,5 +133,30 @@ describe("Redis stopped and started again", () => {
       const response = await api.get("/users/me", { token: user.token })
       return response.status === 200 ? response : undefined
     }, 30_000)
+  }, 120_000)
+
+  it("listens again on every channel the instances share once Redis is back (sessions, user events, evictions)", async () => {
+    const fixed = ["talab:ws:evict", "talab:ws:sessions", "talab:ws:users"]
+    const listened = async () => {
+      const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 })
+      try {
+        await probe.connect()
+        return ((await probe.pubsub("CHANNELS", "talab:ws:*")) as Array<string>).sort()
+      } catch {
+        return []
+      } finally {
+        probe.disconnect()
+      }
+    }
+    expect(await listened()).toEqual(fixed)
+
+    await redis.stop()
+    await redis.start()
+    // The fan-out resubscribes on its own once its connection is ready again.
+    const back = await eventually(async () => {
+      const channels = await listened()
+      return channels.includes("talab:ws:sessions") ? channels : undefined
+    }, 30_000)
+    expect(back).toEqual(fixed)
   }, 120_000)
 })

@@ -40,6 +40,8 @@ const audiencePattern = new RegExp(`^${PREFIX}c:([^:]+):u:([^:]+)$`)
  * session's lifetime after its last admission, which clears what an instance that died left behind.
  */
 const EVICT_CHANNEL = `${PREFIX}evict`
+/** What every instance listens on from its start, and again after each reconnect. */
+const FIXED_CHANNELS = [SESSIONS_CHANNEL, EVICT_CHANNEL, USERS_CHANNEL]
 const SESSION_SOCKETS = `${PREFIX}sockets:s:`
 const USER_SOCKETS = `${PREFIX}sockets:u:`
 const SOCKET_SEQUENCE = `${PREFIX}sockets:seq`
@@ -168,11 +170,11 @@ export const makeRedisFanout = (
       if (match) inbound.deliver({ conversationId: match[1]!, userId: match[2]! }, body)
     })
     yield* Effect.tryPromise({
-      try: () => subscriber.subscribe(SESSIONS_CHANNEL, EVICT_CHANNEL, USERS_CHANNEL),
+      try: () => subscriber.subscribe(...FIXED_CHANNELS),
       catch: (error) => new RealtimeRedisConnectFailed({ reason: String(error) })
     })
-    // The channels to listen on again after a reconnect: the sessions' and every audience watched here.
-    const channels = new Set([SESSIONS_CHANNEL, USERS_CHANNEL])
+    // The channels to listen on again after a reconnect: the fixed ones and every audience watched here.
+    const channels = new Set(FIXED_CHANNELS)
     subscriber.on("ready", () => {
       subscriber
         .subscribe(...channels)
