@@ -11,8 +11,8 @@ export default defineConfig({
     globalSetup: ["packages/http-server/test/support/test-run.global.ts"],
     pool: "forks",
     // Vitest's default on a 2-core machine is one worker: one file at a time, while most of a file's time is
-    // spent waiting on PostgreSQL, child processes and sockets. Three files at a time use both cores.
-    maxWorkers: 3,
+    // spent waiting on PostgreSQL, child processes and sockets. Four files at a time keep both cores busy.
+    maxWorkers: 4,
     minWorkers: 1,
     sequence: { concurrent: false }
   }

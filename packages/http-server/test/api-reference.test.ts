@@ -49,6 +49,7 @@ describe("the API reference", () => {
     for (const code of [
       "OFFER_ALREADY_ACCEPTED",
       "OFFER_NOT_PENDING",
+      "OFFER_EXPIRED",
       "REQUEST_NOT_ACTIVE",
       "FORBIDDEN",
       "NOT_FOUND"
@@ -59,6 +60,7 @@ describe("the API reference", () => {
     expect(Object.keys(accept.responses["422"].content["application/json"].examples)).toEqual([
       "OFFER_ALREADY_ACCEPTED",
       "OFFER_NOT_PENDING",
+      "OFFER_EXPIRED",
       "REQUEST_NOT_ACTIVE",
       "IDEMPOTENCY_KEY_REUSED"
     ])
@@ -66,7 +68,7 @@ describe("the API reference", () => {
 
   it("documents Idempotency-Key on every POST, with its 409 and 422 and the Idempotent-Replayed header", () => {
     const posts = Object.entries<any>(document.paths).filter(([, item]) => item.post !== undefined)
-    expect(posts.length).toBe(13)
+    expect(posts.length).toBe(14)
     for (const [path, { post }] of posts) {
       expect(
         post.parameters.map((p: any) => p.name),
@@ -100,7 +102,11 @@ describe("the API reference", () => {
       "offer_created",
       "offer_accepted",
       "message",
-      "rating_prompt"
+      "rating_prompt",
+      "request_match",
+      "request_match_summary",
+      "request_expiring",
+      "request_expired"
     ])
   })
 })

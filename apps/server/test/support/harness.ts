@@ -8,6 +8,14 @@ export type Backend = "pglite" | "postgres"
 /** Both databases every end-to-end suite runs on. */
 export const backends: ReadonlyArray<Backend> = ["pglite", "postgres"]
 
+/**
+ * For the matrix suites (every caller × every endpoint, every field rule: about a thousand HTTP probes each)
+ * that test the HTTP edge and the policies, not the SQL: PostgreSQL only, the production database. The SQL
+ * they reach runs on PGlite in the feature suites and the repository contract suite (issue 9: tests at the
+ * right level).
+ */
+export const matrixBackends: ReadonlyArray<Backend> = ["postgres"]
+
 export interface Response<T = any> {
   readonly status: number
   readonly body: T

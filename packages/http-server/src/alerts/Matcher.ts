@@ -207,17 +207,29 @@ const make = (options: MatcherOptions) =>
 const running = (options: MatcherOptions) =>
   Effect.gen(function* () {
     const matcher = yield* make(options)
-    // A failed round is logged and the next one runs after the poll interval; nothing is lost, the events wait.
+    // A failed round is retried after the poll interval; nothing is lost, the events wait. An outage (the
+    // database down) is logged once when it starts and once when matching resumes, like the push dispatcher.
+    let failedRounds = 0
     const loop = Effect.forever(
       matcher.runOnce.pipe(
+        Effect.tap(() => {
+          if (failedRounds === 0) return Effect.void
+          const failed = failedRounds
+          failedRounds = 0
+          return Effect.logInfo("Alert matching resumed").pipe(Effect.annotateLogs({ failed_rounds: failed }))
+        }),
         Effect.flatMap((round) =>
           round.requests >= options.batchSize ? Effect.void : Effect.sleep(options.pollInterval)
         ),
-        Effect.catchAllCause((cause) =>
-          Cause.isInterruptedOnly(cause)
-            ? Effect.failCause(cause)
-            : Effect.zipRight(Effect.logError("Alert matching round failed", cause), Effect.sleep(options.pollInterval))
-        ),
+        Effect.catchAllCause((cause) => {
+          if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+          failedRounds += 1
+          const report =
+            failedRounds === 1
+              ? Effect.logWarning("Alert matching paused: a round failed; retrying", cause)
+              : Effect.void
+          return Effect.zipRight(report, Effect.sleep(options.pollInterval))
+        }),
         Effect.withTracerEnabled(false)
       )
     )

@@ -26,14 +26,14 @@ export const tagDocs: Readonly<Record<string, TagDocs>> = {
     description:
       "A user becomes a seller by applying with a business profile; an admin approves it. Approved profiles are public."
   },
+  adminSellerProfiles: {
+    name: "Admin: seller applications",
+    description: "Admins review seller applications. Every operation answers 403 to a non-admin before any other check."
+  },
   sellerAlerts: {
     name: "Seller alerts",
     description:
       "An approved seller's alert rules: a new request matching one (category, city, budget meeting the price range) sends them one `request_match` push and an `event` frame on their WebSocket user channel. Quiet hours hold the pushes and send one `request_match_summary` when they end. Any other caller gets 403 SELLER_NOT_APPROVED."
-  },
-  adminSellerProfiles: {
-    name: "Admin: seller applications",
-    description: "Admins review seller applications. Every operation answers 403 to a non-admin before any other check."
   },
   requests: {
     name: "Buy requests",
