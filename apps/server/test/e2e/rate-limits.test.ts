@@ -336,5 +336,5 @@ describe("rate limits shared through Redis", () => {
     } finally {
       await Promise.all([a.close(), b.close()])
     }
-  })
+  }, 90_000) // it starts two servers of its own
 })
