@@ -2,12 +2,18 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
-import { freePort, killStartedServers, startServer as startChild, waitUntilLive } from "../support/child-server.js"
+import {
+  freePort,
+  killStartedServers,
+  migratedDataDir,
+  startServer as startChild,
+  waitUntilLive
+} from "../support/child-server.js"
 import { halfSentRequest } from "../support/process.js"
 
 const dataDir = mkdtempSync(join(tmpdir(), "talab-config-"))
 
-/** A clean start on an in-memory database, with the given variables. */
+/** A start on an in-memory database (these never reach it), with the given variables. */
 const startServer = (variables: Record<string, string>) =>
   startChild({ DATA_DIR: dataDir, DATABASE_URL: "memory://", ...variables })
 
@@ -55,7 +61,8 @@ describe("bad configuration stops the start with one line naming the variable", 
 describe("SIGTERM", () => {
   it("stops accepting, finishes the request in flight, logs it as JSON in production, and exits 0", async () => {
     const port = await freePort()
-    const { child, output, exited } = startServer({
+    const { child, output, exited } = startChild({
+      DATA_DIR: migratedDataDir(),
       PORT: String(port),
       NODE_ENV: "production",
       JWT_SECRET: "a-production-secret-of-at-least-32-bytes",

@@ -1,14 +1,14 @@
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from "node:fs"
+import { readdirSync, readFileSync, readlinkSync, statSync } from "node:fs"
 import { connect, type Socket } from "node:net"
-import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { afterAll, afterEach, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it } from "vitest"
 import {
   freePort,
   jsonLogLines,
   killStartedServers,
   lastCodeInOutbox,
+  migratedDataDir,
   startServer,
   waitUntilLive
 } from "../support/child-server.js"
@@ -19,16 +19,7 @@ import { WsClient } from "../support/ws-client.js"
  * else can reach its embedded database. Each test runs the real entry point in a child process.
  */
 
-const temporary: Array<string> = []
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "talab-life-"))
-  temporary.push(dir)
-  return dir
-}
 afterEach(killStartedServers)
-afterAll(() => {
-  for (const dir of temporary) rmSync(dir, { recursive: true, force: true })
-})
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -82,7 +73,7 @@ const probe = (port: number) =>
 describe("start-up", () => {
   it("answers every connection it accepts, from the first moment its port is open", async () => {
     const port = await freePort()
-    const { exited } = startServer({ PORT: String(port), DATA_DIR: tempDir(), DATABASE_URL: "memory://" })
+    const { exited } = startServer({ PORT: String(port), DATA_DIR: migratedDataDir() })
     let stopped = false
     void exited.then(() => (stopped = true))
     const probes: Array<Promise<string>> = []
@@ -145,7 +136,7 @@ const startupMessage = () => {
 describe("the embedded database", () => {
   it("is reachable by no other process: no TCP port but the API's, a socket only its own user can open", async () => {
     const port = await freePort()
-    const { child, exited } = startServer({ PORT: String(port), DATA_DIR: tempDir() })
+    const { child, exited } = startServer({ PORT: String(port), DATA_DIR: migratedDataDir() })
     await waitUntilLive(port, exited)
 
     const { tcpPorts, unixPaths } = listeningSockets(child.pid!)
@@ -188,7 +179,7 @@ describe("SIGTERM", () => {
 
   it("closes idle, half-sent and slow connections, lets the request in flight finish, answers ready 503, closes " +
     "WebSockets with 1001, exits 0 within SHUTDOWN_TIMEOUT_MS, and keeps every confirmed write", async () => {
-    const dataDir = tempDir()
+    const dataDir = migratedDataDir()
     const outbox = join(dataDir, "sms.jsonl")
     const port = await freePort()
     const variables = {

@@ -1,10 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
+import {
+  freePort,
+  killStartedServers,
+  migratedDataDir,
+  startServer as startChild,
+  waitUntilLive
+} from "../support/child-server.js"
 
 /*
  * Secrets stay out of logs (issue 8, item 10), in the real process an operator runs: a sign-in, a push about an
@@ -13,54 +17,20 @@ import { afterAll, afterEach, describe, expect, it } from "vitest"
  * still shows the code (that is how the README's quick start signs in), with the number masked.
  */
 
-const appDirectory = fileURLToPath(new URL("../..", import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), "talab-logs-"))
-const started: Array<ChildProcess> = []
 
-afterEach(() => {
-  // Only the processes this file started, by their own handle.
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-})
+afterEach(killStartedServers)
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer()
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 const startServer = async (variables: Record<string, string>) => {
   const port = await freePort()
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-    cwd: appDirectory,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? dataDir,
-      DATA_DIR: dataDir,
-      DATABASE_URL: "memory://",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      ...variables
-    },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  started.push(child)
-  const output = { text: "" }
-  child.stdout!.on("data", (chunk) => (output.text += chunk))
-  child.stderr!.on("data", (chunk) => (output.text += chunk))
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-  const deadline = Date.now() + 120_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the server exited: ${output.text}`)
-    try {
-      // Bounded: a connection accepted before the app is built may never be answered.
-      if ((await fetch(`http://127.0.0.1:${port}/health/live`, { signal: AbortSignal.timeout(1_000) })).ok) break
-    } catch {}
-    if (Date.now() > deadline) throw new Error("the server did not come up")
-    await new Promise((resolve) => setTimeout(resolve, 100))
+  const child = startChild({ DATA_DIR: migratedDataDir(), PORT: String(port), ...variables })
+  await waitUntilLive(port, child)
+  // What the process wrote, both streams.
+  const output = {
+    get text() {
+      return child.output.stdout + child.output.stderr
+    }
   }
   const call = async (method: string, path: string, token?: string, body?: unknown) => {
     const response = await fetch(`http://127.0.0.1:${port}/api/v1${path}`, {
@@ -77,9 +47,9 @@ const startServer = async (variables: Record<string, string>) => {
   }
   // How the process shuts down is not what these tests are about: what it wrote up to now is.
   const stop = async () => {
-    child.kill("SIGTERM")
-    const timer = setTimeout(() => child.kill("SIGKILL"), 3_000)
-    await exited
+    child.child.kill("SIGTERM")
+    const timer = setTimeout(() => child.child.kill("SIGKILL"), 3_000)
+    await child.exited
     clearTimeout(timer)
   }
   return { output, call, stop }
