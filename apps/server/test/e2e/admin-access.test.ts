@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ADMIN_PHONE, expectError, market, unknownId, useMarketServer } from "../support/flows.js"
-import { backends, client, newPhone, relaxedLimits, type SignedIn, signIn } from "../support/harness.js"
+import { backends, client, newPhone, relaxedLimits, type SignedIn, signIn, startServer } from "../support/harness.js"
 import { createPostgresDatabase, runSql } from "../support/postgres.js"
 
 /*
@@ -164,7 +164,7 @@ describe.each(backends)("admin routes on %s", (backend) => {
 // The order of checks does not depend on the database: one run on the embedded one.
 describe("admin routes and the rate limit", () => {
   it("counts a non-admin's admin calls against their API budget: 429 comes before 403", async () => {
-    const limited = await startTestServer({
+    const limited = await startServer({
       settings: {
         ...relaxedLimits,
         rateLimits: { ...relaxedLimits.rateLimits, apiPerMinute: 2 },
@@ -199,7 +199,7 @@ describe.each(backends)("who is an admin on %s", (backend) => {
 
   /** A server on this suite's database (kept across servers), with the given admin list. */
   const serverWith = (adminPhoneNumbers: ReadonlyArray<string>) =>
-    startTestServer({
+    startServer({
       settings: { ...relaxedLimits, adminPhoneNumbers },
       ...(database ? { databaseUrl: database.url } : { dataDir })
     })

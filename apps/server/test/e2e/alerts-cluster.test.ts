@@ -1,7 +1,7 @@
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aRequestBody, market, marketSettings } from "../support/flows.js"
-import { client, type SignedIn } from "../support/harness.js"
+import { client, type SignedIn, startServer } from "../support/harness.js"
 import { createPostgresDatabase, runSql } from "../support/postgres.js"
 
 const SELLERS = 5
@@ -20,8 +20,8 @@ describe("seller alerts with two instances on one PostgreSQL database", () => {
   beforeAll(async () => {
     database = await createPostgresDatabase()
     const options = { databaseUrl: database.url, settings: marketSettings }
-    a = await startTestServer(options)
-    b = await startTestServer(options)
+    a = await startServer(options)
+    b = await startServer(options)
   }, 120_000)
   afterAll(async () => {
     await a?.close()

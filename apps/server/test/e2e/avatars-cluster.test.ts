@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs"
 import type { AppSettings } from "@talab/http-server"
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startS3Server } from "../../../../packages/http-server/test/support/s3.js"
-import { client, relaxedLimits, signIn } from "../support/harness.js"
+import { client, relaxedLimits, signIn, startServer } from "../support/harness.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 
 const jpeg = new Uint8Array(readFileSync(new URL("../fixtures/exif-gps.jpg", import.meta.url)))
@@ -42,8 +42,8 @@ describe.each(sharedStores)("FILE_STORE=$name with two instances", ({ settings }
     database = await createPostgresDatabase()
     store = await settings()
     const options = { databaseUrl: database.url, settings: { ...relaxedLimits, ...store.settings } }
-    a = await startTestServer(options)
-    b = await startTestServer(options)
+    a = await startServer(options)
+    b = await startServer(options)
   }, 120_000)
   afterAll(async () => {
     await a?.close()

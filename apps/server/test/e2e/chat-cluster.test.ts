@@ -1,11 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { runCli } from "@talab/http-server"
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { Effect, Redacted } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { chatScene, postMessage } from "../support/chat-fixtures.js"
-import { client, newPhone, relaxedLimits, type SignedIn, signIn } from "../support/harness.js"
+import { client, newPhone, relaxedLimits, type SignedIn, signIn, startServer } from "../support/harness.js"
 import { claimsOf } from "../support/jwt.js"
 import { Marketplace } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
@@ -57,8 +57,8 @@ describe("two instances sharing Redis and PostgreSQL", () => {
         adminPhoneNumbers: [adminPhone]
       }
     }
-    a = await startTestServer(options)
-    b = await startTestServer(options)
+    a = await startServer(options)
+    b = await startServer(options)
     m = new Marketplace(a, client(a), adminPhone)
   }, 120_000)
   afterAll(async () => {
@@ -235,7 +235,7 @@ describe("one instance without Redis", () => {
 
   beforeAll(async () => {
     database = await createPostgresDatabase()
-    server = await startTestServer({
+    server = await startServer({
       databaseUrl: database.url,
       settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] }
     })

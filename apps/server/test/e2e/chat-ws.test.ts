@@ -1,7 +1,6 @@
-import { startTestServer } from "@talab/testkit"
 import { afterEach, describe, expect, it } from "vitest"
 import { chatScene, postMessage } from "../support/chat-fixtures.js"
-import { backends, client, newPhone, signIn, useServer } from "../support/harness.js"
+import { backends, client, newPhone, signIn, startServer, useServer } from "../support/harness.js"
 import { ARABIC, ISO_UTC, Marketplace, marketplaceSettings, UUID, unknownId } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { connectAs, WsClient, type WsClientOptions } from "../support/ws-client.js"
@@ -599,7 +598,7 @@ describe.each(backends)("WebSocket handshake with CORS_ORIGINS on %s", (backend)
 describe.each(backends)("WebSocket shutdown on %s", (backend) => {
   it("closes every open socket with 1001 when the server stops, promptly", async () => {
     const database = backend === "postgres" ? await createPostgresDatabase() : undefined
-    const server = await startTestServer(database ? { databaseUrl: database.url } : {})
+    const server = await startServer(database ? { databaseUrl: database.url } : {})
     try {
       const user = await signIn(server, client(server))
       const authenticated = await connectAs(server.wsUrl, user.token)

@@ -1,7 +1,7 @@
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aRequestBody } from "../support/flows.js"
-import { client, relaxedLimits, type SignedIn, signIn } from "../support/harness.js"
+import { client, relaxedLimits, type SignedIn, signIn, startServer } from "../support/harness.js"
 import { createPostgresDatabase, runSql } from "../support/postgres.js"
 
 const HOUR = 60 * 60 * 1000
@@ -20,8 +20,8 @@ describe("request expiry with two instances on one PostgreSQL database", () => {
   beforeAll(async () => {
     database = await createPostgresDatabase()
     const options = { databaseUrl: database.url, settings: relaxedLimits }
-    a = await startTestServer(options)
-    b = await startTestServer(options)
+    a = await startServer(options)
+    b = await startServer(options)
   }, 120_000)
   afterAll(async () => {
     await a?.close()

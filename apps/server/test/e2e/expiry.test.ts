@@ -1,7 +1,7 @@
 import type { TestServer } from "@talab/testkit"
 import { describe, expect, it } from "vitest"
 import { anOfferBody, expectError, market, unknownId, useMarketServer } from "../support/flows.js"
-import { backends, client, type SignedIn, signIn } from "../support/harness.js"
+import { bothBackends, client, type SignedIn, signIn } from "../support/harness.js"
 
 /*
  * Offer validity and request expiry (docs/DECISIONS.md). Time moves by the test server's clock only; the API
@@ -15,7 +15,7 @@ import { backends, client, type SignedIn, signIn } from "../support/harness.js"
 const HOUR = 60 * 60 * 1000
 const DAY = 24 * HOUR
 
-describe.each(backends)("offer validity and request expiry on %s", (backend) => {
+describe.each(bothBackends)("offer validity and request expiry on %s", (backend) => {
   const server = useMarketServer(backend)
   const m = market(server)
   const api = () => client(server())

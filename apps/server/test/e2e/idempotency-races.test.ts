@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { conversationOfOffer } from "../support/chat-fixtures.js"
 import { aRequestBody } from "../support/flows.js"
-import { client, newPhone, type Response, relaxedLimits, type SignedIn } from "../support/harness.js"
+import { client, newPhone, type Response, relaxedLimits, type SignedIn, startServer } from "../support/harness.js"
 import { Marketplace, offerBody } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 
@@ -56,8 +56,8 @@ describe("Idempotency-Key races and instances on postgres", () => {
   beforeAll(async () => {
     database = await createPostgresDatabase()
     const options = { databaseUrl: database.url, settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] } }
-    a = await startTestServer(options)
-    b = await startTestServer(options)
+    a = await startServer(options)
+    b = await startServer(options)
     m = new Marketplace(a, client(a), adminPhone)
     buyer = await m.buyer("Buyer")
     seller = await m.approvedSeller("Seller")

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { client, matrixBackends, newPhone, type SignedIn, useServer } from "../support/harness.js"
+import { backends, client, newPhone, type SignedIn, useServer } from "../support/harness.js"
 import {
   expectError,
   Marketplace,
@@ -557,7 +557,7 @@ const unknownIds: ReadonlyArray<{
 
 const show = ([status, code]: Outcome) => (code ? `${status} ${code}` : `${status}`)
 
-describe.each(matrixBackends)("marketplace authorization on %s", (backend) => {
+describe.each(backends)("marketplace authorization on %s", (backend) => {
   const adminPhone = newPhone()
   const spareAdminPhone = newPhone()
   const server = useServer(backend, marketplaceSettings([adminPhone, spareAdminPhone]))

@@ -1,12 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import {
-  client,
-  matrixBackends,
-  newPhone,
-  type Response,
-  type SignedIn,
-  useServerWithDatabase
-} from "../support/harness.js"
+import { backends, client, newPhone, type Response, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import {
   expectError,
   expectInLanguage,
@@ -50,7 +43,7 @@ const unchanged = async (read: () => Promise<unknown>, refused: () => Promise<vo
   expect(await read()).toEqual(before)
 }
 
-describe.each(matrixBackends)("marketplace rules on %s", (backend) => {
+describe.each(backends)("marketplace rules on %s", (backend) => {
   const adminPhone = newPhone()
   const { server, databaseUrl } = useServerWithDatabase(backend, marketplaceSettings([adminPhone]))
   let m: Marketplace

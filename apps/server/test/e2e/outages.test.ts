@@ -1,7 +1,7 @@
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Client, client, newPhone, type SignedIn, signIn } from "../support/harness.js"
+import { type Client, client, newPhone, type SignedIn, signIn, startServer } from "../support/harness.js"
 import {
   type PrivatePostgres,
   type PrivateRedis,
@@ -34,7 +34,7 @@ describe("PostgreSQL stopped and started again", () => {
   let user: SignedIn
   beforeAll(async () => {
     postgres = await startPrivatePostgres()
-    server = await startTestServer({ databaseUrl: postgres.url })
+    server = await startServer({ databaseUrl: postgres.url })
     api = client(server)
     user = await signIn(server, api)
   }, 120_000)
@@ -109,7 +109,7 @@ describe("Redis stopped and started again", () => {
   let user: SignedIn
   beforeAll(async () => {
     redis = await startPrivateRedis()
-    server = await startTestServer({ redisUrl: redis.url })
+    server = await startServer({ redisUrl: redis.url })
     api = client(server)
     user = await signIn(server, api)
   }, 120_000)

@@ -1,7 +1,15 @@
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ARABIC, expectError, UUID } from "../support/foundation.js"
-import { backends, client, relaxedLimits, signIn, useServer, useServerWithDatabase } from "../support/harness.js"
+import {
+  backends,
+  client,
+  relaxedLimits,
+  signIn,
+  startServer,
+  useServer,
+  useServerWithDatabase
+} from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 
 const json = { "content-type": "application/json" }
@@ -307,10 +315,10 @@ describe("CORS", () => {
   let restricted: TestServer
   let open: TestServer
   beforeAll(async () => {
-    restricted = await startTestServer({
+    restricted = await startServer({
       settings: { corsOrigins: ["https://app.talab.example", "https://admin.talab.example"] }
     })
-    open = await startTestServer({})
+    open = await startServer({})
   }, 60_000)
   afterAll(async () => {
     await restricted?.close()

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs"
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { chatScene } from "../support/chat-fixtures.js"
-import { client, newPhone, relaxedLimits, signIn } from "../support/harness.js"
+import { client, newPhone, relaxedLimits, signIn, startServer } from "../support/harness.js"
 import { Marketplace } from "../support/marketplace-fixtures.js"
 import { startPgBouncer } from "../support/pgbouncer.js"
 import { createPostgresDatabase } from "../support/postgres.js"
@@ -32,8 +32,8 @@ describe("two instances through PgBouncer in transaction mode", () => {
       redisUrl: REDIS_URL,
       settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone], fileStore: "database" as const }
     }
-    a = await startTestServer(options)
-    b = await startTestServer(options)
+    a = await startServer(options)
+    b = await startServer(options)
   }, 120_000)
   afterAll(async () => {
     await a?.close()

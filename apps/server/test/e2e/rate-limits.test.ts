@@ -1,7 +1,7 @@
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectError } from "../support/foundation.js"
-import { backends, client, newPhone, type Response, signIn, useServer } from "../support/harness.js"
+import { backends, client, newPhone, type Response, signIn, startServer, useServer } from "../support/harness.js"
 
 const MINUTE = 60_000
 const json = { "content-type": "application/json" }
@@ -296,9 +296,9 @@ describe("rate limits shared through Redis", () => {
   let second: TestServer
   let apart: TestServer
   beforeAll(async () => {
-    first = await startTestServer({ settings, redisUrl, redisPrefix: prefix })
-    second = await startTestServer({ settings, redisUrl, redisPrefix: prefix })
-    apart = await startTestServer({ settings, redisUrl })
+    first = await startServer({ settings, redisUrl, redisPrefix: prefix })
+    second = await startServer({ settings, redisUrl, redisPrefix: prefix })
+    apart = await startServer({ settings, redisUrl })
   }, 60_000)
   afterAll(async () => {
     await Promise.all([first?.close(), second?.close(), apart?.close()])
@@ -326,8 +326,8 @@ describe("rate limits shared through Redis", () => {
   it("shares the OTP budget of a phone number too", async () => {
     const phone = newPhone()
     const phoneSettings = { rateLimits: { ...defaults, authPerMinute: 1000 } }
-    const a = await startTestServer({ settings: phoneSettings, redisUrl, redisPrefix: `${prefix}otp:` })
-    const b = await startTestServer({ settings: phoneSettings, redisUrl, redisPrefix: `${prefix}otp:` })
+    const a = await startServer({ settings: phoneSettings, redisUrl, redisPrefix: `${prefix}otp:` })
+    const b = await startServer({ settings: phoneSettings, redisUrl, redisPrefix: `${prefix}otp:` })
     try {
       for (const server of [a, b, a]) {
         expect((await client(server).post("/auth/request-otp", { body: { phone_number: phone } })).status).toBe(200)

@@ -1,7 +1,7 @@
-import { startTestServer, type TestServer } from "@talab/testkit"
+import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectError } from "../support/flows.js"
-import { backends, client, newPhone, type Response, signIn } from "../support/harness.js"
+import { backends, client, newPhone, type Response, signIn, startServer } from "../support/harness.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { privateRedis } from "../support/redis-server.js"
 
@@ -26,7 +26,7 @@ describe.each(backends)("rate limits while Redis is down on %s", (backend) => {
   beforeAll(async () => {
     redis = await privateRedis()
     if (backend === "postgres") database = await createPostgresDatabase()
-    server = await startTestServer({
+    server = await startServer({
       redisUrl: redis.url,
       ...(database ? { databaseUrl: database.url } : {}),
       settings: {
@@ -125,7 +125,7 @@ describe.each(backends)("rate limits while Redis is down on %s", (backend) => {
   it.runIf(backend === "postgres")(
     "shares one budget through Redis again: a second instance sees the first one's calls",
     async () => {
-      const second = await startTestServer({
+      const second = await startServer({
         redisUrl: redis.url,
         ...(server.redisPrefix ? { redisPrefix: server.redisPrefix } : {}),
         ...(database ? { databaseUrl: database.url } : {}),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { expectError, market, marketSettings } from "../support/flows.js"
-import { backends, type SignedIn, useServerWithDatabase } from "../support/harness.js"
+import { bothBackends, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 import { connectAs } from "../support/ws-client.js"
 
@@ -14,7 +14,7 @@ import { connectAs } from "../support/ws-client.js"
 const within = { timeout: 5_000, interval: 20 }
 const alerts = "/seller-profiles/me/alerts"
 
-describe.each(backends)("seller alerts on %s", (backend) => {
+describe.each(bothBackends)("seller alerts on %s", (backend) => {
   const { server, databaseUrl } = useServerWithDatabase(backend, { settings: marketSettings })
   const m = market(server)
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { backends, client, relaxedLimits, signIn, useServer } from "../support/harness.js"
+import { bothBackends, client, relaxedLimits, signIn, useServer } from "../support/harness.js"
 
-describe.each(backends)("sign-in smoke on %s", (backend) => {
+describe.each(bothBackends)("sign-in smoke on %s", (backend) => {
   const server = useServer(backend, { settings: relaxedLimits })
 
   it("signs a new user in and reads their profile", async () => {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest"
 import { ADMIN_PHONE, anOfferBody, aProfileBody, aRequestBody, expectError, useMarketServer } from "../support/flows.js"
-import { backends, client, signIn } from "../support/harness.js"
+import { bothBackends, client, signIn } from "../support/harness.js"
 
 /**
  * One marketplace story end to end, every step through the public API: sellers apply and are approved,
  * a buyer posts a request, two sellers offer, the buyer accepts one (the other is rejected, the request
  * closed), completes the deal, rates the seller and reports them, and the admin resolves the report.
  */
-describe.each(backends)("the whole marketplace flow on %s", (backend) => {
+describe.each(bothBackends)("the whole marketplace flow on %s", (backend) => {
   const server = useMarketServer(backend)
 
   it("runs from sign-in to the admin's resolution of a report", async () => {

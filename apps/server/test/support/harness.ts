@@ -5,16 +5,19 @@ import { createPostgresDatabase } from "./postgres.js"
 
 export type Backend = "pglite" | "postgres"
 
-/** Both databases every end-to-end suite runs on. */
-export const backends: ReadonlyArray<Backend> = ["pglite", "postgres"]
+/**
+ * The database the end-to-end suites run on: PostgreSQL, the production database. What the SQL does on the
+ * embedded PGlite is held by the repository and dispatcher contract suites (packages/http-server/test), the race
+ * tests, and the suites that run on `bothBackends` (issue 9: tests at the right level).
+ */
+export const backends: ReadonlyArray<Backend> = ["postgres"]
 
 /**
- * For the matrix suites (every caller × every endpoint, every field rule: about a thousand HTTP probes each)
- * that test the HTTP edge and the policies, not the SQL: PostgreSQL only, the production database. The SQL
- * they reach runs on PGlite in the feature suites and the repository contract suite (issue 9: tests at the
- * right level).
+ * Both databases: for the whole flow, the sign-in smoke, the background jobs (alerts, expiry) that share PGlite's
+ * one connection with the requests, and a server killed under a client, where the embedded database behaves
+ * unlike a pool of connections.
  */
-export const matrixBackends: ReadonlyArray<Backend> = ["postgres"]
+export const bothBackends: ReadonlyArray<Backend> = ["pglite", "postgres"]
 
 export interface Response<T = any> {
   readonly status: number
@@ -110,6 +113,13 @@ export const signIn = async (
 }
 
 /**
+ * `startTestServer` with the in-memory database loaded from the run's migrated dump instead of running initdb and
+ * the migrations (seconds of CPU per server); options that name a database are passed on unchanged.
+ */
+export const startServer = async (options: TestServerOptions = {}): Promise<TestServer> =>
+  startTestServer(await withMigratedDump(options))
+
+/**
  * Like `useServer`, but also gives the PostgreSQL URL of the suite's database (undefined on PGlite), for
  * reading back rows the API does not show or arranging rows it cannot (e.g. equal timestamps).
  */
@@ -118,9 +128,7 @@ export const useServerWithDatabase = (backend: Backend, options: TestServerOptio
   let database: { url: string; drop: () => Promise<void> } | undefined
   beforeAll(async () => {
     if (backend === "postgres") database = await createPostgresDatabase()
-    server = await startTestServer(
-      database ? { ...options, databaseUrl: database.url } : await withMigratedDump(options)
-    )
+    server = await startServer(database ? { ...options, databaseUrl: database.url } : options)
   }, 60_000)
   afterAll(async () => {
     await server?.close()
