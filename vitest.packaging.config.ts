@@ -11,8 +11,9 @@ export const packagingTests = ["packages/*/test/package.test.ts", "packages/clie
 export default defineConfig({
   test: {
     include: packagingTests,
-    testTimeout: 120_000,
-    hookTimeout: 240_000,
+    // CI runs them beside `pnpm test` at a lower priority, where they wait for the CPU: generous limits.
+    testTimeout: 600_000,
+    hookTimeout: 900_000,
     // One at a time: each is tsup and tsc, CPU-bound, so running two on two cores gains nothing.
     pool: "forks",
     maxWorkers: 1,

@@ -43,5 +43,5 @@ describe("generated types", () => {
     expect(stale.status).toBe(1)
     expect(stale.stderr).toContain("schema.ts")
     expect(stale.stderr).toContain("pnpm --filter @talab/client-sdk generate")
-  }, 240_000)
+  })
 })

@@ -12,13 +12,13 @@ import { newPhone, useTestServer } from "./support.js"
  */
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
-const packed = packedApp(packageDir, { tempPrefix: "talab-sdk-package-", timeoutMs: 60_000 })
+const packed = packedApp(packageDir, { tempPrefix: "talab-sdk-package-", timeoutMs: 600_000 })
 const { app, installed, node: run } = packed
 
 beforeAll(async () => {
   await packed.install()
   for (const dependency of ["openapi-fetch", "ws"]) packed.link(dependency)
-}, 180_000)
+})
 
 afterAll(packed.remove)
 
@@ -172,5 +172,5 @@ export const isApiError = (error: TalabApiError) => error.code satisfies string
       ["consumer.mts", "consumer.cts"]
     )
     expect(compiled.status, compiled.stdout + compiled.stderr).toBe(0)
-  }, 120_000)
+  })
 })

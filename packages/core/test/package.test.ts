@@ -12,7 +12,7 @@ import { packedApp, strictNode16App } from "../../../test-support/packaging.js"
  */
 
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
-const packed = packedApp(packageDir, { tempPrefix: "talab-core-package-", timeoutMs: 120_000 })
+const packed = packedApp(packageDir, { tempPrefix: "talab-core-package-", timeoutMs: 600_000 })
 const { app, installed, node } = packed
 
 /** The README's acceptOffer example, as written there. */
@@ -26,7 +26,7 @@ const readmeExample = () => {
 beforeAll(async () => {
   await packed.install()
   packed.link("effect")
-}, 180_000)
+})
 
 afterAll(packed.remove)
 
@@ -112,5 +112,5 @@ export const repoKey: string = OfferRepo.key
     )
     const compiled = await packed.compile(strictNode16App, ["readme.mts", "consumer.cts"])
     expect(compiled.status, compiled.stdout + compiled.stderr).toBe(0)
-  }, 120_000)
+  })
 })

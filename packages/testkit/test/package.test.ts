@@ -16,7 +16,7 @@ import { packedApp, step, strictNode16App, workspaceBin } from "../../../test-su
 const packageDir = join(dirname(fileURLToPath(import.meta.url)), "..")
 const coreDir = join(packageDir, "..", "core")
 const serverDir = join(packageDir, "..", "http-server")
-const packed = packedApp(packageDir, { tempPrefix: "talab-testkit-package-", timeoutMs: 150_000 })
+const packed = packedApp(packageDir, { tempPrefix: "talab-testkit-package-", timeoutMs: 600_000 })
 const { app, modules, installed } = packed
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8"))
@@ -65,7 +65,7 @@ beforeAll(async () => {
   for (const name of Object.keys(readJson(join(installed, "package.json")).dependencies)) {
     if (!name.startsWith("@talab/")) packed.link(name, installedCopy(name))
   }
-}, 240_000)
+})
 
 afterAll(packed.remove)
 
@@ -160,5 +160,5 @@ export const wrong: TestServerOptions = { settings: { adminPhones: [] } }
     writeFileSync(join(app, "consumer.cts"), consumer)
     const compiled = await packed.compile(strictNode16App, ["consumer.mts", "consumer.cts"])
     expect(compiled.status, compiled.stdout + compiled.stderr).toBe(0)
-  }, 120_000)
+  })
 })
