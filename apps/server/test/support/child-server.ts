@@ -10,7 +10,7 @@ import {
   renameSync,
   rmSync
 } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { freePort, killStarted, type Started, startProcess, waitUntilLive as waitForProcess } from "./process.js"
@@ -34,12 +34,14 @@ const serverBuild = (): string => {
   const folder = inject("talabServerBuild")
   const lock = `${folder}.lock`
   const deadline = Date.now() + 180_000
+  mkdirSync(dirname(folder), { recursive: true })
   // One worker builds while the others wait: four workers start such files at once.
   while (!existsSync(join(folder, "main.js"))) {
     if (Date.now() > deadline) throw new Error(`the server's bundle did not appear in ${folder}`)
     try {
       mkdirSync(lock)
-    } catch {
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
       sleepSync(200)
       continue
     }

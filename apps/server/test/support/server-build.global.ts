@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto"
-import { rm } from "node:fs/promises"
+import { rm, rmdir } from "node:fs/promises"
+import { dirname } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { TestProject } from "vitest/node"
 
@@ -22,5 +23,7 @@ export default function setup(project: TestProject) {
   project.provide("talabServerBuild", folder)
   return async () => {
     for (const path of [folder, `${folder}.data`, `${folder}.lock`]) await rm(path, { recursive: true, force: true })
+    // .test-build itself, unless another run is using it.
+    await rmdir(dirname(folder)).catch(() => undefined)
   }
 }
