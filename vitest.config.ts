@@ -2,10 +2,14 @@ import { defineConfig } from "vitest/config"
 import { packagingTests } from "./vitest.packaging.config.js"
 
 /**
- * The unit and adapter tests of core and http-server, run each in a fresh module graph: several rely on Effect's
+ * The unit and adapter tests of core, contract and http-server, run each in a fresh module graph: several rely on Effect's
  * TestClock (`@effect/vitest`), which finds the live clock instead when a worker has run other files before.
  */
-const isolatedTests = ["packages/core/test/**/*.test.ts", "packages/http-server/test/**/*.test.ts"]
+const isolatedTests = [
+  "packages/core/test/**/*.test.ts",
+  "packages/contract/test/**/*.test.ts",
+  "packages/http-server/test/**/*.test.ts"
+]
 
 export default defineConfig({
   test: {

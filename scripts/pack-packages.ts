@@ -1,8 +1,9 @@
 /*
  * Installable tarballs of the published packages before they are on a registry: builds @talab/core,
- * @talab/client-sdk and @talab/testkit and packs them with pnpm (which applies publishConfig and turns
+ * @talab/contract, @talab/client-sdk and @talab/testkit and packs them with pnpm (which applies publishConfig and turns
  * `workspace:*` into the versions), all into one folder (default dist/packages). Install them together:
- *   npm install <folder>/talab-core-*.tgz <folder>/talab-client-sdk-*.tgz <folder>/talab-testkit-*.tgz
+ *   npm install <folder>/talab-core-*.tgz <folder>/talab-contract-*.tgz <folder>/talab-client-sdk-*.tgz \
+ *     <folder>/talab-testkit-*.tgz
  */
 import { execFileSync } from "node:child_process"
 import { mkdirSync, readdirSync, rmSync } from "node:fs"
@@ -10,7 +11,7 @@ import { join, resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "..")
 const folder = resolve(root, process.argv[2] ?? "dist/packages")
-const packages = ["core", "client-sdk", "testkit"]
+const packages = ["core", "contract", "client-sdk", "testkit"]
 
 rmSync(folder, { recursive: true, force: true })
 mkdirSync(folder, { recursive: true })

@@ -5,7 +5,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 /*
- * For the packaging tests of the published packages (packages/{core,testkit,client-sdk}/test/package.test.ts):
+ * For the packaging tests of the published packages (packages/{core,contract,testkit,client-sdk}/test/package.test.ts):
  * the package as an app installs it — built with tsup, packed by pnpm (which applies publishConfig), unpacked
  * into a temporary app's node_modules — and Node or TypeScript run in that app.
  */

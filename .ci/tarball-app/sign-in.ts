@@ -1,6 +1,8 @@
-// Signs in against a testkit server with the SDK, both installed from the tarballs of `pnpm pack:packages`.
+// Signs in against a testkit server with the SDK, both installed from the tarballs of `pnpm pack:packages`, and
+// checks that the server serves the OpenAPI document of the contract package.
 import { createTalabClient } from "@talab/client-sdk"
 import { isTalabApiError } from "@talab/client-sdk/errors"
+import { openApiDocument } from "@talab/contract"
 import { newPhoneNumber, startTestServer } from "@talab/testkit"
 
 const server = await startTestServer()
@@ -14,7 +16,9 @@ try {
   const { data: me } = await talab.GET("/users/me")
   const refused = await talab.GET("/requests/{id}", { params: { path: { id: crypto.randomUUID() } } }).catch((e) => e)
   if (me.id !== user.id || !isTalabApiError(refused, "NOT_FOUND")) throw new Error("unexpected answers")
-  console.log(`signed in as ${me.phone_number}`)
+  const served = await (await fetch(new URL("/api/v1/openapi.json", server.baseUrl))).json()
+  if (JSON.stringify(served) !== JSON.stringify(openApiDocument())) throw new Error("the served document differs")
+  console.log(`signed in as ${me.phone_number}; the served OpenAPI document is @talab/contract's`)
 } finally {
   await server.close()
 }

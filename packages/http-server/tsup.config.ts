@@ -5,7 +5,7 @@ import { defineConfig } from "tsup"
  * workspace runs the TypeScript sources, and the server (apps/server) bundles them into its own dist.
  */
 export default defineConfig({
-  entry: ["src/index.ts", "src/contract.ts"],
+  entry: ["src/index.ts"],
   format: ["esm"],
   clean: true,
   target: "node20",

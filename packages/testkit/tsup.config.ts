@@ -8,13 +8,18 @@ import { defineConfig } from "tsup"
 export default defineConfig({
   entry: ["src/index.ts"],
   format: ["esm", "cjs"],
-  noExternal: ["@talab/http-server"],
+  noExternal: ["@talab/http-server", "@talab/contract"],
   // Loaded only for FILE_STORE=s3: an optional peer, never bundled.
   external: ["@aws-sdk/client-s3"],
   dts: {
     // Resolved through a path (not node_modules), so rollup-plugin-dts inlines the server's types testkit's
     // API mentions (AppSettings) instead of importing them from a package that is never published.
-    compilerOptions: { paths: { "@talab/http-server": ["../http-server/src/index.ts"] } }
+    compilerOptions: {
+      paths: {
+        "@talab/http-server": ["../http-server/src/index.ts"],
+        "@talab/contract": ["../contract/src/index.ts"]
+      }
+    }
   },
   // Reference.ts resolves files with import.meta.url; the CJS build needs it shimmed.
   shims: true,

@@ -1,9 +1,7 @@
 import { HttpApiBuilder } from "@effect/platform"
+import { Api, CurrentUser, translate } from "@talab/contract"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
-import { CurrentUser } from "../http/CurrentUser.js"
 import { requestLanguage, respond } from "../http/Localize.js"
-import { translate } from "../i18n/messages.js"
 import { type AlertRule, type QuietHours, SellerAlertsService } from "./Service.js"
 
 const ruleView = (rule: AlertRule) => ({

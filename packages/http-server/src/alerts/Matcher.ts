@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
+import type { RequestMatchEventData } from "@talab/contract"
 import type { Category } from "@talab/core"
 import { Cause, Clock, Context, Duration, Effect, Layer } from "effect"
 import { NotificationWakeup } from "../notifications/Wakeup.js"
 import { RealtimeHub } from "../realtime/Hub.js"
-import type { RequestMatchEventData } from "../realtime/Protocol.js"
 import { cityKey } from "./Service.js"
 
 export interface MatcherOptions {

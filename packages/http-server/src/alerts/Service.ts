@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { MAX_ALERT_RULES } from "@talab/contract"
 import {
   AlertRuleLimitReached,
   type Category,
@@ -10,7 +11,6 @@ import {
 } from "@talab/core"
 import { Clock, Effect } from "effect"
 import { isUuid } from "../repos/Rows.js"
-import { MAX_ALERT_RULES } from "./Api.js"
 import { requireApprovedSeller } from "./Policy.js"
 
 export interface AlertRuleInput {

@@ -1,3 +1,4 @@
+import { translate } from "@talab/contract"
 import {
   attemptOtp,
   DeviceTokenRepo,
@@ -24,7 +25,6 @@ import { maskPhone } from "../adapters/LogMasks.js"
 import { adminPolicy } from "../admin/Policy.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { isTestNumberActive } from "../config/TestPhoneNumbers.js"
-import { translate } from "../i18n/messages.js"
 import { OtpCodes } from "./OtpCodes.js"
 import { parseMobileNumber } from "./Phone.js"
 import { SessionEvents } from "./SessionEvents.js"

@@ -1,10 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
+import { Api, CurrentUser, MESSAGES_LIMIT_DEFAULT } from "@talab/contract"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
-import { CurrentUser } from "../http/CurrentUser.js"
 import { respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
-import { MESSAGES_LIMIT_DEFAULT } from "./Api.js"
 import { ChatService } from "./Service.js"
 
 export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>

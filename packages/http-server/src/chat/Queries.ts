@@ -1,7 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import { type ConversationSummary, type MessageItem } from "@talab/contract"
 import { Effect, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
-import { type ConversationSummary, type MessageItem, shownTo, textFor } from "./Views.js"
+import { shownTo, textFor } from "./Views.js"
 
 const SummaryRow = Schema.Struct({
   id: Schema.String,

@@ -1,3 +1,4 @@
+import { type SentMessage } from "@talab/contract"
 import {
   type Conversation,
   ConversationRepo,
@@ -15,7 +16,7 @@ import type { PageRequest } from "../http/Paging.js"
 import { RealtimeHub } from "../realtime/Hub.js"
 import { asParty } from "./Policy.js"
 import { ChatQueries } from "./Queries.js"
-import { type SentMessage, sentMessage } from "./Views.js"
+import { sentMessage } from "./Views.js"
 
 /** Which page of a conversation's history to read. */
 export interface HistoryPage {

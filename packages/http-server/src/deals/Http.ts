@@ -1,7 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
+import { Api, CurrentUser } from "@talab/contract"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
-import { CurrentUser } from "../http/CurrentUser.js"
 import { respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { DealQueries } from "./Queries.js"

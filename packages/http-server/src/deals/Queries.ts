@@ -1,9 +1,9 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
+import type { DealDetail, DealListItem, DealRole } from "@talab/contract"
 import { Category, DealStatus, OfferStatus } from "@talab/core"
 import { Effect, Option, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import { isUuid } from "../repos/Rows.js"
-import type { DealDetail, DealListItem, DealRole } from "./Api.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 

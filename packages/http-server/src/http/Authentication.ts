@@ -1,56 +1,21 @@
-import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
+import { HttpServerRequest } from "@effect/platform"
+import {
+  AdminAuthentication,
+  Authentication,
+  CurrentUser,
+  ForbiddenResponse,
+  RateLimitedResponse,
+  UnauthorizedResponse
+} from "@talab/contract"
 import { isLastUseStale, isSessionLive, RateLimiter, SessionRepo } from "@talab/core"
-import { Clock, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { adminPolicy } from "../admin/Policy.js"
 import { Tokens } from "../auth/Tokens.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { checkJsonBody } from "./BodyCheck.js"
-import { CurrentUser } from "./CurrentUser.js"
-import {
-  ForbiddenResponse,
-  PayloadTooLargeResponse,
-  RateLimitedResponse,
-  UnauthorizedResponse,
-  UnsupportedMediaTypeResponse,
-  ValidationErrorResponse
-} from "./Envelope.js"
 import { errorResponse, rememberUserLanguage, requestLanguage } from "./Localize.js"
 import { recordRateLimit } from "./RateLimitHeaders.js"
 import { AVATAR_PATH, isAuthPath, pathOf } from "./RequestPath.js"
-
-/**
- * Checks the bearer access token and its session, counts the call against the user's API budget,
- * checks the JSON body, and provides the caller. Logout is counted on the auth limit per IP instead.
- */
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Http/Authentication", {
-  failure: Schema.Union(
-    UnauthorizedResponse,
-    RateLimitedResponse,
-    ValidationErrorResponse,
-    PayloadTooLargeResponse,
-    UnsupportedMediaTypeResponse
-  ),
-  provides: CurrentUser,
-  security: { bearer: HttpApiSecurity.bearer }
-}) {}
-
-/**
- * Authentication for `/admin/*`: as `Authentication`, then 403 to anyone but an administrator before the body
- * is looked at, and (being middleware) before the path or body is decoded or anything is looked up, so a
- * non-admin learns nothing about ids there (decisions.md section 11: only 401 and 429 come first).
- */
-export class AdminAuthentication extends HttpApiMiddleware.Tag<AdminAuthentication>()("Http/AdminAuthentication", {
-  failure: Schema.Union(
-    UnauthorizedResponse,
-    RateLimitedResponse,
-    ForbiddenResponse,
-    ValidationErrorResponse,
-    PayloadTooLargeResponse,
-    UnsupportedMediaTypeResponse
-  ),
-  provides: CurrentUser,
-  security: { bearer: HttpApiSecurity.bearer }
-}) {}
 
 /** What a bearer token resolved to for one request (None: no valid token), so it is looked up once. */
 const resolvedCallers = new WeakMap<object, Option.Option<CurrentUser["Type"]>>()

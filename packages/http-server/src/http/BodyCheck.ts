@@ -1,7 +1,12 @@
-import { HttpApiMiddleware, HttpServerRequest } from "@effect/platform"
-import { Effect, Layer, Schema } from "effect"
-import { translate } from "../i18n/messages.js"
-import { PayloadTooLargeResponse, UnsupportedMediaTypeResponse, ValidationErrorResponse } from "./Envelope.js"
+import { HttpServerRequest } from "@effect/platform"
+import {
+  BodyCheck,
+  PayloadTooLargeResponse,
+  translate,
+  UnsupportedMediaTypeResponse,
+  ValidationErrorResponse
+} from "@talab/contract"
+import { Effect, Layer } from "effect"
 import { isJsonContentType, jsonBodyProblem } from "./JsonBody.js"
 import { errorResponse, requestLanguage } from "./Localize.js"
 
@@ -60,10 +65,5 @@ export const checkJsonBody = Effect.gen(function* () {
   const body = parsed.right
   if (typeof body !== "object" || body === null || Array.isArray(body)) return yield* malformed("must_be_object")
 })
-
-/** The body check for endpoints that need no token. */
-export class BodyCheck extends HttpApiMiddleware.Tag<BodyCheck>()("Http/BodyCheck", {
-  failure: Schema.Union(ValidationErrorResponse, PayloadTooLargeResponse, UnsupportedMediaTypeResponse)
-}) {}
 
 export const BodyCheckLive = Layer.succeed(BodyCheck, checkJsonBody)

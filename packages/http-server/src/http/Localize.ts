@@ -1,12 +1,9 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type DomainError, type ErrorCode, type FieldProblem, type Language, statusOfCode } from "@talab/core"
-import { Effect, Option } from "effect"
-import { negotiateLanguage } from "../i18n/Language.js"
-import { errorMessages, translate } from "../i18n/messages.js"
-import { CurrentUser } from "./CurrentUser.js"
 import {
   type ApiErrorResponse,
   BusinessRuleResponse,
+  CurrentUser,
+  errorMessages,
   ForbiddenResponse,
   IdempotencyKeyInUseResponse,
   IdempotencyKeyReusedResponse,
@@ -15,10 +12,14 @@ import {
   PayloadTooLargeResponse,
   RateLimitedResponse,
   ServiceUnavailableResponse,
+  translate,
   UnauthorizedResponse,
   UnsupportedMediaTypeResponse,
   ValidationErrorResponse
-} from "./Envelope.js"
+} from "@talab/contract"
+import { type DomainError, type ErrorCode, type FieldProblem, type Language, statusOfCode } from "@talab/core"
+import { Effect, Option } from "effect"
+import { negotiateLanguage } from "../i18n/Language.js"
 import { recordRateLimit } from "./RateLimitHeaders.js"
 
 /*

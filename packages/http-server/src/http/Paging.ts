@@ -1,4 +1,4 @@
-import { paginationOf } from "./Fields.js"
+import { paginationOf } from "@talab/contract"
 
 export const DEFAULT_PER_PAGE = 20
 

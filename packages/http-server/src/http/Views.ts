@@ -1,26 +1,5 @@
+import type { SellerProfileSummary, UserView } from "@talab/contract"
 import type { SellerProfile, User } from "@talab/core"
-import { Language } from "@talab/core"
-import { Schema } from "effect"
-
-/** The user as the API shows it. */
-export const UserView = Schema.Struct({
-  id: Schema.UUID,
-  phone_number: Schema.String,
-  name: Schema.NullOr(Schema.String),
-  avatar_url: Schema.NullOr(Schema.String),
-  language: Language,
-  is_admin: Schema.Boolean,
-  created_at: Schema.Date
-})
-
-export const SellerProfileSummary = Schema.Struct({
-  id: Schema.UUID,
-  status: Schema.Literal("pending", "approved", "rejected", "suspended"),
-  business_name: Schema.String,
-  location_district: Schema.String,
-  rating_avg: Schema.Number,
-  rating_count: Schema.Int
-})
 
 export const userView = (user: User): typeof UserView.Type => ({
   id: user.id,

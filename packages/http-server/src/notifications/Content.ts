@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
+import { translate } from "@talab/contract"
 import { type Category, type Language, maskContacts, type Platform, type PushType } from "@talab/core"
 import { Effect } from "effect"
-import { translate } from "../i18n/messages.js"
 import { isUuid } from "../repos/Rows.js"
 
 /** What a push about an offer (or its deal) says: who, what, how much. */

@@ -1,10 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
+import { Api, CurrentUser, translate } from "@talab/contract"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
-import { CurrentUser } from "../http/CurrentUser.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
-import { translate } from "../i18n/messages.js"
 import { OfferQueries } from "./Queries.js"
 import { OffersService } from "./Service.js"
 

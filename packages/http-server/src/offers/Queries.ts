@@ -1,9 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import type { MyOfferItem, OfferSort, RequestOfferItem } from "@talab/contract"
 import { OfferStatus } from "@talab/core"
 import { Clock, Effect, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import { TrustRow, trustColumns, trustOf } from "../trust/View.js"
-import type { MyOfferItem, OfferSort, RequestOfferItem } from "./Api.js"
 import type { OffersAudience } from "./Policy.js"
 
 const RequestOfferRow = Schema.Struct({

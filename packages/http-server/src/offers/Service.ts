@@ -1,3 +1,4 @@
+import type { OfferSort } from "@talab/contract"
 import {
   acceptOffer,
   ConversationRepo,
@@ -21,7 +22,6 @@ import {
 } from "@talab/core"
 import { Clock, Effect, Option } from "effect"
 import { found, requireOwner } from "../requests/Policy.js"
-import type { OfferSort } from "./Api.js"
 import { audienceOf, foundOffer, requireOfferOwner, requireOffersVisible } from "./Policy.js"
 import { OfferQueries } from "./Queries.js"
 

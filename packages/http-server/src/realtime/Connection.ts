@@ -1,8 +1,8 @@
+import { CloseCode, type ErrorFrameCode, type ServerFrame } from "@talab/contract"
 import type { Language } from "@talab/core"
 import { WebSocket } from "ws"
 import { negotiateLanguage } from "../i18n/Language.js"
 import { encodeServerFrame, errorFrame } from "./Frames.js"
-import { CloseCode, type ErrorFrameCode, type ServerFrame } from "./Protocol.js"
 
 /**
  * Bytes a socket may have waiting to be sent. A client that reads slower than it is written to is cut off

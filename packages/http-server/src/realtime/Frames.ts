@@ -1,15 +1,16 @@
-import type { Language } from "@talab/core"
-import { Either, ParseResult, Schema } from "effect"
-import { parseProblemMessage } from "../http/Fields.js"
-import { errorMessages, translate } from "../i18n/messages.js"
 import {
   ClientFrame,
   type ClientFrameType,
   CONVERSATION_CHANNEL_PREFIX,
   clientFrameTypes,
   type ErrorFrameCode,
-  ServerFrame
-} from "./Protocol.js"
+  errorMessages,
+  parseProblemMessage,
+  ServerFrame,
+  translate
+} from "@talab/contract"
+import type { Language } from "@talab/core"
+import { Either, ParseResult, Schema } from "effect"
 
 /** What an incoming text frame turned out to be. */
 export type DecodedFrame =

@@ -1,4 +1,11 @@
 import {
+  CATCH_UP_MAX,
+  CloseCode,
+  MAX_SUBSCRIPTIONS_PER_SOCKET,
+  type SendMessageFrame,
+  type SubscribeFrame
+} from "@talab/contract"
+import {
   type Conversation,
   type Forbidden,
   isSessionLive,
@@ -16,13 +23,6 @@ import { AppConfig } from "../config/AppConfig.js"
 import { Connection } from "./Connection.js"
 import { conversationOfChannel, type DecodedFrame, decodeClientFrame } from "./Frames.js"
 import { RealtimeHub } from "./Hub.js"
-import {
-  CATCH_UP_MAX,
-  CloseCode,
-  MAX_SUBSCRIPTIONS_PER_SOCKET,
-  type SendMessageFrame,
-  type SubscribeFrame
-} from "./Protocol.js"
 
 /*
  * Frames of one socket are handled one at a time, in order (a subscribe is done before the message sent

@@ -1,13 +1,20 @@
+import {
+  CloseCode,
+  MAX_SOCKETS_PER_SESSION,
+  MAX_SOCKETS_PER_USER,
+  type SentMessage,
+  type UserEvent,
+  userChannel
+} from "@talab/contract"
 import type { Conversation } from "@talab/core"
 import { Clock, Context, Deferred, Duration, Effect, Layer, type Scope } from "effect"
-import { type SentMessage, shownTo } from "../chat/Views.js"
+import { shownTo } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { ServerLifecycle } from "../server/Lifecycle.js"
 import { recordMessagesDelivered, recordOpenSockets } from "../telemetry/Metrics.js"
 import type { Connection } from "./Connection.js"
 import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout, type SocketHolder } from "./Fanout.js"
 import { encodeServerFrame, seqOfMessageFrame } from "./Frames.js"
-import { CloseCode, MAX_SOCKETS_PER_SESSION, MAX_SOCKETS_PER_USER, type UserEvent, userChannel } from "./Protocol.js"
 import { makeRedisFanout } from "./RedisFanout.js"
 
 /** A socket must authenticate this soon after opening. */

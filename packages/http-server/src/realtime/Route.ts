@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http"
 import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
+import { MAX_FRAME_BYTES } from "@talab/contract"
 import { RateLimiter } from "@talab/core"
 import { Effect, Option } from "effect"
 import { type WebSocket, WebSocketServer } from "ws"
@@ -9,7 +10,6 @@ import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { clientIp } from "../server/AuthRateLimit.js"
 import { errorEnvelopeResponse } from "../server/RequestPipeline.js"
 import { Gateway } from "./Gateway.js"
-import { MAX_FRAME_BYTES } from "./Protocol.js"
 
 const normalizeOrigin = (origin: string) => origin.trim().replace(/\/+$/, "").toLowerCase()
 

@@ -1,11 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
+import { Api, CurrentUser, translate } from "@talab/contract"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
 import { requireAdmin } from "../admin/Policy.js"
-import { CurrentUser } from "../http/CurrentUser.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
-import { translate } from "../i18n/messages.js"
 import { ReportQueries } from "./Queries.js"
 import { ReportsService } from "./Service.js"
 

@@ -1,8 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import type { AdminReportItem } from "@talab/contract"
 import { DealStatus, ReportReason, ReportStatus, ResolveAction } from "@talab/core"
 import { Effect, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
-import type { AdminReportItem } from "./Api.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 

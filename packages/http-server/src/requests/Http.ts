@@ -1,11 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
+import type { RequestListItem } from "@talab/contract"
+import { Api, CurrentUser } from "@talab/contract"
 import type { BuyRequest } from "@talab/core"
 import { Effect } from "effect"
-import { Api } from "../Api.js"
-import { CurrentUser } from "../http/CurrentUser.js"
 import { respond } from "../http/Localize.js"
 import { type Paged, type PageRequest, pageRequest, paginationFor } from "../http/Paging.js"
-import type { RequestListItem } from "./Api.js"
 import { RequestQueries } from "./Queries.js"
 import { RequestsService } from "./Service.js"
 

@@ -1,9 +1,9 @@
 import { SqlClient, type Statement } from "@effect/sql"
+import type { RequestDetail, RequestListItem } from "@talab/contract"
 import { Category, ConditionPref, NotFound, RequestStatus } from "@talab/core"
 import { Clock, Effect, Option, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import { isUuid } from "../repos/Rows.js"
-import type { RequestDetail, RequestListItem } from "./Api.js"
 
 const ListRow = Schema.Struct({
   id: Schema.String,

@@ -1,9 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
+import type { PendingSellerProfile } from "@talab/contract"
+import { type SellerTrust } from "@talab/contract"
 import { SellerProfileStatus } from "@talab/core"
 import { Effect, Option, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
-import { type SellerTrust, TrustRow, trustColumns, trustOf } from "../trust/View.js"
-import type { PendingSellerProfile } from "./Api.js"
+import { TrustRow, trustColumns, trustOf } from "../trust/View.js"
 
 const PendingRow = Schema.Struct({
   id: Schema.String,

@@ -2,9 +2,8 @@ import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { asyncApiDocument, openApiDocument } from "@talab/contract"
 import { Effect } from "effect"
-import { asyncApiDocument } from "./AsyncApiDocument.js"
-import { openApiDocument } from "./OpenApiDocument.js"
 import { DOCS_PATH } from "./SecurityHeaders.js"
 
 /*

@@ -1,15 +1,14 @@
 import { randomUUID } from "node:crypto"
 import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { parseProblemMessage, translate } from "@talab/contract"
 import type { ErrorCode } from "@talab/core"
 import { Cause, Chunk, Effect, Option } from "effect"
 import { AVATAR_BODY_LIMIT, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
-import { parseProblemMessage } from "../http/Fields.js"
 import { parseJsonOnce } from "../http/JsonBody.js"
 import { envelope, rememberedUserLanguage } from "../http/Localize.js"
 import { rateLimitHeaders } from "../http/RateLimitHeaders.js"
 import { AVATAR_PATH, pathOf as pathOfUrl } from "../http/RequestPath.js"
 import { negotiateLanguage } from "../i18n/Language.js"
-import { translate } from "../i18n/messages.js"
 import { securityHeaders } from "./SecurityHeaders.js"
 
 const languageOf = (request: HttpServerRequest.HttpServerRequest) =>

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpMiddleware, HttpRouter } from "@effect/platform"
+import { Api } from "@talab/contract"
 import { Effect, Layer } from "effect"
-import { Api } from "../Api.js"
 import { AuthHttp } from "../auth/Http.js"
 import { OtpCodes } from "../auth/OtpCodes.js"
 import { SessionQueries } from "../auth/Queries.js"

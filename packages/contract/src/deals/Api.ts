@@ -1,10 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Category, DealStatus, OfferStatus } from "@talab/core"
 import { Schema } from "effect"
-import { Authentication } from "../http/Authentication.js"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { Authentication } from "../http/Security.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 const Party = Schema.Struct({ id: Schema.UUID, name: Nullable })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { translate } from "../src/i18n/messages.js"
+import { translate } from "../src/index.js"
 
 describe("counted messages", () => {
   it.each([

@@ -1,7 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { DealStatus, OfferStatus } from "@talab/core"
 import { Schema } from "effect"
-import { Authentication } from "../http/Authentication.js"
 import {
   BusinessRuleResponse,
   ForbiddenResponse,
@@ -24,6 +23,7 @@ import {
   UuidField
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { Authentication } from "../http/Security.js"
 import { SellerTrust } from "../trust/View.js"
 
 const Nullable = Schema.NullOr(Schema.String)

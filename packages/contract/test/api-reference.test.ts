@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { operationDocs, tagDocs } from "../src/server/ApiDocs.js"
-import { asyncApiDocument } from "../src/server/AsyncApiDocument.js"
-import { openApiDocument } from "../src/server/OpenApiDocument.js"
+import { operationDocs, tagDocs } from "../src/docs/ApiDocs.js"
+import { asyncApiDocument, openApiDocument } from "../src/index.js"
 
 const document = openApiDocument() as any
 const operations = Object.entries<any>(document.paths).flatMap(([path, item]) =>

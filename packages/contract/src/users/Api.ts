@@ -1,7 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
 import { Language, Platform } from "@talab/core"
 import { Option, Schema } from "effect"
-import { Authentication } from "../http/Authentication.js"
 import {
   IdempotencyKeyInUseResponse,
   IdempotencyKeyReusedResponse,
@@ -12,6 +11,7 @@ import {
   UnsupportedMediaTypeResponse
 } from "../http/Envelope.js"
 import { BodyOrNone, OneOf, Optional, Payload, Text } from "../http/Fields.js"
+import { Authentication } from "../http/Security.js"
 import { SellerProfileSummary, UserView } from "../http/Views.js"
 
 export const AVATAR_MAX_BYTES = 5 * 1024 * 1024

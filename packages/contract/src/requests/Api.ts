@@ -1,7 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Category, ConditionPref, RequestStatus } from "@talab/core"
 import { Schema } from "effect"
-import { Authentication } from "../http/Authentication.js"
 import {
   BusinessRuleResponse,
   ForbiddenResponse,
@@ -22,6 +21,7 @@ import {
   Text
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { Authentication } from "../http/Security.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 

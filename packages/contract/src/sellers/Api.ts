@@ -1,7 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { SellerProfileStatus } from "@talab/core"
 import { Schema } from "effect"
-import { AdminAuthentication, Authentication } from "../http/Authentication.js"
 import {
   BusinessRuleResponse,
   ForbiddenResponse,
@@ -12,6 +11,7 @@ import {
 } from "../http/Envelope.js"
 import { FreeText, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { AdminAuthentication, Authentication } from "../http/Security.js"
 import { SellerTrust } from "../trust/View.js"
 
 export const SellerProfileCreated = Schema.Struct({

@@ -1,6 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Schema } from "effect"
-import { Authentication } from "../http/Authentication.js"
 import {
   ForbiddenResponse,
   IdempotencyKeyInUseResponse,
@@ -19,6 +18,7 @@ import {
   SeqField
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { Authentication } from "../http/Security.js"
 import { MESSAGE_TEXT_MAX } from "../realtime/Protocol.js"
 import { ConversationSummary, MessageItem, SentMessage } from "./Views.js"
 

@@ -1,7 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { isValidRatingValue } from "@talab/core"
 import { Schema } from "effect"
-import { Authentication } from "../http/Authentication.js"
 import {
   ForbiddenResponse,
   IdempotencyKeyInUseResponse,
@@ -10,6 +9,7 @@ import {
   Ok
 } from "../http/Envelope.js"
 import { FreeText, NumberField, Optional, Payload, problemMessage, UuidField } from "../http/Fields.js"
+import { Authentication } from "../http/Security.js"
 
 /** An integer from 1 to 5; anything else names the rating's rule. */
 const RatingValue = NumberField.pipe(

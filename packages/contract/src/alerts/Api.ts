@@ -1,7 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Category } from "@talab/core"
 import { Schema } from "effect"
-import { Authentication } from "../http/Authentication.js"
 import {
   BusinessRuleResponse,
   ForbiddenResponse,
@@ -13,6 +12,7 @@ import {
 } from "../http/Envelope.js"
 import { Money, OneOf, Optional, Payload, problemMessage, StringField, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { Authentication } from "../http/Security.js"
 
 /** Most alert rules a seller may keep; the next one is refused with 422 ALERT_RULE_LIMIT_REACHED. */
 export const MAX_ALERT_RULES = 20

@@ -1,7 +1,6 @@
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { IntParam, PageParams } from "../src/http/Fields.js"
-import { openApiDocument } from "../src/server/OpenApiDocument.js"
+import { IntParam, openApiDocument, PageParams } from "../src/index.js"
 
 const queryParameter = (path: string, name: string) => {
   const operation = (openApiDocument() as any).paths[path].get

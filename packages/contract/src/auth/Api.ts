@@ -1,8 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Platform } from "@talab/core"
 import { Schema } from "effect"
-import { Authentication } from "../http/Authentication.js"
-import { BodyCheck } from "../http/BodyCheck.js"
 import {
   IdempotencyKeyInUseResponse,
   IdempotencyKeyReusedResponse,
@@ -13,6 +11,7 @@ import {
 } from "../http/Envelope.js"
 import { BodyOrNone, OneOf, Optional, Payload, problemMessage, StringField, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { Authentication, BodyCheck } from "../http/Security.js"
 import { UserView } from "../http/Views.js"
 
 const PhoneNumber = StringField

@@ -1,7 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { DealStatus, ReportReason, ReportStatus, ResolveAction } from "@talab/core"
 import { Schema } from "effect"
-import { AdminAuthentication, Authentication } from "../http/Authentication.js"
 import {
   BusinessRuleResponse,
   ForbiddenResponse,
@@ -12,6 +11,7 @@ import {
 } from "../http/Envelope.js"
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, UuidField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { AdminAuthentication, Authentication } from "../http/Security.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 const ReportUser = Schema.Struct({ id: Schema.UUID, name: Nullable, phone_number: Schema.String })

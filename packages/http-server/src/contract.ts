@@ -1,3 +1,0 @@
-export { Api } from "./Api.js"
-export * from "./http/Envelope.js"
-export * from "./realtime/Protocol.js"
