@@ -1,10 +1,11 @@
 /*
  * Writes the server's own OpenAPI document to openapi.json and the TypeScript types generated from it
  * to src/generated/schema.ts, and the types of the WebSocket frames, generated from the frame schemas of the
- * server's AsyncAPI document (the schemas it decodes and encodes frames with), to src/generated/frames.ts, so the
- * SDK and the server cannot drift.
+ * server's AsyncAPI document (the schemas it decodes and encodes frames with), to src/generated/frames.ts, and the
+ * error codes with their statuses to src/generated/errors.ts, all from @talab/contract, so the SDK and the server
+ * cannot drift.
  *
- *   tsx scripts/generate.ts           regenerate the three files
+ *   tsx scripts/generate.ts           regenerate the four files
  *   tsx scripts/generate.ts --check   regenerate in memory; exit 1 when a checked-in file is stale
  *   --root <dir>                      read and write under <dir> instead of this package (tests)
  */

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import { statusOfCode } from "@talab/contract"
 import { describe, expect, it } from "vitest"
 import { generatedFiles } from "../scripts/render.js"
+import { ERROR_STATUS } from "../src/errors.js"
 import type { ServerFrame } from "../src/realtime.js"
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url))
@@ -37,5 +39,13 @@ describe("the SDK's WebSocket frames", () => {
       }
     ]
     expect(frames.map((frame) => frame.type)).toEqual(["error", "ack"])
+  })
+})
+
+describe("the SDK's error codes", () => {
+  it("are the contract's table of codes and statuses, as it is today", async () => {
+    const errors = (await generatedFiles(packageDir)).find((output) => output.file.endsWith("errors.ts"))!
+    expect(readFileSync(errors.file, "utf8")).toBe(errors.text)
+    expect(ERROR_STATUS).toEqual(statusOfCode)
   })
 })

@@ -1,40 +1,5 @@
 import { Data } from "effect"
 
-/** Every error code of the API (decisions.md section 6). */
-export type ErrorCode =
-  | "VALIDATION_ERROR"
-  | "UNAUTHORIZED"
-  | "INVALID_OTP"
-  | "OTP_EXPIRED"
-  | "OTP_ATTEMPTS_EXCEEDED"
-  | "INVALID_REFRESH_TOKEN"
-  | "FORBIDDEN"
-  | "SELLER_NOT_APPROVED"
-  | "NOT_FOUND"
-  | "PAYLOAD_TOO_LARGE"
-  | "UNSUPPORTED_MEDIA_TYPE"
-  | "REQUEST_NOT_ACTIVE"
-  | "REQUEST_ALREADY_CLOSED"
-  | "DUPLICATE_PENDING_OFFER"
-  | "OFFER_ALREADY_ACCEPTED"
-  | "OFFER_NOT_PENDING"
-  | "CANNOT_OFFER_ON_OWN_REQUEST"
-  | "DEAL_NOT_ACTIVE"
-  | "REPORT_NOT_PENDING"
-  | "SELLER_PROFILE_EXISTS"
-  | "SELLER_PROFILE_NOT_PENDING"
-  | "CANNOT_REPORT_SELF"
-  | "OFFER_EXPIRED"
-  | "REQUEST_EXPIRED"
-  | "REQUEST_ALREADY_EXTENDED"
-  | "ALERT_RULE_LIMIT_REACHED"
-  | "IDEMPOTENCY_KEY_IN_USE"
-  | "IDEMPOTENCY_KEY_REUSED"
-  | "UPGRADE_REQUIRED"
-  | "RATE_LIMITED"
-  | "INTERNAL_ERROR"
-  | "SERVICE_UNAVAILABLE"
-
 /** A field-level problem: a message key of the catalogue and its parameters, localized at the edge. */
 export interface FieldProblem {
   readonly key: string
@@ -178,38 +143,8 @@ export type DomainError =
   | RateLimited
   | ServiceUnavailable
 
-/** HTTP status of each code (decisions.md section 6). */
-export const statusOfCode: Readonly<Record<ErrorCode, number>> = {
-  VALIDATION_ERROR: 400,
-  UNAUTHORIZED: 401,
-  INVALID_OTP: 401,
-  OTP_EXPIRED: 401,
-  OTP_ATTEMPTS_EXCEEDED: 401,
-  INVALID_REFRESH_TOKEN: 401,
-  FORBIDDEN: 403,
-  SELLER_NOT_APPROVED: 403,
-  NOT_FOUND: 404,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  REQUEST_NOT_ACTIVE: 422,
-  REQUEST_ALREADY_CLOSED: 422,
-  DUPLICATE_PENDING_OFFER: 422,
-  OFFER_ALREADY_ACCEPTED: 422,
-  OFFER_NOT_PENDING: 422,
-  CANNOT_OFFER_ON_OWN_REQUEST: 422,
-  DEAL_NOT_ACTIVE: 422,
-  REPORT_NOT_PENDING: 422,
-  SELLER_PROFILE_EXISTS: 422,
-  SELLER_PROFILE_NOT_PENDING: 422,
-  CANNOT_REPORT_SELF: 422,
-  OFFER_EXPIRED: 422,
-  REQUEST_EXPIRED: 422,
-  REQUEST_ALREADY_EXTENDED: 422,
-  ALERT_RULE_LIMIT_REACHED: 422,
-  IDEMPOTENCY_KEY_IN_USE: 409,
-  IDEMPOTENCY_KEY_REUSED: 422,
-  UPGRADE_REQUIRED: 426,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503
-}
+/**
+ * The code each domain error carries, its `error.code` in the API. Their HTTP statuses are the API's business
+ * (`statusOfCode` of @talab/contract), not the domain's.
+ */
+export type ErrorCode = DomainError["code"]

@@ -44,7 +44,7 @@ const exercise = `
     exports: Object.keys(core).sort(),
     moved: { status: done.right.state.status, completedAt: done.right.state.completedAt, events: done.right.events },
     owed: done.right.events.flatMap(core.notificationsFor),
-    refused: { tag: again.left._tag, code: again.left.code, status: core.statusOfCode[again.left.code] },
+    refused: { tag: again.left._tag, code: again.left.code },
     sameTag: core.SmsSender.key
   }))
 `
@@ -81,7 +81,7 @@ describe("the published package", () => {
       events: [{ _tag: "DealCompleted", dealId: "deal-1", buyerId: "buyer-1", sellerId: "seller-1" }]
     })
     expect(fromEsm.owed).toEqual([{ recipientId: "buyer-1", type: "rating_prompt", data: { deal_id: "deal-1" } }])
-    expect(fromEsm.refused).toEqual({ tag: "DealNotActive", code: "DEAL_NOT_ACTIVE", status: 422 })
+    expect(fromEsm.refused).toEqual({ tag: "DealNotActive", code: "DEAL_NOT_ACTIVE" })
     expect(fromEsm.sameTag).toBe("@talab/core/SmsSender")
   })
 

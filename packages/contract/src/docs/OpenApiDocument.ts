@@ -1,6 +1,6 @@
 import { OpenApi } from "@effect/platform"
-import { statusOfCode } from "@talab/core"
 import { Api } from "../Api.js"
+import { statusOfCode } from "../http/ErrorCodes.js"
 import { errorMessages } from "../i18n/messages.js"
 import { commonErrorWhen, operationDocs, tagDocs } from "./ApiDocs.js"
 import { exampleOf } from "./Examples.js"

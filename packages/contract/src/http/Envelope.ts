@@ -1,77 +1,69 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { type CodeOfStatus, codesOfStatus, type ErrorCode, type ErrorStatus, statusOfCode } from "./ErrorCodes.js"
 
 /** `error.details`: a field name mapped to its messages, in the response language. */
 export const ErrorDetails = Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })
 export type ErrorDetails = typeof ErrorDetails.Type
 
-const errorBody = <Codes extends ReadonlyArray<string>>(...codes: Codes) =>
+const errorBody = <Code extends ErrorCode>(codes: ReadonlyArray<Code>) =>
   Schema.Struct({
-    code: Schema.Literal(...(codes as unknown as [Codes[number]])),
+    code: Schema.Literal(...(codes as unknown as [Code])),
     message: Schema.String,
     details: ErrorDetails
   })
 
+/** The codes of a status (`statusOfCode`), for the response class that answers them. */
+const codesOf = <S extends ErrorStatus>(status: S, except: ReadonlyArray<ErrorCode> = []) =>
+  codesOfStatus(status).filter((code) => !except.includes(code))
+
 /*
- * One error class per status, each encoded as the spec's envelope. The handler fills the localized
+ * One error class per status, each encoded as the spec's envelope, its codes taken from `statusOfCode`. The handler fills the localized
  * message before failing, because encoding cannot see the request.
  */
 export class ValidationErrorResponse extends Schema.Class<ValidationErrorResponse>("ValidationErrorResponse")(
-  { success: Schema.Literal(false), error: errorBody("VALIDATION_ERROR") },
+  { success: Schema.Literal(false), error: errorBody(codesOf(400)) },
   HttpApiSchema.annotations({ status: 400, description: "Invalid input" })
 ) {}
 export class UnauthorizedResponse extends Schema.Class<UnauthorizedResponse>("UnauthorizedResponse")(
   {
     success: Schema.Literal(false),
-    error: errorBody("UNAUTHORIZED", "INVALID_OTP", "OTP_EXPIRED", "OTP_ATTEMPTS_EXCEEDED", "INVALID_REFRESH_TOKEN")
+    error: errorBody(codesOf(401))
   },
   HttpApiSchema.annotations({ status: 401, description: "Missing or invalid credentials" })
 ) {}
 export class ForbiddenResponse extends Schema.Class<ForbiddenResponse>("ForbiddenResponse")(
-  { success: Schema.Literal(false), error: errorBody("FORBIDDEN", "SELLER_NOT_APPROVED") },
+  { success: Schema.Literal(false), error: errorBody(codesOf(403)) },
   HttpApiSchema.annotations({ status: 403, description: "Not allowed" })
 ) {}
 export class NotFoundResponse extends Schema.Class<NotFoundResponse>("NotFoundResponse")(
-  { success: Schema.Literal(false), error: errorBody("NOT_FOUND") },
+  { success: Schema.Literal(false), error: errorBody(codesOf(404)) },
   HttpApiSchema.annotations({ status: 404, description: "Not found" })
 ) {}
 export class PayloadTooLargeResponse extends Schema.Class<PayloadTooLargeResponse>("PayloadTooLargeResponse")(
-  { success: Schema.Literal(false), error: errorBody("PAYLOAD_TOO_LARGE") },
+  { success: Schema.Literal(false), error: errorBody(codesOf(413)) },
   HttpApiSchema.annotations({ status: 413, description: "Body too large" })
 ) {}
 export class UnsupportedMediaTypeResponse extends Schema.Class<UnsupportedMediaTypeResponse>(
   "UnsupportedMediaTypeResponse"
 )(
-  { success: Schema.Literal(false), error: errorBody("UNSUPPORTED_MEDIA_TYPE") },
+  { success: Schema.Literal(false), error: errorBody(codesOf(415)) },
   HttpApiSchema.annotations({ status: 415, description: "Unsupported media type" })
 ) {}
+/** The 422 codes of business rules: every 422 but a reused idempotency key, which has its own response. */
+type BusinessRuleCode = Exclude<CodeOfStatus<422>, "IDEMPOTENCY_KEY_REUSED">
+
 export class BusinessRuleResponse extends Schema.Class<BusinessRuleResponse>("BusinessRuleResponse")(
   {
     success: Schema.Literal(false),
-    error: errorBody(
-      "REQUEST_NOT_ACTIVE",
-      "REQUEST_ALREADY_CLOSED",
-      "DUPLICATE_PENDING_OFFER",
-      "OFFER_ALREADY_ACCEPTED",
-      "OFFER_NOT_PENDING",
-      "CANNOT_OFFER_ON_OWN_REQUEST",
-      "DEAL_NOT_ACTIVE",
-      "REPORT_NOT_PENDING",
-      "SELLER_PROFILE_EXISTS",
-      "SELLER_PROFILE_NOT_PENDING",
-      "CANNOT_REPORT_SELF",
-      "OFFER_EXPIRED",
-      "REQUEST_EXPIRED",
-      "REQUEST_ALREADY_EXTENDED",
-      "ALERT_RULE_LIMIT_REACHED"
-    )
+    error: errorBody(codesOf(422, ["IDEMPOTENCY_KEY_REUSED"]) as ReadonlyArray<BusinessRuleCode>)
   },
   HttpApiSchema.annotations({ status: 422, description: "A business rule refused the operation" })
 ) {}
 export class IdempotencyKeyInUseResponse extends Schema.Class<IdempotencyKeyInUseResponse>(
   "IdempotencyKeyInUseResponse"
 )(
-  { success: Schema.Literal(false), error: errorBody("IDEMPOTENCY_KEY_IN_USE") },
+  { success: Schema.Literal(false), error: errorBody(codesOf(409)) },
   HttpApiSchema.annotations({
     status: 409,
     description: "A call with the same Idempotency-Key is still running; retry after the Retry-After header"
@@ -80,39 +72,70 @@ export class IdempotencyKeyInUseResponse extends Schema.Class<IdempotencyKeyInUs
 export class IdempotencyKeyReusedResponse extends Schema.Class<IdempotencyKeyReusedResponse>(
   "IdempotencyKeyReusedResponse"
 )(
-  { success: Schema.Literal(false), error: errorBody("IDEMPOTENCY_KEY_REUSED") },
+  { success: Schema.Literal(false), error: errorBody(["IDEMPOTENCY_KEY_REUSED"] as const) },
   HttpApiSchema.annotations({
     status: 422,
     description: "The Idempotency-Key was used with another method, path or body"
   })
 ) {}
 export class RateLimitedResponse extends Schema.Class<RateLimitedResponse>("RateLimitedResponse")(
-  { success: Schema.Literal(false), error: errorBody("RATE_LIMITED") },
+  { success: Schema.Literal(false), error: errorBody(codesOf(429)) },
   HttpApiSchema.annotations({ status: 429, description: "Rate limit exceeded" })
 ) {}
 export class InternalErrorResponse extends Schema.Class<InternalErrorResponse>("InternalErrorResponse")(
-  { success: Schema.Literal(false), error: errorBody("INTERNAL_ERROR") },
+  { success: Schema.Literal(false), error: errorBody(codesOf(500)) },
   HttpApiSchema.annotations({ status: 500, description: "Server error" })
 ) {}
 
 export class ServiceUnavailableResponse extends Schema.Class<ServiceUnavailableResponse>("ServiceUnavailableResponse")(
-  { success: Schema.Literal(false), error: errorBody("SERVICE_UNAVAILABLE") },
+  { success: Schema.Literal(false), error: errorBody(codesOf(503)) },
   HttpApiSchema.annotations({ status: 503, description: "Unavailable for now; retry after the Retry-After header" })
 ) {}
 
+/** The response class of each status an endpoint can answer with (426 is only the WebSocket upgrade's). */
+const responseOfStatus = {
+  400: ValidationErrorResponse,
+  401: UnauthorizedResponse,
+  403: ForbiddenResponse,
+  404: NotFoundResponse,
+  409: IdempotencyKeyInUseResponse,
+  413: PayloadTooLargeResponse,
+  415: UnsupportedMediaTypeResponse,
+  422: BusinessRuleResponse,
+  429: RateLimitedResponse,
+  500: InternalErrorResponse,
+  503: ServiceUnavailableResponse
+} as const
+
+/** Any error response of the API. */
 export type ApiErrorResponse =
-  | ValidationErrorResponse
-  | UnauthorizedResponse
-  | ForbiddenResponse
-  | NotFoundResponse
-  | PayloadTooLargeResponse
-  | UnsupportedMediaTypeResponse
-  | BusinessRuleResponse
-  | IdempotencyKeyInUseResponse
+  | InstanceType<(typeof responseOfStatus)[keyof typeof responseOfStatus]>
   | IdempotencyKeyReusedResponse
-  | RateLimitedResponse
-  | InternalErrorResponse
-  | ServiceUnavailableResponse
+
+/** The response class that answers `code`. */
+export type ResponseOfCode<C extends ErrorCode> = C extends "IDEMPOTENCY_KEY_REUSED"
+  ? IdempotencyKeyReusedResponse
+  : (typeof statusOfCode)[C] extends keyof typeof responseOfStatus
+    ? InstanceType<(typeof responseOfStatus)[(typeof statusOfCode)[C]]>
+    : InternalErrorResponse
+
+/** The error envelope `body` of `code` as its response class, so the endpoint encodes it with its status. */
+export const errorResponseOf = <C extends ErrorCode>(
+  code: C,
+  body: {
+    readonly success: false
+    readonly error: { readonly code: C; readonly message: string; readonly details: ErrorDetails }
+  }
+): ResponseOfCode<C> => {
+  const status = statusOfCode[code]
+  const Response =
+    code === "IDEMPOTENCY_KEY_REUSED"
+      ? IdempotencyKeyReusedResponse
+      : status in responseOfStatus
+        ? responseOfStatus[status as keyof typeof responseOfStatus]
+        : InternalErrorResponse
+  return new Response(body as never) as ResponseOfCode<C>
+}
 
 /** The success envelope around a data schema. */
 export const Ok = <S extends Schema.Schema.Any>(data: S) =>

@@ -1,4 +1,5 @@
-import type { ErrorCode, Language } from "@talab/core"
+import type { Language } from "@talab/core"
+import type { ErrorCode } from "../http/ErrorCodes.js"
 
 /** A text that depends on a number: the parameter it counts and one form per plural category of the language. */
 interface Plural {

@@ -1,23 +1,14 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   type ApiErrorResponse,
-  BusinessRuleResponse,
   CurrentUser,
+  type ErrorCode,
   errorMessages,
-  ForbiddenResponse,
-  IdempotencyKeyInUseResponse,
-  IdempotencyKeyReusedResponse,
-  InternalErrorResponse,
-  NotFoundResponse,
-  PayloadTooLargeResponse,
-  RateLimitedResponse,
-  ServiceUnavailableResponse,
-  translate,
-  UnauthorizedResponse,
-  UnsupportedMediaTypeResponse,
-  ValidationErrorResponse
+  errorResponseOf,
+  type ResponseOfCode,
+  translate
 } from "@talab/contract"
-import { type DomainError, type ErrorCode, type FieldProblem, type Language, statusOfCode } from "@talab/core"
+import type { DomainError, FieldProblem, Language } from "@talab/core"
 import { Effect, Option } from "effect"
 import { negotiateLanguage } from "../i18n/Language.js"
 import { recordRateLimit } from "./RateLimitHeaders.js"
@@ -55,43 +46,21 @@ export const localizeDetails = (
   )
 
 /** The envelope body of an error code in a language. */
-export const envelope = (code: ErrorCode, language: Language, details: Record<string, Array<string>> = {}) => ({
+export const envelope = <C extends ErrorCode>(
+  code: C,
+  language: Language,
+  details: Record<string, Array<string>> = {}
+) => ({
   success: false as const,
   error: { code, message: errorMessages[code][language], details }
 })
 
 /** The error response (schema class, so the endpoint encodes it with its status) of a code. */
-export const errorResponse = (
-  code: ErrorCode,
+export const errorResponse = <C extends ErrorCode>(
+  code: C,
   language: Language,
   details: Record<string, Array<string>> = {}
-): ApiErrorResponse => {
-  const body = envelope(code, language, details) as any
-  switch (statusOfCode[code]) {
-    case 400:
-      return new ValidationErrorResponse(body)
-    case 401:
-      return new UnauthorizedResponse(body)
-    case 403:
-      return new ForbiddenResponse(body)
-    case 404:
-      return new NotFoundResponse(body)
-    case 413:
-      return new PayloadTooLargeResponse(body)
-    case 415:
-      return new UnsupportedMediaTypeResponse(body)
-    case 409:
-      return new IdempotencyKeyInUseResponse(body)
-    case 422:
-      return code === "IDEMPOTENCY_KEY_REUSED" ? new IdempotencyKeyReusedResponse(body) : new BusinessRuleResponse(body)
-    case 429:
-      return new RateLimitedResponse(body)
-    case 503:
-      return new ServiceUnavailableResponse(body)
-    default:
-      return new InternalErrorResponse(body)
-  }
-}
+): ResponseOfCode<C> => errorResponseOf(code, envelope(code, language, details))
 
 /** A domain error as its localized envelope response. */
 export const fromDomainError = (error: DomainError, language: Language): ApiErrorResponse =>
@@ -126,36 +95,5 @@ export const respond = <A, E extends DomainError, R>(
     })
   )
 
-type Unauthorized401 =
-  | "UNAUTHORIZED"
-  | "INVALID_OTP"
-  | "OTP_EXPIRED"
-  | "OTP_ATTEMPTS_EXCEEDED"
-  | "INVALID_REFRESH_TOKEN"
-
 /** The envelope response class a domain error becomes, so endpoints declare exactly what they send. */
-export type ResponseOf<E> = E extends { readonly code: infer C }
-  ? C extends "VALIDATION_ERROR"
-    ? ValidationErrorResponse
-    : C extends Unauthorized401
-      ? UnauthorizedResponse
-      : C extends "FORBIDDEN" | "SELLER_NOT_APPROVED"
-        ? ForbiddenResponse
-        : C extends "NOT_FOUND"
-          ? NotFoundResponse
-          : C extends "PAYLOAD_TOO_LARGE"
-            ? PayloadTooLargeResponse
-            : C extends "UNSUPPORTED_MEDIA_TYPE"
-              ? UnsupportedMediaTypeResponse
-              : C extends "RATE_LIMITED"
-                ? RateLimitedResponse
-                : C extends "IDEMPOTENCY_KEY_IN_USE"
-                  ? IdempotencyKeyInUseResponse
-                  : C extends "IDEMPOTENCY_KEY_REUSED"
-                    ? IdempotencyKeyReusedResponse
-                    : C extends "INTERNAL_ERROR"
-                      ? InternalErrorResponse
-                      : C extends "SERVICE_UNAVAILABLE"
-                        ? ServiceUnavailableResponse
-                        : BusinessRuleResponse
-  : never
+export type ResponseOf<E> = E extends { readonly code: infer C extends ErrorCode } ? ResponseOfCode<C> : never

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { translate } from "@talab/contract"
-import { type ErrorCode, RateLimiter, statusOfCode } from "@talab/core"
+import { isErrorCode, statusOfCode, translate } from "@talab/contract"
+import { RateLimiter } from "@talab/core"
 import { Cause, Clock, Effect, Either, Exit, Option, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { consumeApiBudget, makeCallerOf } from "../http/Authentication.js"
@@ -29,8 +29,8 @@ const answerOfFailure = (cause: Cause.Cause<unknown>): StoredAnswer | undefined 
   if (Option.isNone(failure) || Cause.isDie(cause) || Cause.isInterrupted(cause)) return undefined
   const error = failure.value as { error?: { code?: unknown } } | null
   const code = error?.error?.code
-  if (typeof code !== "string" || !(code in statusOfCode)) return undefined
-  const status = statusOfCode[code as ErrorCode]
+  if (!isErrorCode(code)) return undefined
+  const status = statusOfCode[code]
   if (!isStoredStatus(status)) return undefined
   const encoded = Schema.encodeUnknownEither(
     (error as object).constructor as unknown as Schema.Schema<unknown, unknown>

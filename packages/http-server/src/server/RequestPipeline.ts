@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { parseProblemMessage, translate } from "@talab/contract"
-import type { ErrorCode } from "@talab/core"
+import { type ErrorCode, parseProblemMessage, translate } from "@talab/contract"
 import { Cause, Chunk, Effect, Option } from "effect"
 import { AVATAR_BODY_LIMIT, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
 import { parseJsonOnce } from "../http/JsonBody.js"
