@@ -1,3 +1,5 @@
+import type { ServerFrame } from "./frames.js"
+
 /**
  * Codes of a {@link RealtimeError}: the server's `error.code` of an error frame (`FORBIDDEN`,
  * `NOT_FOUND`, `RATE_LIMITED`, `VALIDATION_ERROR`, `UNAUTHORIZED`, …), or one of the client's own:
@@ -11,11 +13,7 @@ export type RealtimeErrorCode =
   | "CLOSED"
   | "SIGNED_OUT"
   | "CATCH_UP_FAILED"
-  | "UNAUTHORIZED"
-  | "FORBIDDEN"
-  | "NOT_FOUND"
-  | "RATE_LIMITED"
-  | "VALIDATION_ERROR"
+  | Extract<ServerFrame, { readonly type: "error" }>["code"]
   | (string & {})
 
 /** A realtime operation failed: an error frame from the server, a timeout, or the connection ended. */

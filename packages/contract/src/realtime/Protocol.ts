@@ -1,6 +1,7 @@
 import { Category } from "@talab/core"
 import { Schema } from "effect"
 import { SentMessage } from "../chat/Views.js"
+import type { ErrorCode } from "../http/ErrorCodes.js"
 import { FreeText, SEQ_MAX, SeqField, Text } from "../http/Fields.js"
 
 /*
@@ -97,12 +98,14 @@ export const CaughtUpFrame = Schema.Struct({
   has_more: Schema.Boolean
 })
 export const ErrorFrameCode = Schema.Literal(
-  "UNAUTHORIZED",
-  "VALIDATION_ERROR",
-  "FORBIDDEN",
-  "NOT_FOUND",
-  "RATE_LIMITED",
-  "INTERNAL_ERROR"
+  ...([
+    "UNAUTHORIZED",
+    "VALIDATION_ERROR",
+    "FORBIDDEN",
+    "NOT_FOUND",
+    "RATE_LIMITED",
+    "INTERNAL_ERROR"
+  ] as const satisfies ReadonlyArray<ErrorCode>)
 )
 export type ErrorFrameCode = typeof ErrorFrameCode.Type
 export const ErrorFrame = Schema.Struct({
