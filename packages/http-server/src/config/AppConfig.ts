@@ -55,7 +55,7 @@ export interface AppSettings {
   readonly corsOrigins: ReadonlyArray<string>
   /** Send `Strict-Transport-Security` on every response (only behind HTTPS). */
   readonly hsts: boolean
-  readonly logLevel: string
+  readonly logLevel: LogLevelName
   /** Where avatars live: `local` (DATA_DIR), `database` (PostgreSQL) or `s3`. */
   readonly fileStore: FileStoreKind
   readonly s3?: { readonly bucket: string; readonly region: string; readonly endpoint: string | undefined }
@@ -85,10 +85,11 @@ export class AppConfig extends Context.Tag("@talab/http-server/AppConfig")<AppCo
   static readonly make = (overrides: Partial<AppSettings> = {}): AppSettings => ({ ...defaults, ...overrides })
   static readonly layer = (overrides: Partial<AppSettings> = {}) => Layer.succeed(AppConfig, AppConfig.make(overrides))
   /** Settings from the environment; a bad variable fails with a one-line message naming it. */
-  static readonly fromEnv = Layer.effect(
-    AppConfig,
-    Effect.suspend(() => readSettings)
+  static readonly fromEnvironment: Effect.Effect<AppSettings, ConfigError.ConfigError> = Effect.suspend(
+    () => readSettings
   )
+  /** `fromEnvironment` as a layer. */
+  static readonly fromEnv = Layer.effect(AppConfig, AppConfig.fromEnvironment)
 }
 
 /*
@@ -141,7 +142,8 @@ export type LogLevelName = (typeof logLevelNames)[number]
 const logLevelAliases: Readonly<Record<string, LogLevelName>> = { warn: "warning" }
 
 /** LOG_LEVEL's value as one of Effect's level names (`warn` becomes `warning`); unknown names stay as given. */
-export const normalizeLogLevel = (name: string): string => logLevelAliases[name] ?? name
+export const normalizeLogLevel = (name: LogLevelName | keyof typeof logLevelAliases): LogLevelName =>
+  logLevelAliases[name] ?? (name as LogLevelName)
 
 const optionalString = (name: string) =>
   Config.option(Config.nonEmptyString(name)).pipe(Config.map(Option.getOrUndefined))

@@ -56,14 +56,16 @@ export const DatabaseFromConfig = Layer.unwrapEffect(
 )
 
 /**
- * The production server: configuration from the environment, everything else from it. The port opens only
+ * The production server, built from its settings (AppConfig). The port opens only
  * once the app is built (`Layer.provide` builds AppLive before Listening), so every connection is answered;
  * closing runs the other way: drain the connections, then stop the app, then the server and the database.
  */
-export const ProductionServerLive = Listening.pipe(
+export const ProductionServer = Listening.pipe(
   Layer.provide(Layer.mergeAll(RetentionJobLive, ControlChannelLive).pipe(Layer.provideMerge(AppLive))),
   Layer.provide(NodeServerLive),
   Layer.provide(AdaptersFromConfig),
-  Layer.provide(DatabaseFromConfig),
-  Layer.provideMerge(AppConfig.fromEnv)
+  Layer.provide(DatabaseFromConfig)
 )
+
+/** `ProductionServer` with its settings read from the environment. */
+export const ProductionServerLive = ProductionServer.pipe(Layer.provideMerge(AppConfig.fromEnv))

@@ -1,0 +1,25 @@
+import { Effect, Logger, LogLevel } from "effect"
+import type { AppSettings, LogLevelName } from "../config/AppConfig.js"
+
+const levels: Readonly<Record<LogLevelName, LogLevel.LogLevel>> = {
+  all: LogLevel.All,
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  none: LogLevel.None
+}
+
+/**
+ * Runs `effect` (the server's whole life) logging as the settings say: from LOG_LEVEL up, as JSON lines under
+ * NODE_ENV=production and as logfmt otherwise.
+ */
+export const withLogging =
+  (settings: Pick<AppSettings, "logLevel" | "nodeEnv">) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    effect.pipe(
+      Logger.withMinimumLogLevel(levels[settings.logLevel]),
+      Effect.provide(settings.nodeEnv === "production" ? Logger.json : Logger.logFmt)
+    )
