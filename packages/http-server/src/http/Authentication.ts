@@ -7,10 +7,9 @@ import {
   RateLimitedResponse,
   UnauthorizedResponse
 } from "@talab/contract"
-import { isLastUseStale, isSessionLive, RateLimiter, SessionRepo } from "@talab/core"
-import { Clock, Effect, Layer, Option, Redacted } from "effect"
-import { adminPolicy } from "../admin/Policy.js"
-import { Tokens } from "../auth/Tokens.js"
+import { RateLimiter } from "@talab/core"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { makeSessionCheck } from "../auth/SessionCheck.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { checkJsonBody } from "./BodyCheck.js"
 import { errorResponse, rememberUserLanguage, requestLanguage } from "./Localize.js"
@@ -33,29 +32,22 @@ export const bearerTokenOf = (request: HttpServerRequest.HttpServerRequest) => {
  * middleware at the edge and the endpoint's Authentication both ask.
  */
 export const makeCallerOf = Effect.gen(function* () {
-  const tokens = yield* Tokens
-  const sessions = yield* SessionRepo
-  const config = yield* AppConfig
-  const admins = adminPolicy(config.adminPhoneNumbers)
+  const check = yield* makeSessionCheck
   return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<CurrentUser["Type"]>> =>
     Effect.suspend(() => {
       const known = resolvedCallers.get(request)
       if (known !== undefined) return Effect.succeed(known)
-      return Effect.gen(function* () {
-        const token = bearerTokenOf(request)
-        const claims = token === undefined ? undefined : yield* tokens.verify(token, "access")
-        if (claims === undefined) return Option.none()
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const found = yield* sessions.findWithUser(claims.sessionId)
-        if (Option.isNone(found)) return Option.none()
-        const { session } = found.value
-        if (!isSessionLive(session, now) || session.userId !== claims.userId) return Option.none()
-        // At most one write a minute per session, not one per call (docs/DECISIONS.md, "Sessions").
-        if (isLastUseStale(session, now)) yield* sessions.touch(session.id, now)
-        const user = admins.effective(found.value.user)
-        rememberUserLanguage(request, user.language)
-        return Option.some({ user, sessionId: claims.sessionId })
-      }).pipe(Effect.tap((caller) => Effect.sync(() => resolvedCallers.set(request, caller))))
+      const token = bearerTokenOf(request)
+      const signedIn = token === undefined ? Effect.succeedNone : check(token)
+      return signedIn.pipe(
+        Effect.map(
+          Option.map(({ session, user }) => {
+            rememberUserLanguage(request, user.language)
+            return { user, sessionId: session.id }
+          })
+        ),
+        Effect.tap((caller) => Effect.sync(() => resolvedCallers.set(request, caller)))
+      )
     })
 })
 

@@ -5,18 +5,10 @@ import {
   type SendMessageFrame,
   type SubscribeFrame
 } from "@talab/contract"
-import {
-  type Conversation,
-  type Forbidden,
-  isSessionLive,
-  type NotFound,
-  RateLimiter,
-  SessionRepo,
-  type ValidationFailed
-} from "@talab/core"
+import { type Conversation, type Forbidden, type NotFound, RateLimiter, type ValidationFailed } from "@talab/core"
 import { Clock, Deferred, Effect, Exit, Fiber, identity, Option, Runtime } from "effect"
 import type { WebSocket } from "ws"
-import { Tokens } from "../auth/Tokens.js"
+import { makeSessionCheck } from "../auth/SessionCheck.js"
 import { ChatService } from "../chat/Service.js"
 import { sentMessageOf } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
@@ -64,27 +56,21 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
   effect: Effect.gen(function* () {
     const hub = yield* RealtimeHub
     const chat = yield* ChatService
-    const tokens = yield* Tokens
-    const sessions = yield* SessionRepo
+    const checkSession = yield* makeSessionCheck
     const limiter = yield* RateLimiter
     const config = yield* AppConfig
     const tracing = config.telemetry.otlpEndpoint !== undefined
 
     const authenticate = (connection: Connection, token: string) =>
       Effect.gen(function* () {
-        const claims = yield* tokens.verify(token, "access")
-        if (claims === undefined) return connection.reject()
-        yield* hub.bindSession(connection, claims.sessionId)
-        const now = new Date(yield* Clock.currentTimeMillis)
-        const found = yield* sessions.findWithUser(claims.sessionId)
-        if (Option.isNone(found)) return connection.reject()
-        const { session, user } = found.value
-        if (!isSessionLive(session, now) || session.userId !== claims.userId) return connection.reject()
+        const signedIn = yield* checkSession(token, (claims) => hub.bindSession(connection, claims.sessionId))
+        if (Option.isNone(signedIn)) return connection.reject()
+        const { session, user } = signedIn.value
         connection.authenticate(
-          { userId: claims.userId, sessionId: claims.sessionId, sessionExpiresAt: session.expiresAt.getTime() },
+          { userId: user.id, sessionId: session.id, sessionExpiresAt: session.expiresAt.getTime() },
           user.language
         )
-        connection.send({ type: "auth_ok", user_id: claims.userId })
+        connection.send({ type: "auth_ok", user_id: user.id })
         yield* hub.admit(connection)
       })
 
