@@ -2332,6 +2332,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -3144,6 +3145,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -3408,6 +3410,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -3541,6 +3544,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -3974,6 +3978,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -4813,6 +4818,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -4965,6 +4971,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -5098,6 +5105,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -5429,6 +5437,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -5747,6 +5756,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -5909,6 +5919,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -6196,6 +6207,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -6388,6 +6400,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -6521,6 +6534,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -7199,6 +7213,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -7504,6 +7519,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -7656,6 +7672,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;
@@ -7829,6 +7846,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
                 id: string;
             };
             cookie?: never;

@@ -1,7 +1,17 @@
 import { Schema } from "effect"
+import { problemMessage } from "./Fields.js"
+
+/** The problem key of a path id that is not a UUID: the server answers it 404 NOT_FOUND, not 400. */
+export const UNKNOWN_ID = "unknown_id"
 
 /**
- * The `{id}` of a path. Any string is accepted: an id that is not a UUID names nothing, so it answers
- * 404 NOT_FOUND like an unknown one (repositories and queries treat it as absent).
+ * The `{id}` of a path: a UUID, decoded at the edge. An id that is not one names nothing, so it answers
+ * 404 NOT_FOUND like an unknown one (after authentication: 401 and 403 still come first), and no handler,
+ * query or repository sees it.
  */
-export const IdPath = Schema.Struct({ id: Schema.String })
+export const IdPath = Schema.Struct({
+  id: Schema.UUID.annotations({
+    message: () => problemMessage(UNKNOWN_ID),
+    description: "A UUID; any other value answers 404 NOT_FOUND, like an unknown id."
+  })
+})

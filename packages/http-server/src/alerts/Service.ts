@@ -10,7 +10,6 @@ import {
   type User
 } from "@talab/core"
 import { Clock, Effect } from "effect"
-import { isUuid } from "../repos/Rows.js"
 import { requireApprovedSeller } from "./Policy.js"
 
 export interface AlertRuleInput {
@@ -115,11 +114,10 @@ export class SellerAlertsService extends Effect.Service<SellerAlertsService>()("
     const deleteRule = (user: User, id: string) =>
       Effect.gen(function* () {
         yield* approvedSeller(user)
-        const deleted = isUuid(id)
-          ? yield* sql`DELETE FROM seller_alert_rules WHERE id = ${id} AND seller_user_id = ${user.id} RETURNING id`.pipe(
-              Effect.orDie
-            )
-          : []
+        const deleted =
+          yield* sql`DELETE FROM seller_alert_rules WHERE id = ${id} AND seller_user_id = ${user.id} RETURNING id`.pipe(
+            Effect.orDie
+          )
         if (deleted.length === 0) return yield* Effect.fail(new NotFound({ resource: "alert_rule" }))
       })
 

@@ -3,7 +3,6 @@ import type { DealDetail, DealListItem, DealRole } from "@talab/contract"
 import { Category, DealStatus, OfferStatus } from "@talab/core"
 import { Effect, Option, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
-import { isUuid } from "../repos/Rows.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 
@@ -157,7 +156,7 @@ export class DealQueries extends Effect.Service<DealQueries>()("Deals/Queries", 
 
     /** One deal with its request, offer and parties (ids kept aside for the policy). */
     const detail = (id: string): Effect.Effect<Option.Option<DealDetailView>> =>
-      (isUuid(id) ? findDetail(id) : Effect.succeedNone).pipe(
+      findDetail(id).pipe(
         Effect.map(
           Option.map((row) => ({
             buyerId: row.buyer_id,

@@ -3,7 +3,6 @@ import type { RequestDetail, RequestListItem } from "@talab/contract"
 import { Category, ConditionPref, NotFound, RequestStatus } from "@talab/core"
 import { Clock, Effect, Option, Schema } from "effect"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
-import { isUuid } from "../repos/Rows.js"
 
 const ListRow = Schema.Struct({
   id: Schema.String,
@@ -155,7 +154,8 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
 
     /** One request with its buyer, for any signed-in user. */
     const detail = (id: string): Effect.Effect<typeof RequestDetail.Type, NotFound> =>
-      (isUuid(id) ? Effect.flatMap(now, (at) => findDetail(id, at)).pipe(Effect.orDie) : Effect.succeedNone).pipe(
+      Effect.flatMap(now, (at) => findDetail(id, at)).pipe(
+        Effect.orDie,
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "request" })),

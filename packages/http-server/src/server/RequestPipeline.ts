@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { HttpApp, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type ErrorCode, parseProblemMessage, translate } from "@talab/contract"
+import { type ErrorCode, parseProblemMessage, translate, UNKNOWN_ID } from "@talab/contract"
 import { Cause, Chunk, Effect, Option } from "effect"
 import { AVATAR_BODY_LIMIT, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
 import { parseJsonOnce } from "../http/JsonBody.js"
@@ -90,7 +90,11 @@ const finalizeResponse = (
   if (response.status === 400) {
     const body = bodyJson(response) as { _tag?: string; issues?: ReadonlyArray<DecodeIssue> } | undefined
     if (body?._tag === "HttpApiDecodeError") {
-      final = errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, detailsOfDecodeIssues(body.issues ?? [], request))
+      const issues = body.issues ?? []
+      // The path is decoded first and alone: a path id that is not a UUID names nothing (contract's IdPath).
+      final = issues.some((issue) => parseProblemMessage(issue.message)?.key === UNKNOWN_ID)
+        ? errorEnvelopeResponse(request, "NOT_FOUND", 404)
+        : errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, detailsOfDecodeIssues(issues, request))
     } else if (isEmpty) {
       final = errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, {
         body: [translate("malformed_json", languageOf(request))]
