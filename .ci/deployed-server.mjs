@@ -33,7 +33,7 @@ let server
 try {
   execFileSync("pnpm", ["--filter", "@talab/server", "build"], { stdio: "inherit" })
   execFileSync("pnpm", ["--filter", "@talab/server", "deploy", "--prod", app], { stdio: "inherit" })
-  for (const devOnly of ["tsx", "typescript", "vitest", "@talab/http-server", "@talab/core"])
+  for (const devOnly of ["tsx", "typescript", "vitest", "@talab/http-server", "@talab/contract", "@talab/core"])
     if (existsSync(join(app, "node_modules", devOnly))) fail(`${devOnly} is in the production folder`)
 
   const env = { PATH: process.env.PATH, HOME: work, DATA_DIR: join(work, "data"), NODE_ENV: "production" }

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { asyncApiDocument, openApiDocument } from "../packages/http-server/src/index.js"
+import { asyncApiDocument, openApiDocument } from "../packages/contract/src/index.js"
 
 const folder = process.argv[2] ?? ".api"
 mkdirSync(folder, { recursive: true })
