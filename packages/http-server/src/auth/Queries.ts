@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Session } from "@talab/core"
 import { Clock, Effect, Schema } from "effect"
-import { SessionRow } from "../repos/SqlSessionRepo.js"
+import { SessionRow } from "./SqlSessionRepo.js"
 
 /** Read models of a user's sessions. */
 export class SessionQueries extends Effect.Service<SessionQueries>()("Auth/SessionQueries", {

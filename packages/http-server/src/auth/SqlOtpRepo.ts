@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { OtpRepo } from "@talab/core"
 import { Effect, Layer, Schema } from "effect"
-import { column, NullableTimestamp, Timestamp } from "./Rows.js"
+import { column, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
 export const OtpChallengeRow = Schema.Struct({
   phoneNumber: column("phone_number", Schema.String),

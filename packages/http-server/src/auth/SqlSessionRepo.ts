@@ -1,8 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Platform, SessionRepo } from "@talab/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { byUuid, isUuid, NullableString, NullableTimestamp, Timestamp } from "./Rows.js"
-import { UserRow } from "./SqlUserRepo.js"
+import { byUuid, isUuid, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
+import { UserRow } from "../users/SqlUserRepo.js"
 
 const SessionColumns = Schema.Struct({
   id: Schema.String,

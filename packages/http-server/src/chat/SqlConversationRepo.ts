@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { ConversationRepo } from "@talab/core"
 import { Effect, Layer, Schema } from "effect"
-import { byUuid, column, NullableTimestamp, Timestamp } from "./Rows.js"
+import { byUuid, column, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
 export const ConversationRow = Schema.Struct({
   id: Schema.String,

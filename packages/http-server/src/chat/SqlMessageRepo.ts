@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { MessageRepo } from "@talab/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { column, NullableString, NullableTimestamp, Timestamp } from "./Rows.js"
+import { column, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
 export const MessageRow = Schema.Struct({
   id: Schema.String,

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Transactor } from "@talab/core"
 import { Effect, Layer } from "effect"
-import { runAfterCommit } from "../db/AfterCommit.js"
+import { runAfterCommit } from "./AfterCommit.js"
 
 /**
  * `sql.withTransaction`: repository calls inside share one connection and commit together; any failure,

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { DealRepo, DealStatus } from "@talab/core"
 import { Effect, Layer, Schema } from "effect"
-import { byUuid, column, NullableString, NullableTimestamp, Timestamp } from "./Rows.js"
+import { byUuid, column, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
 export const DealRow = Schema.Struct({
   id: Schema.String,

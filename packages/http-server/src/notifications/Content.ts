@@ -3,7 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { translate } from "@talab/contract"
 import { type Category, type Language, maskContacts, type Platform, type PushType } from "@talab/core"
 import { Effect } from "effect"
-import { isUuid } from "../repos/Rows.js"
+import { isUuid } from "../db/Rows.js"
 
 /** What a push about an offer (or its deal) says: who, what, how much. */
 export interface OfferFacts {

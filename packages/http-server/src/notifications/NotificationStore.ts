@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { OwedNotification, PushType } from "@talab/core"
 import { Data, Effect, Schema } from "effect"
-import { column, Timestamp } from "../repos/Rows.js"
+import { column, Timestamp } from "../db/Rows.js"
 
 /** The `notifications` rows for notifications owed at `at`: pending, due at once. */
 export const pendingNotificationRows = (owed: ReadonlyArray<OwedNotification>, at: Date) =>

@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { EventOutbox, notificationsFor } from "@talab/core"
 import { Effect, Layer } from "effect"
 import { afterCommit } from "../db/AfterCommit.js"
-import { pendingNotificationRows } from "../notifications/NotificationStore.js"
-import { NotificationWakeup } from "../notifications/Wakeup.js"
+import { pendingNotificationRows } from "./NotificationStore.js"
+import { NotificationWakeup } from "./Wakeup.js"
 
 export const SqlEventOutbox = Layer.effect(
   EventOutbox,

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { type Offer, OfferRepo, OfferStatus } from "@talab/core"
 import { Array as Arr, Effect, Layer, Schema } from "effect"
-import { byUuid, column, isUuid, NullableString, NullableTimestamp, Timestamp } from "./Rows.js"
+import { byUuid, column, isUuid, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
 export const OfferRow = Schema.Struct({
   id: Schema.String,

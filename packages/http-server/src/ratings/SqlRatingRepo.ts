@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { RatingRepo } from "@talab/core"
 import { Effect, Layer, Schema } from "effect"
-import { column, isUuid, NullableString, Timestamp } from "./Rows.js"
+import { column, isUuid, NullableString, Timestamp } from "../db/Rows.js"
 
 export const RatingRow = Schema.Struct({
   id: Schema.String,

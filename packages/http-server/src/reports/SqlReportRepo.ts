@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { ReportReason, ReportRepo, ReportStatus, ResolveAction } from "@talab/core"
 import { Effect, Layer, Schema } from "effect"
-import { byUuid, column, NullableString, NullableTimestamp, Timestamp } from "./Rows.js"
+import { byUuid, column, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
 export const ReportRow = Schema.Struct({
   id: Schema.String,

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { DeviceTokenRepo, Platform } from "@talab/core"
 import { Effect, Layer, Schema } from "effect"
-import { column, isUuid, Timestamp } from "./Rows.js"
+import { column, isUuid, Timestamp } from "../db/Rows.js"
 
 export const DeviceTokenRow = Schema.Struct({
   id: Schema.String,

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Language, UserRepo } from "@talab/core"
 import { Effect, Layer, Option, Schema } from "effect"
-import { byUuid, column, NullableString, Timestamp } from "./Rows.js"
+import { byUuid, column, NullableString, Timestamp } from "../db/Rows.js"
 
 export const UserRow = Schema.Struct({
   id: Schema.String,

@@ -4,7 +4,7 @@ import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { expect } from "vitest"
 import { DatabaseLayer, DatabaseOptions } from "../../../src/db/Database.js"
 import { MigratedDatabaseLayer } from "../../../src/db/Migrations.js"
-import { SqlRepositoriesLayer } from "../../../src/repos/index.js"
+import { SqlRepositoriesLayer } from "../../../src/db/Repositories.js"
 import { createMigratedPostgresDatabase, migratedPgliteDump } from "../../support/migrated-databases.js"
 import { createPostgresDatabase } from "../../support/test-run.js"
 
