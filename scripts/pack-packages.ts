@@ -6,18 +6,23 @@
  *     <folder>/talab-testkit-*.tgz
  */
 import { execFileSync } from "node:child_process"
-import { mkdirSync, readdirSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "..")
-const folder = resolve(root, process.argv[2] ?? "dist/packages")
+const args = process.argv.slice(2)
+// --reuse-dist: pack the dist/ a package already has (CI's packaging checks have just built every one).
+const reuseDist = args.includes("--reuse-dist")
+const folder = resolve(root, args.find((arg) => !arg.startsWith("--")) ?? "dist/packages")
 const packages = ["core", "contract", "client-sdk", "testkit"]
 
 rmSync(folder, { recursive: true, force: true })
 mkdirSync(folder, { recursive: true })
 for (const name of packages) {
   const dir = join(root, "packages", name)
-  execFileSync("pnpm", ["run", "build"], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] })
+  if (!reuseDist || !existsSync(join(dir, "dist", "index.js"))) {
+    execFileSync("pnpm", ["run", "build"], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] })
+  }
   execFileSync("pnpm", ["pack", "--pack-destination", folder], { cwd: dir, stdio: ["ignore", "ignore", "inherit"] })
 }
 for (const file of readdirSync(folder).sort()) console.log(join(folder, file))

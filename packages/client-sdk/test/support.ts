@@ -21,12 +21,14 @@ export const relaxedSettings: NonNullable<TestServerOptions["settings"]> = {
 /** Starts a test server for the suite it is called in and stops it after; access it through the getter. */
 export const useTestServer = (options: TestServerOptions = { settings: relaxedSettings }) => {
   let server: TestServer | undefined
+  // No limit of its own: the configuration's applies (the packaging checks, which CI runs at a low priority beside
+  // everything else, allow minutes).
   beforeAll(async () => {
     server = await startTestServer(await withMigratedDump(options))
-  }, 60_000)
+  })
   afterAll(async () => {
     await server?.close()
-  }, 60_000)
+  })
   return () => {
     if (!server) throw new Error("server not started")
     return server
