@@ -12,6 +12,7 @@ import { makeSessionCheck } from "../auth/SessionCheck.js"
 import { ChatService } from "../chat/Service.js"
 import { sentMessageOf } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
+import { consumeApiBudget } from "../http/Authentication.js"
 import { Connection } from "./Connection.js"
 import { conversationOfChannel, type DecodedFrame, decodeClientFrame } from "./Frames.js"
 import { RealtimeHub } from "./Hub.js"
@@ -23,7 +24,6 @@ import { RealtimeHub } from "./Hub.js"
 const INBOX_HIGH_WATER = 64
 const INBOX_LOW_WATER = 16
 const MESSAGE_WINDOW_MS = 60_000
-const API_WINDOW_MS = 60_000
 
 const isAuthFrame = (decoded: DecodedFrame) =>
   (decoded._tag === "Frame" && decoded.frame.type === "auth") || (decoded._tag === "Invalid" && decoded.type === "auth")
@@ -92,10 +92,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
 
     /** Subscribe and unsubscribe frames cost what a REST call does: they share the user's `api:` budget. */
     const withinApiBudget = (userId: string) =>
-      Effect.map(
-        limiter.consume({ key: `api:${userId}`, limit: config.rateLimits.apiPerMinute, windowMs: API_WINDOW_MS }),
-        (decision) => decision.allowed
-      )
+      Effect.map(consumeApiBudget(limiter, config, userId), (decision) => decision.allowed)
 
     /*
      * Resuming from `since_seq` without a gap or a duplicate: live frames of the conversation are held from
