@@ -57,7 +57,7 @@ const statements: ReadonlyArray<readonly [string, string]> = [
     "buy_requests",
     `INSERT INTO buy_requests (id, buyer_id, category, product_brand, product_model, condition_pref, budget_min,
                                budget_max, location_district, location_city, notes, status, offer_count,
-                               created_at, closed_at)
+                               created_at, closed_at, expires_at)
      SELECT md5('request' || i)::uuid, md5('user' || (1 + i % ${SEED.buyers}))::uuid,
             CASE WHEN i % 10 < 7 THEN 'phone' ELSE 'accessory' END,
             (ARRAY['Apple','Samsung','Xiaomi','Huawei','Oppo'])[1 + i % 5], 'Model ' || (i % 50),
@@ -69,7 +69,8 @@ const statements: ReadonlyArray<readonly [string, string]> = [
             CASE WHEN i % 5 = 0 THEN 'closed' ELSE 'active' END,
             CASE WHEN i <= ${SEED.requestsWithOffers} THEN 3 ELSE 0 END,
             now() - make_interval(secs => i * 25),
-            CASE WHEN i % 5 = 0 THEN now() - make_interval(secs => i * 25 - 10) END
+            CASE WHEN i % 5 = 0 THEN now() - make_interval(secs => i * 25 - 10) END,
+            now() - make_interval(secs => i * 25) + interval '30 days'
      FROM generate_series(1, ${SEED.requests}) i`
   ],
   [
