@@ -25,7 +25,8 @@ const hubRecorder = () => {
     admit: () => Effect.void,
     subscribe: () => Effect.void,
     unsubscribe: () => Effect.void,
-    endSession: () => Effect.void
+    endSession: () => Effect.void,
+    userChanged: () => Effect.void
   }
   return { state, layer: Layer.succeed(RealtimeHub, hub) }
 }

@@ -203,12 +203,18 @@ describe("talab while a server holds the embedded database", () => {
     expect((await talab(dataDir, "admin", "list")).stdout).toContain("+966551234567\tgranted")
   }, 180_000)
 
-  it("sessions revoke handed to the server closes the sockets it holds (its session events) and drops their push tokens", async () => {
+  it("sessions revoke and admin grant handed to the server reach its session events (sockets, session cache) and drop the push tokens", async () => {
     const dataDir = freshDataDir()
     const ended: Array<string> = []
+    const changed: Array<string> = []
     const server = ControlChannelLive.pipe(
       Layer.provideMerge(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir }))),
-      Layer.provide(Layer.succeed(SessionEvents, { revoked: (id) => Effect.sync(() => ended.push(id)) })),
+      Layer.provide(
+        Layer.succeed(SessionEvents, {
+          revoked: (id) => Effect.sync(() => void ended.push(id)),
+          userChanged: (id) => Effect.sync(() => void changed.push(id))
+        })
+      ),
       Layer.provide(AppConfig.layer({ dataDir }))
     )
     await Effect.runPromise(
@@ -224,6 +230,10 @@ describe("talab while a server holds the embedded database", () => {
           expect(revoked).toMatchObject({ code: 0, stdout: ["revoked 1 session of +966551234568"] })
           expect(ended).toEqual([sessionId])
           expect(yield* sql`SELECT count(*)::int AS n FROM device_tokens`).toEqual([{ n: 0 }])
+          expect(changed).toEqual([])
+          const granted = yield* Effect.promise(() => talab(dataDir, "admin", "grant", "+966551234568"))
+          expect(granted).toMatchObject({ code: 0, stdout: ["granted admin to +966551234568"] })
+          expect(changed).toEqual([userId])
         }).pipe(Effect.provide(server), Effect.orDie)
       )
     )

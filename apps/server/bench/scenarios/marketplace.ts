@@ -88,21 +88,23 @@ const measure = (result: LoadReport) => {
   return result
 }
 
-/** `run`, profiled on this thread (the server's; the load is in a worker) when BENCH_PROFILE is set. */
-const profiled = async (name: string, run: () => Promise<LoadReport>) => {
-  if (PROFILE_DIR === undefined) return measure(await run())
+/** `run`, profiled on this thread (the servers'; the load is in a worker) when BENCH_PROFILE is set. */
+const withProfile = async (name: string, run: () => Promise<LoadReport>) => {
+  if (PROFILE_DIR === undefined) return run()
   const session = new Session()
   session.connect()
   await session.post("Profiler.enable")
   await session.post("Profiler.start")
   try {
-    return measure(await run())
+    return await run()
   } finally {
     const { profile } = await session.post("Profiler.stop")
     writeFileSync(join(PROFILE_DIR, `${name.replace(/[^A-Za-z0-9]+/g, "-")}.cpuprofile`), JSON.stringify(profile))
     session.disconnect()
   }
 }
+/** A Talab figure, profiled when BENCH_PROFILE is set. */
+const profiled = async (name: string, run: () => Promise<LoadReport>) => measure(await withProfile(name, run))
 
 const printRatios = (floor: LoadReport) => {
   console.log("\nratio to the floor (bare node:http + pg, GET /requests/{id}, same run):")
@@ -152,10 +154,8 @@ const main = () =>
       let floor: LoadReport
       try {
         await detailLoad("warm-up", floorServer.apiUrl, 1_000)
-        floor = await detailLoad(
-          `floor: GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`,
-          floorServer.apiUrl,
-          SECONDS * 1_000
+        floor = await withProfile("floor", () =>
+          detailLoad(`floor: GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`, floorServer.apiUrl, SECONDS * 1_000)
         )
         report(floor)
       } finally {

@@ -2,6 +2,7 @@ import { isLastUseStale, isSessionLive, type Session, SessionRepo, type User } f
 import { Clock, Effect, Option } from "effect"
 import { adminPolicy } from "../admin/Policy.js"
 import { AppConfig } from "../config/AppConfig.js"
+import { SessionCache } from "./SessionCache.js"
 import { type TokenClaims, Tokens } from "./Tokens.js"
 
 /** Who an access token signs in: the user (with their effective admin flag) and the token's live session. */
@@ -15,11 +16,13 @@ export interface SignedIn {
  * (`realtime/Gateway.ts`): the token verified, its session found, live and the token's user's, its last use
  * recorded (at most once a minute, docs/DECISIONS.md "Sessions"). None for anything else. `verified` runs
  * between the token's check and the session's look-up: the socket binds itself to the session there, so an
- * end of the session racing the look-up still reaches it.
+ * end of the session racing the look-up still reaches it. The row comes from the session cache while it is
+ * fresh (auth/SessionCache.ts): liveness and ownership are still checked against it on every call.
  */
 export const makeSessionCheck = Effect.gen(function* () {
   const tokens = yield* Tokens
   const sessions = yield* SessionRepo
+  const cache = yield* SessionCache
   const admins = adminPolicy((yield* AppConfig).adminPhoneNumbers)
   return <R = never>(
     token: string,
@@ -30,11 +33,14 @@ export const makeSessionCheck = Effect.gen(function* () {
       if (claims === undefined) return Option.none()
       yield* verified(claims)
       const now = new Date(yield* Clock.currentTimeMillis)
-      const found = yield* sessions.findWithUser(claims.sessionId)
+      const found = yield* cache.find(claims.sessionId, sessions.findWithUser(claims.sessionId))
       if (Option.isNone(found)) return Option.none()
       const { session, user } = found.value
       if (!isSessionLive(session, now) || session.userId !== claims.userId) return Option.none()
-      if (isLastUseStale(session, now)) yield* sessions.touch(session.id, now)
+      if (isLastUseStale(session, now)) {
+        yield* sessions.touch(session.id, now)
+        cache.touched(session.id, now)
+      }
       return Option.some({ user: admins.effective(user), session })
     })
 })

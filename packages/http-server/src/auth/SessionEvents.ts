@@ -1,12 +1,16 @@
 import { Context, Effect, Layer } from "effect"
 
 /**
- * Tells whoever holds live connections of a session (the WebSocket hub) that it has ended.
- * The default does nothing; the realtime layer replaces it.
+ * Tells every instance what a signed-in caller's check depends on changed: a session ended (its sockets
+ * close, its cached row goes) or a user's row changed (their cached sessions are read again). Said after the
+ * change committed. The default does nothing; the realtime layer replaces it.
  */
 export class SessionEvents extends Context.Tag("@talab/http-server/SessionEvents")<
   SessionEvents,
-  { readonly revoked: (sessionId: string) => Effect.Effect<void> }
+  {
+    readonly revoked: (sessionId: string) => Effect.Effect<void>
+    readonly userChanged: (userId: string) => Effect.Effect<void>
+  }
 >() {
-  static readonly Noop = Layer.succeed(SessionEvents, { revoked: () => Effect.void })
+  static readonly Noop = Layer.succeed(SessionEvents, { revoked: () => Effect.void, userChanged: () => Effect.void })
 }

@@ -1,6 +1,6 @@
 import { Config, ConfigProvider, Effect, Option } from "effect"
 import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
-import { publishSessionEnds } from "../realtime/RedisFanout.js"
+import { publishSessionEnds, publishUserChanges } from "../realtime/RedisFanout.js"
 import { restoreEmbedded } from "./Backup.js"
 import { type Outcome, parseCommand, runCommand, USAGE } from "./Commands.js"
 import { forward, runningServer } from "./Control.js"
@@ -68,17 +68,19 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string |
         )
       )
     }
-    // Sockets live in the servers: on Redis every instance hears it; on the embedded database none is running.
-    const endSessions =
-      settings.redisUrl !== undefined
-        ? (ids: ReadonlyArray<string>) => publishSessionEnds(settings.redisUrl!, ids).pipe(Effect.orDie)
+    // Sockets and session caches live in the servers: on Redis every instance hears it; on the embedded
+    // database none is running.
+    const redisUrl = settings.redisUrl
+    const servers =
+      redisUrl !== undefined
+        ? {
+            endSessions: (ids: ReadonlyArray<string>) => publishSessionEnds(redisUrl, ids).pipe(Effect.orDie),
+            usersChanged: (ids: ReadonlyArray<string>) => publishUserChanges(redisUrl, ids).pipe(Effect.orDie)
+          }
         : embeddedOnDisk
-          ? () => Effect.void
-          : undefined
-    return yield* runCommand(parsed.name, parsed.argument, {
-      ...settings,
-      ...(endSessions ? { endSessions } : {})
-    }).pipe(
+          ? { endSessions: () => Effect.void, usersChanged: () => Effect.void }
+          : {}
+    return yield* runCommand(parsed.name, parsed.argument, { ...settings, ...servers }).pipe(
       Effect.provide(DatabaseLayer(database as DatabaseOptions)),
       Effect.catchAll((error) => Effect.succeed(refusedOutcome(`cannot open the database: ${String(error)}`)))
     )

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Effect } from "effect"
 import { runMigrations } from "../db/Migrations.js"
 import { backupEmbedded } from "./Backup.js"
-import { adminGrant, adminList, adminRevoke, OperatorRefused, sessionsRevoke } from "./Operator.js"
+import { type AdminChange, adminGrant, adminList, adminRevoke, OperatorRefused, sessionsRevoke } from "./Operator.js"
 import { runRetention } from "./Retention.js"
 
 /** What a `talab` command printed and how it ended: 0 done, 1 refused, 2 not a command. */
@@ -59,7 +59,28 @@ export interface CommandEnvironment {
    * server's own hub (a command handed to it) or the Redis channel the instances share (REDIS_URL).
    */
   readonly endSessions?: (sessionIds: ReadonlyArray<string>) => Effect.Effect<void>
+  /** Tells the running servers that users' rows changed, so their session caches read them again. */
+  readonly usersChanged?: (userIds: ReadonlyArray<string>) => Effect.Effect<void>
 }
+
+/** Without REDIS_URL a command run beside a server on PostgreSQL cannot reach it: its cache catches up alone. */
+const unreachedServers = "a server running on this database sees the change within 30 s: no REDIS_URL to reach it"
+
+/** Applies an admin change, then tells the running servers whose row changed. */
+const changeAdmin = (
+  change: Effect.Effect<AdminChange, OperatorRefused | unknown, SqlClient.SqlClient>,
+  env: CommandEnvironment
+) =>
+  Effect.gen(function* () {
+    const { report, changedUserId, refused } = yield* change
+    let lines = report
+    if (changedUserId !== undefined) {
+      if (env.usersChanged === undefined) lines = [...lines, unreachedServers]
+      else yield* env.usersChanged([changedUserId])
+    }
+    if (refused) return yield* new OperatorRefused({ message: lines.join("\n") })
+    return lines
+  })
 
 /** Revokes the sessions, then has their sockets closed where the servers can be reached. */
 const revokeSessions = (input: string, env: CommandEnvironment) =>
@@ -69,7 +90,8 @@ const revokeSessions = (input: string, env: CommandEnvironment) =>
     if (env.endSessions === undefined) {
       return [
         ...report,
-        "open WebSocket connections of those sessions stay open until they disconnect: no REDIS_URL to reach the servers"
+        "open WebSocket connections of those sessions stay open until they disconnect: no REDIS_URL to reach the servers",
+        unreachedServers
       ]
     }
     yield* env.endSessions(sessionIds)
@@ -91,9 +113,9 @@ export const runCommand = (name: string, argument: string | undefined, env: Comm
       case "admin list":
         return adminList(env.adminPhoneNumbers)
       case "admin grant":
-        return adminGrant(argument!, env.adminPhoneNumbers)
+        return changeAdmin(adminGrant(argument!, env.adminPhoneNumbers), env)
       case "admin revoke":
-        return adminRevoke(argument!, env.adminPhoneNumbers)
+        return changeAdmin(adminRevoke(argument!, env.adminPhoneNumbers), env)
       case "sessions revoke":
         return revokeSessions(argument!, env)
       case "retention":

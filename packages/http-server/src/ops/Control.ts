@@ -54,9 +54,12 @@ export const ControlChannelLive = Layer.scopedDiscard(
               adminPhoneNumbers: config.adminPhoneNumbers,
               retentionDays: config.retentionDays,
               ...Option.match(sessionEvents, {
-                onNone: () => ({}),
+                // No realtime layer, so no session cache either: nobody to tell of a user's change.
+                onNone: () => ({ usersChanged: () => Effect.void }),
                 onSome: (events) => ({
-                  endSessions: (ids: ReadonlyArray<string>) => Effect.forEach(ids, events.revoked, { discard: true })
+                  endSessions: (ids: ReadonlyArray<string>) => Effect.forEach(ids, events.revoked, { discard: true }),
+                  usersChanged: (ids: ReadonlyArray<string>) =>
+                    Effect.forEach(ids, events.userChanged, { discard: true })
                 })
               })
             }).pipe(Effect.annotateLogs({ command: `talab ${name}` }))

@@ -49,16 +49,24 @@ export const adminList = (envAdmins: ReadonlyArray<string>) =>
     return lines.length === 0 ? ["no admins"] : lines
   })
 
+/** What an admin command reports, and whose user row it changed (the running servers are told). */
+export interface AdminChange {
+  readonly report: Report
+  readonly changedUserId?: string
+  /** The grant was revoked but the user stays an admin (ADMIN_PHONE_NUMBERS): the command fails with the report. */
+  readonly refused?: boolean
+}
+
 /** Makes the user with `input` an admin (sets `users.is_admin`). */
 export const adminGrant = (input: string, envAdmins: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const phone = yield* phoneOf(input)
     const user = yield* userByPhone(phone)
-    if (user.is_admin) return [`${phone} was already granted admin; nothing changed`]
+    if (user.is_admin) return { report: [`${phone} was already granted admin; nothing changed`] } as AdminChange
     yield* sql`UPDATE users SET is_admin = true WHERE id = ${user.id}`
     const alsoEnv = normalisedList(envAdmins).has(phone) ? " (also listed in ADMIN_PHONE_NUMBERS)" : ""
-    return [`granted admin to ${phone}${alsoEnv}`]
+    return { report: [`granted admin to ${phone}${alsoEnv}`], changedUserId: user.id } as AdminChange
   })
 
 /** Clears `users.is_admin`; an admin by ADMIN_PHONE_NUMBERS stays one until removed from that variable. */
@@ -72,22 +80,21 @@ export const adminRevoke = (input: string, envAdmins: ReadonlyArray<string>) =>
         inEnv ? Effect.succeed({ id: "", is_admin: false }) : Effect.fail(refused)
       )
     )
-    const lines: Array<string> = []
-    if (user.is_admin) {
-      yield* sql`UPDATE users SET is_admin = false WHERE id = ${user.id}`
-      lines.push(`revoked the admin grant of ${phone}`)
+    if (!user.is_admin) {
+      if (inEnv) return yield* new OperatorRefused({ message: staysAdmin(phone) })
+      return { report: [`${phone} was not an admin; nothing changed`] } as AdminChange
     }
-    if (inEnv) {
-      return yield* new OperatorRefused({
-        message: [
-          ...lines,
-          `${phone} is in ADMIN_PHONE_NUMBERS and stays an admin: remove it there and restart the server`
-        ].join("\n")
-      })
-    }
-    if (lines.length === 0) return [`${phone} was not an admin; nothing changed`]
-    return lines
+    yield* sql`UPDATE users SET is_admin = false WHERE id = ${user.id}`
+    const report = [`revoked the admin grant of ${phone}`]
+    return {
+      report: inEnv ? [...report, staysAdmin(phone)] : report,
+      changedUserId: user.id,
+      refused: inEnv
+    } as AdminChange
   })
+
+const staysAdmin = (phone: string) =>
+  `${phone} is in ADMIN_PHONE_NUMBERS and stays an admin: remove it there and restart the server`
 
 /**
  * Ends every live session of the user with `input` and removes the push tokens they registered: their tokens

@@ -28,6 +28,10 @@ export interface FanoutInbound {
   readonly deliverToUsers: (userIds: ReadonlyArray<string>, event: string) => void
   /** A session ended on another instance. */
   readonly sessionEnded: (sessionId: string) => void
+  /** A user's row changed on another instance (or by `talab admin`). */
+  readonly userChanged: (userId: string) => void
+  /** Whether what other instances publish reaches this one (false while the connection is away). */
+  readonly hearing: (hearing: boolean) => void
   /** A socket of this instance is beyond its session's or user's cap (counted over every instance): close it. */
   readonly evict: (connectionId: number) => void
 }
@@ -46,6 +50,7 @@ export interface Fanout {
   /** Tells every other instance of a user event (JSON of a `UserEvent`) for the sockets of these users. */
   readonly deliverToUsers: (userIds: ReadonlyArray<string>, event: string) => Effect.Effect<void>
   readonly endSession: (sessionId: string) => Effect.Effect<void>
+  readonly userChanged: (userId: string) => Effect.Effect<void>
   /**
    * Counts a newly authenticated socket over every instance and has the sockets beyond the caps evicted
    * (through `FanoutInbound.evict` on their instance). False when it could not (one instance only, or the
@@ -64,6 +69,7 @@ export const localOnlyFanout: Fanout = {
   deliver: () => Effect.void,
   deliverToUsers: () => Effect.void,
   endSession: () => Effect.void,
+  userChanged: () => Effect.void,
   admit: () => Effect.succeed(false),
   release: () => Effect.void
 }

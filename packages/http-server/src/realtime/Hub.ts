@@ -8,6 +8,7 @@ import {
 } from "@talab/contract"
 import type { Conversation } from "@talab/core"
 import { Clock, Context, Deferred, Duration, Effect, Layer, type Scope } from "effect"
+import { SessionCache } from "../auth/SessionCache.js"
 import { shownTo } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { ServerLifecycle } from "../server/Lifecycle.js"
@@ -53,8 +54,10 @@ export interface RealtimeHubService {
   /** Subscribes an authenticated socket; done once deliveries from every instance will reach it. */
   readonly subscribe: (connection: Connection, conversationId: string) => Effect.Effect<void, Error>
   readonly unsubscribe: (connection: Connection, conversationId: string) => Effect.Effect<void>
-  /** Closes the session's sockets with 4401 on every instance. */
+  /** Closes the session's sockets with 4401 and forgets the session's cached row, on every instance. */
   readonly endSession: (sessionId: string) => Effect.Effect<void>
+  /** Has every instance read the user's row again (their session cache forgets it). */
+  readonly userChanged: (userId: string) => Effect.Effect<void>
 }
 
 /** The sockets of this instance, who they are and what they are subscribed to; the fan-out reaches the rest. */
@@ -78,6 +81,7 @@ const evictTooMany = (connection: Connection) => connection.close(CloseCode.tooM
 
 const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout, E, Scope.Scope>) =>
   Effect.gen(function* () {
+    const sessionCache = yield* SessionCache
     const connections = new Set<Connection>()
     const audiences = new Map<string, AudienceEntry>()
     const sessions = new Map<string, Set<Connection>>()
@@ -110,6 +114,7 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
       }
     }
     const closeSessionLocally = (sessionId: string) => {
+      sessionCache.forgetSession(sessionId)
       for (const connection of sessions.get(sessionId) ?? []) connection.reject()
     }
 
@@ -121,6 +126,8 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
       deliver: deliverLocally,
       deliverToUsers: (userIds, event) => deliverToUsersLocally(userIds, JSON.parse(event) as UserEvent),
       sessionEnded: closeSessionLocally,
+      userChanged: sessionCache.forgetUser,
+      hearing: sessionCache.trust,
       evict: evictLocally
     })
 
@@ -266,6 +273,11 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
         Effect.zipRight(
           Effect.sync(() => closeSessionLocally(sessionId)),
           fanout.endSession(sessionId)
+        ),
+      userChanged: (userId) =>
+        Effect.zipRight(
+          Effect.sync(() => sessionCache.forgetUser(userId)),
+          fanout.userChanged(userId)
         )
     })
   })

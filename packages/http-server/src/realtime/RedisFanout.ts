@@ -25,6 +25,8 @@ const COMMAND_TIMEOUT_MS = 2_000
  */
 const PREFIX = "talab:ws:"
 const SESSIONS_CHANNEL = `${PREFIX}sessions`
+/** A user's row changed (profile, language, avatar, admin grant): each instance reads their sessions again. */
+const USER_CHANGES_CHANNEL = `${PREFIX}user-changes`
 /** User events, to every instance: `{"user_ids": [...], "event": {...}}`; each delivers to its own sockets. */
 const USERS_CHANNEL = `${PREFIX}users`
 /** Users named per published user event, so one publish stays small whatever the number of recipients. */
@@ -41,7 +43,7 @@ const audiencePattern = new RegExp(`^${PREFIX}c:([^:]+):u:([^:]+)$`)
  */
 const EVICT_CHANNEL = `${PREFIX}evict`
 /** What every instance listens on from its start, and again after each reconnect. */
-const FIXED_CHANNELS = [SESSIONS_CHANNEL, EVICT_CHANNEL, USERS_CHANNEL]
+const FIXED_CHANNELS = [SESSIONS_CHANNEL, USER_CHANGES_CHANNEL, EVICT_CHANNEL, USERS_CHANNEL]
 const SESSION_SOCKETS = `${PREFIX}sockets:s:`
 const USER_SOCKETS = `${PREFIX}sockets:u:`
 const SOCKET_SEQUENCE = `${PREFIX}sockets:seq`
@@ -71,19 +73,26 @@ if over > 0 then
 end
 return evicted
 `
-/**
- * Tells every instance on this Redis that sessions ended, as a logout on one of them does, from a process
- * that is no instance (`talab sessions revoke`): each closes its sockets of those sessions with 4401.
- */
-export const publishSessionEnds = (url: string, sessionIds: ReadonlyArray<string>) =>
+/** Publishes each body on `channel` to every instance, from a process that is no instance (`talab …`). */
+const publishFromOutside = (url: string, channel: string, bodies: ReadonlyArray<string>) =>
   Effect.scoped(
     Effect.gen(function* () {
       const client = yield* connect(url, "talab-cli")
       const origin = `cli-${randomUUID()}`
-      for (const sessionId of sessionIds)
-        yield* Effect.tryPromise(() => client.publish(SESSIONS_CHANNEL, `${origin}\n${sessionId}`))
+      for (const body of bodies) yield* Effect.tryPromise(() => client.publish(channel, `${origin}\n${body}`))
     })
   )
+
+/**
+ * Tells every instance on this Redis that sessions ended, as a logout on one of them does (`talab sessions
+ * revoke`): each closes its sockets of those sessions with 4401 and forgets them.
+ */
+export const publishSessionEnds = (url: string, sessionIds: ReadonlyArray<string>) =>
+  publishFromOutside(url, SESSIONS_CHANNEL, sessionIds)
+
+/** Tells every instance on this Redis that users' rows changed (`talab admin grant|revoke`). */
+export const publishUserChanges = (url: string, userIds: ReadonlyArray<string>) =>
+  publishFromOutside(url, USER_CHANGES_CHANNEL, userIds)
 
 const socketMember = (origin: string, holder: SocketHolder) => `${origin}|${holder.connectionId}|${holder.sessionId}`
 
@@ -161,6 +170,7 @@ export const makeRedisFanout = (
       if (newline < 0 || payload.slice(0, newline) === origin) return
       const body = payload.slice(newline + 1)
       if (channel === SESSIONS_CHANNEL) return inbound.sessionEnded(body)
+      if (channel === USER_CHANGES_CHANNEL) return inbound.userChanged(body)
       if (channel === EVICT_CHANNEL) return evictIfMine(body)
       if (channel === USERS_CHANNEL) {
         const { user_ids, event } = JSON.parse(body) as { user_ids: Array<string>; event: unknown }
@@ -175,7 +185,11 @@ export const makeRedisFanout = (
     })
     // The channels to listen on again after a reconnect: the fixed ones and every audience watched here.
     const channels = new Set(FIXED_CHANNELS)
+    // While the subscriber is away, changes published meanwhile are lost to this instance: say so, and
+    // again when it is back (the session cache stops trusting itself in between).
+    subscriber.on("close", () => inbound.hearing(false))
     subscriber.on("ready", () => {
+      inbound.hearing(true)
       subscriber
         .subscribe(...channels)
         .catch((error: unknown) =>
@@ -238,6 +252,10 @@ export const makeRedisFanout = (
       endSession: (sessionId) =>
         Effect.tryPromise(() => commands.publish(SESSIONS_CHANNEL, `${origin}\n${sessionId}`)).pipe(
           warnOnFailure("session publish")
+        ),
+      userChanged: (userId) =>
+        Effect.tryPromise(() => commands.publish(USER_CHANGES_CHANNEL, `${origin}\n${userId}`)).pipe(
+          warnOnFailure("user change publish")
         ),
       admit: (holder, caps) =>
         Effect.gen(function* () {

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { AlertMatcher } from "../alerts/Matcher.js"
+import { SessionCache } from "../auth/SessionCache.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
 import { MigratedDatabaseLayer } from "../db/Migrations.js"
@@ -32,6 +33,8 @@ export const AppLive = Layer.mergeAll(
   Layer.provide(SqlRepositoriesLayer),
   // The WebSocket hub, which also closes the sockets of ended sessions (also those `talab sessions revoke` ends).
   Layer.provideMerge(RealtimeLive),
+  // One session cache for REST's and the socket's checks, kept current by the hub's events.
+  Layer.provideMerge(SessionCache.layer),
   // One wakeup shared by the outbox that queues notifications and the dispatcher that delivers them.
   Layer.provide(NotificationWakeup.layer)
 )

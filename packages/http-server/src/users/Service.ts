@@ -16,6 +16,7 @@ import {
 } from "@talab/core"
 import { Clock, Effect, Option } from "effect"
 import { isSafeFileKey } from "../adapters/files/LocalFileStore.js"
+import { SessionEvents } from "../auth/SessionEvents.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { type AvatarRejected, decodeAvatar, screenAvatar } from "./Avatar.js"
 import { DecodeGate } from "./DecodeGate.js"
@@ -54,6 +55,7 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
     const ids = yield* Ids
     const config = yield* AppConfig
     const decodeGate = yield* DecodeGate
+    const sessionEvents = yield* SessionEvents
 
     const me = (user: User) =>
       Effect.map(profiles.findByUserId(user.id), (profile) => ({ user, sellerProfile: Option.getOrNull(profile) }))
@@ -62,6 +64,7 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
       Effect.gen(function* () {
         const updated: User = { ...user, name: changes.name ?? user.name, language: changes.language ?? user.language }
         yield* users.update(updated)
+        yield* sessionEvents.userChanged(user.id)
         return yield* me(updated)
       })
 
@@ -90,6 +93,7 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
         yield* files.put(key, { bytes: image.bytes, contentType: image.contentType })
         const avatarUrl = `${config.publicUrl}${AVATAR_PATH}${key}`
         yield* users.update({ ...user, avatarUrl })
+        yield* sessionEvents.userChanged(user.id)
         const replaced = avatarKeyOf(user.avatarUrl)
         if (replaced !== undefined && replaced !== key) yield* deleteReplaced(replaced)
         return { avatarUrl }
