@@ -29,7 +29,10 @@ const DetailRow = Schema.Struct({
   extended_at: Schema.NullOr(Schema.DateFromSelf)
 })
 
-const Total = Schema.Struct({ total: Schema.Number })
+/** A row of a page with the list's total beside it; an empty page is one row of nulls with the total. */
+type PageRow = { readonly [K in keyof typeof ListRow.Type]: (typeof ListRow.Type)[K] | null } & {
+  readonly total: number
+}
 
 export interface RequestFilters {
   readonly status: RequestStatus
@@ -73,8 +76,6 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
      * the response schema encodes them once more on the way out. The pass cost more than the query's own
      * decoding on the hottest reads (docs/SCALING.md, "Where a request's time goes").
      */
-    const total = (query: Statement.Statement<object>) =>
-      Effect.map(query as Statement.Statement<typeof Total.Type>, (rows) => rows[0]!.total)
 
     /*
      * Newest first, behind equality filters only, so each list walks one of the indexes of migrations 0002 and
@@ -89,18 +90,25 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
       count: Statement.Statement<object>,
       at: Date
     ): Effect.Effect<Paged<typeof RequestListItem.Type>> =>
-      Effect.all({
-        items: sql<typeof ListRow.Type>`
-            SELECT ${sql.literal(listColumns)}, ${effectiveColumns(at)} FROM buy_requests
-            WHERE id IN (
-              SELECT id FROM buy_requests
-              WHERE ${where}
-              ORDER BY created_at DESC, id DESC
-              LIMIT ${request.perPage} OFFSET ${offsetOf(request)}
-            )
-            ORDER BY created_at DESC, id DESC`,
-        total: total(count)
-      }).pipe(Effect.orDie)
+      // One round trip: the total's single row joined to the page's rows (an empty page leaves one row of nulls).
+      sql<PageRow>`
+        WITH page AS (
+          SELECT ${sql.literal(listColumns)}, ${effectiveColumns(at)} FROM buy_requests
+          WHERE id IN (
+            SELECT id FROM buy_requests
+            WHERE ${where}
+            ORDER BY created_at DESC, id DESC
+            LIMIT ${request.perPage} OFFSET ${offsetOf(request)}
+          )
+        )
+        SELECT page.*, totals.total FROM (${count}) totals LEFT JOIN page ON true
+        ORDER BY page.created_at DESC, page.id DESC`.pipe(
+        Effect.map((rows) => ({
+          total: rows[0]!.total,
+          items: rows[0]!.id === null ? [] : rows.map(({ total: _total, ...item }) => item as typeof ListRow.Type)
+        })),
+        Effect.orDie
+      )
 
     /**
      * Everybody's requests in one state, optionally of a category and a city. The total is summed from the
