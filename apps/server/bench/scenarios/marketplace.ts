@@ -117,6 +117,34 @@ const printRatios = (floor: LoadReport) => {
   }
 }
 
+/** Issue 10's REST targets: at least this many req/s under 50 clients, and every p95 under 50 ms. */
+const TARGETS: ReadonlyArray<readonly [prefix: string, perSecond: number]> = [
+  ["GET /requests/{id},", 2_500],
+  ["GET /requests (page 1", 1_500],
+  ["POST /requests,", 1_500],
+  ["POST /conversations/{id}/messages,", 1_500]
+]
+const TARGET_P95_MS = 50
+
+const printTargets = (floor: LoadReport) => {
+  console.log(`
+targets (issue 10; p95 under ${TARGET_P95_MS} ms for each):`)
+  for (const [prefix, perSecond] of TARGETS) {
+    const figure = figures.find((f) => f.name.startsWith(prefix))
+    if (figure === undefined) continue
+    const met = figure.perSecond >= perSecond && figure.p95 < TARGET_P95_MS
+    console.log(
+      `  ${prefix
+        .replace(/[,(]\s*\S*$/, "")
+        .trim()
+        .padEnd(36)} ≥ ${String(perSecond).padStart(5)} req/s: ` +
+        `${figure.perSecond.toFixed(0).padStart(5)} req/s, p95 ${figure.p95.toFixed(0).padStart(4)} ms, ` +
+        `${(figure.perSecond / floor.perSecond).toFixed(2)} of the floor, target ${(perSecond / floor.perSecond).toFixed(2)} of it ` +
+        `(${met ? "met" : "MISSED"})`
+    )
+  }
+}
+
 const main = () =>
   withBenchServer(
     "talab_bench",
@@ -306,6 +334,7 @@ const main = () =>
       )
       console.log(`\noffers in the database after the run: ${count[0]?.n}`)
       printRatios(floor)
+      printTargets(floor)
     }
   )
 

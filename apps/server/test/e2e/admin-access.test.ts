@@ -1,11 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { runCli } from "@talab/http-server"
 import type { TestServer } from "@talab/testkit"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ADMIN_PHONE, expectError, market, unknownId, useMarketServer } from "../support/flows.js"
 import { backends, client, newPhone, relaxedLimits, type SignedIn, signIn, startServer } from "../support/harness.js"
 import { createPostgresDatabase, runSql } from "../support/postgres.js"
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 
 /*
  * /admin/* (issue 8, item 6): a non-admin gets 403 FORBIDDEN before anything is looked up or decoded, whatever
@@ -250,12 +254,21 @@ describe.each(backends)("who is an admin on %s", (backend) => {
   it.runIf(backend === "postgres")(
     "keeps an operator's grant (users.is_admin) whatever the list says",
     async () => {
-      const server = await serverWith([])
+      // With the Redis the instances share, as in production: `talab admin` reaches the running server's
+      // session cache through it (docs/DECISIONS.md, "Session cache").
+      const server = await startServer({
+        settings: { ...relaxedLimits, adminPhoneNumbers: [] },
+        databaseUrl: database!.url,
+        redisUrl: REDIS_URL
+      })
       try {
         const signed = await signIn(server, client(server), granted)
         expect(await isAdmin(server, signed.token)).toBe(false)
-        const setGrant = (value: boolean) =>
-          runSql(database!.url, (sql) => sql`UPDATE users SET is_admin = ${value} WHERE phone_number = ${granted}`)
+        const setGrant = async (value: boolean) => {
+          const command = ["admin", value ? "grant" : "revoke", granted]
+          const outcome = await Effect.runPromise(runCli(command, { DATABASE_URL: database!.url, REDIS_URL }))
+          expect(outcome.code).toBe(0)
+        }
         await setGrant(true)
         expect(await isAdmin(server, signed.token)).toBe(true)
         // A profile change neither writes the flag back nor clears it.

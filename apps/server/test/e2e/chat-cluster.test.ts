@@ -245,14 +245,27 @@ describe("one instance without Redis", () => {
     await database?.drop()
   }, 60_000)
 
-  it("talab sessions revoke on PostgreSQL without REDIS_URL says it cannot reach open sockets", async () => {
+  it("talab sessions revoke on PostgreSQL without REDIS_URL says it cannot reach open sockets nor the session cache", async () => {
     const user = await signIn(server, client(server))
     const outcome = await Effect.runPromise(runCli(["sessions", "revoke", user.phone], { DATABASE_URL: database.url }))
     expect(outcome.code).toBe(0)
     expect(outcome.stdout).toEqual([
       `revoked 1 session of ${user.phone}`,
-      "open WebSocket connections of those sessions stay open until they disconnect: no REDIS_URL to reach the servers"
+      "open WebSocket connections of those sessions stay open until they disconnect: no REDIS_URL to reach the servers",
+      "a server running on this database sees the change within 30 s: no REDIS_URL to reach it"
     ])
+  })
+
+  it("talab admin grant on PostgreSQL without REDIS_URL says when the running server sees it", async () => {
+    const user = await signIn(server, client(server))
+    const outcome = await Effect.runPromise(runCli(["admin", "grant", user.phone], { DATABASE_URL: database.url }))
+    expect(outcome).toMatchObject({
+      code: 0,
+      stdout: [
+        `granted admin to ${user.phone}`,
+        "a server running on this database sees the change within 30 s: no REDIS_URL to reach it"
+      ]
+    })
   })
 
   it("raises MessageSent with recipientOnline true only while the recipient's socket is subscribed", async () => {

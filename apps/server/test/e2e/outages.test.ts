@@ -136,12 +136,22 @@ describe("Redis stopped and started again", () => {
   }, 120_000)
 
   it("listens again on every channel the instances share once Redis is back (sessions, user events, evictions)", async () => {
-    const fixed = ["talab:ws:evict", "talab:ws:sessions", "talab:ws:users"]
+    // The shared channels, and the instance's own channel for confirmations of its session ends and user changes.
+    const fixed = [
+      "talab:ws:confirm:*",
+      "talab:ws:evict",
+      "talab:ws:sessions",
+      "talab:ws:user-changes",
+      "talab:ws:users"
+    ]
     const listened = async () => {
       const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 })
       try {
         await probe.connect()
-        return ((await probe.pubsub("CHANNELS", "talab:ws:*")) as Array<string>).sort()
+        const channels = (await probe.pubsub("CHANNELS", "talab:ws:*")) as Array<string>
+        return [
+          ...new Set(channels.map((channel) => channel.replace(/^talab:ws:confirm:.+$/, "talab:ws:confirm:*")))
+        ].sort()
       } catch {
         return []
       } finally {

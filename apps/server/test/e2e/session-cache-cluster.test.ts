@@ -1,6 +1,7 @@
 import { runCli } from "@talab/http-server"
 import type { TestServer } from "@talab/testkit"
 import { Effect } from "effect"
+import { Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, relaxedLimits, signIn, startServer } from "../support/harness.js"
 import { claimsOf } from "../support/jwt.js"
@@ -81,6 +82,34 @@ describe("session cache across two instances sharing Redis and PostgreSQL", () =
       for (const server of [a, b])
         expect((await client(server).get("/admin/reports", { token: user.token })).status).toBe(200)
       expect((await Effect.runPromise(runCli(["admin", "revoke", user.phone], env))).code).toBe(0)
+    }
+  })
+
+  it("answers a logout only once every instance has confirmed it forgot the session", async () => {
+    // A third instance, slow to apply: it confirms the session end 300 ms after hearing it.
+    const slow = new Redis(REDIS_URL)
+    const publisher = new Redis(REDIS_URL)
+    let confirmedAt: number | undefined
+    slow.on("message", (_channel: string, payload: string) => {
+      const [, , reply] = payload.split("\n")
+      const [replyChannel, token] = (reply ?? "").split(" ")
+      setTimeout(() => {
+        confirmedAt = Date.now()
+        publisher.publish(replyChannel!, token!).catch(() => {})
+      }, 300)
+    })
+    await slow.subscribe("talab:ws:sessions")
+    try {
+      const user = await signIn(a, client(a))
+      expect((await me(b, user.token)).status).toBe(200)
+      expect((await client(a).post("/auth/logout", { token: user.token, body: {} })).status).toBe(200)
+      const answeredAt = Date.now()
+      expect(confirmedAt).toBeDefined()
+      expect(answeredAt).toBeGreaterThanOrEqual(confirmedAt!)
+      expect((await me(b, user.token)).status).toBe(401)
+    } finally {
+      slow.disconnect()
+      publisher.disconnect()
     }
   })
 

@@ -27,6 +27,8 @@ const PREFIX = "talab:ws:"
 const SESSIONS_CHANNEL = `${PREFIX}sessions`
 /** A user's row changed (profile, language, avatar, admin grant): each instance reads their sessions again. */
 const USER_CHANGES_CHANNEL = `${PREFIX}user-changes`
+/** Each publisher's own channel for the confirmations of its session ends and user changes. */
+const REPLY_PREFIX = `${PREFIX}confirm:`
 /** User events, to every instance: `{"user_ids": [...], "event": {...}}`; each delivers to its own sockets. */
 const USERS_CHANNEL = `${PREFIX}users`
 /** Users named per published user event, so one publish stays small whatever the number of recipients. */
@@ -73,13 +75,78 @@ if over > 0 then
 end
 return evicted
 `
-/** Publishes each body on `channel` to every instance, from a process that is no instance (`talab …`). */
-const publishFromOutside = (url: string, channel: string, bodies: ReadonlyArray<string>) =>
+/*
+ * Session ends and user changes are confirmed: the publisher names a reply channel of its own and a token, each
+ * instance applies the change (its session cache forgets, its sockets close) and then publishes the token back.
+ * PUBLISH answers how many subscribers got the message, so the publisher knows how many confirmations to wait
+ * for, and answers its caller (a logout's response) only once every instance has applied the change: the next
+ * request, wherever it lands, sees it. An instance that does not confirm within the timeout (dead, or its
+ * command connection away) is logged and no longer waited for.
+ */
+const CONFIRM_TIMEOUT_MS = 1_000
+
+/** Announces changes on `publisher` and counts the confirmations that reach `subscriber` on `replyChannel`. */
+const makeAnnouncer = (publisher: Redis, subscriber: Redis, origin: string, replyChannel: string) => {
+  const waiting = new Map<string, () => void>()
+  subscriber.on("message", (channel: string, token: string) => {
+    if (channel === replyChannel) waiting.get(token)?.()
+  })
+  /**
+   * Publishes `id` on `channel` and waits for every receiver's confirmation but its own (`selfReceives`);
+   * answers how many receivers did not confirm in time.
+   */
+  return (channel: string, id: string, selfReceives: boolean) =>
+    Effect.async<number, Error>((resume) => {
+      const token = randomUUID()
+      let confirmed = 0
+      let expected: number | undefined
+      const settle = (missing: number) => {
+        clearTimeout(timer)
+        waiting.delete(token)
+        resume(Effect.succeed(missing))
+      }
+      const check = () => {
+        if (expected !== undefined && confirmed >= expected) settle(0)
+      }
+      waiting.set(token, () => {
+        confirmed++
+        check()
+      })
+      const timer = setTimeout(() => settle(Math.max(0, (expected ?? 0) - confirmed)), CONFIRM_TIMEOUT_MS)
+      publisher.publish(channel, `${origin}\n${id}\n${replyChannel} ${token}`).then(
+        (receivers) => {
+          expected = receivers - (selfReceives ? 1 : 0)
+          check()
+        },
+        (error: unknown) => {
+          clearTimeout(timer)
+          waiting.delete(token)
+          resume(Effect.fail(error instanceof Error ? error : new Error(String(error))))
+        }
+      )
+    })
+}
+
+/** Confirms a change announced with a reply channel (`<id>\n<reply channel> <token>`) once it is applied. */
+const confirmApplied = (publisher: Redis, body: string, apply: (id: string) => void) => {
+  const newline = body.indexOf("\n")
+  apply(newline < 0 ? body : body.slice(0, newline))
+  if (newline < 0) return
+  const [replyChannel, token] = body.slice(newline + 1).split(" ")
+  if (replyChannel?.startsWith(REPLY_PREFIX) && token) publisher.publish(replyChannel, token).catch(() => {})
+}
+
+/** Announces each id on `channel` to every instance from a process that is no instance (`talab …`), confirmed. */
+const publishFromOutside = (url: string, channel: string, ids: ReadonlyArray<string>) =>
   Effect.scoped(
     Effect.gen(function* () {
       const client = yield* connect(url, "talab-cli")
+      const replies = yield* connect(url, "talab-cli-replies")
       const origin = `cli-${randomUUID()}`
-      for (const body of bodies) yield* Effect.tryPromise(() => client.publish(channel, `${origin}\n${body}`))
+      const replyChannel = `${REPLY_PREFIX}${origin}`
+      yield* Effect.tryPromise(() => replies.subscribe(replyChannel))
+      const announce = makeAnnouncer(client, replies, origin, replyChannel)
+      for (const id of ids) yield* announce(channel, id, false)
     })
   )
 
@@ -169,8 +236,8 @@ export const makeRedisFanout = (
       const newline = payload.indexOf("\n")
       if (newline < 0 || payload.slice(0, newline) === origin) return
       const body = payload.slice(newline + 1)
-      if (channel === SESSIONS_CHANNEL) return inbound.sessionEnded(body)
-      if (channel === USER_CHANGES_CHANNEL) return inbound.userChanged(body)
+      if (channel === SESSIONS_CHANNEL) return confirmApplied(commands, body, inbound.sessionEnded)
+      if (channel === USER_CHANGES_CHANNEL) return confirmApplied(commands, body, inbound.userChanged)
       if (channel === EVICT_CHANNEL) return evictIfMine(body)
       if (channel === USERS_CHANNEL) {
         const { user_ids, event } = JSON.parse(body) as { user_ids: Array<string>; event: unknown }
@@ -179,12 +246,14 @@ export const makeRedisFanout = (
       const match = audiencePattern.exec(channel)
       if (match) inbound.deliver({ conversationId: match[1]!, userId: match[2]! }, body)
     })
+    const replyChannel = `${REPLY_PREFIX}${origin}`
+    const announce = makeAnnouncer(commands, subscriber, origin, replyChannel)
     yield* Effect.tryPromise({
-      try: () => subscriber.subscribe(...FIXED_CHANNELS),
+      try: () => subscriber.subscribe(...FIXED_CHANNELS, replyChannel),
       catch: (error) => new RealtimeRedisConnectFailed({ reason: String(error) })
     })
     // The channels to listen on again after a reconnect: the fixed ones and every audience watched here.
-    const channels = new Set(FIXED_CHANNELS)
+    const channels = new Set([...FIXED_CHANNELS, replyChannel])
     // While the subscriber is away, changes published meanwhile are lost to this instance: say so, and
     // again when it is back (the session cache stops trusting itself in between).
     subscriber.on("close", () => inbound.hearing(false))
@@ -205,6 +274,15 @@ export const makeRedisFanout = (
         Effect.catchAll((error) =>
           Effect.logWarning(`Realtime: Redis ${what} failed`).pipe(Effect.annotateLogs({ error: String(error) }))
         )
+      )
+    const announceConfirmed = (channel: string, id: string, what: string) =>
+      announce(channel, id, true).pipe(
+        Effect.flatMap((missing) =>
+          missing === 0
+            ? Effect.void
+            : Effect.logWarning(`Realtime: ${missing} instance(s) did not confirm a ${what} in time`)
+        ),
+        warnOnFailure(`${what} publish`)
       )
 
     return {
@@ -249,14 +327,8 @@ export const makeRedisFanout = (
             ).pipe(warnOnFailure("user event publish")),
           { discard: true }
         ),
-      endSession: (sessionId) =>
-        Effect.tryPromise(() => commands.publish(SESSIONS_CHANNEL, `${origin}\n${sessionId}`)).pipe(
-          warnOnFailure("session publish")
-        ),
-      userChanged: (userId) =>
-        Effect.tryPromise(() => commands.publish(USER_CHANGES_CHANNEL, `${origin}\n${userId}`)).pipe(
-          warnOnFailure("user change publish")
-        ),
+      endSession: (sessionId) => announceConfirmed(SESSIONS_CHANNEL, sessionId, "session end"),
+      userChanged: (userId) => announceConfirmed(USER_CHANGES_CHANNEL, userId, "user change"),
       admit: (holder, caps) =>
         Effect.gen(function* () {
           const evicted = (yield* Effect.tryPromise(() =>
