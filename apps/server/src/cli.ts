@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 import { runCli } from "@talab/http-server"
-import { Effect, Logger, LogLevel } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 
 /* `talab <command>`: operator commands on the server's database (see `talab` without arguments). */
 Effect.runPromise(

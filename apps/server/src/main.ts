@@ -1,6 +1,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { AppConfig, describeStartFailure, ProductionServer, withLogging } from "@talab/http-server"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { OtlpFromConfig } from "./Telemetry.js"
 
 /** The settings read once; the tracer installed before the server is built, so the server's fibers carry it. */

@@ -1,4 +1,5 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { SellerAlertsApi } from "./alerts/Api.js"
 import { AuthApi } from "./auth/Api.js"
 import { ChatApi } from "./chat/Api.js"

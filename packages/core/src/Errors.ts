@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /** A field-level problem: a message key of the catalogue and its parameters, localized at the edge. */
 export interface FieldProblem {

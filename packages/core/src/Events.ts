@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /**
  * Domain events raised by transitions. The server writes them to an outbox table in the same

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { InvalidOtp, OtpAttemptsExceeded, OtpExpired } from "./Errors.js"
 
 export const OTP_TTL_MS = 10 * 60 * 1000

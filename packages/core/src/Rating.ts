@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { Deal } from "./Deal.js"
 import { ValidationFailed } from "./Errors.js"
 import { DomainEvent } from "./Events.js"

@@ -1,4 +1,5 @@
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { CannotReportSelf, ReportNotPending } from "./Errors.js"
 import { DomainEvent } from "./Events.js"
 import { moved, type Transition } from "./Transition.js"

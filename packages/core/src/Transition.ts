@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import type { DomainEvent } from "./Events.js"
 
 /** The result of a successful transition: the next state and the events it raises. */

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Languages every text of the service is available in. */
 export const Language = Schema.Literal("ar", "en")

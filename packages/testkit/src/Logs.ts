@@ -1,4 +1,6 @@
-import { Cause, HashMap, Logger } from "effect"
+import * as Cause from "effect/Cause"
+import * as HashMap from "effect/HashMap"
+import * as Logger from "effect/Logger"
 
 /** One log line the marketplace wrote: level, message and annotations (request_id, method, status, …). */
 export interface LogLine {

@@ -1,5 +1,6 @@
 import { type Push, PushOutcome, PushSender, type Sms, SmsSender } from "@talab/core"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 /** Every SMS the marketplace sent, newest last. */
 export class SmsRecorder {

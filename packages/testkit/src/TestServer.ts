@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
-import { HttpServer } from "@effect/platform"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Ids } from "@talab/core"
 import {
@@ -17,7 +17,13 @@ import {
   parseTestPhoneNumbers,
   RedisRateLimiter
 } from "@talab/http-server"
-import { Context, Effect, Either, Exit, Layer, Redacted, Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
 import { AdjustableClock } from "./Clock.js"
 import { LogRecorder } from "./Logs.js"
 import { PushRecorder, SmsRecorder } from "./Recorders.js"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** Whether the text had contact details masked for the reader (recipient, before the offer is accepted). */
 const Masked = Schema.Boolean.annotations({

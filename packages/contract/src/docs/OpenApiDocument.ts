@@ -1,4 +1,4 @@
-import { OpenApi } from "@effect/platform"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Api } from "../Api.js"
 import { statusOfCode } from "../http/ErrorCodes.js"
 import { errorMessages } from "../i18n/messages.js"

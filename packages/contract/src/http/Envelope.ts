@@ -1,5 +1,5 @@
-import { HttpApiSchema } from "@effect/platform"
-import { Schema } from "effect"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as Schema from "effect/Schema"
 import { type CodeOfStatus, codesOfStatus, type ErrorCode, type ErrorStatus, statusOfCode } from "./ErrorCodes.js"
 
 /** `error.details`: a field name mapped to its messages, in the response language. */

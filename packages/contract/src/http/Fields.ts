@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /*
  * Field schemas whose failures carry a message key of the catalogue, so validation `details` can be

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { problemMessage } from "./Fields.js"
 
 /** The problem key of a path id that is not a UUID: the server answers it 404 NOT_FOUND, not 400. */

@@ -1,6 +1,8 @@
-import { HttpApiMiddleware, HttpApiSecurity } from "@effect/platform"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
 import type { User } from "@talab/core"
-import { Context, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Schema from "effect/Schema"
 import {
   ForbiddenResponse,
   PayloadTooLargeResponse,

@@ -1,5 +1,5 @@
 import { Language } from "@talab/core"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The user as the API shows it. */
 export const UserView = Schema.Struct({

@@ -1,5 +1,5 @@
 import { Category } from "@talab/core"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { SentMessage } from "../chat/Views.js"
 import type { ErrorCode } from "../http/ErrorCodes.js"
 import { FreeText, SEQ_MAX, SeqField, Text } from "../http/Fields.js"

@@ -1,6 +1,7 @@
-import { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import { SellerProfileStatus } from "@talab/core"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import {
   BusinessRuleResponse,
   ForbiddenResponse,

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * A seller's trust figures (docs/DECISIONS.md, "Seller trust score"). A figure with no data behind it yet is

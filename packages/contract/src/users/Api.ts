@@ -1,6 +1,10 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart } from "@effect/platform"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as Multipart from "@effect/platform/Multipart"
 import { Language, Platform } from "@talab/core"
-import { Option, Schema } from "effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import {
   IdempotencyKeyInUseResponse,
   IdempotencyKeyReusedResponse,

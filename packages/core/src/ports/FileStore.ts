@@ -1,4 +1,6 @@
-import { Context, type Effect, type Option } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 
 export interface StoredFile {
   readonly bytes: Uint8Array

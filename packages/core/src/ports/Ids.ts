@@ -1,4 +1,6 @@
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 /** Port: makes new identifiers. Swapped in tests for deterministic ids. */
 export class Ids extends Context.Tag("@talab/core/Ids")<Ids, { readonly next: Effect.Effect<string> }>() {

@@ -1,4 +1,6 @@
-import { Context, type Effect, type Option } from "effect"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import type { BuyRequest } from "../BuyRequest.js"
 import type { Conversation, Message, NewMessage } from "../Conversation.js"
 import type { Deal } from "../Deal.js"

@@ -1,4 +1,6 @@
-import { Context, Data, type Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import type * as Effect from "effect/Effect"
 
 /** One text message to a phone number. `code` is the one-time code it carries, when it carries one. */
 export interface Sms {

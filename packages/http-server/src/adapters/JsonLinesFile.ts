@@ -1,6 +1,6 @@
 import { appendFile, mkdir } from "node:fs/promises"
 import { dirname } from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * Makes a function that appends one record to `path` as a JSON line, creating the folder if needed.

@@ -6,7 +6,7 @@
 /** `+966501234567` → `+9665******67`: the country code and first digit, the last two. */
 export const maskPhone = (phone: string): string => {
   const digits = phone.replace(/^\+/, "")
-  if (digits.length < 8) return "+" + "*".repeat(digits.length)
+  if (digits.length < 8) return `+${"*".repeat(digits.length)}`
   return `+${digits.slice(0, 4)}${"*".repeat(digits.length - 6)}${digits.slice(-2)}`
 }
 

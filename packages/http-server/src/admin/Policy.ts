@@ -1,5 +1,5 @@
 import { Forbidden, type User } from "@talab/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { normalizeMobileNumber } from "../auth/Phone.js"
 
 /**

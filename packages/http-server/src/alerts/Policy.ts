@@ -1,5 +1,6 @@
 import { SellerNotApproved, type SellerProfile } from "@talab/core"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /** Only an approved seller keeps alert rules; no profile, a pending, rejected or suspended one: 403 SELLER_NOT_APPROVED. */
 export const requireApprovedSeller = (

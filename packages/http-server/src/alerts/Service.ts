@@ -9,7 +9,8 @@ import {
   Transactor,
   type User
 } from "@talab/core"
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { requireApprovedSeller } from "./Policy.js"
 
 export interface AlertRuleInput {

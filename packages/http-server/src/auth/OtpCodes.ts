@@ -1,5 +1,7 @@
 import { createHmac, createSecretKey, randomInt, timingSafeEqual } from "node:crypto"
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { ServerKeys } from "./Secrets.js"
 
 /** Makes one-time codes and checks them against their stored HMAC. */

@@ -1,5 +1,5 @@
 import { ValidationFailed } from "@talab/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { parsePhoneNumberFromString } from "libphonenumber-js/max"
 
 /**

@@ -1,6 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { Session } from "@talab/core"
-import { Clock, Effect, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { SessionRow } from "./SqlSessionRepo.js"
 
 /** Read models of a user's sessions. */

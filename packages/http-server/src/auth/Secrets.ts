@@ -1,7 +1,10 @@
 import { randomBytes } from "node:crypto"
 import { mkdir, readFile, writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Context, Effect, Layer, Redacted } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import { AppConfig } from "../config/AppConfig.js"
 
 /** The server's signing key (JWT HS256) and the key OTP codes are hashed under. */

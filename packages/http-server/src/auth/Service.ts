@@ -20,7 +20,9 @@ import {
   type User,
   UserRepo
 } from "@talab/core"
-import { Clock, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { maskPhone } from "../adapters/LogMasks.js"
 import { adminPolicy } from "../admin/Policy.js"
 import { AppConfig } from "../config/AppConfig.js"

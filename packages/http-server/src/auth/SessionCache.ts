@@ -1,5 +1,9 @@
 import type { Session, User } from "@talab/core"
-import { Clock, Context, Effect, Layer, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 
 /** A session row with its user's, as `SessionRepo.findWithUser` reads them. */
 export interface SessionWithUser {

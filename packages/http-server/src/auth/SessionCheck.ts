@@ -1,5 +1,7 @@
 import { isLastUseStale, isSessionLive, type Session, SessionRepo, type User } from "@talab/core"
-import { Clock, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { adminPolicy } from "../admin/Policy.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { SessionCache } from "./SessionCache.js"

@@ -1,6 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { OtpRepo } from "@talab/core"
-import { Effect, Layer, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { column, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
 export const OtpChallengeRow = Schema.Struct({

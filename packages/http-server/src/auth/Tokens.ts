@@ -1,5 +1,8 @@
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto"
-import { Clock, Context, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { ServerKeys } from "./Secrets.js"
 
 export const ACCESS_TOKEN_TTL_SECONDS = 86_400

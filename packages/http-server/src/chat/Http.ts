@@ -1,6 +1,6 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, MESSAGES_LIMIT_DEFAULT } from "@talab/contract"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { ChatService } from "./Service.js"

@@ -1,5 +1,6 @@
 import { type Conversation, Forbidden, isParty, NotFound } from "@talab/core"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /** Only the buyer and the seller of a conversation may read or write it; an unknown one is 404. */
 export const asParty = (

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type ConversationSummary, type MessageItem } from "@talab/contract"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import { shownTo, textFor } from "./Views.js"
 

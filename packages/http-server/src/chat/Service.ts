@@ -11,7 +11,8 @@ import {
   Transactor,
   ValidationFailed
 } from "@talab/core"
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import type { PageRequest } from "../http/Paging.js"
 import { RealtimeHub } from "../realtime/Hub.js"
 import { asParty } from "./Policy.js"

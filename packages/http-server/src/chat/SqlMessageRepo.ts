@@ -1,6 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { MessageRepo } from "@talab/core"
-import { Effect, Layer, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { column, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
 export const MessageRow = Schema.Struct({

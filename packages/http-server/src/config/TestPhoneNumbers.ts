@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { normalizeMobileNumber } from "../auth/Phone.js"
 
 const DAY_MS = 24 * 60 * 60 * 1000

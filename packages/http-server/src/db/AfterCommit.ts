@@ -1,4 +1,5 @@
-import { Effect, FiberRef } from "effect"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 
 /** Effects waiting for the current Transactor transaction to commit; `undefined` outside of one. */
 const waiting = FiberRef.unsafeMake<ReadonlyArray<Effect.Effect<void>> | undefined>(undefined)

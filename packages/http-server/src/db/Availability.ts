@@ -1,4 +1,5 @@
-import { Cause, Chunk } from "effect"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 
 /** Seconds a client is told to wait (Retry-After) when a dependency is unreachable. */
 export const RETRY_AFTER_SECONDS = 5

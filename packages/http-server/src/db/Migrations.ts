@@ -1,6 +1,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { PgMigrator } from "@effect/sql-pg"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { DatabaseLayer, type DatabaseOptions } from "./Database.js"
 import accounts from "./migrations/0001_accounts.js"
 import marketplace from "./migrations/0002_marketplace.js"

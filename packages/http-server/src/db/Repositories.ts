@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { SqlOtpRepo } from "../auth/SqlOtpRepo.js"
 import { SqlSessionRepo } from "../auth/SqlSessionRepo.js"
 import { SqlConversationRepo } from "../chat/SqlConversationRepo.js"

@@ -1,4 +1,6 @@
-import { Effect, type Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 
 /** A field stored under a snake_case column name. */
 export const column = <const Key extends string, S extends Schema.Schema.All>(key: Key, schema: S) =>

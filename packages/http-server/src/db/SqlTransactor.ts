@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Transactor } from "@talab/core"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { runAfterCommit } from "./AfterCommit.js"
 
 /**

@@ -1,5 +1,6 @@
 import { type Deal, Forbidden, NotFound, type User } from "@talab/core"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /** A deal that must exist (404 otherwise). */
 export const foundDeal = <A>(deal: Option.Option<A>): Effect.Effect<A, NotFound> =>

@@ -1,7 +1,9 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import type { DealDetail, DealListItem, DealRole } from "@talab/contract"
 import { Category, DealStatus, OfferStatus } from "@talab/core"
-import { Effect, Option, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 
 const Nullable = Schema.NullOr(Schema.String)

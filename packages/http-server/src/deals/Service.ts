@@ -1,5 +1,6 @@
 import { cancelDeal, completeDeal, DealRepo, EventOutbox, Transactor, type User } from "@talab/core"
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { foundDeal, requireBuyer, requireParty } from "./Policy.js"
 import { DealQueries } from "./Queries.js"
 

@@ -1,4 +1,4 @@
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import {
   AdminAuthentication,
   Authentication,
@@ -8,7 +8,10 @@ import {
   UnauthorizedResponse
 } from "@talab/contract"
 import { RateLimiter } from "@talab/core"
-import { Effect, Layer, Option, Redacted } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import { makeSessionCheck } from "../auth/SessionCheck.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { checkJsonBody } from "./BodyCheck.js"

@@ -1,4 +1,4 @@
-import { HttpServerRequest } from "@effect/platform"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import {
   BodyCheck,
   PayloadTooLargeResponse,
@@ -6,7 +6,8 @@ import {
   UnsupportedMediaTypeResponse,
   ValidationErrorResponse
 } from "@talab/contract"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { isJsonContentType, jsonBodyProblem } from "./JsonBody.js"
 import { errorResponse, requestLanguage } from "./Localize.js"
 

@@ -1,7 +1,10 @@
 import type { IncomingMessage } from "node:http"
-import { HttpIncomingMessage, HttpServerError, type HttpServerRequest } from "@effect/platform"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpServerError from "@effect/platform/HttpServerError"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /** The deepest nesting of arrays and objects a JSON body may have (the body object itself is level 1). */
 export const MAX_JSON_DEPTH = 64

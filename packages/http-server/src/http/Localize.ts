@@ -1,4 +1,6 @@
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import {
   type ApiErrorResponse,
   CurrentUser,
@@ -9,7 +11,8 @@ import {
   translate
 } from "@talab/contract"
 import type { DomainError, FieldProblem, Language } from "@talab/core"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { negotiateLanguage } from "../i18n/Language.js"
 import { recordRateLimit } from "./RateLimitHeaders.js"
 

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http"
 import { PassThrough } from "node:stream"
-import type { HttpServerRequest } from "@effect/platform"
-import { Effect, Either } from "effect"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { AVATAR_BODY_LIMIT } from "../http/BodyCheck.js"
 import { AVATAR_PATH, pathOf } from "../http/RequestPath.js"
 

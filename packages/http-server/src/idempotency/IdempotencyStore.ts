@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { IDEMPOTENCY_KEY_TTL_MS, RUNNING_CLAIM_TIMEOUT_MS } from "./IdempotencyKey.js"
 
 /** An answer kept for a key. */

@@ -1,4 +1,4 @@
-import { Duration } from "effect"
+import * as Duration from "effect/Duration"
 
 export interface BackoffPolicy {
   /** Wait after the first failed attempt; each further one doubles it. */

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { translate } from "@talab/contract"
 import { type Category, type Language, maskContacts, type Platform, type PushType } from "@talab/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { isUuid } from "../db/Rows.js"
 
 /** What a push about an offer (or its deal) says: who, what, how much. */

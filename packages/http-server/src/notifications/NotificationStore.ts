@@ -1,7 +1,9 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { OwedNotification, PushType } from "@talab/core"
-import { Data, Effect, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { column, Timestamp } from "../db/Rows.js"
 
 /** The `notifications` rows for notifications owed at `at`: pending, due at once. */

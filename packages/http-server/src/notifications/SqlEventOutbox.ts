@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { EventOutbox, notificationsFor } from "@talab/core"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { afterCommit } from "../db/AfterCommit.js"
 import { pendingNotificationRows } from "./NotificationStore.js"
 import { NotificationWakeup } from "./Wakeup.js"

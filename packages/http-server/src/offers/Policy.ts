@@ -1,5 +1,6 @@
 import { Forbidden, NotFound, type Offer, type User } from "@talab/core"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /** An offer that must exist (404 otherwise). */
 export const foundOffer = (offer: Option.Option<Offer>): Effect.Effect<Offer, NotFound> =>

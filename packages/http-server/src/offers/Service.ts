@@ -20,7 +20,9 @@ import {
   validUntilInRange,
   withdrawOffer
 } from "@talab/core"
-import { Clock, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { found, requireOwner } from "../requests/Policy.js"
 import { audienceOf, foundOffer, requireOfferOwner, requireOffersVisible } from "./Policy.js"
 import { OfferQueries } from "./Queries.js"

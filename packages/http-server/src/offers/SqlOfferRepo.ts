@@ -1,6 +1,9 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { type Offer, OfferRepo, OfferStatus } from "@talab/core"
-import { Array as Arr, Effect, Layer, Schema } from "effect"
+import * as Arr from "effect/Array"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { byUuid, column, isUuid, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
 export const OfferRow = Schema.Struct({

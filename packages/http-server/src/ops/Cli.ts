@@ -1,4 +1,7 @@
-import { Config, ConfigProvider, Effect, Option } from "effect"
+import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
 import { publishSessionEnds, publishUserChanges } from "../realtime/RedisFanout.js"
 import { restoreEmbedded } from "./Backup.js"

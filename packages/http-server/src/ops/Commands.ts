@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Cause, Effect } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
 import { runMigrations } from "../db/Migrations.js"
 import { backupEmbedded } from "./Backup.js"
 import { type AdminChange, adminGrant, adminList, adminRevoke, OperatorRefused, sessionsRevoke } from "./Operator.js"

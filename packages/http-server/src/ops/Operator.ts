@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import { normalizeMobileNumber } from "../auth/Phone.js"
 
 /** A `talab` command that cannot do what was asked; `message` is the one line printed for the operator. */

@@ -1,5 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Layer, Metric, Schedule } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/AppConfig.js"
 
 /** What one run removed, by table. */

@@ -9,7 +9,9 @@ import {
   Transactor,
   type User
 } from "@talab/core"
-import { Clock, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { foundDeal, requireBuyer } from "../deals/Policy.js"
 
 /** Rating the seller of a completed deal. */

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** A user's sockets subscribed to one conversation, as one unit of delivery and presence. */
 export interface Audience {

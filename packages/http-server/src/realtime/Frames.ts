@@ -10,7 +10,9 @@ import {
   translate
 } from "@talab/contract"
 import type { Language } from "@talab/core"
-import { Either, ParseResult, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 
 /** What an incoming text frame turned out to be. */
 export type DecodedFrame =

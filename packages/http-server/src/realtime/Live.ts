@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { SessionEvents } from "../auth/SessionEvents.js"
 import { RealtimeHub, RealtimeHubLive } from "./Hub.js"
 

@@ -1,5 +1,8 @@
 import { randomUUID } from "node:crypto"
-import { Data, Effect, Runtime, type Scope } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 import type { Audience, Fanout, FanoutInbound, SocketHolder } from "./Fanout.js"
 

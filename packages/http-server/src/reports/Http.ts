@@ -1,6 +1,6 @@
-import { HttpApiBuilder } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, translate } from "@talab/contract"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { requireAdmin } from "../admin/Policy.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"

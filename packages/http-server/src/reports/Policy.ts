@@ -1,5 +1,6 @@
 import { type Deal, isParty, NotFound, type Report, ValidationFailed } from "@talab/core"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /** A report that must exist (404 otherwise). */
 export const foundReport = (report: Option.Option<Report>): Effect.Effect<Report, NotFound> =>

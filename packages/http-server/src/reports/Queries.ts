@@ -1,7 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { AdminReportItem } from "@talab/contract"
 import { DealStatus, ReportReason, ReportStatus, ResolveAction } from "@talab/core"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 
 const Nullable = Schema.NullOr(Schema.String)

@@ -16,7 +16,9 @@ import {
   type User,
   UserRepo
 } from "@talab/core"
-import { Clock, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { requireAdmin } from "../admin/Policy.js"
 import { foundDeal, requireParty } from "../deals/Policy.js"
 import { foundReport, requireReportedInDeal } from "./Policy.js"

@@ -1,6 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { ReportReason, ReportRepo, ReportStatus, ResolveAction } from "@talab/core"
-import { Effect, Layer, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { byUuid, column, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
 export const ReportRow = Schema.Struct({

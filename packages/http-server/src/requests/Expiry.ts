@@ -10,7 +10,13 @@ import {
   remindOfExpiry,
   Transactor
 } from "@talab/core"
-import { Clock, Context, Duration, Effect, Layer, Option, Queue } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 
 /** What one pass of the expiry job wrote down. */
 export interface ExpiryReport {

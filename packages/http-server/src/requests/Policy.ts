@@ -1,5 +1,6 @@
 import { type BuyRequest, Forbidden, NotFound, type User } from "@talab/core"
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /** A request that must exist (404 otherwise). */
 export const found = <A>(request: Option.Option<A>): Effect.Effect<A, NotFound> =>

@@ -1,7 +1,10 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import type { RequestDetail, RequestListItem } from "@talab/contract"
 import { Category, ConditionPref, NotFound, RequestStatus } from "@talab/core"
-import { Clock, Effect, Option, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 
 const ListRow = Schema.Struct({

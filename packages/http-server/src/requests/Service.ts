@@ -13,7 +13,8 @@ import {
   Transactor,
   type User
 } from "@talab/core"
-import { Clock, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
 import { AppConfig } from "../config/AppConfig.js"
 import { found, requireOwner } from "./Policy.js"
 

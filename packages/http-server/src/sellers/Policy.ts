@@ -1,5 +1,5 @@
 import { NotFound, type SellerProfile } from "@talab/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** Only approved profiles are public; any other state is as good as unknown to the public. */
 export const publiclyVisible = (profile: SellerProfile): Effect.Effect<SellerProfile, NotFound> =>

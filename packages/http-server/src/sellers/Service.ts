@@ -10,7 +10,9 @@ import {
   Transactor,
   type User
 } from "@talab/core"
-import { Clock, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { requireAdmin } from "../admin/Policy.js"
 import { publiclyVisible } from "./Policy.js"
 

@@ -1,4 +1,5 @@
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AlertMatcher } from "../alerts/Matcher.js"
 import { SessionCache } from "../auth/SessionCache.js"
 import { AppConfig } from "../config/AppConfig.js"

@@ -1,5 +1,6 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Effect } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
 import { canonicalPathOf } from "../http/RequestPath.js"
 import { errorEnvelopeResponse } from "./RequestPipeline.js"
 

@@ -1,5 +1,8 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Cause, Effect } from "effect"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
 import { causeIsUnreachable, RETRY_AFTER_SECONDS } from "../db/Availability.js"
 import { errorEnvelopeResponse } from "./RequestPipeline.js"
 

@@ -1,4 +1,4 @@
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 /** Where the server is in its shutdown, for the parts of the app that act on it. */
 export interface Lifecycle {

@@ -1,4 +1,6 @@
-import { Effect, Logger, LogLevel } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import type { AppSettings, LogLevelName } from "../config/AppConfig.js"
 
 const levels: Readonly<Record<LogLevelName, LogLevel.LogLevel>> = {

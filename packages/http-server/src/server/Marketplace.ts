@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import * as Layer from "effect/Layer"
 import { SellerAlertsHttp } from "../alerts/Http.js"
 import { SellerAlertsService } from "../alerts/Service.js"
 import { DealsHttp } from "../deals/Http.js"

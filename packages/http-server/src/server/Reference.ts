@@ -1,9 +1,10 @@
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { pathToFileURL } from "node:url"
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { asyncApiDocument, openApiDocument } from "@talab/contract"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { DOCS_PATH } from "./SecurityHeaders.js"
 
 /*

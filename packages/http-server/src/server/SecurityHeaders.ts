@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import type { HttpServerResponse } from "@effect/platform"
+import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { isAuthPath } from "../http/RequestPath.js"
 
 export const DOCS_PATH = "/docs"

@@ -1,5 +1,7 @@
 import { type PushOutcome, PushSender, RateLimiter, SmsSender } from "@talab/core"
-import { type Context, Effect, Layer } from "effect"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AppConfig, type AppSettings } from "../config/AppConfig.js"
 import { recordPushFailure, recordRateLimitRefusal } from "./Metrics.js"
 

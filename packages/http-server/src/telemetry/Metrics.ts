@@ -1,4 +1,6 @@
-import { Metric, MetricBoundaries, MetricLabel } from "effect"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricLabel from "effect/MetricLabel"
 
 /*
  * The server's metrics, in Effect's global metric registry (what @effect/opentelemetry exports over OTLP and

@@ -1,7 +1,12 @@
 import { createServer, type Server } from "node:http"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { SqlClient } from "@effect/sql"
-import { Clock, Duration, Effect, Layer, Runtime, Schedule } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
+import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/AppConfig.js"
 import {
   poolUse,

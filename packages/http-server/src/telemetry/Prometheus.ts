@@ -1,5 +1,7 @@
-import type { MetricPair } from "effect"
-import { Metric, MetricKeyType, MetricState } from "effect"
+import * as Metric from "effect/Metric"
+import * as MetricKeyType from "effect/MetricKeyType"
+import type * as MetricPair from "effect/MetricPair"
+import * as MetricState from "effect/MetricState"
 
 /*
  * Effect's metric registry in the Prometheus text exposition format (version 0.0.4). Only the server's own

@@ -1,5 +1,9 @@
-import { HttpApp, type HttpServerRequest } from "@effect/platform"
-import { Context, Effect, Option, Tracer } from "effect"
+import * as HttpApp from "@effect/platform/HttpApp"
+import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
 import { recordHttpRequest } from "./Metrics.js"
 
 /** Requests traced by nobody: probes polled every few seconds, and the socket whose request lasts for hours. */

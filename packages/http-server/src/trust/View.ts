@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import type { SellerTrust } from "@talab/contract"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The columns `trustOf` reads, named `trust_*`, from `stats` (seller_trust_stats, left joined), `p`, `u`. */
 export const trustColumns = (sql: SqlClient.SqlClient, stats: string, profile: string, user: string) =>

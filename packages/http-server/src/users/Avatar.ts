@@ -1,5 +1,6 @@
-import { Data, Effect } from "effect"
-import sharp from "sharp"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import { loadSharp } from "./Sharp.js"
 
 /** An image format accepted as an avatar upload, as told by its first bytes. */
 export type AvatarImageType = "jpeg" | "png" | "webp"
@@ -56,25 +57,32 @@ const reject = (reason: AvatarRejectedReason) => new AvatarRejected({ reason })
 
 /** Reads only the header: dimensions and sharp's own idea of the format, without decoding pixels. */
 const readHeader = (bytes: Uint8Array) =>
-  Effect.tryPromise({
-    // The pixel limit is checked by us from the header, so that a bomb is told apart from a broken file.
-    try: () => sharp(bytes, { limitInputPixels: false }).metadata(),
-    catch: () => reject("corrupt")
-  })
+  Effect.flatMap(sharpLoaded, (sharp) =>
+    Effect.tryPromise({
+      // The pixel limit is checked by us from the header, so that a bomb is told apart from a broken file.
+      try: () => sharp(bytes, { limitInputPixels: false }).metadata(),
+      catch: () => reject("corrupt")
+    })
+  )
+
+/** A sharp that cannot be loaded is the server's defect, never the upload's fault. */
+const sharpLoaded = Effect.promise(loadSharp)
 
 const reencodeAsWebp = (bytes: Uint8Array, maxPixels: number, maxSide: number) =>
-  Effect.tryPromise({
-    try: () =>
-      // limitInputPixels repeats the header check inside the decoder itself. failOn "error" refuses
-      // truncated or broken pixel data; "warning" would also refuse many real camera JPEGs over benign
-      // libjpeg warnings. Nothing asks sharp to keep metadata, so EXIF, GPS, XMP and ICC are all dropped.
-      sharp(bytes, { limitInputPixels: maxPixels, failOn: "error" })
-        .autoOrient()
-        .resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true })
-        .webp({ quality: 82 })
-        .toBuffer(),
-    catch: () => reject("corrupt")
-  })
+  Effect.flatMap(sharpLoaded, (sharp) =>
+    Effect.tryPromise({
+      try: () =>
+        // limitInputPixels repeats the header check inside the decoder itself. failOn "error" refuses
+        // truncated or broken pixel data; "warning" would also refuse many real camera JPEGs over benign
+        // libjpeg warnings. Nothing asks sharp to keep metadata, so EXIF, GPS, XMP and ICC are all dropped.
+        sharp(bytes, { limitInputPixels: maxPixels, failOn: "error" })
+          .autoOrient()
+          .resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true })
+          .webp({ quality: 82 })
+          .toBuffer(),
+      catch: () => reject("corrupt")
+    })
+  )
 
 /** The checks that need no decoder: size and magic bytes. Cheap enough to run before waiting for one. */
 export const screenAvatar = (

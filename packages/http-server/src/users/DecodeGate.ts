@@ -1,6 +1,5 @@
 import { ServiceUnavailable } from "@talab/core"
-import { Effect } from "effect"
-import sharp from "sharp"
+import * as Effect from "effect/Effect"
 import { AppConfig } from "../config/AppConfig.js"
 
 /** How many image decodings may run at once and how many may wait for one. */
@@ -41,9 +40,7 @@ export const makeDecodeGate = (settings: DecodeGateSettings) =>
 /** The server's one gate in front of sharp. */
 export class DecodeGate extends Effect.Service<DecodeGate>()("Users/DecodeGate", {
   effect: Effect.gen(function* () {
-    const settings = (yield* AppConfig).avatarDecoding
-    // Each image on one libvips thread: the gate, not sharp, decides how many cores decoding takes.
-    sharp.concurrency(1)
-    return yield* makeDecodeGate(settings)
+    // sharp itself is loaded at the first image, set to one libvips thread per image (users/Sharp.ts).
+    return yield* makeDecodeGate((yield* AppConfig).avatarDecoding)
   })
 }) {}

@@ -14,7 +14,9 @@ import {
   UserRepo,
   ValidationFailed
 } from "@talab/core"
-import { Clock, Effect, Option } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { isSafeFileKey } from "../adapters/files/LocalFileStore.js"
 import { SessionEvents } from "../auth/SessionEvents.js"
 import { AppConfig } from "../config/AppConfig.js"

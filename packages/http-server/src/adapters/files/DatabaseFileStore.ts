@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { FileStore, type StoredFile } from "@talab/core"
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { requireSafeFileKey } from "./LocalFileStore.js"
 
 /* The driver hands bytea back in Postgres' hex text form (`\x0a1b…`): the pool's parsers leave unknown types as text. */

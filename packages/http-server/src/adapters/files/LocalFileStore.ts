@@ -1,8 +1,12 @@
 import { randomUUID } from "node:crypto"
-import { FileSystem, Path } from "@effect/platform"
 import type { PlatformError } from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
 import { FileStore, type StoredFile } from "@talab/core"
-import { Cause, Effect, Layer, Option } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 
 /** Where a {@link layer} keeps its files. */
 export interface LocalFileStoreOptions {

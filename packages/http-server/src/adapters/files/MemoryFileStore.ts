@@ -1,5 +1,7 @@
 import { FileStore, type StoredFile } from "@talab/core"
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { requireSafeFileKey } from "./LocalFileStore.js"
 
 // Bytes are copied in and out so that a caller mutating its buffer cannot change what is stored.

@@ -1,6 +1,8 @@
 import type { S3Client } from "@aws-sdk/client-s3"
 import { FileStore, type StoredFile } from "@talab/core"
-import { Effect, Layer, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { requireSafeFileKey } from "./LocalFileStore.js"
 
 /** Where a {@link layer} keeps its files. Credentials come from the AWS SDK's default chain (env, profile, role). */

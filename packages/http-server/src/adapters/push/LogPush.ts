@@ -1,5 +1,7 @@
 import { PushOutcome, PushSender } from "@talab/core"
-import { type Context, Effect, Layer } from "effect"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { maskToken } from "../LogMasks.js"
 
 /**

@@ -1,4 +1,4 @@
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /** A push provider's credentials cannot be used (unparsable key, malformed service-account JSON). */
 export class PushConfigError extends Data.TaggedError("PushConfigError")<{

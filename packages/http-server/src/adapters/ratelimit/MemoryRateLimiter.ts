@@ -1,5 +1,7 @@
 import { type RateLimitDecision, RateLimiter } from "@talab/core"
-import { Clock, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 
 /** Options for the in-process sliding-window log. */
 export interface MemoryRateLimiterOptions {

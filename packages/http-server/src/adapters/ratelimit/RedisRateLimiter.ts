@@ -1,6 +1,10 @@
 import { createHash, randomUUID } from "node:crypto"
 import { type RateLimitDecision, RateLimiter } from "@talab/core"
-import { Clock, Data, Effect, Layer, Runtime } from "effect"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
 import { Redis } from "ioredis"
 import * as MemoryRateLimiter from "./MemoryRateLimiter.js"
 

@@ -1,5 +1,7 @@
 import { SmsSender } from "@talab/core"
-import { type Context, Effect, Layer } from "effect"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { maskPhone } from "../LogMasks.js"
 
 export interface ConsoleSmsOptions {

@@ -1,5 +1,8 @@
 import { SmsSender } from "@talab/core"
-import { Clock, type Context, Effect, Layer } from "effect"
+import * as Clock from "effect/Clock"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as JsonLinesFile from "../JsonLinesFile.js"
 
 type SmsSenderService = Context.Tag.Service<SmsSender>

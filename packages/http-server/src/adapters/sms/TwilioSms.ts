@@ -1,5 +1,9 @@
 import { SmsDeliveryFailed, SmsSender } from "@talab/core"
-import { type Context, Duration, Effect, Layer, Schedule } from "effect"
+import type * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import { maskPhone, maskPhonesIn } from "../LogMasks.js"
 
 export interface TwilioSmsOptions {

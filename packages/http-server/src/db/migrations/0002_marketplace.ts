@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /*
  * Every list of the API is newest first (created_at desc, id desc), so each list has an index in exactly

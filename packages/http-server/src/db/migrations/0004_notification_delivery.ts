@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /*
  * What each device token made of a notification ({"<token>": "delivered" | "unregistered" | "failed"}), so a

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /*
  * Exact totals of GET /requests without counting: `count(*) WHERE status = 'active'` visits most of the

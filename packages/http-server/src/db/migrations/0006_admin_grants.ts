@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /*
  * `users.is_admin` now means "granted by an operator" (talab admin grant); ADMIN_PHONE_NUMBERS is read at each

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /*
  * Uploaded files (avatars) kept in the database for FILE_STORE=database, so every instance behind a load

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /* Indexes for the retention job's deletes, so each finds its old rows without reading the whole table. */
 export default Effect.flatMap(

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /*
  * Every message gets `seq`: 1, 2, 3, … within its conversation, with no gaps, so a client can resume a

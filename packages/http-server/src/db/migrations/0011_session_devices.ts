@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /*
  * Sessions a user can see and end (docs/DECISIONS.md, "Sessions"): the device named at sign-in, the network it

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /*
  * The answers of POSTs sent with an `Idempotency-Key`, one row per (scope, key): a user's id, or the

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /*
  * The seller's trust figures (docs/DECISIONS.md, "Seller trust score"), kept in the writing transaction so a

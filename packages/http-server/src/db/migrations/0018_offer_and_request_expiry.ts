@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /*
  * Offer validity and request expiry (docs/DECISIONS.md, "Offer validity and request expiry").
