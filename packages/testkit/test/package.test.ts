@@ -81,8 +81,13 @@ const signIn = `
   const verified = await post("/auth/verify-otp", { phone_number: phone, otp_code: code })
   const me = await fetch(server.apiUrl + "/users/me", { headers: { authorization: "Bearer " + verified.data.tokens.access_token } })
   const body = await me.json()
+  // An avatar: sharp is loaded from the consumer's node_modules at the first image.
+  const form = new FormData()
+  const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=", "base64")
+  form.append("avatar", new Blob([png], { type: "image/png" }), "a.png")
+  const avatar = await fetch(server.apiUrl + "/users/me/avatar", { method: "POST", headers: { authorization: "Bearer " + verified.data.tokens.access_token }, body: form })
   await server.close()
-  console.log(JSON.stringify({ code, status: me.status, same: body.data.phone_number === phone, baseUrl: server.baseUrl }))
+  console.log(JSON.stringify({ code, status: me.status, same: body.data.phone_number === phone, avatar: avatar.status, baseUrl: server.baseUrl }))
   // No process.exit: the process must end by itself once the server is closed.
 `
 
@@ -113,7 +118,8 @@ describe("the published package", () => {
       expect(code, file).not.toMatch(/(from\s*|require\(\s*|import\(\s*)["']@talab\/http-server/)
     }
     const esm = readFileSync(join(installed, "dist", "index.js"), "utf8")
-    expect(esm).toMatch(/from\s*"sharp"/)
+    // Loaded at the first avatar (users/Sharp.ts), from the consumer's node_modules.
+    expect(esm).toMatch(/import\(\s*"sharp"\s*\)/)
     expect(esm).toContain("MigratedDatabaseLayer") // the server's code is in the bundle
     expect(esm).not.toMatch(/@img\/sharp-|sharp-linux|libvips/) // sharp's loader and binaries are not
     expect(readFileSync(join(installed, "dist", "index.d.ts"), "utf8")).toMatch(/interface AppSettings/)
@@ -138,6 +144,7 @@ describe("the published package", () => {
         code: expect.stringMatching(/^\d{6}$/),
         status: 200,
         same: true,
+        avatar: 200,
         baseUrl: expect.any(String)
       })
       expect(outcome.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
