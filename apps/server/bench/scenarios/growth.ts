@@ -64,7 +64,7 @@ const grow = (from: number, to: number) =>
       ALTER TABLE buy_requests DISABLE TRIGGER USER;
       INSERT INTO buy_requests (id, buyer_id, category, product_brand, product_model, condition_pref, budget_min,
                                 budget_max, location_district, location_city, notes, status, offer_count,
-                                created_at, closed_at)
+                                created_at, closed_at, expires_at)
       SELECT md5('growth' || i)::uuid, md5('growthuser' || (1 + i % ${BUYERS}))::uuid,
              CASE WHEN i % 10 < 7 THEN 'phone' ELSE 'accessory' END,
              (ARRAY['Apple','Samsung','Xiaomi','Huawei','Oppo'])[1 + i % 5], 'Model ' || (i % 50),
@@ -74,7 +74,9 @@ const grow = (from: number, to: number) =>
              (ARRAY['Riyadh','Jeddah','Dammam','Mecca','Medina','Khobar','Taif','Tabuk','Abha','Hail'])[1 + (i / 7) % 10],
              NULL, CASE WHEN i % 5 = 0 THEN 'closed' ELSE 'active' END, i % 4,
              now() - make_interval(secs => i * 25),
-             CASE WHEN i % 5 = 0 THEN now() - make_interval(secs => i * 25 - 10) END
+             CASE WHEN i % 5 = 0 THEN now() - make_interval(secs => i * 25 - 10) END,
+             -- As migration 0018 dated the requests it found: none expires before the measurement.
+             GREATEST(now() - make_interval(secs => i * 25) + interval '30 days', now() + interval '1 day')
       FROM generate_series(${from + 1}, ${to}) i;
       ALTER TABLE buy_requests ENABLE TRIGGER USER;
       DELETE FROM buy_request_counts;
