@@ -1,8 +1,8 @@
-import type { TestServer } from "@talab/testkit"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { aRequestBody, market, marketSettings } from "../support/flows.js"
-import { client, type SignedIn, startServer } from "../support/harness.js"
-import { createPostgresDatabase, runSql } from "../support/postgres.js"
+import { client, type SignedIn } from "../support/harness.js"
+import { runSql } from "../support/postgres.js"
+import { useTwoInstances } from "../support/two-instances.js"
 
 const SELLERS = 5
 const REQUESTS = 12
@@ -13,29 +13,15 @@ const REQUESTS = 12
  * request_match push per request (SKIP LOCKED on the outbox event, request_matches' key).
  */
 describe("seller alerts with two instances on one PostgreSQL database", () => {
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
-  let a: TestServer
-  let b: TestServer
-
-  beforeAll(async () => {
-    database = await createPostgresDatabase()
-    const options = { databaseUrl: database.url, settings: marketSettings }
-    a = await startServer(options)
-    b = await startServer(options)
-  }, 120_000)
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await database?.drop()
-  }, 60_000)
+  const cluster = useTwoInstances({ settings: marketSettings })
 
   const matchPushes = (ids: ReadonlyArray<string>) =>
-    [...a.pushes.delivered, ...b.pushes.delivered].filter(
+    [...cluster.a.pushes.delivered, ...cluster.b.pushes.delivered].filter(
       (p) => p.type === "request_match" && ids.includes(p.data.request_id ?? "")
     )
 
   it("alerts each matching seller once per request, whichever instance matched it", async () => {
-    const m = market(() => a)
+    const m = market(() => cluster.a)
     const city = `Cluster City ${Date.now()}`
     const sellers: Array<SignedIn> = []
     for (let i = 0; i < SELLERS; i++) {
@@ -62,7 +48,7 @@ describe("seller alerts with two instances on one PostgreSQL database", () => {
     // All at once, half through each instance, so both matchers find new events in the same rounds.
     const posted = await Promise.all(
       Array.from({ length: REQUESTS }, (_, i) =>
-        client(i % 2 === 0 ? a : b).post("/requests", {
+        client(i % 2 === 0 ? cluster.a : cluster.b).post("/requests", {
           token: buyer.token,
           body: aRequestBody({ location_city: city, product_model: `iPhone cluster ${i}` })
         })
@@ -81,14 +67,14 @@ describe("seller alerts with two instances on one PostgreSQL database", () => {
     expect(new Set(matchPushes(ids).map((p) => p.userId))).toEqual(new Set(sellers.map((s) => s.userId)))
 
     const queued = await runSql(
-      database.url,
+      cluster.database.url,
       (sql) => sql<{ n: number; pairs: number }>`
         SELECT count(*)::int AS n, count(DISTINCT (user_id, payload->'data'->>'request_id'))::int AS pairs
         FROM notifications WHERE type = 'request_match' AND payload->'data'->>'request_id' IN ${sql.in(ids)}`
     )
     expect(queued).toEqual([{ n: SELLERS * REQUESTS, pairs: SELLERS * REQUESTS }])
     const matches = await runSql(
-      database.url,
+      cluster.database.url,
       (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM request_matches WHERE request_id IN ${sql.in(ids)}`
     )
     expect(matches).toEqual([{ n: SELLERS * REQUESTS }])

@@ -1,8 +1,8 @@
-import type { TestServer } from "@talab/testkit"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { aRequestBody } from "../support/flows.js"
-import { client, relaxedLimits, type SignedIn, signIn, startServer } from "../support/harness.js"
-import { createPostgresDatabase, runSql } from "../support/postgres.js"
+import { client, relaxedLimits, type SignedIn, signIn } from "../support/harness.js"
+import { runSql } from "../support/postgres.js"
+import { useTwoInstances } from "../support/two-instances.js"
 
 const HOUR = 60 * 60 * 1000
 const DAY = 24 * HOUR
@@ -13,40 +13,27 @@ const REQUESTS = 12
  * is reminded once and expired once, each push queued once and delivered once across the two.
  */
 describe("request expiry with two instances on one PostgreSQL database", () => {
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
-  let a: TestServer
-  let b: TestServer
-
-  beforeAll(async () => {
-    database = await createPostgresDatabase()
-    const options = { databaseUrl: database.url, settings: relaxedLimits }
-    a = await startServer(options)
-    b = await startServer(options)
-  }, 120_000)
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await database?.drop()
-  }, 60_000)
+  const cluster = useTwoInstances({ settings: relaxedLimits })
 
   const delivered = (type: string, ids: ReadonlyArray<string>) =>
-    [...a.pushes.delivered, ...b.pushes.delivered].filter(
+    [...cluster.a.pushes.delivered, ...cluster.b.pushes.delivered].filter(
       (p) => p.type === type && ids.includes(p.data.request_id ?? "")
     )
   const queued = (type: string) =>
     runSql(
-      database.url,
+      cluster.database.url,
       (sql) => sql<{ request_id: string; n: number }>`
         SELECT payload->'data'->>'request_id' AS request_id, count(*)::int AS n FROM notifications
         WHERE type = ${type} GROUP BY 1`
     )
-  const everyPass = () => Promise.all([a.runExpiry(), b.runExpiry(), a.runExpiry(), b.runExpiry()])
+  const everyPass = () =>
+    Promise.all([cluster.a.runExpiry(), cluster.b.runExpiry(), cluster.a.runExpiry(), cluster.b.runExpiry()])
   const waitForAll = async (type: string, ids: ReadonlyArray<string>) => {
     await Promise.all(
       ids.map((id) =>
         Promise.race([
-          a.pushes.waitFor((p) => p.type === type && p.data.request_id === id, 20_000),
-          b.pushes.waitFor((p) => p.type === type && p.data.request_id === id, 20_000)
+          cluster.a.pushes.waitFor((p) => p.type === type && p.data.request_id === id, 20_000),
+          cluster.b.pushes.waitFor((p) => p.type === type && p.data.request_id === id, 20_000)
         ])
       )
     )
@@ -56,7 +43,7 @@ describe("request expiry with two instances on one PostgreSQL database", () => {
     const buyers: Array<SignedIn> = []
     const ids: Array<string> = []
     for (let i = 0; i < REQUESTS; i++) {
-      const server = i % 2 === 0 ? a : b
+      const server = i % 2 === 0 ? cluster.a : cluster.b
       const buyer = await signIn(server, client(server))
       await client(server).post("/device-tokens", {
         token: buyer.token,
@@ -69,13 +56,13 @@ describe("request expiry with two instances on one PostgreSQL database", () => {
     }
 
     // Both clocks move (each wakes its own job), then both run passes at the same time.
-    a.clock.advance(29 * DAY + HOUR)
-    b.clock.advance(29 * DAY + HOUR)
+    cluster.a.clock.advance(29 * DAY + HOUR)
+    cluster.b.clock.advance(29 * DAY + HOUR)
     await everyPass()
     await waitForAll("request_expiring", ids)
 
-    a.clock.advance(DAY)
-    b.clock.advance(DAY)
+    cluster.a.clock.advance(DAY)
+    cluster.b.clock.advance(DAY)
     await everyPass()
     await waitForAll("request_expired", ids)
 
@@ -87,7 +74,7 @@ describe("request expiry with two instances on one PostgreSQL database", () => {
     expect(delivered("request_expiring", ids)).toHaveLength(REQUESTS)
     expect(delivered("request_expired", ids)).toHaveLength(REQUESTS)
     const statuses = await runSql(
-      database.url,
+      cluster.database.url,
       (sql) => sql<{ status: string }>`SELECT status FROM buy_requests WHERE id IN ${sql.in(ids)}`
     )
     expect(statuses.map((r) => r.status)).toEqual(ids.map(() => "expired"))

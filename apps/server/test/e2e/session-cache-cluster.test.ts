@@ -3,10 +3,10 @@ import type { TestServer } from "@talab/testkit"
 import { Effect } from "effect"
 import { Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, relaxedLimits, signIn, startServer } from "../support/harness.js"
+import { client, relaxedLimits, signIn } from "../support/harness.js"
 import { claimsOf } from "../support/jwt.js"
-import { createPostgresDatabase } from "../support/postgres.js"
 import { privateRedis } from "../support/redis-server.js"
+import { useTwoInstances } from "../support/two-instances.js"
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 
@@ -17,26 +17,13 @@ const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
  * arrived after the next request would show.
  */
 describe("session cache across two instances sharing Redis and PostgreSQL", () => {
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
-  let a: TestServer
-  let b: TestServer
+  const cluster = useTwoInstances({ redisUrl: REDIS_URL, settings: relaxedLimits })
   const rounds = 5
-
-  beforeAll(async () => {
-    database = await createPostgresDatabase()
-    const options = { databaseUrl: database.url, redisUrl: REDIS_URL, settings: relaxedLimits }
-    a = await startServer(options)
-    b = await startServer(options)
-  }, 120_000)
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await database?.drop()
-  }, 60_000)
 
   const me = (server: TestServer, token: string) => client(server).get("/users/me", { token })
 
   it("a logout through one instance is refused by the other at once", async () => {
+    const { a, b } = cluster
     for (let round = 0; round < rounds; round++) {
       const user = await signIn(a, client(a))
       expect((await me(b, user.token)).status).toBe(200)
@@ -48,6 +35,7 @@ describe("session cache across two instances sharing Redis and PostgreSQL", () =
   })
 
   it("a session ended from another device through one instance is refused by the other at once", async () => {
+    const { a, b } = cluster
     for (let round = 0; round < rounds; round++) {
       const phone = (await signIn(a, client(a))).phone
       const old = await signIn(a, client(a), phone)
@@ -61,6 +49,7 @@ describe("session cache across two instances sharing Redis and PostgreSQL", () =
   })
 
   it("a profile change through one instance is what the other shows next", async () => {
+    const { a, b } = cluster
     const user = await signIn(a, client(a))
     for (let round = 0; round < rounds; round++) {
       expect((await me(b, user.token)).status).toBe(200)
@@ -73,6 +62,7 @@ describe("session cache across two instances sharing Redis and PostgreSQL", () =
   })
 
   it("talab admin grant and revoke, run outside both, change what each answers next", async () => {
+    const { a, b, database } = cluster
     const user = await signIn(a, client(a))
     const env = { DATABASE_URL: database.url, REDIS_URL }
     for (let round = 0; round < 2; round++) {
@@ -86,6 +76,7 @@ describe("session cache across two instances sharing Redis and PostgreSQL", () =
   })
 
   it("answers a logout only once every instance has confirmed it forgot the session", async () => {
+    const { a, b } = cluster
     // A third instance, slow to apply: it confirms the session end 300 ms after hearing it.
     const slow = new Redis(REDIS_URL)
     const publisher = new Redis(REDIS_URL)
@@ -114,6 +105,7 @@ describe("session cache across two instances sharing Redis and PostgreSQL", () =
   })
 
   it("talab sessions revoke, run outside both, is refused by each at once", async () => {
+    const { a, b, database } = cluster
     const user = await signIn(a, client(a))
     for (const server of [a, b]) expect((await me(server, user.token)).status).toBe(200)
     const outcome = await Effect.runPromise(
@@ -130,25 +122,21 @@ describe("session cache across two instances sharing Redis and PostgreSQL", () =
  */
 describe("session cache while the shared Redis is down", () => {
   let redis: Awaited<ReturnType<typeof privateRedis>>
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
-  let a: TestServer
-  let b: TestServer
-
   beforeAll(async () => {
     redis = await privateRedis()
-    database = await createPostgresDatabase()
-    const options = { databaseUrl: database.url, redisUrl: redis.url, settings: relaxedLimits }
-    a = await startServer(options)
-    b = await startServer(options)
-  }, 120_000)
+  })
   afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await database?.drop()
     await redis?.dispose()
-  }, 60_000)
+  })
+  const cluster = useTwoInstances({
+    get redisUrl() {
+      return redis.url
+    },
+    settings: relaxedLimits
+  })
 
   it("reads every session from the database, so a logout whose announcement was lost is refused at once", async () => {
+    const { a, b } = cluster
     const user = await signIn(a, client(a))
     expect((await client(b).get("/users/me", { token: user.token })).status).toBe(200)
     await redis.stop()

@@ -1,0 +1,49 @@
+import type { TestServer, TestServerOptions } from "@talab/testkit"
+import { afterAll, beforeAll } from "vitest"
+import { startServer } from "./harness.js"
+import { createPostgresDatabase } from "./postgres.js"
+
+export type PostgresDatabase = Awaited<ReturnType<typeof createPostgresDatabase>>
+
+export interface TwoInstances {
+  readonly a: TestServer
+  readonly b: TestServer
+  readonly database: PostgresDatabase
+}
+
+const started = <T>(value: T | undefined): T => {
+  if (value === undefined) throw new Error("the two instances are used before they started (beforeAll)")
+  return value
+}
+
+/**
+ * Two instances on one fresh PostgreSQL database, as behind a load balancer, started before the suite's tests
+ * and closed (the database dropped) after them. `options` names what they share besides the database (Redis,
+ * settings). Read the instances from the returned object inside tests and hooks.
+ */
+export const useTwoInstances = (options: Omit<TestServerOptions, "databaseUrl"> = {}): TwoInstances => {
+  let database: PostgresDatabase | undefined
+  let a: TestServer | undefined
+  let b: TestServer | undefined
+  beforeAll(async () => {
+    database = await createPostgresDatabase()
+    a = await startServer({ ...options, databaseUrl: database.url })
+    b = await startServer({ ...options, databaseUrl: database.url })
+  }, 120_000)
+  afterAll(async () => {
+    await a?.close()
+    await b?.close()
+    await database?.drop()
+  }, 60_000)
+  return {
+    get a() {
+      return started(a)
+    },
+    get b() {
+      return started(b)
+    },
+    get database() {
+      return started(database)
+    }
+  }
+}
