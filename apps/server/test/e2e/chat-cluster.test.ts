@@ -10,6 +10,7 @@ import { claimsOf } from "../support/jwt.js"
 import { Marketplace } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { expectResumedWithoutGap, sendOverSocket, subscribeSince, writeConcurrently } from "../support/seq.js"
+import { type PostgresDatabase, useTwoInstances } from "../support/two-instances.js"
 import { connectAs, WsClient } from "../support/ws-client.js"
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
@@ -35,7 +36,15 @@ const recipientOnline = (databaseUrl: string, messageId: string) =>
  */
 describe("two instances sharing Redis and PostgreSQL", () => {
   const adminPhone = newPhone()
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
+  const cluster = useTwoInstances({
+    redisUrl: REDIS_URL,
+    settings: {
+      // One phone signs in many times for the socket caps.
+      rateLimits: { ...relaxedLimits.rateLimits, otpPer10Minutes: 100 },
+      adminPhoneNumbers: [adminPhone]
+    }
+  })
+  let database: PostgresDatabase
   let a: TestServer
   let b: TestServer
   let m: Marketplace
@@ -46,26 +55,10 @@ describe("two instances sharing Redis and PostgreSQL", () => {
     return socket
   }
 
-  beforeAll(async () => {
-    database = await createPostgresDatabase()
-    const options = {
-      databaseUrl: database.url,
-      redisUrl: REDIS_URL,
-      settings: {
-        // One phone signs in many times for the socket caps.
-        rateLimits: { ...relaxedLimits.rateLimits, otpPer10Minutes: 100 },
-        adminPhoneNumbers: [adminPhone]
-      }
-    }
-    a = await startServer(options)
-    b = await startServer(options)
+  beforeAll(() => {
+    ;({ a, b, database } = cluster)
     m = new Marketplace(a, client(a), adminPhone)
-  }, 120_000)
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await database?.drop()
-  }, 60_000)
+  })
   afterEach(() => {
     for (const socket of opened.splice(0)) socket.close()
   })

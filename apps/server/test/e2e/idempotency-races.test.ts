@@ -3,12 +3,12 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import type { TestServer } from "@talab/testkit"
 import { Effect, Redacted } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { conversationOfOffer } from "../support/chat-fixtures.js"
 import { aRequestBody } from "../support/flows.js"
-import { client, newPhone, type Response, relaxedLimits, type SignedIn, startServer } from "../support/harness.js"
+import { client, newPhone, type Response, relaxedLimits, type SignedIn } from "../support/harness.js"
 import { Marketplace, offerBody } from "../support/marketplace-fixtures.js"
-import { createPostgresDatabase } from "../support/postgres.js"
+import { type PostgresDatabase, useTwoInstances } from "../support/two-instances.js"
 
 const RETRIES = 10
 
@@ -46,7 +46,8 @@ const expectOneRun = (responses: ReadonlyArray<Response>, status: number) => {
  */
 describe("Idempotency-Key races and instances on postgres", () => {
   const adminPhone = newPhone()
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
+  const cluster = useTwoInstances({ settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] } })
+  let database: PostgresDatabase
   let a: TestServer
   let b: TestServer
   let m: Marketplace
@@ -54,19 +55,11 @@ describe("Idempotency-Key races and instances on postgres", () => {
   let seller: SignedIn
 
   beforeAll(async () => {
-    database = await createPostgresDatabase()
-    const options = { databaseUrl: database.url, settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone] } }
-    a = await startServer(options)
-    b = await startServer(options)
+    ;({ a, b, database } = cluster)
     m = new Marketplace(a, client(a), adminPhone)
     buyer = await m.buyer("Buyer")
     seller = await m.approvedSeller("Seller")
   }, 120_000)
-  afterAll(async () => {
-    await a?.close()
-    await b?.close()
-    await database?.drop()
-  }, 60_000)
 
   /** The same POST sent RETRIES times at once with one key, alternately through each instance. */
   const retries = (path: string, token: string, body?: unknown) => {
