@@ -95,10 +95,11 @@ const makeAnnouncer = (publisher: Redis, subscriber: Redis, origin: string, repl
     if (channel === replyChannel) waiting.get(token)?.()
   })
   /**
-   * Publishes `id` on `channel` and waits for every receiver's confirmation but its own (`selfReceives`);
+   * Publishes `id` on `channel` and waits for the confirmation of every receiver (the announcing instance
+   * confirms its own, having applied the change already, so its subscriber being away cannot skew the count);
    * answers how many receivers did not confirm in time.
    */
-  return (channel: string, id: string, selfReceives: boolean) =>
+  return (channel: string, id: string) =>
     Effect.async<number, Error>((resume) => {
       const token = randomUUID()
       let confirmed = 0
@@ -118,7 +119,7 @@ const makeAnnouncer = (publisher: Redis, subscriber: Redis, origin: string, repl
       const timer = setTimeout(() => settle(Math.max(0, (expected ?? 0) - confirmed)), CONFIRM_TIMEOUT_MS)
       publisher.publish(channel, `${origin}\n${id}\n${replyChannel} ${token}`).then(
         (receivers) => {
-          expected = receivers - (selfReceives ? 1 : 0)
+          expected = receivers
           check()
         },
         (error: unknown) => {
@@ -131,9 +132,9 @@ const makeAnnouncer = (publisher: Redis, subscriber: Redis, origin: string, repl
 }
 
 /** Confirms a change announced with a reply channel (`<id>\n<reply channel> <token>`) once it is applied. */
-const confirmApplied = (publisher: Redis, body: string, apply: (id: string) => void) => {
+const confirmApplied = (publisher: Redis, body: string, apply?: (id: string) => void) => {
   const newline = body.indexOf("\n")
-  apply(newline < 0 ? body : body.slice(0, newline))
+  apply?.(newline < 0 ? body : body.slice(0, newline))
   if (newline < 0) return
   const [replyChannel, token] = body.slice(newline + 1).split(" ")
   if (replyChannel?.startsWith(REPLY_PREFIX) && token) publisher.publish(replyChannel, token).catch(() => {})
@@ -149,7 +150,7 @@ const publishFromOutside = (url: string, channel: string, ids: ReadonlyArray<str
       const replyChannel = `${REPLY_PREFIX}${origin}`
       yield* Effect.tryPromise(() => replies.subscribe(replyChannel))
       const announce = makeAnnouncer(client, replies, origin, replyChannel)
-      for (const id of ids) yield* announce(channel, id, false)
+      for (const id of ids) yield* announce(channel, id)
     })
   )
 
@@ -237,10 +238,14 @@ export const makeRedisFanout = (
 
     subscriber.on("message", (channel: string, payload: string) => {
       const newline = payload.indexOf("\n")
-      if (newline < 0 || payload.slice(0, newline) === origin) return
+      if (newline < 0) return
+      // What this instance published it has applied or delivered already; it only confirms its own announcements.
+      const mine = payload.slice(0, newline) === origin
       const body = payload.slice(newline + 1)
-      if (channel === SESSIONS_CHANNEL) return confirmApplied(commands, body, inbound.sessionEnded)
-      if (channel === USER_CHANGES_CHANNEL) return confirmApplied(commands, body, inbound.userChanged)
+      if (channel === SESSIONS_CHANNEL) return confirmApplied(commands, body, mine ? undefined : inbound.sessionEnded)
+      if (channel === USER_CHANGES_CHANNEL)
+        return confirmApplied(commands, body, mine ? undefined : inbound.userChanged)
+      if (mine) return
       if (channel === EVICT_CHANNEL) return evictIfMine(body)
       if (channel === USERS_CHANNEL) {
         const { user_ids, event } = JSON.parse(body) as { user_ids: Array<string>; event: unknown }
@@ -279,7 +284,7 @@ export const makeRedisFanout = (
         )
       )
     const announceConfirmed = (channel: string, id: string, what: string) =>
-      announce(channel, id, true).pipe(
+      announce(channel, id).pipe(
         Effect.flatMap((missing) =>
           missing === 0
             ? Effect.void
