@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { type ConversationSummary, type MessageItem } from "@talab/contract"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 import { shownTo, textFor } from "./Views.js"
 
 const SummaryRow = Schema.Struct({
@@ -138,10 +138,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
 
     /** The user's conversations, most recent activity first. */
     const listForUser = (userId: string, page: PageRequest): Effect.Effect<Paged<ConversationSummary>> =>
-      Effect.all({
-        rows: summaryPage({ userId, limit: page.perPage, offset: offsetOf(page) }),
-        total: summaryTotal(userId)
-      }).pipe(
+      rowsAndTotal(summaryPage({ userId, limit: page.perPage, offset: offsetOf(page) }), summaryTotal(userId)).pipe(
         Effect.map(({ rows, total }) => ({
           total: total.total,
           items: rows.map((row) => ({

@@ -4,7 +4,7 @@ import { Category, DealStatus, OfferStatus } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 
@@ -117,10 +117,10 @@ export class DealQueries extends Effect.Service<DealQueries>()("Deals/Queries", 
       filters: { readonly role?: DealRole | undefined; readonly status?: DealStatus | undefined },
       page: PageRequest
     ): Effect.Effect<Paged<typeof DealListItem.Type>> =>
-      Effect.all({
-        rows: pageRows(userId, filters.role, filters.status, page),
-        total: total(userId, filters.role, filters.status)
-      }).pipe(
+      rowsAndTotal(
+        pageRows(userId, filters.role, filters.status, page),
+        total(userId, filters.role, filters.status)
+      ).pipe(
         Effect.map(({ rows, total }) => ({
           total: total.total,
           items: rows.map((row) => ({

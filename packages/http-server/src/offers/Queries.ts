@@ -4,7 +4,7 @@ import { OfferStatus } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 import { TrustRow, trustColumns, trustOf } from "../trust/View.js"
 import type { OffersAudience } from "./Policy.js"
 
@@ -166,10 +166,10 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
       page: PageRequest
     ): Effect.Effect<Paged<typeof MyOfferItem.Type>> =>
       Effect.flatMap(now, (at) =>
-        Effect.all({
-          rows: minePage({ sellerId, status: status ?? null, limit: page.perPage, offset: offsetOf(page), now: at }),
-          total: mineTotal({ sellerId, status: status ?? null, now: at })
-        })
+        rowsAndTotal(
+          minePage({ sellerId, status: status ?? null, limit: page.perPage, offset: offsetOf(page), now: at }),
+          mineTotal({ sellerId, status: status ?? null, now: at })
+        )
       ).pipe(
         Effect.map(({ rows, total }) => ({
           total: total.total,

@@ -3,7 +3,7 @@ import type { AdminReportItem } from "@talab/contract"
 import { DealStatus, ReportReason, ReportStatus, ResolveAction } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 
@@ -68,7 +68,7 @@ export class ReportQueries extends Effect.Service<ReportQueries>()("Reports/Quer
       status: ReportStatus | undefined,
       request: PageRequest
     ): Effect.Effect<Paged<typeof AdminReportItem.Type>> =>
-      Effect.all({ rows: page(status, request), total: total(status) }).pipe(
+      rowsAndTotal(page(status, request), total(status)).pipe(
         Effect.map(({ rows, total }) => ({
           total: total.total,
           items: rows.map((row) => ({

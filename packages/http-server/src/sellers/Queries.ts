@@ -5,7 +5,7 @@ import { SellerProfileStatus } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 import { TrustRow, trustColumns, trustOf } from "../trust/View.js"
 
 const PendingRow = Schema.Struct({
@@ -51,10 +51,7 @@ export class SellerProfileQueries extends Effect.Service<SellerProfileQueries>()
 
     /** Applications waiting for review, newest first. */
     const listPending = (page: PageRequest): Effect.Effect<Paged<typeof PendingSellerProfile.Type>> =>
-      Effect.all({
-        rows: pendingPage({ limit: page.perPage, offset: offsetOf(page) }),
-        total: pendingTotal(undefined)
-      }).pipe(
+      rowsAndTotal(pendingPage({ limit: page.perPage, offset: offsetOf(page) }), pendingTotal(undefined)).pipe(
         Effect.map(({ rows, total }) => ({
           total: total.total,
           items: rows.map(({ user_phone_number, user_name, ...profile }) => ({
