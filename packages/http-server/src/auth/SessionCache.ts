@@ -5,7 +5,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 
-/** A session row with its user's, as `SessionRepo.findWithUser` reads them. */
+/**
+ * A session with its user, as `SessionRepo.findWithUser` reads them; what a session check answers (the user
+ * then carries their effective admin flag).
+ */
 export interface SessionWithUser {
   readonly session: Session
   readonly user: User

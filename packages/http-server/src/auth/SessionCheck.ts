@@ -1,17 +1,11 @@
-import { isLastUseStale, isSessionLive, type Session, SessionRepo, type User } from "@talab/core"
+import { isLastUseStale, isSessionLive, SessionRepo } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { adminPolicy } from "../admin/Policy.js"
 import { AppConfig } from "../config/AppConfig.js"
-import { SessionCache } from "./SessionCache.js"
+import { SessionCache, type SessionWithUser } from "./SessionCache.js"
 import { type TokenClaims, Tokens } from "./Tokens.js"
-
-/** Who an access token signs in: the user (with their effective admin flag) and the token's live session. */
-export interface SignedIn {
-  readonly user: User
-  readonly session: Session
-}
 
 /**
  * The one check of an access token, for REST (`http/Authentication.ts`) and the WebSocket's auth frame
@@ -29,7 +23,7 @@ export const makeSessionCheck = Effect.gen(function* () {
   return <R = never>(
     token: string,
     verified: (claims: TokenClaims) => Effect.Effect<void, never, R> = () => Effect.void
-  ): Effect.Effect<Option.Option<SignedIn>, never, R> =>
+  ): Effect.Effect<Option.Option<SessionWithUser>, never, R> =>
     Effect.gen(function* () {
       const claims = yield* tokens.verify(token, "access")
       if (claims === undefined) return Option.none()
