@@ -1,6 +1,7 @@
 import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
@@ -14,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import Pg from "pg"
 import { watchPool } from "../telemetry/Metrics.js"
+import { BackgroundSqlClient } from "./BackgroundSqlClient.js"
 import { pgTypes } from "./PgTypes.js"
 
 /**
@@ -124,10 +126,15 @@ interface PoolOptions {
   readonly username?: string
   readonly database?: string
   readonly maxConnections?: number
+  /** Runs `SELECT 1` before the layer is built, so a wrong URL stops the start (default true). */
+  readonly checkAtStart?: boolean
 }
 
 /** The most connections a pool opens when not told otherwise (node-postgres' own default). */
 const DEFAULT_MAX_CONNECTIONS = 10
+
+/** The background pool's size: the dispatcher runs one statement at a time, a second covers its device clean-up. */
+const BACKGROUND_CONNECTIONS = 2
 
 /*
  * The pg pool is made here rather than by PgClient so its use can be read for the metrics (connections in
@@ -159,16 +166,18 @@ const pooledClient = (options: PoolOptions) =>
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
     ).pipe(
       Effect.tap((pool) =>
-        Effect.tryPromise({
-          try: () => pool.query("SELECT 1"),
-          catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
-        }).pipe(
-          Effect.timeoutFail({
-            duration: Duration.seconds(5),
-            onTimeout: () =>
-              new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
-          })
-        )
+        options.checkAtStart === false
+          ? Effect.void
+          : Effect.tryPromise({
+              try: () => pool.query("SELECT 1"),
+              catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+            }).pipe(
+              Effect.timeoutFail({
+                duration: Duration.seconds(5),
+                onTimeout: () =>
+                  new SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+              })
+            )
       ),
       Effect.tap((pool) =>
         Effect.acquireRelease(
@@ -185,6 +194,16 @@ const pooledClient = (options: PoolOptions) =>
       )
     )
   })
+
+/** A pool of BACKGROUND_CONNECTIONS for BackgroundSqlClient; it connects on first use (the main pool checked the URL). */
+const backgroundPool = (url: Redacted.Redacted<string>) =>
+  Layer.scoped(
+    BackgroundSqlClient,
+    Effect.map(
+      Layer.build(pooledClient({ url, maxConnections: BACKGROUND_CONNECTIONS, checkAtStart: false })),
+      Context.get(SqlClient.SqlClient)
+    )
+  )
 
 /** The PGlite instance behind an embedded database (absent on PostgreSQL), for `talab backup`. */
 export class EmbeddedPglite extends Context.Tag("@talab/http-server/EmbeddedPglite")<
@@ -206,7 +225,7 @@ const embeddedLayer = (dataDir: string | undefined, dump?: Blob) =>
         username: "postgres",
         database: "postgres",
         maxConnections: 1
-      }).pipe(Layer.merge(embedded))
+      }).pipe((main) => BackgroundSqlClient.sameAsMain.pipe(Layer.provideMerge(main)), Layer.merge(embedded))
     })
   )
 
@@ -220,5 +239,5 @@ export const DatabaseLayer = (options: DatabaseOptions) =>
     Embedded: ({ dataDir }) => embeddedLayer(join(dataDir, "pgdata")),
     Memory: () => embeddedLayer(undefined),
     MemoryFromDump: ({ dump }) => embeddedLayer(undefined, dump),
-    Postgres: ({ url }) => pooledClient({ url })
+    Postgres: ({ url }) => Layer.merge(pooledClient({ url }), backgroundPool(url))
   })

@@ -1,4 +1,4 @@
-import type { SqlClient } from "@effect/sql"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { DeviceTokenRepo, PushOutcome, PushSender } from "@talab/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -7,8 +7,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import { causeIsUnreachable } from "../db/Availability.js"
+import { BackgroundSqlClient } from "../db/BackgroundSqlClient.js"
 import { ServerLifecycle } from "../server/Lifecycle.js"
 import { type BackoffPolicy, retryDelayMs } from "./Backoff.js"
 import {
@@ -73,11 +75,14 @@ export class PushDispatcher extends Context.Tag("Notifications/Dispatcher")<
     readonly drain: Effect.Effect<DrainReport>
   }
 >() {
-  /** The dispatcher running in the background for the scope's lifetime; at its end, pushes due go out first. */
+  /**
+   * The dispatcher running in the background for the scope's lifetime; at its end, pushes due go out first.
+   * Its statements go through the database's BackgroundSqlClient when there is one.
+   */
   static readonly layer = (
     options: Partial<DispatcherOptions> = {}
   ): Layer.Layer<PushDispatcher, never, SqlClient.SqlClient | PushSender | DeviceTokenRepo> =>
-    Layer.scoped(PushDispatcher, running({ ...defaultDispatcherOptions, ...options }))
+    Layer.scoped(PushDispatcher, onBackgroundSql(running({ ...defaultDispatcherOptions, ...options })))
 
   /** The dispatcher without its background fiber: tests drain it when they choose. */
   static readonly Test = (
@@ -85,6 +90,15 @@ export class PushDispatcher extends Context.Tag("Notifications/Dispatcher")<
   ): Layer.Layer<PushDispatcher, never, SqlClient.SqlClient | PushSender | DeviceTokenRepo> =>
     Layer.effect(PushDispatcher, make({ ...defaultDispatcherOptions, ...options }))
 }
+
+const onBackgroundSql = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(
+    Effect.serviceOption(BackgroundSqlClient),
+    Option.match({
+      onNone: () => effect,
+      onSome: (background) => Effect.provideService(effect, SqlClient.SqlClient, background)
+    })
+  )
 
 const currentDate = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 

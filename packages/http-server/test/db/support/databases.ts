@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { expect } from "vitest"
+import type { BackgroundSqlClient } from "../../../src/db/BackgroundSqlClient.js"
 import { DatabaseLayer, DatabaseOptions } from "../../../src/db/Database.js"
 import { MigratedDatabaseLayer } from "../../../src/db/Migrations.js"
 import { SqlRepositoriesLayer } from "../../../src/db/Repositories.js"
@@ -11,7 +12,7 @@ import { createPostgresDatabase } from "../../support/test-run.js"
 /** A database of its own on the PostgreSQL server, from `create`, dropped when the layer closes. */
 const ownPostgresDatabase = <E>(
   create: () => Promise<{ readonly url: string; readonly drop: () => Promise<void> }>,
-  over: (options: DatabaseOptions) => Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, E>
+  over: (options: DatabaseOptions) => Layer.Layer<SqlClient.SqlClient | PgClient.PgClient | BackgroundSqlClient, E>
 ) =>
   Layer.unwrapScoped(
     Effect.map(
