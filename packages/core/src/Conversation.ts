@@ -1,3 +1,5 @@
+import type { OfferStatus } from "./Offer.js"
+
 /** The one-to-one chat between the buyer of a request and the seller of an offer on it. */
 export interface Conversation {
   readonly id: string
@@ -7,6 +9,14 @@ export interface Conversation {
   readonly createdAt: Date
   readonly lastMessageAt: Date | null
 }
+
+/** A conversation read for update, with the status its offer had at that moment. */
+export interface LockedConversation extends Conversation {
+  readonly offerStatus: OfferStatus
+}
+
+/** The parties of a conversation see each other's contact details once its offer is accepted (docs/DECISIONS.md). */
+export const contactsShownAt = (offerStatus: OfferStatus) => offerStatus === "accepted"
 
 export interface Message {
   readonly id: string

@@ -2,7 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { BuyRequest } from "../BuyRequest.js"
-import type { Conversation, Message, NewMessage } from "../Conversation.js"
+import type { Conversation, LockedConversation, Message, NewMessage } from "../Conversation.js"
 import type { Deal } from "../Deal.js"
 import type { DomainEvent } from "../Events.js"
 import type { Offer } from "../Offer.js"
@@ -177,9 +177,11 @@ export class ConversationRepo extends Context.Tag("@talab/core/ConversationRepo"
     readonly insert: (conversation: Conversation) => Effect.Effect<void>
     readonly findById: (id: string) => Effect.Effect<Option.Option<Conversation>>
     readonly findByOfferId: (offerId: string) => Effect.Effect<Option.Option<Conversation>>
-    /** Reads the conversation for update, so messages sent to it are stored one at a time. */
-    readonly lock: (id: string) => Effect.Effect<Option.Option<Conversation>>
-    readonly touch: (id: string, at: Date) => Effect.Effect<void>
+    /**
+     * Reads the conversation for update, so messages sent to it are stored one at a time, with its offer's
+     * status (whether the message's recipient sees contact details) read in the same round trip.
+     */
+    readonly lock: (id: string) => Effect.Effect<Option.Option<LockedConversation>>
   }
 >() {}
 
@@ -187,8 +189,9 @@ export class MessageRepo extends Context.Tag("@talab/core/MessageRepo")<
   MessageRepo,
   {
     /**
-     * Stores a message with the next `seq` of its conversation (call it with the conversation locked); with a
-     * client id, a second store by the same sender answers the first message and takes no seq.
+     * Stores a message with the next `seq` of its conversation (call it with the conversation locked) and
+     * moves the conversation's `lastMessageAt` to the message's time, never back; with a client id, a second
+     * store by the same sender answers the first message, takes no seq and moves nothing.
      */
     readonly insertOnce: (
       message: NewMessage

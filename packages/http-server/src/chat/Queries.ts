@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type ConversationSummary, type MessageItem } from "@talab/contract"
+import { contactsShownAt, OfferStatus } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
@@ -15,7 +16,7 @@ const SummaryRow = Schema.Struct({
   last_text: Schema.NullOr(Schema.String),
   last_seq: Schema.NullOr(Schema.Number),
   last_sender_id: Schema.NullOr(Schema.String),
-  offer_status: Schema.String,
+  offer_status: OfferStatus,
   last_created_at: Schema.NullOr(Schema.DateFromSelf),
   unread_count: Schema.Number
 })
@@ -37,9 +38,6 @@ export interface MessagePage {
   readonly messages: ReadonlyArray<MessageItem>
   readonly hasMore: boolean
 }
-
-/** Contact details in a conversation are shown once its offer is accepted (docs/DECISIONS.md). */
-const contactsShownAt = (offerStatus: string) => offerStatus === "accepted"
 
 /** Read models of conversations and their messages. */
 export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
@@ -124,7 +122,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
 
     const offerStatusOf = SqlSchema.single({
       Request: Schema.String,
-      Result: Schema.Struct({ status: Schema.String }),
+      Result: Schema.Struct({ status: OfferStatus }),
       execute: (conversationId) => sql`
         SELECT o.status FROM conversations c JOIN offers o ON o.id = c.offer_id WHERE c.id = ${conversationId}`
     })

@@ -2,6 +2,7 @@ import { type SentMessage } from "@talab/contract"
 import {
   type Conversation,
   ConversationRepo,
+  contactsShownAt,
   DomainEvent,
   EventOutbox,
   Ids,
@@ -113,7 +114,6 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
               createdAt: new Date(Math.max(at.getTime(), previous + 1))
             })
             if (stored.created) {
-              yield* conversations.touch(conversation.id, stored.message.createdAt)
               yield* outbox.append(
                 [
                   DomainEvent.MessageSent({
@@ -132,7 +132,9 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
         )
         const view = sentMessage(message)
         if (options.onStored) yield* options.onStored(view)
-        if (created) yield* hub.publish(conversation, view, yield* queries.contactsShown(conversation.id))
+        // Whether contacts show is as the lock read it: an accept committed while the message was being
+        // stored is a race either answer is true to, and the next read of the history shows the accept.
+        if (created) yield* hub.publish(conversation, view, contactsShownAt(conversation.offerStatus))
         return view
       })
 

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { ConversationRepo } from "@talab/core"
+import { ConversationRepo, OfferStatus } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -14,6 +14,11 @@ export const ConversationRow = Schema.Struct({
   lastMessageAt: column("last_message_at", NullableTimestamp)
 })
 
+const LockedConversationRow = Schema.Struct({
+  ...ConversationRow.fields,
+  offerStatus: column("offer_status", OfferStatus)
+})
+
 export const SqlConversationRepo = Layer.effect(
   ConversationRepo,
   Effect.gen(function* () {
@@ -23,7 +28,16 @@ export const SqlConversationRepo = Layer.effect(
       byUuid(SqlSchema.findOne({ Request: Schema.String, Result: ConversationRow, execute }))
     const findById = findOne((id) => sql`SELECT * FROM conversations WHERE id = ${id}`)
     const findByOfferId = findOne((offerId) => sql`SELECT * FROM conversations WHERE offer_id = ${offerId}`)
-    const lock = findOne((id) => sql`SELECT * FROM conversations WHERE id = ${id} FOR UPDATE`)
+    // Only the conversation's row is locked: the offer's status is read as committed, as any read is.
+    const lock = byUuid(
+      SqlSchema.findOne({
+        Request: Schema.String,
+        Result: LockedConversationRow,
+        execute: (id) => sql`
+          SELECT c.*, o.status AS offer_status FROM conversations c JOIN offers o ON o.id = c.offer_id
+          WHERE c.id = ${id} FOR UPDATE OF c`
+      })
+    )
     const insert = SqlSchema.void({
       Request: ConversationRow,
       execute: (row) => sql`INSERT INTO conversations ${sql.insert(row)}`
@@ -33,13 +47,7 @@ export const SqlConversationRepo = Layer.effect(
       insert: (conversation) => insert(conversation).pipe(Effect.orDie),
       findById: (id) => findById(id).pipe(Effect.orDie),
       findByOfferId: (offerId) => findByOfferId(offerId).pipe(Effect.orDie),
-      lock: (id) => lock(id).pipe(Effect.orDie),
-      // GREATEST ignores NULL, and a late writer never moves the last activity back in time.
-      touch: (id, at) =>
-        sql`UPDATE conversations SET last_message_at = GREATEST(last_message_at, ${at}) WHERE id = ${id}`.pipe(
-          Effect.asVoid,
-          Effect.orDie
-        )
+      lock: (id) => lock(id).pipe(Effect.orDie)
     })
   })
 )

@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
 import { MessageRepo } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -29,25 +29,33 @@ export const SqlMessageRepo = Layer.effect(
     /*
      * The next seq is read in the same statement, from messages_by_conversation_seq; the caller holds the
      * conversation's row lock, so no other writer of that conversation is between the read and the insert.
+     * The conversation's last activity moves in the same statement too (a round trip less per message), and
+     * only when a row was stored; GREATEST ignores NULL and never moves it back in time.
      */
-    const insertValues = (row: typeof NewMessageRow.Encoded) => sql`
-      INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, read_at, created_at, seq)
-      VALUES (${row.id}, ${row.conversation_id}, ${row.sender_id}, ${row.message_text}, ${row.client_id},
-              ${row.read_at}, ${row.created_at},
-              (SELECT COALESCE(max(seq), 0) + 1 FROM messages WHERE conversation_id = ${row.conversation_id}))`
+    const storeAndTouch = (row: typeof NewMessageRow.Encoded, onConflict: Statement.Fragment) => sql`
+      WITH stored AS (
+        INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, read_at, created_at, seq)
+        VALUES (${row.id}, ${row.conversation_id}, ${row.sender_id}, ${row.message_text}, ${row.client_id},
+                ${row.read_at}, ${row.created_at},
+                (SELECT COALESCE(max(seq), 0) + 1 FROM messages WHERE conversation_id = ${row.conversation_id}))
+        ${onConflict}
+        RETURNING *
+      ), touched AS (
+        UPDATE conversations SET last_message_at = GREATEST(conversations.last_message_at, stored.created_at)
+        FROM stored WHERE conversations.id = stored.conversation_id
+      )
+      SELECT * FROM stored`
     const insert = SqlSchema.single({
       Request: NewMessageRow,
       Result: MessageRow,
-      execute: (row) => sql`${insertValues(row)} RETURNING *`
+      execute: (row) => storeAndTouch(row, sql``)
     })
     // The conflict target repeats the partial index's predicate, which is how Postgres picks that index.
     const insertUnlessSent = SqlSchema.findOne({
       Request: NewMessageRow,
       Result: MessageRow,
-      execute: (row) => sql`
-        ${insertValues(row)}
-        ON CONFLICT (sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
-        RETURNING *`
+      execute: (row) =>
+        storeAndTouch(row, sql`ON CONFLICT (sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`)
     })
     const findSent = SqlSchema.single({
       Request: Schema.Struct({ senderId: Schema.String, clientId: Schema.String }),

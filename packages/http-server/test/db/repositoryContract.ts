@@ -674,21 +674,19 @@ export const repositoryContract = <E>(
       })
     )
 
-    it.effect("conversations: round-trip by id and offer; touch only moves forward", () =>
+    it.effect("conversations: round-trip by id and offer; lock reads the offer's status with the row", () =>
       Effect.gen(function* () {
         const conversations = yield* ConversationRepo
         const { conversation, offer } = yield* seedOffer
         expect(yield* conversations.findById(conversation.id)).toEqual(Option.some(conversation))
         expect(yield* conversations.findByOfferId(offer.id)).toEqual(Option.some(conversation))
-        expect(yield* conversations.lock(conversation.id)).toEqual(Option.some(conversation))
+        expect(yield* conversations.lock(conversation.id)).toEqual(
+          Option.some({ ...conversation, offerStatus: "pending" })
+        )
+        yield* (yield* OfferRepo).updateStatus([{ id: offer.id, status: "accepted" }])
+        expect(some(yield* conversations.lock(conversation.id)).offerStatus).toBe("accepted")
         expect(yield* conversations.lock(randomUUID())).toEqual(Option.none())
         expect(yield* conversations.lock("not-a-uuid")).toEqual(Option.none())
-
-        yield* conversations.touch(conversation.id, at("2025-02-01T12:00:00.000Z"))
-        yield* conversations.touch(conversation.id, at("2025-02-01T11:00:00.000Z"))
-        expect(some(yield* conversations.findById(conversation.id)).lastMessageAt).toEqual(
-          at("2025-02-01T12:00:00.000Z")
-        )
         expect(yield* violatedConstraint(conversations.insert(aConversation(offer, conversation.buyerId)))).toBe(
           "conversations_offer_id_key"
         )
@@ -696,7 +694,7 @@ export const repositoryContract = <E>(
     )
 
     it.effect(
-      "messages: insertOnce numbers each conversation 1, 2, 3 and is idempotent per sender and client id; markRead counts the other party's, up to a seq when given",
+      "messages: insertOnce numbers each conversation 1, 2, 3, is idempotent per sender and client id and moves the conversation's last activity forward only; markRead counts the other party's, up to a seq when given",
       () =>
         Effect.gen(function* () {
           const messages = yield* MessageRepo
@@ -718,6 +716,21 @@ export const repositoryContract = <E>(
           expect(yield* messages.markRead(conversation.id, seller.id, at("2025-02-01T00:00:00.000Z"))).toBe(1)
           expect(yield* messages.markRead(conversation.id, seller.id, at("2025-02-01T00:00:01.000Z"))).toBe(0)
           expect(yield* messages.markRead(conversation.id, buyer.id, at("2025-02-01T00:00:02.000Z"))).toBe(1)
+          const conversations = yield* ConversationRepo
+          const lastMessageAt = Effect.map(
+            conversations.findById(conversation.id),
+            (found) => some(found).lastMessageAt
+          )
+          expect(yield* lastMessageAt).toEqual(plain.createdAt)
+          // A message stored with an earlier time (a late writer) leaves the last activity where it was.
+          yield* messages.insertOnce(aMessage(conversation, seller.id, { createdAt: at("2000-01-01T00:00:00.000Z") }))
+          expect(yield* lastMessageAt).toEqual(plain.createdAt)
+          // A retry stores nothing and moves nothing.
+          yield* messages.insertOnce({ ...retry, createdAt: at("2999-01-01T00:00:00.000Z") })
+          expect(yield* lastMessageAt).toEqual(plain.createdAt)
+          const later = aMessage(conversation, seller.id, { createdAt: at("2025-03-01T00:00:00.000Z") })
+          yield* messages.insertOnce(later)
+          expect(yield* lastMessageAt).toEqual(later.createdAt)
           expect(
             yield* violatedConstraint(messages.insertOnce(aMessage(conversation, buyer.id, { messageText: "" })))
           ).toBe("messages_text_length")
