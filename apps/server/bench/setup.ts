@@ -2,6 +2,9 @@
  * What the scenarios that drive a seeded marketplace share: a server on a fresh database, sign-in and approved
  * sellers over the REST API, SQL against the bench database, a worker thread for the load, latency lines.
  */
+import { writeFileSync } from "node:fs"
+import { Session } from "node:inspector/promises"
+import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
@@ -125,6 +128,26 @@ export const formatPercentiles = ({ p50, p95, p99, max }: Percentiles, digits = 
 }
 
 /** Runs a scenario's `main`, reporting a failure on stderr and in the exit code. */
+/**
+ * Runs `run` under a CPU profile of this process's main thread when BENCH_PROFILE names a directory, written
+ * there as `<name>.cpuprofile` (open it in Chrome's DevTools or speedscope); else just runs it.
+ */
+export const withProfile = async <A>(name: string, run: () => Promise<A>): Promise<A> => {
+  const directory = process.env.BENCH_PROFILE
+  if (directory === undefined) return run()
+  const session = new Session()
+  session.connect()
+  await session.post("Profiler.enable")
+  await session.post("Profiler.start")
+  try {
+    return await run()
+  } finally {
+    const { profile } = await session.post("Profiler.stop")
+    writeFileSync(join(directory, `${name.replace(/[^A-Za-z0-9]+/g, "-")}.cpuprofile`), JSON.stringify(profile))
+    session.disconnect()
+  }
+}
+
 export const runScenario = (main: () => Promise<void>) =>
   main().catch((error) => {
     console.error(error)

@@ -13,9 +13,6 @@
  * talk over loopback only, and every loop is bounded by time and by its list of inputs.
  */
 
-import { writeFileSync } from "node:fs"
-import { Session } from "node:inspector/promises"
-import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, Logger, LogLevel, Redacted } from "effect"
 import { startFloorServer } from "../floor.js"
@@ -29,13 +26,13 @@ import {
   runScenario,
   signIn,
   unlimitedRateLimits,
-  withBenchServer
+  withBenchServer,
+  withProfile
 } from "../setup.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50)
 /** BENCH_PROFILE=<dir> writes a CPU profile of the server's thread during each measured Talab load there. */
-const PROFILE_DIR = process.env.BENCH_PROFILE
 /** BENCH_EXTRA=1 adds control reads (GET /users/me, a narrow filter, own lists) to tell fixed cost from COUNT cost. */
 const EXTRA = process.env.BENCH_EXTRA === "1"
 
@@ -89,20 +86,6 @@ const measure = (result: LoadReport) => {
 }
 
 /** `run`, profiled on this thread (the servers'; the load is in a worker) when BENCH_PROFILE is set. */
-const withProfile = async (name: string, run: () => Promise<LoadReport>) => {
-  if (PROFILE_DIR === undefined) return run()
-  const session = new Session()
-  session.connect()
-  await session.post("Profiler.enable")
-  await session.post("Profiler.start")
-  try {
-    return await run()
-  } finally {
-    const { profile } = await session.post("Profiler.stop")
-    writeFileSync(join(PROFILE_DIR, `${name.replace(/[^A-Za-z0-9]+/g, "-")}.cpuprofile`), JSON.stringify(profile))
-    session.disconnect()
-  }
-}
 /** A Talab figure, profiled when BENCH_PROFILE is set. */
 const profiled = async (name: string, run: () => Promise<LoadReport>) => measure(await withProfile(name, run))
 

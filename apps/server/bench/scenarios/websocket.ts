@@ -26,7 +26,8 @@ import {
   runWorker,
   signIn,
   unlimitedRateLimits,
-  withBenchDatabase
+  withBenchDatabase,
+  withProfile
 } from "../setup.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -203,7 +204,11 @@ const main = () =>
           { wsUrl: buyers.wsUrl, token: p.buyer.token, userId: p.buyer.userId, conversationId: p.conversationId },
           { wsUrl: sellers.wsUrl, token: p.seller.token, userId: p.seller.userId, conversationId: p.conversationId }
         ])
-      report("One instance, fan-out in process", await runLoad(usersOn(a, a)), 5)
+      report(
+        "One instance, fan-out in process",
+        await withProfile("websocket-one-instance", () => runLoad(usersOn(a, a))),
+        5
+      )
       await a.close()
 
       if (await redisAnswers()) {
