@@ -29,6 +29,13 @@ export const originAllowed = (origin: string | undefined, allowed: ReadonlyArray
  */
 const EMPTY_HEAD = Buffer.alloc(0)
 
+/*
+ * Without a listener, a protocol error (e.g. a frame over the limit) would be thrown; `ws` closes the socket
+ * itself. Defined out here: a function made inside `upgrade` would keep its scope (the handshake's `resume`,
+ * and through it the request's fiber) alive as long as the socket.
+ */
+const ignoreError = () => {}
+
 /** Completes the handshake; none when it failed (the `ws` server has then answered 400 and closed). */
 const upgrade = (server: WebSocketServer, incoming: IncomingMessage) =>
   Effect.async<Option.Option<WebSocket>>((resume) => {
@@ -37,8 +44,7 @@ const upgrade = (server: WebSocketServer, incoming: IncomingMessage) =>
     socket.once("close", failed)
     server.handleUpgrade(incoming, socket, EMPTY_HEAD, (ws) => {
       socket.off("close", failed)
-      // Without a listener, a protocol error (e.g. a frame over the limit) would be thrown; `ws` closes the socket itself.
-      ws.on("error", () => {})
+      ws.on("error", ignoreError)
       resume(Effect.succeed(Option.some(ws)))
     })
     return Effect.sync(() => socket.off("close", failed))
