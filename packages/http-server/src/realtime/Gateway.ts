@@ -263,12 +263,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
       })
     )
 
-    /*
-     * Serves an open socket until it closes: returns at once, the socket living on in `ws` callbacks. Its frames
-     * wait in a plain array and each runs in a short fiber of the gateway's own, one after the other: an idle
-     * socket holds no fiber, no queue and nothing of the request that opened it (issue 10: an idle socket's memory).
-     */
-    const serve = (ws: WebSocket, acceptLanguage: string | undefined) =>
+    const serveSocket = (ws: WebSocket, acceptLanguage: string | undefined) =>
       Effect.gen(function* () {
         const connection = new Connection(ws, yield* Clock.currentTimeMillis, acceptLanguage)
         if (stopping) return connection.close(CloseCode.goingAway, "server shutting down")
@@ -303,6 +298,17 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
           handleNext()
         })
       })
+
+    /**
+     * Takes an open socket over until it closes, and returns at once: the socket lives on in `ws` callbacks, its
+     * frames waiting in a plain array, each handled in a short fiber of the gateway's own, one after the other.
+     * An idle socket holds no fiber, no queue and nothing of the request that opened it (issue 10). Its listeners
+     * are set before this returns (a fiber started here runs at once, and this one never waits), so called in the
+     * handshake's callback nothing the client sends can come first.
+     */
+    const serve = (ws: WebSocket, acceptLanguage: string | undefined): void => {
+      runFork(serveSocket(ws, acceptLanguage))
+    }
 
     return { serve } as const
   })

@@ -6,7 +6,6 @@ import { NodeHttpServerRequest } from "@effect/platform-node"
 import { MAX_FRAME_BYTES } from "@talab/contract"
 import { RateLimiter } from "@talab/core"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { type WebSocket, WebSocketServer } from "ws"
 import { AppConfig } from "../config/AppConfig.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
@@ -36,16 +35,20 @@ const EMPTY_HEAD = Buffer.alloc(0)
  */
 const ignoreError = () => {}
 
-/** Completes the handshake; none when it failed (the `ws` server has then answered 400 and closed). */
-const upgrade = (server: WebSocketServer, incoming: IncomingMessage) =>
-  Effect.async<Option.Option<WebSocket>>((resume) => {
+/**
+ * Completes the handshake and hands the socket to `serve` in the same callback, so nothing (a frame, the request's
+ * fiber being interrupted) can come between; false when it failed (the `ws` server has then answered and closed).
+ */
+const upgrade = (server: WebSocketServer, incoming: IncomingMessage, serve: (ws: WebSocket) => void) =>
+  Effect.async<boolean>((resume) => {
     const socket = incoming.socket
-    const failed = () => resume(Effect.succeed(Option.none()))
+    const failed = () => resume(Effect.succeed(false))
     socket.once("close", failed)
     server.handleUpgrade(incoming, socket, EMPTY_HEAD, (ws) => {
       socket.off("close", failed)
       ws.on("error", ignoreError)
-      resume(Effect.succeed(Option.some(ws)))
+      serve(ws)
+      resume(Effect.succeed(true))
     })
     return Effect.sync(() => socket.off("close", failed))
   })
@@ -114,10 +117,11 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
           return errorEnvelopeResponse(request, "FORBIDDEN", 403)
         }
         silencePlatformAnswer(request)
-        const ws = yield* upgrade(server, NodeHttpServerRequest.toIncomingMessage(request))
-        if (Option.isNone(ws)) return HttpServerResponse.empty()
-        yield* gateway.serve(ws.value, request.headers["accept-language"])
-        return HttpServerResponse.empty({ status: 101 })
+        const acceptLanguage = request.headers["accept-language"]
+        const upgraded = yield* upgrade(server, NodeHttpServerRequest.toIncomingMessage(request), (ws) =>
+          gateway.serve(ws, acceptLanguage)
+        )
+        return HttpServerResponse.empty({ status: upgraded ? 101 : 400 })
       })
     )
   })
