@@ -1,8 +1,10 @@
+import * as Net from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
 import { chatScene, postMessage } from "../support/chat-fixtures.js"
 import { backends, client, newPhone, signIn, startServer, useServer } from "../support/harness.js"
 import { ARABIC, ISO_UTC, Marketplace, marketplaceSettings, UUID, unknownId } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
+import { rawRequest } from "../support/raw-http.js"
 import { connectAs, WsClient, type WsClientOptions } from "../support/ws-client.js"
 
 /** The `/ws` protocol of decisions.md section 9, with real sockets against the real server. */
@@ -562,6 +564,37 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       })
     })
 
+    it("answers 426 to an Upgrade header without Connection: upgrade, which Node serves as plain HTTP", async () => {
+      const response = await rawRequest(server().baseUrl, "GET", "/ws", {
+        headers: { ...handshakeHeaders, connection: "keep-alive", "accept-language": "en" }
+      })
+      expect(response.status).toBe(426)
+      expect(response.body).toMatchObject({ success: false, error: { code: "UPGRADE_REQUIRED" } })
+    })
+
+    it("writes nothing into the socket after the 101 but WebSocket frames: the HTTP layer's own answer never lands there", async () => {
+      const url = new URL(server().wsUrl)
+      const socket = Net.connect(Number(url.port), url.hostname)
+      const received: Array<Buffer> = []
+      socket.on("data", (chunk: Buffer) => received.push(chunk))
+      await new Promise((resolve) => socket.once("connect", resolve))
+      const headers = Object.entries({ host: url.host, connection: "Upgrade", ...handshakeHeaders })
+      socket.write(`GET /ws HTTP/1.1\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join("")}\r\n`)
+      await waitFor(() => Buffer.concat(received).includes("\r\n\r\n"))
+      // Long enough for the route to have returned and the platform to have answered, were it to.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      socket.write(maskedTextFrame(JSON.stringify({ type: "ping" })))
+      await waitFor(() => Buffer.concat(received).includes("UNAUTHORIZED"))
+      const bytes = Buffer.concat(received)
+      const afterHandshake = bytes.subarray(bytes.indexOf("\r\n\r\n") + 4)
+      expect(bytes.subarray(0, 12).toString()).toBe("HTTP/1.1 101")
+      // One unmasked text frame, its length under 126 in the second byte, and nothing else.
+      expect(afterHandshake[0]).toBe(0x81)
+      expect(afterHandshake.length).toBe(2 + afterHandshake[1]!)
+      expect(JSON.parse(afterHandshake.subarray(2).toString())).toMatchObject({ type: "error", code: "UNAUTHORIZED" })
+      socket.destroy()
+    })
+
     it("accepts any browser Origin while CORS_ORIGINS is *", async () => {
       const user = await market().buyer()
       const socket = await connect({ headers: { origin: "https://anything.example" } })
@@ -640,4 +673,21 @@ const waitFor = async (condition: () => boolean, timeoutMs = 5_000) => {
     if (Date.now() - started > timeoutMs) throw new Error("condition not met in time")
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
+}
+
+const handshakeHeaders = {
+  upgrade: "websocket",
+  "sec-websocket-key": "dGhlIHNhbXBsZSBub25jZQ==",
+  "sec-websocket-version": "13"
+}
+
+/** A client's text frame, masked as RFC 6455 requires, of under 126 bytes. */
+const maskedTextFrame = (text: string) => {
+  const payload = Buffer.from(text)
+  const mask = Buffer.from([0x12, 0x34, 0x56, 0x78])
+  return Buffer.concat([
+    Buffer.from([0x81, 0x80 | payload.length]),
+    mask,
+    payload.map((byte, i) => byte ^ mask[i % 4]!)
+  ])
 }

@@ -36,10 +36,11 @@ export class Connection {
   identity: Identity | undefined = undefined
   language: Language
   private answeredLastPing = true
+  // Both made at the socket's first catch-up: an empty Map would be ~180 bytes of every idle socket (issue 10).
   /** Live message frames of conversations whose catch-up is running, held until it has been sent. */
-  private readonly held = new Map<string, Array<HeldFrame>>()
+  private held: Map<string, Array<HeldFrame>> | undefined = undefined
   /** Per conversation, the last seq a catch-up sent: a live frame at or below it was sent already. */
-  private readonly caughtUpTo = new Map<string, number>()
+  private caughtUpTo: Map<string, number> | undefined = undefined
 
   constructor(
     private readonly ws: WebSocket,
@@ -80,18 +81,19 @@ export class Connection {
    * catch-up sent it already, else sent. `seq` is read only when it matters (the frame is parsed then).
    */
   deliverMessage(conversationId: string, seq: () => number, text: string) {
-    const held = this.held.get(conversationId)
+    const held = this.held?.get(conversationId)
     if (held !== undefined) {
       held.push({ seq: seq(), text })
       return
     }
-    const caughtUpTo = this.caughtUpTo.get(conversationId)
+    const caughtUpTo = this.caughtUpTo?.get(conversationId)
     if (caughtUpTo !== undefined && seq() <= caughtUpTo) return
     this.sendText(text)
   }
 
   /** Starts holding the conversation's live messages back (a catch-up is about to read the missed ones). */
   holdLive(conversationId: string) {
+    this.held ??= new Map()
     if (!this.held.has(conversationId)) this.held.set(conversationId, [])
   }
 
@@ -100,17 +102,18 @@ export class Connection {
    * held frames after it go out, in seq order.
    */
   releaseLive(conversationId: string, lastSeq: number) {
+    this.caughtUpTo ??= new Map()
     const caughtUpTo = Math.max(lastSeq, this.caughtUpTo.get(conversationId) ?? 0)
     this.caughtUpTo.set(conversationId, caughtUpTo)
-    const held = this.held.get(conversationId) ?? []
-    this.held.delete(conversationId)
+    const held = this.held?.get(conversationId) ?? []
+    this.held?.delete(conversationId)
     for (const frame of held.sort((a, b) => a.seq - b.seq)) if (frame.seq > caughtUpTo) this.sendText(frame.text)
   }
 
   /** Forgets the catch-up state of a conversation the socket left. */
   forgetCatchUp(conversationId: string) {
-    this.held.delete(conversationId)
-    this.caughtUpTo.delete(conversationId)
+    this.held?.delete(conversationId)
+    this.caughtUpTo?.delete(conversationId)
   }
 
   sendError(code: ErrorFrameCode, extra?: Parameters<typeof errorFrame>[2]) {

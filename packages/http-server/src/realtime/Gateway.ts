@@ -7,13 +7,11 @@ import {
 } from "@talab/contract"
 import { type Conversation, type Forbidden, type NotFound, RateLimiter, type ValidationFailed } from "@talab/core"
 import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
+import type * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
 import { identity } from "effect/Function"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import type { WebSocket } from "ws"
 import { makeSessionCheck } from "../auth/SessionCheck.js"
 import { ChatService } from "../chat/Service.js"
@@ -35,10 +33,7 @@ const MESSAGE_WINDOW_MS = 60_000
 const isAuthFrame = (decoded: DecodedFrame) =>
   (decoded._tag === "Frame" && decoded.frame.type === "auth") || (decoded._tag === "Invalid" && decoded.type === "auth")
 
-/**
- * One span per incoming frame, a root of its own: the socket's request lasts as long as the socket, so
- * frames under it would make one trace of hours.
- */
+/** One span per incoming frame, a root of its own: a socket lives for hours, and so would a trace of its frames. */
 const traceFrame =
   (connection: Connection, text: string | undefined) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -60,7 +55,7 @@ const CLIENT_FRAME_TYPES = new Set(["auth", "ping", "subscribe", "unsubscribe", 
 
 /** The `/ws` protocol (decisions.md section 9) over the same application services as REST. */
 export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const hub = yield* RealtimeHub
     const chat = yield* ChatService
     const checkSession = yield* makeSessionCheck
@@ -245,29 +240,52 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
         Effect.uninterruptible
       )
 
+    const runFork = yield* FiberSet.makeRuntime<never>()
+    /** Sockets being served: each until it has closed, its last frame has been handled and the hub has forgotten it. */
+    const served = new Set<Connection>()
+    let stopping = false
+    let allEnded: (() => void) | undefined
+    const ended = (connection: Connection) => {
+      served.delete(connection)
+      if (served.size === 0) allEnded?.()
+    }
     /*
-     * Serves an open socket until it closes (or the server shuts down, which closes it with 1001). Its frames
-     * wait in a plain array and each runs in a short fiber of its own, one after the other: an idle socket
-     * holds no fiber but the request's, no queue and no race (issue 10: an idle socket's memory).
+     * Shutdown: every socket is told the server is going away, and the gateway stops once each has closed and
+     * been detached (its frame being handled finishes first, so it cannot file the socket anywhere after).
+     * Added after the fiber set, so run before it closes: the detaching fibers still run.
      */
-    const serve = (ws: WebSocket, acceptLanguage: string | undefined) =>
+    yield* Effect.addFinalizer(() =>
+      Effect.async<void>((resume) => {
+        stopping = true
+        if (served.size === 0) return resume(Effect.void)
+        allEnded = () => resume(Effect.void)
+        for (const connection of served) connection.close(CloseCode.goingAway, "server shutting down")
+      })
+    )
+
+    const serveSocket = (ws: WebSocket, acceptLanguage: string | undefined) =>
       Effect.gen(function* () {
         const connection = new Connection(ws, yield* Clock.currentTimeMillis, acceptLanguage)
-        const runFork = Runtime.runFork(yield* Effect.runtime<never>())
-        const closed = yield* Deferred.make<void>()
+        if (stopping) return connection.close(CloseCode.goingAway, "server shutting down")
+        if (ws.readyState === ws.CLOSED) return
         const inbox: Array<string | undefined> = []
         let handling: Fiber.RuntimeFiber<void> | undefined
-        let accepting = false
+        let open = true
+        const detach = () => runFork(hub.detach(connection)).addObserver(() => ended(connection))
         const handleNext = () => {
-          if (handling !== undefined || !accepting || inbox.length === 0) return
-          const text = inbox.shift()
-          handling = runFork(handleSafely(connection, text))
+          if (handling !== undefined) return
+          // Closed: frames not started yet were dropped (nobody is left to answer), and the socket is forgotten.
+          if (!open) return detach()
+          if (inbox.length === 0) return
+          handling = runFork(handleSafely(connection, inbox.shift()))
           handling.addObserver(() => {
             handling = undefined
             if (ws.isPaused && inbox.length <= INBOX_LOW_WATER) ws.resume()
             handleNext()
           })
         }
+        served.add(connection)
+        yield* hub.attach(connection)
         ws.on("message", (data, isBinary) => {
           connection.markAlive()
           inbox.push(isBinary ? undefined : data.toString())
@@ -275,32 +293,22 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
           handleNext()
         })
         ws.on("close", () => {
-          // Frames not started yet are dropped: nobody is left to answer.
-          accepting = false
+          open = false
           inbox.length = 0
-          Deferred.unsafeDone(closed, Exit.void)
+          handleNext()
         })
-        if (ws.readyState === ws.CLOSED) return
-        yield* hub.attach(connection)
-        accepting = true
-        handleNext()
-        yield* Deferred.await(closed).pipe(
-          // Interrupted (server shutting down): the client is told, and the socket is gone before the route ends.
-          // The frame being handled finishes first, so it cannot file the socket anywhere after it is detached.
-          Effect.ensuring(
-            Effect.suspend(() => {
-              connection.close(CloseCode.goingAway, "server shutting down")
-              return awaitHandling().pipe(
-                Effect.zipRight(hub.detach(connection)),
-                Effect.zipRight(Deferred.await(closed))
-              )
-            })
-          )
-        )
-        function awaitHandling(): Effect.Effect<void> {
-          return handling === undefined ? Effect.void : Effect.asVoid(Fiber.await(handling))
-        }
       })
+
+    /**
+     * Takes an open socket over until it closes, and returns at once: the socket lives on in `ws` callbacks, its
+     * frames waiting in a plain array, each handled in a short fiber of the gateway's own, one after the other.
+     * An idle socket holds no fiber, no queue and nothing of the request that opened it (issue 10). Its listeners
+     * are set before this returns (a fiber started here runs at once, and this one never waits), so called in the
+     * handshake's callback nothing the client sends can come first.
+     */
+    const serve = (ws: WebSocket, acceptLanguage: string | undefined): void => {
+      runFork(serveSocket(ws, acceptLanguage))
+    }
 
     return { serve } as const
   })

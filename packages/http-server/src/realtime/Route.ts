@@ -1,13 +1,11 @@
 import type { IncomingMessage } from "node:http"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { MAX_FRAME_BYTES } from "@talab/contract"
 import { RateLimiter } from "@talab/core"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { type WebSocket, WebSocketServer } from "ws"
 import { AppConfig } from "../config/AppConfig.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
@@ -30,30 +28,52 @@ export const originAllowed = (origin: string | undefined, allowed: ReadonlyArray
  */
 const EMPTY_HEAD = Buffer.alloc(0)
 
-/** Completes the handshake; none when it failed (the `ws` server has then answered 400 and closed). */
-const upgrade = (server: WebSocketServer, incoming: IncomingMessage) =>
-  Effect.async<Option.Option<WebSocket>>((resume) => {
+/*
+ * Without a listener, a protocol error (e.g. a frame over the limit) would be thrown; `ws` closes the socket
+ * itself. Defined out here: a function made inside `upgrade` would keep its scope (the handshake's `resume`,
+ * and through it the request's fiber) alive as long as the socket.
+ */
+const ignoreError = () => {}
+
+/**
+ * Completes the handshake and hands the socket to `serve` in the same callback, so nothing (a frame, the request's
+ * fiber being interrupted) can come between; false when it failed (the `ws` server has then answered and closed).
+ */
+const upgrade = (server: WebSocketServer, incoming: IncomingMessage, serve: (ws: WebSocket) => void) =>
+  Effect.async<boolean>((resume) => {
     const socket = incoming.socket
-    const failed = () => resume(Effect.succeed(Option.none()))
+    const failed = () => resume(Effect.succeed(false))
     socket.once("close", failed)
     server.handleUpgrade(incoming, socket, EMPTY_HEAD, (ws) => {
       socket.off("close", failed)
-      // Without a listener, a protocol error (e.g. a frame over the limit) would be thrown; `ws` closes the socket itself.
-      ws.on("error", () => {})
-      resume(Effect.succeed(Option.some(ws)))
+      ws.on("error", ignoreError)
+      serve(ws)
+      resume(Effect.succeed(true))
     })
     return Effect.sync(() => socket.off("close", failed))
   })
 
 /*
- * Whatever way the route ends (socket closed, client gone, server shutting down), the platform then answers
- * the request on its socket, which is closed by then (the gateway waits for that). Only a bodiless answer is
- * safe there: Node never reports a body written to a closed socket as done, so waiting for it would hang.
+ * `Upgrade: websocket` with `Connection: upgrade` (RFC 6455). Node hands a request over as an upgrade only
+ * with both; with the first alone it keeps reading HTTP from the socket, and its parser would cut a WebSocket
+ * there at the first frame.
  */
-const answerNothing = (
-  _request: HttpServerRequest.HttpServerRequest,
-  response: HttpServerResponse.HttpServerResponse
-) => Effect.succeed(HttpServerResponse.empty({ status: response.status }))
+const asksForWebSocket = (headers: HttpServerRequest.HttpServerRequest["headers"]) =>
+  headers.upgrade?.toLowerCase() === "websocket" &&
+  (headers.connection ?? "").split(",").some((token) => token.trim().toLowerCase() === "upgrade")
+
+/*
+ * Once the handler returns, the platform answers the request on its socket, which after the handshake is the
+ * WebSocket's. Its answer (a Node response it makes on first use, with the socket assigned) is taken off the
+ * socket and ended before the handshake: the platform skips an ended answer, and one without a socket is
+ * written nowhere. So the handler returns as soon as the gateway has the socket, and the request (its fiber,
+ * its context, the middleware's state) is not kept alive as long as the socket is (issue 10).
+ */
+const silencePlatformAnswer = (request: HttpServerRequest.HttpServerRequest) => {
+  const response = NodeHttpServerRequest.toServerResponse(request)
+  if (response.socket !== null) response.detachSocket(response.socket)
+  response.end()
+}
 
 /** `GET /ws`: the WebSocket, on the API's own port. */
 export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
@@ -85,7 +105,7 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
       "/ws",
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        if (request.headers.upgrade?.toLowerCase() !== "websocket") {
+        if (!asksForWebSocket(request.headers)) {
           return HttpServerResponse.setHeader(
             errorEnvelopeResponse(request, "UPGRADE_REQUIRED", 426),
             "upgrade",
@@ -96,11 +116,12 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
         if (!originAllowed(request.headers.origin, config.corsOrigins)) {
           return errorEnvelopeResponse(request, "FORBIDDEN", 403)
         }
-        const ws = yield* upgrade(server, NodeHttpServerRequest.toIncomingMessage(request))
-        if (Option.isNone(ws)) return HttpServerResponse.empty()
-        yield* HttpApp.appendPreResponseHandler(answerNothing)
-        yield* gateway.serve(ws.value, request.headers["accept-language"])
-        return HttpServerResponse.empty()
+        silencePlatformAnswer(request)
+        const acceptLanguage = request.headers["accept-language"]
+        const upgraded = yield* upgrade(server, NodeHttpServerRequest.toIncomingMessage(request), (ws) =>
+          gateway.serve(ws, acceptLanguage)
+        )
+        return HttpServerResponse.empty({ status: upgraded ? 101 : 400 })
       })
     )
   })
