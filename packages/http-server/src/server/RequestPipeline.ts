@@ -12,8 +12,9 @@ import { AVATAR_BODY_LIMIT, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
 import { parseJsonOnce } from "../http/JsonBody.js"
 import { envelope, rememberedUserLanguage } from "../http/Localize.js"
 import { rateLimitHeaders } from "../http/RateLimitHeaders.js"
-import { AVATAR_PATH, pathOf as pathOfUrl } from "../http/RequestPath.js"
+import { AVATAR_PATH, isAuthPath, pathOf as pathOfUrl } from "../http/RequestPath.js"
 import { negotiateLanguage } from "../i18n/Language.js"
+import { answerConditionally } from "./ConditionalGet.js"
 import { securityHeaders } from "./SecurityHeaders.js"
 
 const languageOf = (request: HttpServerRequest.HttpServerRequest) =>
@@ -113,6 +114,7 @@ const finalizeResponse = (
   } else if (response.status === 500 && (isEmpty || (bodyJson(response) as any)?.success !== false)) {
     final = errorEnvelopeResponse(request, "INTERNAL_ERROR", 500)
   }
+  if (!isAuthPath(pathOf(request))) final = answerConditionally(request, final)
   return HttpServerResponse.setHeaders(final, {
     ...securityHeaders(pathOf(request), final, options),
     ...rateLimitHeaders(request),

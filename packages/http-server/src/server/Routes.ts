@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto"
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
@@ -8,6 +7,7 @@ import { FileStore } from "@talab/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { entityTagOf, ifNoneMatchNames } from "./ConditionalGet.js"
 import { ServerLifecycle } from "./Lifecycle.js"
 
 /** Health and uploaded files: routes outside the REST contract (the reference is in Reference.ts). */
@@ -39,15 +39,15 @@ export const ExtraRoutes = HttpApiBuilder.Router.use((router) =>
         if (Option.isNone(file)) return HttpServerResponse.empty({ status: 404 })
         const request = yield* HttpServerRequest.HttpServerRequest
         // A key is never reused for other bytes, but the tag is still the bytes' own, whichever store served them.
-        const etag = `"${createHash("sha256").update(file.value.bytes).digest("base64url").slice(0, 27)}"`
+        const etag = entityTagOf(file.value.bytes)
         const headers = {
           "cache-control": "public, max-age=31536000, immutable",
           etag,
           "x-content-type-options": "nosniff"
         }
-        const ifNoneMatch = request.headers["if-none-match"]
-        if (ifNoneMatch?.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag))
+        if (ifNoneMatchNames(request.headers["if-none-match"], etag)) {
           return HttpServerResponse.empty({ status: 304, headers })
+        }
         return HttpServerResponse.uint8Array(file.value.bytes, { contentType: file.value.contentType, headers })
       })
     )
