@@ -16,12 +16,12 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
     const queries = yield* SessionQueries
     const { trustProxy } = yield* AppConfig
     return handlers
-      .handle("requestOtp", ({ payload, request }) =>
+      .handle("requestOtp", ({ payload }) =>
         respond(
           Effect.gen(function* () {
             const language = yield* requestLanguage
             const { expiresAt, phoneLimit } = yield* auth.requestOtp(payload.phone_number, language)
-            recordRateLimit(request, phoneLimit)
+            yield* recordRateLimit(phoneLimit)
             return { success: true as const, data: { expires_at: expiresAt, message: translate("otp_sent", language) } }
           })
         )

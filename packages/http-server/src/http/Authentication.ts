@@ -15,12 +15,10 @@ import * as Redacted from "effect/Redacted"
 import { makeSessionCheck } from "../auth/SessionCheck.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { checkJsonBody } from "./BodyCheck.js"
-import { errorResponse, rememberUserLanguage, requestLanguage } from "./Localize.js"
+import { errorResponse, requestLanguage } from "./Localize.js"
 import { recordRateLimit } from "./RateLimitHeaders.js"
 import { AVATAR_PATH, isAuthPath, pathOf } from "./RequestPath.js"
-
-/** What a bearer token resolved to for one request (None: no valid token), so it is looked up once. */
-const resolvedCallers = new WeakMap<object, Option.Option<CurrentUser["Type"]>>()
+import { requestState } from "./RequestState.js"
 
 /** The token of an `Authorization: Bearer …` header, if it has that scheme. */
 export const bearerTokenOf = (request: HttpServerRequest.HttpServerRequest) => {
@@ -37,20 +35,16 @@ export const bearerTokenOf = (request: HttpServerRequest.HttpServerRequest) => {
 export const makeCallerOf = Effect.gen(function* () {
   const check = yield* makeSessionCheck
   return (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<CurrentUser["Type"]>> =>
-    Effect.suspend(() => {
-      const known = resolvedCallers.get(request)
-      if (known !== undefined) return Effect.succeed(known)
+    Effect.flatMap(requestState, (state) => {
+      if (state.caller !== undefined) return Effect.succeed(state.caller)
       const token = bearerTokenOf(request)
       const signedIn = token === undefined ? Effect.succeedNone : check(token)
-      return signedIn.pipe(
-        Effect.map(
-          Option.map(({ session, user }) => {
-            rememberUserLanguage(request, user.language)
-            return { user, sessionId: session.id }
-          })
-        ),
-        Effect.tap((caller) => Effect.sync(() => resolvedCallers.set(request, caller)))
-      )
+      return Effect.map(signedIn, (found) => {
+        const caller = Option.map(found, ({ session, user }) => ({ user, sessionId: session.id }))
+        state.caller = caller
+        if (Option.isSome(caller)) state.userLanguage = caller.value.user.language
+        return caller
+      })
     })
 })
 
@@ -80,7 +74,7 @@ const makeBearer = <E>(
           const path = pathOf(request.url)
           if (!isAuthPath(path)) {
             const decision = yield* consumeApiBudget(limiter, config, user.id)
-            recordRateLimit(request, decision)
+            yield* recordRateLimit(decision)
             if (!decision.allowed) {
               const language = yield* Effect.provideService(requestLanguage, CurrentUser, current)
               return yield* Effect.fail(errorResponse("RATE_LIMITED", language) as RateLimitedResponse)

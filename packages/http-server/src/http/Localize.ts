@@ -15,24 +15,19 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { negotiateLanguage } from "../i18n/Language.js"
 import { recordRateLimit } from "./RateLimitHeaders.js"
+import { requestState } from "./RequestState.js"
 
-/*
- * Responses the framework makes itself (decode failures, unknown routes) are rewritten after the
- * handler has gone, so the user's language is remembered per request here too.
+/**
+ * The language of the current request's response: Accept-Language, else the caller's (known in the handler,
+ * and, for the responses made after it, from the request's state), else Arabic.
  */
-const userLanguageByRequest = new WeakMap<object, Language>()
-export const rememberUserLanguage = (request: object, language: Language) =>
-  userLanguageByRequest.set(request, language)
-export const rememberedUserLanguage = (request: object) => userLanguageByRequest.get(request)
-
-/** The language of the current request's response. */
 export const requestLanguage: Effect.Effect<Language, never, HttpServerRequest.HttpServerRequest> = Effect.gen(
   function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const current = yield* Effect.serviceOption(CurrentUser)
     return negotiateLanguage(
       request.headers["accept-language"],
-      Option.getOrUndefined(current)?.user.language ?? rememberedUserLanguage(request)
+      Option.getOrUndefined(current)?.user.language ?? (yield* requestState).userLanguage
     )
   }
 )
@@ -78,9 +73,8 @@ export const respond = <A, E extends DomainError, R>(
 ): Effect.Effect<A, ResponseOf<E>, R | HttpServerRequest.HttpServerRequest> =>
   Effect.catchAll(effect, (error: DomainError) =>
     Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
       if (error._tag === "RateLimited") {
-        recordRateLimit(request, {
+        yield* recordRateLimit({
           allowed: false,
           limit: error.limit,
           remaining: 0,

@@ -1,10 +1,11 @@
 import type { RateLimitDecision } from "@talab/core"
+import * as Effect from "effect/Effect"
+import { requestState } from "./RequestState.js"
 
 /*
- * The tightest rate-limit decision of each request, read when the response is written so every counted
- * response carries the RateLimit-* headers (and 429s Retry-After), whoever built the response.
+ * The tightest rate-limit decision of each request is kept in its RequestState and read when the response is
+ * written, so every counted response carries the RateLimit-* headers (and 429s Retry-After), whoever built it.
  */
-const decisions = new WeakMap<object, RateLimitDecision>()
 
 /** A refusal, then the fewest calls left, then the longest wait: the limit the client should heed. */
 const tighter = (a: RateLimitDecision, b: RateLimitDecision) => {
@@ -14,16 +15,15 @@ const tighter = (a: RateLimitDecision, b: RateLimitDecision) => {
 }
 
 /** Records a decision of a limit the request was counted against; the headers show the tightest one. */
-export const recordRateLimit = (request: object, decision: RateLimitDecision) => {
-  const earlier = decisions.get(request)
-  decisions.set(request, earlier === undefined ? decision : tighter(earlier, decision))
-}
+export const recordRateLimit = (decision: RateLimitDecision): Effect.Effect<void> =>
+  Effect.map(requestState, (state) => {
+    state.rateLimit = state.rateLimit === undefined ? decision : tighter(state.rateLimit, decision)
+  })
 
 const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000))
 
-/** The headers of the request's recorded decision, if it was counted. */
-export const rateLimitHeaders = (request: object): Record<string, string> => {
-  const decision = decisions.get(request)
+/** The headers of a request's recorded decision, if it was counted. */
+export const rateLimitHeaders = (decision: RateLimitDecision | undefined): Record<string, string> => {
   if (decision === undefined) return {}
   const headers: Record<string, string> = {
     "ratelimit-limit": String(decision.limit),

@@ -13,10 +13,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/AppConfig.js"
 import { consumeApiBudget, makeCallerOf } from "../http/Authentication.js"
-import { rememberedUserLanguage } from "../http/Localize.js"
+import { requestLanguage } from "../http/Localize.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { isAuthPath, pathOf } from "../http/RequestPath.js"
-import { negotiateLanguage } from "../i18n/Language.js"
 import { clientIp } from "../server/AuthRateLimit.js"
 import { errorEnvelopeResponse } from "../server/RequestPipeline.js"
 import { bodyForHash } from "./HashedBody.js"
@@ -91,7 +90,10 @@ export const IdempotencyLive = HttpApiBuilder.middleware(
         const path = pathOf(request.url)
         let scope: string
         // An answer made here counts as a call, as the endpoint's own answer would (/auth/* is counted already).
-        let answerHere = (response: HttpServerResponse.HttpServerResponse) => Effect.succeed(response)
+        let answerHere = (
+          response: HttpServerResponse.HttpServerResponse
+        ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
+          Effect.succeed(response)
         if (isAuthPath(path)) {
           scope = `ip:${clientIp(request, config.trustProxy)}`
         } else {
@@ -100,15 +102,17 @@ export const IdempotencyLive = HttpApiBuilder.middleware(
           const userId = caller.value.user.id
           scope = `user:${userId}`
           answerHere = (response) =>
-            Effect.map(consumeApiBudget(limiter, config, userId), (decision) => {
-              recordRateLimit(request, decision)
-              return decision.allowed ? response : errorEnvelopeResponse(request, "RATE_LIMITED", 429)
-            })
+            Effect.flatMap(consumeApiBudget(limiter, config, userId), (decision) =>
+              Effect.zipRight(
+                recordRateLimit(decision),
+                decision.allowed ? Effect.succeed(response) : errorEnvelopeResponse("RATE_LIMITED", 429)
+              )
+            )
         }
         if (!isValidIdempotencyKey(key)) {
-          const language = negotiateLanguage(request.headers["accept-language"], rememberedUserLanguage(request))
+          const language = yield* requestLanguage
           return yield* answerHere(
-            errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, {
+            yield* errorEnvelopeResponse("VALIDATION_ERROR", 400, {
               "Idempotency-Key": [translate("idempotency_key_format", language)]
             })
           )
@@ -121,12 +125,12 @@ export const IdempotencyLive = HttpApiBuilder.middleware(
         const claim = yield* store.claim(ref, hash, yield* Clock.currentTimeMillis)
         if (claim._tag !== "Claimed") {
           if (claim.requestHash !== hash) {
-            return yield* answerHere(errorEnvelopeResponse(request, "IDEMPOTENCY_KEY_REUSED", 422))
+            return yield* answerHere(yield* errorEnvelopeResponse("IDEMPOTENCY_KEY_REUSED", 422))
           }
           return yield* answerHere(
             claim._tag === "Running"
               ? HttpServerResponse.setHeader(
-                  errorEnvelopeResponse(request, "IDEMPOTENCY_KEY_IN_USE", 409),
+                  yield* errorEnvelopeResponse("IDEMPOTENCY_KEY_IN_USE", 409),
                   "retry-after",
                   "1"
                 )

@@ -86,16 +86,13 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
      * bounds the unauthenticated sockets one address can hold, on every instance sharing the limiter.
      */
     const withinHandshakeBudget = (request: HttpServerRequest.HttpServerRequest) =>
-      Effect.map(
+      Effect.flatMap(
         limiter.consume({
           key: `ws-handshake-ip:${clientIp(request, config.trustProxy)}`,
           limit: config.rateLimits.wsHandshakesPerMinute,
           windowMs: 60_000
         }),
-        (decision) => {
-          recordRateLimit(request, decision)
-          return decision.allowed
-        }
+        (decision) => Effect.as(recordRateLimit(decision), decision.allowed)
       )
     const server = yield* Effect.acquireRelease(
       Effect.sync(() => new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: false })),
@@ -107,14 +104,14 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!asksForWebSocket(request.headers)) {
           return HttpServerResponse.setHeader(
-            errorEnvelopeResponse(request, "UPGRADE_REQUIRED", 426),
+            yield* errorEnvelopeResponse("UPGRADE_REQUIRED", 426),
             "upgrade",
             "websocket"
           )
         }
-        if (!(yield* withinHandshakeBudget(request))) return errorEnvelopeResponse(request, "RATE_LIMITED", 429)
+        if (!(yield* withinHandshakeBudget(request))) return yield* errorEnvelopeResponse("RATE_LIMITED", 429)
         if (!originAllowed(request.headers.origin, config.corsOrigins)) {
-          return errorEnvelopeResponse(request, "FORBIDDEN", 403)
+          return yield* errorEnvelopeResponse("FORBIDDEN", 403)
         }
         silencePlatformAnswer(request)
         const acceptLanguage = request.headers["accept-language"]

@@ -40,8 +40,8 @@ export const AuthRateLimitLive = HttpApiBuilder.middleware(
           limit: config.rateLimits.authPerMinute,
           windowMs: 60_000
         })
-        recordRateLimit(request, decision)
-        return decision.allowed ? yield* app : errorEnvelopeResponse(request, "RATE_LIMITED", 429)
+        yield* recordRateLimit(decision)
+        return decision.allowed ? yield* app : yield* errorEnvelopeResponse("RATE_LIMITED", 429)
       })
   }),
   { withContext: true }

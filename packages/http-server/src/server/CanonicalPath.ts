@@ -13,9 +13,7 @@ import { errorEnvelopeResponse } from "./RequestPipeline.js"
 export const CanonicalPathLive = HttpApiBuilder.middleware(
   (app) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      canonicalPathOf(request.url) === undefined
-        ? Effect.succeed(errorEnvelopeResponse(request, "NOT_FOUND", 404))
-        : app
+      canonicalPathOf(request.url) === undefined ? errorEnvelopeResponse("NOT_FOUND", 404) : app
     ),
   { withContext: true }
 )

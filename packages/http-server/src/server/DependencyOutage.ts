@@ -1,5 +1,4 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
-import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -18,9 +17,8 @@ export const DependencyOutageLive = HttpApiBuilder.middleware((app) =>
           yield* Effect.logWarning("dependency unavailable").pipe(
             Effect.annotateLogs("error", Cause.pretty(cause).split("\n")[0] ?? "")
           )
-          const request = yield* HttpServerRequest.HttpServerRequest
           return HttpServerResponse.setHeader(
-            errorEnvelopeResponse(request, "SERVICE_UNAVAILABLE", 503),
+            yield* errorEnvelopeResponse("SERVICE_UNAVAILABLE", 503),
             "retry-after",
             String(RETRY_AFTER_SECONDS)
           )

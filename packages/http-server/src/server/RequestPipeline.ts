@@ -4,31 +4,43 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { type ErrorCode, parseProblemMessage, translate, UNKNOWN_ID } from "@talab/contract"
+import type { Language } from "@talab/core"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { AVATAR_BODY_LIMIT, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
 import { parseJsonOnce } from "../http/JsonBody.js"
-import { envelope, rememberedUserLanguage } from "../http/Localize.js"
+import { envelope } from "../http/Localize.js"
 import { rateLimitHeaders } from "../http/RateLimitHeaders.js"
 import { AVATAR_PATH, isAuthPath, pathOf as pathOfUrl } from "../http/RequestPath.js"
+import { RequestState, requestState, withRequestState } from "../http/RequestState.js"
 import { negotiateLanguage } from "../i18n/Language.js"
 import { answerConditionally } from "./ConditionalGet.js"
 import { securityHeaders } from "./SecurityHeaders.js"
 
-const languageOf = (request: HttpServerRequest.HttpServerRequest) =>
-  negotiateLanguage(request.headers["accept-language"], rememberedUserLanguage(request))
+const languageOf = (request: HttpServerRequest.HttpServerRequest, state: RequestState) =>
+  negotiateLanguage(request.headers["accept-language"], state.userLanguage)
 
 const pathOf = (request: HttpServerRequest.HttpServerRequest) => pathOfUrl(request.url)
 
-/** An envelope response built outside any handler. */
-export const errorEnvelopeResponse = (
+const envelopeResponse = (
   request: HttpServerRequest.HttpServerRequest,
+  state: RequestState,
   code: ErrorCode,
   status: number,
   details: Record<string, Array<string>> = {}
-) => HttpServerResponse.unsafeJson(envelope(code, languageOf(request), details), { status })
+) => HttpServerResponse.unsafeJson(envelope(code, languageOf(request, state), details), { status })
+
+/** An envelope response built outside any handler, in the request's language. */
+export const errorEnvelopeResponse = (
+  code: ErrorCode,
+  status: number,
+  details: Record<string, Array<string>> = {}
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
+  Effect.zipWith(HttpServerRequest.HttpServerRequest, requestState, (request, state) =>
+    envelopeResponse(request, state, code, status, details)
+  )
 
 interface DecodeIssue {
   readonly _tag: string
@@ -41,8 +53,7 @@ interface DecodeIssue {
  * catalogue keys; the framework's own messages are read for the few shapes it produces (a literal
  * union lists each allowed value), and anything else is a generic "invalid".
  */
-const detailsOfDecodeIssues = (issues: ReadonlyArray<DecodeIssue>, request: HttpServerRequest.HttpServerRequest) => {
-  const language = languageOf(request)
+const detailsOfDecodeIssues = (issues: ReadonlyArray<DecodeIssue>, language: Language) => {
   const byField = new Map<string, Array<DecodeIssue>>()
   for (const issue of issues) {
     const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "body"
@@ -90,8 +101,11 @@ const finalizeResponse = (
   request: HttpServerRequest.HttpServerRequest,
   response: HttpServerResponse.HttpServerResponse,
   requestId: string,
+  state: RequestState,
   options: PipelineOptions
 ): HttpServerResponse.HttpServerResponse => {
+  const errorEnvelopeResponse = (code: ErrorCode, status: number, details?: Record<string, Array<string>>) =>
+    envelopeResponse(request, state, code, status, details)
   let final = response
   const isEmpty = response.body._tag === "Empty"
   if (response.status === 400) {
@@ -100,24 +114,24 @@ const finalizeResponse = (
       const issues = body.issues ?? []
       // The path is decoded first and alone: a path id that is not a UUID names nothing (contract's IdPath).
       final = issues.some((issue) => parseProblemMessage(issue.message)?.key === UNKNOWN_ID)
-        ? errorEnvelopeResponse(request, "NOT_FOUND", 404)
-        : errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, detailsOfDecodeIssues(issues, request))
+        ? errorEnvelopeResponse("NOT_FOUND", 404)
+        : errorEnvelopeResponse("VALIDATION_ERROR", 400, detailsOfDecodeIssues(issues, languageOf(request, state)))
     } else if (isEmpty) {
-      final = errorEnvelopeResponse(request, "VALIDATION_ERROR", 400, {
-        body: [translate("malformed_json", languageOf(request))]
+      final = errorEnvelopeResponse("VALIDATION_ERROR", 400, {
+        body: [translate("malformed_json", languageOf(request, state))]
       })
     }
   } else if (response.status === 404 && isEmpty) {
-    final = errorEnvelopeResponse(request, "NOT_FOUND", 404)
+    final = errorEnvelopeResponse("NOT_FOUND", 404)
   } else if (response.status === 413 && isEmpty) {
-    final = errorEnvelopeResponse(request, "PAYLOAD_TOO_LARGE", 413)
+    final = errorEnvelopeResponse("PAYLOAD_TOO_LARGE", 413)
   } else if (response.status === 500 && (isEmpty || (bodyJson(response) as any)?.success !== false)) {
-    final = errorEnvelopeResponse(request, "INTERNAL_ERROR", 500)
+    final = errorEnvelopeResponse("INTERNAL_ERROR", 500)
   }
   if (!isAuthPath(pathOf(request))) final = answerConditionally(request, final)
   return HttpServerResponse.setHeaders(final, {
     ...securityHeaders(pathOf(request), final, options),
-    ...rateLimitHeaders(request),
+    ...rateLimitHeaders(state.rateLimit),
     "x-request-id": requestId,
     // The body was cut off or never read, so this connection cannot carry another request.
     ...(final.status === 413 || final.status === 415 ? { connection: "close" } : {})
@@ -191,8 +205,9 @@ export const requestPipeline =
       const startedAt = performance.now()
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = requestIdOf(request)
+      const state = new RequestState()
       yield* HttpApp.appendPreResponseHandler((request, response) => {
-        const final = finalizeResponse(request, response, requestId, options)
+        const final = finalizeResponse(request, response, requestId, state, options)
         return Effect.as(logRequest(request, final, requestId, startedAt), final)
       })
       if (request.method !== "GET" && request.method !== "HEAD") parseJsonOnce(request)
@@ -201,6 +216,7 @@ export const requestPipeline =
         Effect.tapDefect((cause) =>
           Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs("error", describeDefects(cause)))
         ),
-        Effect.annotateLogs("request_id", requestId)
+        Effect.annotateLogs("request_id", requestId),
+        withRequestState(state)
       )
     })

@@ -1,0 +1,31 @@
+import type { CurrentUser } from "@talab/contract"
+import type { Language, RateLimitDecision } from "@talab/core"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import type * as Option from "effect/Option"
+
+/**
+ * What the handling of one request learns that its answer needs later, whoever builds that answer: the caller
+ * once resolved (the idempotency middleware and the endpoint's bearer check both ask), the caller's language
+ * (for the answers made after the handler: decode failures, the envelope of a 429), and the tightest rate-limit
+ * decision it was counted against (for the RateLimit-* headers). The request pipeline makes one per request.
+ */
+export class RequestState {
+  caller: Option.Option<CurrentUser["Type"]> | undefined = undefined
+  userLanguage: Language | undefined = undefined
+  rateLimit: RateLimitDecision | undefined = undefined
+}
+
+const currentRequestState = FiberRef.unsafeMake<RequestState | undefined>(undefined)
+
+/** The state of the request being handled; outside one (a handler run alone in a test), a fresh one nobody reads. */
+export const requestState: Effect.Effect<RequestState> = Effect.map(
+  FiberRef.get(currentRequestState),
+  (state) => state ?? new RequestState()
+)
+
+/** Runs `effect` (a request's handling, middlewares and handler) with `state` as its request state. */
+export const withRequestState =
+  (state: RequestState) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.locally(effect, currentRequestState, state)
