@@ -213,6 +213,6 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         Effect.orDie
       )
 
-    return { contactsShown, listForUser, messagesPage, messagesAfter, unreadCount } as const
+    return { listForUser, messagesPage, messagesAfter, unreadCount } as const
   })
 }) {}

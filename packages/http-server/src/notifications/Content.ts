@@ -1,7 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { translate } from "@talab/contract"
-import { type Category, type Language, maskContacts, type Platform, type PushType } from "@talab/core"
+import {
+  type Category,
+  contactsShownAt,
+  type Language,
+  maskContacts,
+  type OfferStatus,
+  type Platform,
+  type PushType
+} from "@talab/core"
 import * as Effect from "effect/Effect"
 import { isUuid } from "../db/Rows.js"
 
@@ -222,8 +230,8 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
     const messageRows = (messageIds: ReadonlyArray<string>) =>
       messageIds.length === 0
         ? Effect.succeed<ReadonlyArray<MessageRow>>([])
-        : sql<MessageRow>`
-            SELECT m.id AS "messageId", m.message_text AS "messageText", o.status = 'accepted' AS "contactsShown",
+        : sql<Omit<MessageRow, "contactsShown"> & { readonly offerStatus: OfferStatus }>`
+            SELECT m.id AS "messageId", m.message_text AS "messageText", o.status AS "offerStatus",
                    CASE WHEN m.sender_id = c.seller_id THEN COALESCE(sp.business_name, u.name) ELSE u.name END
                      AS "senderName"
             FROM messages m
@@ -231,7 +239,13 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
             JOIN offers o ON o.id = c.offer_id
             JOIN users u ON u.id = m.sender_id
             LEFT JOIN seller_profiles sp ON sp.user_id = m.sender_id
-            WHERE m.id IN ${sql.in(messageIds)}`
+            WHERE m.id IN ${sql.in(messageIds)}`.pipe(
+            Effect.map((rows) =>
+              rows.map(
+                ({ offerStatus, ...row }): MessageRow => ({ ...row, contactsShown: contactsShownAt(offerStatus) })
+              )
+            )
+          )
 
     const requestRows = (requestIds: ReadonlyArray<string>) =>
       requestIds.length === 0

@@ -104,7 +104,7 @@ const finalizeResponse = (
   state: RequestState,
   options: PipelineOptions
 ): HttpServerResponse.HttpServerResponse => {
-  const errorEnvelopeResponse = (code: ErrorCode, status: number, details?: Record<string, Array<string>>) =>
+  const envelopeHere = (code: ErrorCode, status: number, details?: Record<string, Array<string>>) =>
     envelopeResponse(request, state, code, status, details)
   let final = response
   const isEmpty = response.body._tag === "Empty"
@@ -114,19 +114,19 @@ const finalizeResponse = (
       const issues = body.issues ?? []
       // The path is decoded first and alone: a path id that is not a UUID names nothing (contract's IdPath).
       final = issues.some((issue) => parseProblemMessage(issue.message)?.key === UNKNOWN_ID)
-        ? errorEnvelopeResponse("NOT_FOUND", 404)
-        : errorEnvelopeResponse("VALIDATION_ERROR", 400, detailsOfDecodeIssues(issues, languageOf(request, state)))
+        ? envelopeHere("NOT_FOUND", 404)
+        : envelopeHere("VALIDATION_ERROR", 400, detailsOfDecodeIssues(issues, languageOf(request, state)))
     } else if (isEmpty) {
-      final = errorEnvelopeResponse("VALIDATION_ERROR", 400, {
+      final = envelopeHere("VALIDATION_ERROR", 400, {
         body: [translate("malformed_json", languageOf(request, state))]
       })
     }
   } else if (response.status === 404 && isEmpty) {
-    final = errorEnvelopeResponse("NOT_FOUND", 404)
+    final = envelopeHere("NOT_FOUND", 404)
   } else if (response.status === 413 && isEmpty) {
-    final = errorEnvelopeResponse("PAYLOAD_TOO_LARGE", 413)
+    final = envelopeHere("PAYLOAD_TOO_LARGE", 413)
   } else if (response.status === 500 && (isEmpty || (bodyJson(response) as any)?.success !== false)) {
-    final = errorEnvelopeResponse("INTERNAL_ERROR", 500)
+    final = envelopeHere("INTERNAL_ERROR", 500)
   }
   if (!isAuthPath(pathOf(request))) final = answerConditionally(request, final)
   return HttpServerResponse.setHeaders(final, {
