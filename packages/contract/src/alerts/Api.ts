@@ -13,7 +13,7 @@ import {
 } from "../http/Envelope.js"
 import { Money, OneOf, Optional, Payload, problemMessage, StringField, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
-import { Authentication } from "../http/Security.js"
+import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 
 /** Most alert rules a seller may keep; the next one is refused with 422 ALERT_RULE_LIMIT_REACHED. */
 export const MAX_ALERT_RULES = 20
@@ -129,5 +129,7 @@ export class SellerAlertsApi extends HttpApiGroup.make("sellerAlerts")
       .addSuccess(Ok(AlertSettingsView))
       .addError(ForbiddenResponse)
   )
+  .middleware(BodyCheck)
+  .middleware(ApiRateLimit)
   .middleware(Authentication)
   .prefix("/seller-profiles/me") {}

@@ -19,7 +19,7 @@ import {
   SeqField
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
-import { Authentication } from "../http/Security.js"
+import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { MESSAGE_TEXT_MAX } from "../realtime/Protocol.js"
 import { ConversationSummary, MessageItem, SentMessage } from "./Views.js"
 
@@ -85,4 +85,6 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
   )
+  .middleware(BodyCheck)
+  .middleware(ApiRateLimit)
   .middleware(Authentication) {}

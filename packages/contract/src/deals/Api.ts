@@ -5,7 +5,7 @@ import * as Schema from "effect/Schema"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
-import { Authentication } from "../http/Security.js"
+import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 const Party = Schema.Struct({ id: Schema.UUID, name: Nullable })
@@ -93,4 +93,6 @@ export class DealsApi extends HttpApiGroup.make("deals")
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
   )
+  .middleware(BodyCheck)
+  .middleware(ApiRateLimit)
   .middleware(Authentication) {}

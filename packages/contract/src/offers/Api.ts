@@ -24,7 +24,7 @@ import {
   UuidField
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
-import { Authentication } from "../http/Security.js"
+import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { SellerTrust } from "../trust/View.js"
 
 const Nullable = Schema.NullOr(Schema.String)
@@ -145,4 +145,6 @@ export class OffersApi extends HttpApiGroup.make("offers")
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
   )
+  .middleware(BodyCheck)
+  .middleware(ApiRateLimit)
   .middleware(Authentication) {}

@@ -10,7 +10,7 @@ import {
   Ok
 } from "../http/Envelope.js"
 import { FreeText, NumberField, Optional, Payload, problemMessage, UuidField } from "../http/Fields.js"
-import { Authentication } from "../http/Security.js"
+import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 
 /** An integer from 1 to 5; anything else names the rating's rule. */
 const RatingValue = NumberField.pipe(
@@ -37,4 +37,6 @@ export class RatingsApi extends HttpApiGroup.make("ratings")
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
   )
+  .middleware(BodyCheck)
+  .middleware(ApiRateLimit)
   .middleware(Authentication) {}

@@ -12,7 +12,7 @@ import {
 } from "../http/Envelope.js"
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, UuidField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
-import { AdminAuthentication, Authentication } from "../http/Security.js"
+import { AdminOnly, ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 const ReportUser = Schema.Struct({ id: Schema.UUID, name: Nullable, phone_number: Schema.String })
@@ -53,6 +53,8 @@ export class ReportsApi extends HttpApiGroup.make("reports")
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
   )
+  .middleware(BodyCheck)
+  .middleware(ApiRateLimit)
   .middleware(Authentication) {}
 
 /** The admin's handling of reports. */
@@ -82,4 +84,7 @@ export class AdminReportsApi extends HttpApiGroup.make("adminReports")
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
   )
-  .middleware(AdminAuthentication) {}
+  .middleware(BodyCheck)
+  .middleware(AdminOnly)
+  .middleware(ApiRateLimit)
+  .middleware(Authentication) {}

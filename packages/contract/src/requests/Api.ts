@@ -22,7 +22,7 @@ import {
   Text
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
-import { Authentication } from "../http/Security.js"
+import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 
@@ -140,4 +140,6 @@ export class RequestsApi extends HttpApiGroup.make("requests")
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
   )
+  .middleware(BodyCheck)
+  .middleware(ApiRateLimit)
   .middleware(Authentication) {}

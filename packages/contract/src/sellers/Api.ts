@@ -12,7 +12,7 @@ import {
 } from "../http/Envelope.js"
 import { FreeText, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
-import { AdminAuthentication, Authentication } from "../http/Security.js"
+import { AdminOnly, ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { SellerTrust } from "../trust/View.js"
 
 export const SellerProfileCreated = Schema.Struct({
@@ -65,6 +65,8 @@ export class SellerProfilesApi extends HttpApiGroup.make("sellerProfiles")
       )
       .addSuccess(Ok(SellerProfileCreated), { status: 201 })
       .addError(BusinessRuleResponse)
+      .middleware(BodyCheck)
+      .middleware(ApiRateLimit)
       .middleware(Authentication)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
@@ -100,5 +102,8 @@ export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfil
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
   )
-  .middleware(AdminAuthentication)
+  .middleware(BodyCheck)
+  .middleware(AdminOnly)
+  .middleware(ApiRateLimit)
+  .middleware(Authentication)
   .prefix("/admin/seller-profiles") {}

@@ -15,7 +15,7 @@ import {
   UnsupportedMediaTypeResponse
 } from "../http/Envelope.js"
 import { BodyOrNone, OneOf, Optional, Payload, Text } from "../http/Fields.js"
-import { Authentication } from "../http/Security.js"
+import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { SellerProfileSummary, UserView } from "../http/Views.js"
 
 export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
@@ -29,7 +29,13 @@ export const MeView = Schema.Struct({ ...UserView.fields, seller_profile: Schema
 
 /** The signed-in user's own account and devices. */
 export class UsersApi extends HttpApiGroup.make("users")
-  .add(HttpApiEndpoint.get("getMe", "/users/me").addSuccess(Ok(MeView)))
+  .add(
+    HttpApiEndpoint.get("getMe", "/users/me")
+      .addSuccess(Ok(MeView))
+      .middleware(BodyCheck)
+      .middleware(ApiRateLimit)
+      .middleware(Authentication)
+  )
   .add(
     HttpApiEndpoint.put("updateMe", "/users/me")
       .setPayload(
@@ -41,6 +47,9 @@ export class UsersApi extends HttpApiGroup.make("users")
         )
       )
       .addSuccess(Ok(MeView))
+      .middleware(BodyCheck)
+      .middleware(ApiRateLimit)
+      .middleware(Authentication)
   )
   .add(
     HttpApiEndpoint.post("uploadAvatar", "/users/me/avatar")
@@ -56,6 +65,9 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addError(ServiceUnavailableResponse)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
+      // No BodyCheck: a multipart body, with its own limit (http-server's RequestPipeline) and content checks.
+      .middleware(ApiRateLimit)
+      .middleware(Authentication)
   )
   .add(
     HttpApiEndpoint.post("registerDevice", "/device-tokens")
@@ -64,5 +76,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .addError(UnauthorizedResponse)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
-  )
-  .middleware(Authentication) {}
+      .middleware(BodyCheck)
+      .middleware(ApiRateLimit)
+      .middleware(Authentication)
+  ) {}

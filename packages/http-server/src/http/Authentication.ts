@@ -1,23 +1,12 @@
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
-import {
-  AdminAuthentication,
-  Authentication,
-  CurrentUser,
-  ForbiddenResponse,
-  RateLimitedResponse,
-  UnauthorizedResponse
-} from "@talab/contract"
-import { RateLimiter } from "@talab/core"
+import { Authentication, type CurrentUser, type UnauthorizedResponse } from "@talab/contract"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
 import { makeSessionCheck } from "../auth/SessionCheck.js"
 import { AppConfig } from "../config/AppConfig.js"
-import { checkJsonBody } from "./BodyCheck.js"
 import { errorResponse, requestLanguage } from "./Localize.js"
-import { recordRateLimit } from "./RateLimitHeaders.js"
-import { AVATAR_PATH, isAuthPath, pathOf } from "./RequestPath.js"
 import { requestState } from "./RequestState.js"
 
 /** The token of an `Authorization: Bearer …` header, if it has that scheme. */
@@ -29,8 +18,9 @@ export const bearerTokenOf = (request: HttpServerRequest.HttpServerRequest) => {
 
 /**
  * The caller of a request's bearer access token, with a live session (None for anything else), their
- * language remembered for responses made outside the handler. Memoized per request: the idempotency
- * middleware at the edge and the endpoint's Authentication both ask.
+ * language remembered for responses made outside the handler. Memoized in the request's state: the
+ * idempotency middleware at the edge and the endpoint's Authentication both ask, and the middlewares declared
+ * after Authentication (ApiRateLimit, AdminOnly) read it there.
  */
 export const makeCallerOf = Effect.gen(function* () {
   const check = yield* makeSessionCheck
@@ -48,13 +38,11 @@ export const makeCallerOf = Effect.gen(function* () {
     })
 })
 
-/** The bearer check of both middlewares; `access` runs after the rate limit and before the body check. */
-const makeBearer = <E>(
-  access: (caller: CurrentUser["Type"]) => Effect.Effect<void, E, HttpServerRequest.HttpServerRequest>
-) =>
+/** The bearer check: the caller of a live session, else 401. */
+export const AuthenticationLive = Layer.effect(
+  Authentication,
   Effect.gen(function* () {
     const callerOf = yield* makeCallerOf
-    const limiter = yield* RateLimiter
     const config = yield* AppConfig
     const tracing = config.telemetry.otlpEndpoint !== undefined
     const unauthorized = Effect.flatMap(requestLanguage, (language) =>
@@ -63,46 +51,12 @@ const makeBearer = <E>(
     return {
       bearer: (_token: Redacted.Redacted<string>) =>
         Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const caller = yield* callerOf(request)
+          const caller = yield* callerOf(yield* HttpServerRequest.HttpServerRequest)
           if (Option.isNone(caller)) return yield* unauthorized
-          const current = caller.value
-          const { user } = current
           // Only when tracing: without a span, annotating fails inside (an exception built per request).
-          if (tracing) yield* Effect.annotateCurrentSpan("enduser.id", user.id)
-          // The path is canonical (checked before routing), so it is the matched route's path.
-          const path = pathOf(request.url)
-          if (!isAuthPath(path)) {
-            const decision = yield* consumeApiBudget(limiter, config, user.id)
-            yield* recordRateLimit(decision)
-            if (!decision.allowed) {
-              const language = yield* Effect.provideService(requestLanguage, CurrentUser, current)
-              return yield* Effect.fail(errorResponse("RATE_LIMITED", language) as RateLimitedResponse)
-            }
-          }
-          yield* access(current)
-          if (path !== AVATAR_PATH) yield* checkJsonBody
-          return current
+          if (tracing) yield* Effect.annotateCurrentSpan("enduser.id", caller.value.user.id)
+          return caller.value
         })
     }
   })
-
-/** Counts one call against a user's per-minute API budget (decisions.md section 8). */
-export const consumeApiBudget = (limiter: RateLimiter["Type"], config: AppConfig["Type"], userId: string) =>
-  limiter.consume({ key: `api:${userId}`, limit: config.rateLimits.apiPerMinute, windowMs: 60_000 })
-
-export const AuthenticationLive = Layer.effect(
-  Authentication,
-  makeBearer(() => Effect.void)
-)
-
-export const AdminAuthenticationLive = Layer.effect(
-  AdminAuthentication,
-  makeBearer((caller) =>
-    caller.user.isAdmin
-      ? Effect.void
-      : Effect.flatMap(Effect.provideService(requestLanguage, CurrentUser, caller), (language) =>
-          Effect.fail(errorResponse("FORBIDDEN", language) as ForbiddenResponse)
-        )
-  )
 )

@@ -13,7 +13,9 @@ import { Tokens } from "../auth/Tokens.js"
 import { ChatHttp } from "../chat/Http.js"
 import { ChatService } from "../chat/Service.js"
 import { AppConfig } from "../config/AppConfig.js"
-import { AdminAuthenticationLive, AuthenticationLive } from "../http/Authentication.js"
+import { AdminOnlyLive } from "../http/AdminOnly.js"
+import { ApiRateLimitLive } from "../http/ApiRateLimit.js"
+import { AuthenticationLive } from "../http/Authentication.js"
 import { BodyCheckLive } from "../http/BodyCheck.js"
 import { IdempotencyLive } from "../idempotency/Middleware.js"
 import { Gateway } from "../realtime/Gateway.js"
@@ -44,8 +46,7 @@ const Groups = Layer.mergeAll(AuthHttp, UsersHttp, MarketplaceGroups, ChatHttp)
 /** The REST API with its handlers and their application services. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide(Groups),
-  Layer.provide(Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive)),
-  Layer.provide(BodyCheckLive),
+  Layer.provide(Layer.mergeAll(AuthenticationLive, ApiRateLimitLive, AdminOnlyLive, BodyCheckLive)),
   Layer.provide(Services),
   Layer.provide(Security)
 )
