@@ -56,7 +56,7 @@ export interface AppSettings {
     /** WebSocket upgrade requests per client IP. */
     readonly wsHandshakesPerMinute: number
   }
-  /** Avatar image decodings at once, and uploads that may wait for one (more answer 503). Not read from the environment. */
+  /** Avatar image decodings at once, and uploads that may wait for one (more answer 503). Sized by UV_THREADPOOL_SIZE; no variable of its own. */
   readonly avatarDecoding: { readonly concurrency: number; readonly queue: number }
   readonly trustProxy: boolean
   readonly corsOrigins: ReadonlyArray<string>
@@ -103,10 +103,18 @@ export class AppConfig extends Context.Tag("@talab/http-server/AppConfig")<AppCo
  * One decoding per core, and never all of libuv's thread pool (UV_THREADPOOL_SIZE, 4 by default), where
  * sharp runs: file reads and writes, DNS and crypto share it. Up to 16 uploads (5 MiB each at most) wait.
  */
-const defaultAvatarDecoding = {
-  concurrency: Math.max(1, Math.min(availableParallelism(), (Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1)),
+const avatarDecodingFor = (threadPoolSize: number) => ({
+  concurrency: Math.max(1, Math.min(availableParallelism(), threadPoolSize - 1)),
   queue: 16
-}
+})
+
+const LIBUV_THREAD_POOL_SIZE = 4
+
+/** libuv's variable, read as libuv's default when unset or not a positive number (libuv itself is lenient). */
+const threadPoolSize = Config.string("UV_THREADPOOL_SIZE").pipe(
+  Config.map((text) => Number(text) || LIBUV_THREAD_POOL_SIZE),
+  Config.withDefault(LIBUV_THREAD_POOL_SIZE)
+)
 
 const defaults: AppSettings = {
   port: 3000,
@@ -128,7 +136,7 @@ const defaults: AppSettings = {
     wsMessagesPerMinute: 50,
     wsHandshakesPerMinute: 60
   },
-  avatarDecoding: defaultAvatarDecoding,
+  avatarDecoding: avatarDecodingFor(LIBUV_THREAD_POOL_SIZE),
   trustProxy: false,
   corsOrigins: ["*"],
   hsts: false,
@@ -359,7 +367,7 @@ const readSettings = Effect.gen(function* () {
       wsMessagesPerMinute: yield* positiveInt("RATE_LIMIT_WS_MESSAGES_PER_MINUTE", 50),
       wsHandshakesPerMinute: yield* positiveInt("RATE_LIMIT_WS_HANDSHAKES_PER_MINUTE", 60)
     },
-    avatarDecoding: defaultAvatarDecoding,
+    avatarDecoding: avatarDecodingFor(yield* threadPoolSize),
     trustProxy: yield* Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
     corsOrigins: yield* list("CORS_ORIGINS", ["*"]),
     hsts: yield* Config.boolean("HSTS").pipe(Config.withDefault(false)),
