@@ -12,10 +12,9 @@ import {
   type ExpiryReport,
   fileStoreLayer,
   MemoryFileStore,
-  MemoryRateLimiter,
   MigratedDatabaseLayer,
   parseTestPhoneNumbers,
-  RedisRateLimiter
+  rateLimiterLayer
 } from "@talab/http-server"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -98,11 +97,6 @@ export interface TestServer {
 const testPhoneNumbersOf = (text: string) =>
   Either.getOrThrowWith(parseTestPhoneNumbers(text), (problem) => new Error(`testPhoneNumbers: ${problem}`))
 
-const rateLimiterLayer = (redisUrl: string | undefined, prefix: string | undefined) =>
-  redisUrl === undefined
-    ? MemoryRateLimiter.layer()
-    : RedisRateLimiter.layer({ url: redisUrl, ...(prefix ? { prefix } : {}) })
-
 /**
  * Starts the whole marketplace on a free loopback port: PGlite in memory (or the given PostgreSQL),
  * in-memory SMS, push and files, rate limits in memory (or in the given Redis), recorded logs and an
@@ -167,7 +161,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
           pushes.layer,
           // Avatars in memory, unless settings.fileStore names a store instances share ("database", "s3").
           settings.fileStore === "local" ? MemoryFileStore.layer : Layer.orDie(fileStoreLayer(settings)),
-          rateLimiterLayer(redisUrl, redisPrefix),
+          rateLimiterLayer(settings, redisPrefix),
           Ids.Random
         )
       ),

@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, translate } from "@talab/contract"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { type AlertRule, type QuietHours, SellerAlertsService } from "./Service.js"
 
@@ -19,7 +20,7 @@ const settingsView = (settings: QuietHours) => ({
   time_zone: settings.timeZone
 })
 
-export const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
+const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
   Effect.gen(function* () {
     const service = yield* SellerAlertsService
     return handlers
@@ -82,3 +83,6 @@ export const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handl
       )
   })
 )
+
+/** Seller alerts: the REST handlers with their own services. */
+export const SellerAlertsLive = SellerAlertsHttp.pipe(Layer.provide(SellerAlertsService.Default))

@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, translate } from "@talab/contract"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { AppConfig } from "../config/AppConfig.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
@@ -10,7 +11,7 @@ import { networkPrefixOf } from "./NetworkPrefix.js"
 import { SessionQueries } from "./Queries.js"
 import { AuthService } from "./Service.js"
 
-export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
+const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function* () {
     const auth = yield* AuthService
     const queries = yield* SessionQueries
@@ -88,3 +89,6 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
       )
   })
 )
+
+/** Sign-in and sessions: the REST handlers with their own services. */
+export const AuthLive = AuthHttp.pipe(Layer.provide([AuthService.Default, SessionQueries.Default]))

@@ -218,5 +218,6 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
       })
 
     return { requestOtp, verifyOtp, refresh, logout, endSession, endOtherSessions } as const
-  })
+  }),
+  dependencies: [OtpCodes.layer]
 }) {}

@@ -1,11 +1,14 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, MESSAGES_LIMIT_DEFAULT } from "@talab/contract"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
+import { Gateway } from "../realtime/Gateway.js"
+import { WebSocketRoute } from "../realtime/Route.js"
 import { ChatService } from "./Service.js"
 
-export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
+const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
   Effect.gen(function* () {
     const chat = yield* ChatService
     return handlers
@@ -52,4 +55,9 @@ export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
         )
       )
   })
+)
+
+/** Chat over REST and over `/ws` (realtime/Route.ts, Gateway.ts): two doors to one ChatService. */
+export const ChatLive = Layer.mergeAll(ChatHttp, WebSocketRoute.pipe(Layer.provide(Gateway.Default))).pipe(
+  Layer.provide(ChatService.Default)
 )

@@ -1,12 +1,13 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@talab/contract"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { DealQueries } from "./Queries.js"
 import { DealsService } from "./Service.js"
 
-export const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
+const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
   Effect.gen(function* () {
     const service = yield* DealsService
     const queries = yield* DealQueries
@@ -54,4 +55,9 @@ export const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
         )
       )
   })
+)
+
+/** Deals: the REST handlers with their own service and read queries (one instance, shared). */
+export const DealsLive = DealsHttp.pipe(
+  Layer.provide(DealsService.DefaultWithoutDependencies.pipe(Layer.provideMerge(DealQueries.Default)))
 )

@@ -1,12 +1,13 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, translate } from "@talab/contract"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { OfferQueries } from "./Queries.js"
 import { OffersService } from "./Service.js"
 
-export const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
+const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
   Effect.gen(function* () {
     const service = yield* OffersService
     const queries = yield* OfferQueries
@@ -92,4 +93,9 @@ export const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
         )
       )
   })
+)
+
+/** Offers: the REST handlers with their own service and read queries (one instance, shared). */
+export const OffersLive = OffersHttp.pipe(
+  Layer.provide(OffersService.DefaultWithoutDependencies.pipe(Layer.provideMerge(OfferQueries.Default)))
 )

@@ -1,10 +1,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@talab/contract"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { respond } from "../http/Localize.js"
 import { RatingsService } from "./Service.js"
 
-export const RatingsHttp = HttpApiBuilder.group(Api, "ratings", (handlers) =>
+const RatingsHttp = HttpApiBuilder.group(Api, "ratings", (handlers) =>
   Effect.gen(function* () {
     const service = yield* RatingsService
     return handlers.handle("rate", ({ payload }) =>
@@ -32,3 +33,6 @@ export const RatingsHttp = HttpApiBuilder.group(Api, "ratings", (handlers) =>
     )
   })
 )
+
+/** Ratings: the REST handlers with their own services. */
+export const RatingsLive = RatingsHttp.pipe(Layer.provide(RatingsService.Default))

@@ -1,13 +1,14 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, translate } from "@talab/contract"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { requireAdmin } from "../admin/Policy.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { ReportQueries } from "./Queries.js"
 import { ReportsService } from "./Service.js"
 
-export const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
+const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
   Effect.gen(function* () {
     const service = yield* ReportsService
     return handlers.handle("file", ({ payload }) =>
@@ -30,7 +31,7 @@ export const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
   })
 )
 
-export const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handlers) =>
+const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handlers) =>
   Effect.gen(function* () {
     const service = yield* ReportsService
     const queries = yield* ReportQueries
@@ -66,4 +67,9 @@ export const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handl
         )
       )
   })
+)
+
+/** Reports and their review by the admin: the REST handlers with their own services. */
+export const ReportsLive = Layer.mergeAll(ReportsHttp, AdminReportsHttp).pipe(
+  Layer.provide([ReportsService.Default, ReportQueries.Default])
 )

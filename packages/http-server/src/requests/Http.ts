@@ -3,6 +3,7 @@ import type { RequestListItem } from "@talab/contract"
 import { Api, CurrentUser } from "@talab/contract"
 import type { BuyRequest } from "@talab/core"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { respond } from "../http/Localize.js"
 import { type Paged, type PageRequest, pageRequest, paginationFor } from "../http/Paging.js"
 import { RequestQueries } from "./Queries.js"
@@ -33,7 +34,7 @@ const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListIte
   data: { requests: result.items, pagination: paginationFor(page, result.total) }
 })
 
-export const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
+const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
   Effect.gen(function* () {
     const service = yield* RequestsService
     const queries = yield* RequestQueries
@@ -114,3 +115,6 @@ export const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
       )
   })
 )
+
+/** Buy requests: the REST handlers with their own services. */
+export const RequestsLive = RequestsHttp.pipe(Layer.provide([RequestsService.Default, RequestQueries.Default]))

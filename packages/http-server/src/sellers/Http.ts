@@ -1,6 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@talab/contract"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { requireAdmin } from "../admin/Policy.js"
 import { respond } from "../http/Localize.js"
@@ -8,7 +9,7 @@ import { pageRequest, paginationFor } from "../http/Paging.js"
 import { SellerProfileQueries } from "./Queries.js"
 import { SellerProfilesService } from "./Service.js"
 
-export const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers) =>
+const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers) =>
   Effect.gen(function* () {
     const service = yield* SellerProfilesService
     const queries = yield* SellerProfileQueries
@@ -61,7 +62,7 @@ export const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (h
   })
 )
 
-export const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles", (handlers) =>
+const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles", (handlers) =>
   Effect.gen(function* () {
     const service = yield* SellerProfilesService
     const queries = yield* SellerProfileQueries
@@ -99,4 +100,9 @@ export const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerPro
         )
       )
   })
+)
+
+/** Seller profiles and their review by the admin: the REST handlers with their own services. */
+export const SellerProfilesLive = Layer.mergeAll(SellerProfilesHttp, AdminSellerProfilesHttp).pipe(
+  Layer.provide([SellerProfilesService.Default, SellerProfileQueries.Default])
 )

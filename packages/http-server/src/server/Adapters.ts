@@ -1,6 +1,5 @@
 import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
-import { Ids } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -11,9 +10,10 @@ import { ApnsPush, FcmPush, LogPush, PushOutbox } from "../adapters/push/index.j
 import * as MemoryRateLimiter from "../adapters/ratelimit/MemoryRateLimiter.js"
 import * as RedisRateLimiter from "../adapters/ratelimit/RedisRateLimiter.js"
 import { ConsoleSms, SmsOutbox, TwilioSms } from "../adapters/sms/index.js"
-import { AppConfig, type AppSettings } from "../config/AppConfig.js"
+import type { AppSettings } from "../config/AppConfig.js"
 
-const smsLayer = (config: AppSettings) => {
+/** SMS_PROVIDER's sender, writing to SMS_OUTBOX_FILE too when set. */
+export const smsLayer = (config: AppSettings) => {
   const sender =
     config.sms.provider === "twilio" && config.sms.twilio
       ? TwilioSms.layer({
@@ -25,7 +25,8 @@ const smsLayer = (config: AppSettings) => {
   return config.sms.outboxFile ? SmsOutbox.layer(config.sms.outboxFile).pipe(Layer.provide(sender)) : sender
 }
 
-const pushLayer = (config: AppSettings) => {
+/** PUSH_PROVIDER's sender, writing to PUSH_OUTBOX_FILE too when set. */
+export const pushLayer = (config: AppSettings) => {
   const sender =
     config.push.provider === "fcm" && config.push.fcm
       ? Layer.unwrapEffect(
@@ -45,8 +46,11 @@ const pushLayer = (config: AppSettings) => {
   return config.push.outboxFile ? PushOutbox.layer(config.push.outboxFile).pipe(Layer.provide(sender)) : sender
 }
 
-const rateLimiterLayer = (config: AppSettings) =>
-  config.redisUrl ? RedisRateLimiter.layer({ url: config.redisUrl }) : MemoryRateLimiter.layer()
+/** Rate-limit counters in this process, or in REDIS_URL's Redis (under `prefix`, the limiter's own by default). */
+export const rateLimiterLayer = (config: Pick<AppSettings, "redisUrl">, prefix?: string) =>
+  config.redisUrl
+    ? RedisRateLimiter.layer({ url: config.redisUrl, ...(prefix ? { prefix } : {}) })
+    : MemoryRateLimiter.layer()
 
 /** FILE_STORE: avatars on this instance's disk, in PostgreSQL, or in S3 (the last two shared by every instance). */
 export const fileStoreLayer = (config: AppSettings) =>
@@ -57,10 +61,3 @@ export const fileStoreLayer = (config: AppSettings) =>
       : LocalFileStore.layer({ directory: join(config.dataDir, "uploads", "avatars") }).pipe(
           Layer.provide(NodeContext.layer)
         )
-
-/** The production adapters of every port but the database, chosen by the configuration. */
-export const AdaptersFromConfig = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    Layer.mergeAll(smsLayer(config), pushLayer(config), rateLimiterLayer(config), fileStoreLayer(config), Ids.Random)
-  )
-)

@@ -4,6 +4,7 @@ import { Api, CurrentUser } from "@talab/contract"
 import { PayloadTooLarge, UnsupportedMediaType, ValidationFailed } from "@talab/core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { respond } from "../http/Localize.js"
@@ -59,7 +60,7 @@ const avatarBytes = (parts: Stream.Stream<Multipart.Part, Multipart.MultipartErr
     )
   )
 
-export const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
+const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
   Effect.gen(function* () {
     const service = yield* UsersService
     return handlers
@@ -113,3 +114,6 @@ export const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
       )
   })
 )
+
+/** The caller's account and devices: the REST handlers with their own services. */
+export const UsersLive = UsersHttp.pipe(Layer.provide(UsersService.Default))
