@@ -41,15 +41,16 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Htt
 }) {}
 
 /**
- * Counts the call against the caller's per-minute API budget (429 past it). Declared after `Authentication`,
- * whose caller it counts. The auth group does not declare it: logout is counted on the auth limit per IP.
+ * Counts the call against the caller's per-minute API budget (429 past it). Runs after `Authentication` (so
+ * is declared before it), whose caller it counts. The auth group does not declare it: logout is counted on the
+ * auth limit per IP.
  */
 export class ApiRateLimit extends HttpApiMiddleware.Tag<ApiRateLimit>()("Http/ApiRateLimit", {
   failure: RateLimitedResponse
 }) {}
 
 /**
- * 403 to anyone but an administrator, for `/admin/*`: declared after `ApiRateLimit` and before `BodyCheck`, so
+ * 403 to anyone but an administrator, for `/admin/*`: runs after `ApiRateLimit` and before `BodyCheck`, so
  * it answers after 401 and 429 and (being middleware) before the body, path or query is decoded or anything is
  * looked up; a non-admin learns nothing about ids there (decisions.md section 11).
  */
@@ -59,7 +60,8 @@ export class AdminOnly extends HttpApiMiddleware.Tag<AdminOnly>()("Http/AdminOnl
 
 /**
  * The JSON body check (413 over 1 MiB, 415 for a body not declared JSON, 400 for one that does not parse or is
- * not an object), before the framework decodes the payload. Declared after the checks that outrank bad input.
+ * not an object), before the framework decodes the payload. Runs after the checks that outrank bad input (so
+ * is declared first).
  */
 export class BodyCheck extends HttpApiMiddleware.Tag<BodyCheck>()("Http/BodyCheck", {
   failure: Schema.Union(ValidationErrorResponse, PayloadTooLargeResponse, UnsupportedMediaTypeResponse)
