@@ -3,35 +3,38 @@ import * as Schema from "effect/Schema"
 import { RequestAlreadyClosed, RequestAlreadyExtended, RequestExpired, RequestNotActive } from "./Errors.js"
 import { DomainEvent } from "./Events.js"
 import { moved, type Transition, type Transitioned } from "./Transition.js"
-import type { Category, ConditionPref } from "./Values.js"
+import { Category, ConditionPref } from "./Values.js"
 
 export const RequestStatus = Schema.Literal("active", "closed", "expired")
 export type RequestStatus = typeof RequestStatus.Type
 
 /** A buyer's request for a product, with a budget range and a location. */
-export interface BuyRequest {
-  readonly id: string
-  readonly buyerId: string
-  readonly category: Category
-  readonly productBrand: string | null
-  readonly productModel: string | null
-  readonly conditionPref: ConditionPref
-  readonly budgetMin: number
-  readonly budgetMax: number
-  readonly locationDistrict: string
-  readonly locationCity: string | null
-  readonly notes: string | null
-  readonly status: RequestStatus
-  readonly offerCount: number
-  readonly createdAt: Date
-  readonly closedAt: Date | null
-  /** When an active request becomes `expired` (created_at + REQUEST_TTL_DAYS, later once extended). */
-  readonly expiresAt: Date
-  /** When the buyer extended it (once at most), or null. */
-  readonly extendedAt: Date | null
+export const BuyRequest = Schema.Struct({
+  id: Schema.UUID,
+  buyerId: Schema.UUID,
+  category: Category,
+  productBrand: Schema.NullOr(Schema.String),
+  productModel: Schema.NullOr(Schema.String),
+  conditionPref: ConditionPref,
+  budgetMin: Schema.Number,
+  budgetMax: Schema.Number,
+  locationDistrict: Schema.String,
+  locationCity: Schema.NullOr(Schema.String),
+  notes: Schema.NullOr(Schema.String),
+  status: RequestStatus,
+  offerCount: Schema.Int,
+  createdAt: Schema.DateFromSelf,
+  closedAt: Schema.NullOr(Schema.DateFromSelf),
+  expiresAt: Schema.DateFromSelf.annotations({
+    description: "When an active request becomes `expired` (REQUEST_TTL_DAYS after creation; later once extended)"
+  }),
+  extendedAt: Schema.NullOr(Schema.DateFromSelf).annotations({
+    description: "When the buyer extended it (once at most)"
+  }),
   /** When the reminder push (a day before expiry) was queued, or null. */
-  readonly remindedAt: Date | null
-}
+  remindedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export interface BuyRequest extends Schema.Schema.Type<typeof BuyRequest> {}
 
 export type NewBuyRequest = Omit<
   BuyRequest,

@@ -8,20 +8,21 @@ export const DealStatus = Schema.Literal("accepted", "completed", "cancelled")
 export type DealStatus = typeof DealStatus.Type
 
 /** The agreement made when a buyer accepts an offer. */
-export interface Deal {
-  readonly id: string
-  readonly requestId: string
-  readonly offerId: string
-  readonly buyerId: string
-  readonly sellerId: string
-  readonly conversationId: string
-  readonly status: DealStatus
-  readonly createdAt: Date
-  readonly completedAt: Date | null
-  readonly cancelledAt: Date | null
-  readonly cancelReason: string | null
-  readonly cancelDescription: string | null
-}
+export const Deal = Schema.Struct({
+  id: Schema.UUID,
+  requestId: Schema.UUID,
+  offerId: Schema.UUID,
+  buyerId: Schema.UUID,
+  sellerId: Schema.UUID,
+  conversationId: Schema.UUID,
+  status: DealStatus,
+  createdAt: Schema.DateFromSelf,
+  completedAt: Schema.NullOr(Schema.DateFromSelf),
+  cancelledAt: Schema.NullOr(Schema.DateFromSelf),
+  cancelReason: Schema.NullOr(Schema.String),
+  cancelDescription: Schema.NullOr(Schema.String)
+})
+export interface Deal extends Schema.Schema.Type<typeof Deal> {}
 
 /** The buyer completes an accepted deal; the buyer is then asked to rate the seller. */
 export const completeDeal = (deal: Deal, now: Date): Transition<Deal, DealNotActive> =>

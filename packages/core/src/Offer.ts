@@ -20,19 +20,21 @@ export const OfferStatus = Schema.Literal("pending", "accepted", "rejected", "wi
 export type OfferStatus = typeof OfferStatus.Type
 
 /** A seller's answer to a buy request. */
-export interface Offer {
-  readonly id: string
-  readonly requestId: string
-  readonly sellerId: string
-  readonly price: number
-  readonly availability: string
-  readonly conditionNotes: string | null
-  readonly warrantyNotes: string | null
-  readonly status: OfferStatus
-  readonly createdAt: Date
-  /** Past this instant a pending offer is `expired`; null: valid until the request ends. */
-  readonly validUntil: Date | null
-}
+export const Offer = Schema.Struct({
+  id: Schema.UUID,
+  requestId: Schema.UUID,
+  sellerId: Schema.UUID,
+  price: Schema.Number,
+  availability: Schema.String,
+  conditionNotes: Schema.NullOr(Schema.String),
+  warrantyNotes: Schema.NullOr(Schema.String),
+  status: OfferStatus,
+  createdAt: Schema.DateFromSelf,
+  validUntil: Schema.NullOr(Schema.DateFromSelf).annotations({
+    description: "Past this instant a pending offer is `expired` (null: valid while the request is active)"
+  })
+})
+export interface Offer extends Schema.Schema.Type<typeof Offer> {}
 
 export type NewOffer = Omit<Offer, "status" | "createdAt">
 

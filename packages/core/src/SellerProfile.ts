@@ -8,19 +8,20 @@ export const SellerProfileStatus = Schema.Literal("pending", "approved", "reject
 export type SellerProfileStatus = typeof SellerProfileStatus.Type
 
 /** A user's application to sell, and once approved their public seller identity. */
-export interface SellerProfile {
-  readonly id: string
-  readonly userId: string
-  readonly status: SellerProfileStatus
-  readonly businessName: string
-  readonly locationDistrict: string
-  readonly locationCity: string | null
-  readonly bio: string | null
-  readonly ratingAvg: number
-  readonly ratingCount: number
-  readonly createdAt: Date
-  readonly approvedAt: Date | null
-}
+export const SellerProfile = Schema.Struct({
+  id: Schema.UUID,
+  userId: Schema.UUID,
+  status: SellerProfileStatus,
+  businessName: Schema.String,
+  locationDistrict: Schema.String,
+  locationCity: Schema.NullOr(Schema.String),
+  bio: Schema.NullOr(Schema.String),
+  ratingAvg: Schema.Number,
+  ratingCount: Schema.Int,
+  createdAt: Schema.DateFromSelf,
+  approvedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export interface SellerProfile extends Schema.Schema.Type<typeof SellerProfile> {}
 
 export type NewSellerProfile = Pick<
   SellerProfile,

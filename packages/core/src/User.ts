@@ -1,15 +1,17 @@
-import type { Language, Platform } from "./Values.js"
+import * as Schema from "effect/Schema"
+import { Language, type Platform } from "./Values.js"
 
 /** A person signed in by phone number. Every user may buy; sellers also have an approved seller profile. */
-export interface User {
-  readonly id: string
-  readonly phoneNumber: string
-  readonly name: string | null
-  readonly avatarUrl: string | null
-  readonly language: Language
-  readonly isAdmin: boolean
-  readonly createdAt: Date
-}
+export const User = Schema.Struct({
+  id: Schema.UUID,
+  phoneNumber: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  avatarUrl: Schema.NullOr(Schema.String),
+  language: Language,
+  isAdmin: Schema.Boolean,
+  createdAt: Schema.DateFromSelf
+})
+export interface User extends Schema.Schema.Type<typeof User> {}
 
 /** A user created at first sign-in: no name yet, Arabic. */
 export const newUser = (args: { id: string; phoneNumber: string; isAdmin: boolean; now: Date }): User => ({

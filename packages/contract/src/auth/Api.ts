@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { Platform } from "@talab/core"
+import { Platform, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import {
   IdempotencyKeyInUseResponse,
@@ -58,7 +58,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(
         Ok(
           Schema.Struct({
-            user: Schema.Struct({ ...UserView.fields, has_seller_profile: Schema.Boolean }),
+            user: Schema.Struct({ ...UserView.fields, ...snakeCaseKeys({ hasSellerProfile: Schema.Boolean }).fields }),
             tokens: TokensView
           })
         )

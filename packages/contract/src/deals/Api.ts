@@ -1,56 +1,50 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { Category, DealStatus, OfferStatus } from "@talab/core"
+import { DealStatus, SellerProfile, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
+import { DealView, entityView, OfferView, Party, RequestView } from "../http/Views.js"
 
-const Nullable = Schema.NullOr(Schema.String)
-const Party = Schema.Struct({ id: Schema.UUID, name: Nullable })
+const SellerParty = (...figures: ReadonlyArray<"ratingAvg" | "ratingCount">) =>
+  Schema.Struct({ ...Party.fields, ...entityView(SellerProfile.fields).pick(...figures).fields })
 
 /** An item of the caller's deals. */
 export const DealListItem = Schema.Struct({
-  id: Schema.UUID,
-  status: DealStatus,
-  created_at: Schema.Date,
-  request: Schema.Struct({ id: Schema.UUID, product_brand: Nullable, product_model: Nullable }),
-  offer: Schema.Struct({ id: Schema.UUID, price: Schema.Number }),
+  ...DealView.pick("id", "status", "createdAt").fields,
+  request: RequestView.pick("id", "productBrand", "productModel"),
+  offer: OfferView.pick("id", "price"),
   buyer: Party,
-  seller: Schema.Struct({ ...Party.fields, rating_avg: Schema.Number })
+  seller: SellerParty("ratingAvg")
 })
 
 /** A deal as its parties see it. */
 export const DealDetail = Schema.Struct({
-  id: Schema.UUID,
-  status: DealStatus,
-  conversation_id: Schema.UUID,
-  created_at: Schema.Date,
-  completed_at: Schema.NullOr(Schema.Date),
-  cancelled_at: Schema.NullOr(Schema.Date),
-  cancel_reason: Nullable,
-  cancel_description: Nullable,
-  request: Schema.Struct({
-    id: Schema.UUID,
-    category: Category,
-    product_brand: Nullable,
-    product_model: Nullable,
-    budget_min: Schema.Number,
-    budget_max: Schema.Number,
-    location_district: Schema.String,
-    location_city: Nullable
-  }),
-  offer: Schema.Struct({
-    id: Schema.UUID,
-    price: Schema.Number,
-    availability: Schema.String,
-    condition_notes: Nullable,
-    warranty_notes: Nullable,
-    status: OfferStatus
-  }),
+  ...DealView.pick(
+    "id",
+    "status",
+    "conversationId",
+    "createdAt",
+    "completedAt",
+    "cancelledAt",
+    "cancelReason",
+    "cancelDescription"
+  ).fields,
+  request: RequestView.pick(
+    "id",
+    "category",
+    "productBrand",
+    "productModel",
+    "budgetMin",
+    "budgetMax",
+    "locationDistrict",
+    "locationCity"
+  ),
+  offer: OfferView.pick("id", "price", "availability", "conditionNotes", "warrantyNotes", "status"),
   buyer: Party,
-  seller: Schema.Struct({ ...Party.fields, rating_avg: Schema.Number, rating_count: Schema.Int })
+  seller: SellerParty("ratingAvg", "ratingCount")
 })
 
 export const DealRole = Schema.Literal("buyer", "seller")
@@ -79,7 +73,14 @@ export class DealsApi extends HttpApiGroup.make("deals")
   .add(
     HttpApiEndpoint.put("complete", "/deals/:id/complete")
       .setPath(IdPath)
-      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: DealStatus, completed_at: Schema.Date })))
+      .addSuccess(
+        Ok(
+          Schema.Struct({
+            ...DealView.pick("id", "status").fields,
+            ...snakeCaseKeys({ completedAt: Schema.Date }).fields
+          })
+        )
+      )
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
@@ -88,7 +89,14 @@ export class DealsApi extends HttpApiGroup.make("deals")
     HttpApiEndpoint.put("cancel", "/deals/:id/cancel")
       .setPath(IdPath)
       .setPayload(Payload({ reason: Text(1, 200), description: Optional(FreeText(0, 2000)) }))
-      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: DealStatus, cancelled_at: Schema.Date })))
+      .addSuccess(
+        Ok(
+          Schema.Struct({
+            ...DealView.pick("id", "status").fields,
+            ...snakeCaseKeys({ cancelledAt: Schema.Date }).fields
+          })
+        )
+      )
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)

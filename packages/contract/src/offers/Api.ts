@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { DealStatus, OfferStatus } from "@talab/core"
+import { OfferStatus } from "@talab/core"
 import * as Schema from "effect/Schema"
 import {
   BusinessRuleResponse,
@@ -25,29 +25,14 @@ import {
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
+import { DealView, OfferView, RequestView } from "../http/Views.js"
 import { SellerTrust } from "../trust/View.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 
-/** An offer: every field of the resource. */
-export const OfferView = Schema.Struct({
-  id: Schema.UUID,
-  request_id: Schema.UUID,
-  seller_id: Schema.UUID,
-  price: Schema.Number,
-  availability: Schema.String,
-  condition_notes: Nullable,
-  warranty_notes: Nullable,
-  status: OfferStatus,
-  created_at: Schema.Date,
-  valid_until: Schema.NullOr(Schema.Date).annotations({
-    description: "Past this instant a pending offer is `expired` (null: valid while the request is active)"
-  })
-})
-
 /** An offer of the offers-of-a-request list: the seller as an object instead of seller_id. */
 export const RequestOfferItem = Schema.Struct({
-  ...OfferView.omit("seller_id").fields,
+  ...OfferView.omit("sellerId").fields,
   seller: Schema.Struct({
     id: Schema.UUID,
     name: Nullable,
@@ -68,30 +53,13 @@ export type OfferSort = typeof OfferSort.Type
 
 /** An item of the caller's own offers, with the request it answers. */
 export const MyOfferItem = Schema.Struct({
-  id: Schema.UUID,
-  request_id: Schema.UUID,
-  request: Schema.Struct({
-    id: Schema.UUID,
-    product_brand: Nullable,
-    product_model: Nullable,
-    budget_max: Schema.Number
-  }),
-  price: Schema.Number,
-  status: OfferStatus,
-  created_at: Schema.Date,
-  valid_until: Schema.NullOr(Schema.Date)
+  ...OfferView.pick("id", "requestId").fields,
+  request: RequestView.pick("id", "productBrand", "productModel", "budgetMax"),
+  ...OfferView.pick("price", "status", "createdAt", "validUntil").fields
 })
 
 /** The deal an accept makes. */
-export const AcceptedDeal = Schema.Struct({
-  id: Schema.UUID,
-  request_id: Schema.UUID,
-  offer_id: Schema.UUID,
-  buyer_id: Schema.UUID,
-  seller_id: Schema.UUID,
-  status: DealStatus,
-  created_at: Schema.Date
-})
+export const AcceptedDeal = DealView.pick("id", "requestId", "offerId", "buyerId", "sellerId", "status", "createdAt")
 
 /** Offers: make, list, accept, withdraw. */
 export class OffersApi extends HttpApiGroup.make("offers")

@@ -23,35 +23,13 @@ import {
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
+import { RequestView } from "../http/Views.js"
 
 const Nullable = Schema.NullOr(Schema.String)
 
-/** A buy request as created: every field of the resource. */
-export const RequestView = Schema.Struct({
-  id: Schema.UUID,
-  buyer_id: Schema.UUID,
-  category: Category,
-  product_brand: Nullable,
-  product_model: Nullable,
-  condition_pref: ConditionPref,
-  budget_min: Schema.Number,
-  budget_max: Schema.Number,
-  location_district: Schema.String,
-  location_city: Nullable,
-  notes: Nullable,
-  status: RequestStatus,
-  offer_count: Schema.Int,
-  created_at: Schema.Date,
-  closed_at: Schema.NullOr(Schema.Date),
-  expires_at: Schema.Date.annotations({
-    description: "When an active request becomes `expired` (REQUEST_TTL_DAYS after creation; later once extended)"
-  }),
-  extended_at: Schema.NullOr(Schema.Date).annotations({ description: "When the buyer extended it (once at most)" })
-})
-
 /** The detail view: the buyer as an object instead of buyer_id. */
 export const RequestDetail = Schema.Struct({
-  ...RequestView.omit("buyer_id").fields,
+  ...RequestView.omit("buyerId").fields,
   buyer: Schema.Struct({ id: Schema.UUID, name: Nullable })
 })
 
@@ -59,16 +37,16 @@ export const RequestDetail = Schema.Struct({
 export const RequestListItem = RequestView.pick(
   "id",
   "category",
-  "product_brand",
-  "product_model",
-  "condition_pref",
-  "budget_min",
-  "budget_max",
-  "location_district",
+  "productBrand",
+  "productModel",
+  "conditionPref",
+  "budgetMin",
+  "budgetMax",
+  "locationDistrict",
   "status",
-  "offer_count",
-  "created_at",
-  "expires_at"
+  "offerCount",
+  "createdAt",
+  "expiresAt"
 )
 
 export const RequestList = Schema.Struct({ requests: Schema.Array(RequestListItem), pagination: Pagination })

@@ -2,7 +2,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Multipart from "@effect/platform/Multipart"
-import { Language, Platform } from "@talab/core"
+import { Language, Platform, snakeCaseKeys } from "@talab/core"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import {
@@ -25,7 +25,10 @@ export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
  */
 const AVATAR_PART_LIMIT = AVATAR_MAX_BYTES + 64 * 1024
 
-export const MeView = Schema.Struct({ ...UserView.fields, seller_profile: Schema.NullOr(SellerProfileSummary) })
+export const MeView = Schema.Struct({
+  ...UserView.fields,
+  ...snakeCaseKeys({ sellerProfile: Schema.NullOr(SellerProfileSummary) }).fields
+})
 
 /** The signed-in user's own account and devices. */
 export class UsersApi extends HttpApiGroup.make("users")

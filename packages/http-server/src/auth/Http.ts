@@ -5,7 +5,6 @@ import * as Layer from "effect/Layer"
 import { AppConfig } from "../config/AppConfig.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
-import { userView } from "../http/Views.js"
 import { clientIp } from "../server/AuthRateLimit.js"
 import { networkPrefixOf } from "./NetworkPrefix.js"
 import { SessionQueries } from "./Queries.js"
@@ -36,7 +35,7 @@ const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
             }),
             ({ user, tokens, hasSellerProfile }) => ({
               success: true as const,
-              data: { user: { ...userView(user), has_seller_profile: hasSellerProfile }, tokens }
+              data: { user: { ...user, hasSellerProfile }, tokens }
             })
           )
         )

@@ -1,3 +1,4 @@
+import { snakeCase } from "@talab/core"
 import * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -19,3 +20,30 @@ export const byUuid =
   <A, E, R>(find: (id: string) => Effect.Effect<Option.Option<A>, E, R>) =>
   (id: string): Effect.Effect<Option.Option<A>, E, R> =>
     isUuid(id) ? find(id) : Effect.succeedNone
+
+/**
+ * A select list naming each field's column after the field (`r.product_brand AS "productBrand"`), so rows come
+ * back in the entity's own field names and need no mapping. `table` is the alias the query gives the table;
+ * with `into`, the names are `into.field` (`r.id AS "request.id"`), for `nested` to gather into an object.
+ */
+export const columnsAs = <K extends string>(table: string, fields: ReadonlyArray<K>, into?: string) =>
+  fields.map((field) => `${table}.${snakeCase(field)} AS "${into === undefined ? "" : `${into}.`}${field}"`).join(", ")
+
+/**
+ * A row whose `a.b` names are gathered into objects (`{ "request.id": 1 }` → `{ request: { id: 1 } }`), one
+ * level deep: how a query returns an entity with the parts of its neighbours the view shows.
+ */
+export const nested = <A>(row: Record<string, unknown>): A => {
+  const result: Record<string, unknown> = {}
+  for (const name in row) {
+    const dot = name.indexOf(".")
+    if (dot === -1) {
+      result[name] = row[name]
+      continue
+    }
+    const outer = name.slice(0, dot)
+    if (result[outer] === undefined) result[outer] = {}
+    ;(result[outer] as Record<string, unknown>)[name.slice(dot + 1)] = row[name]
+  }
+  return result as A
+}

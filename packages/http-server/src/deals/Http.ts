@@ -35,10 +35,7 @@ const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
       .handle("complete", ({ path }) =>
         respond(
           Effect.flatMap(CurrentUser, ({ user }) => service.complete(user, path.id)).pipe(
-            Effect.map((deal) => ({
-              success: true as const,
-              data: { id: deal.id, status: deal.status, completed_at: deal.completedAt }
-            }))
+            Effect.map((data) => ({ success: true as const, data }))
           )
         )
       )
@@ -46,12 +43,7 @@ const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
         respond(
           Effect.flatMap(CurrentUser, ({ user }) =>
             service.cancel(user, path.id, { reason: payload.reason, description: payload.description ?? null })
-          ).pipe(
-            Effect.map((deal) => ({
-              success: true as const,
-              data: { id: deal.id, status: deal.status, cancelled_at: deal.cancelledAt }
-            }))
-          )
+          ).pipe(Effect.map((data) => ({ success: true as const, data })))
         )
       )
   })

@@ -1,24 +1,12 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { DealRepo, DealStatus } from "@talab/core"
+import { Deal, DealRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid, column, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
+import { byUuid } from "../db/Rows.js"
 
-export const DealRow = Schema.Struct({
-  id: Schema.String,
-  requestId: column("request_id", Schema.String),
-  offerId: column("offer_id", Schema.String),
-  buyerId: column("buyer_id", Schema.String),
-  sellerId: column("seller_id", Schema.String),
-  conversationId: column("conversation_id", Schema.String),
-  status: DealStatus,
-  createdAt: column("created_at", Timestamp),
-  completedAt: column("completed_at", NullableTimestamp),
-  cancelledAt: column("cancelled_at", NullableTimestamp),
-  cancelReason: column("cancel_reason", NullableString),
-  cancelDescription: column("cancel_description", NullableString)
-})
+/** A deal as stored: the entity under its column names. */
+export const DealRow = snakeCaseKeys(Deal.fields)
 
 export const SqlDealRepo = Layer.effect(
   DealRepo,

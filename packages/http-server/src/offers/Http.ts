@@ -24,18 +24,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
               warrantyNotes: payload.warranty_notes ?? null,
               validUntil: payload.valid_until ?? null
             })
-            const data = {
-              id: offer.id,
-              request_id: offer.requestId,
-              seller_id: offer.sellerId,
-              price: offer.price,
-              availability: offer.availability,
-              condition_notes: offer.conditionNotes,
-              warranty_notes: offer.warrantyNotes,
-              status: offer.status,
-              created_at: offer.createdAt,
-              valid_until: offer.validUntil
-            }
+            const data = offer
             // A price outside the budget is allowed; the seller is only warned.
             return outsideBudget
               ? { success: true as const, data, message: translate("price_outside_budget", yield* requestLanguage) }
@@ -66,20 +55,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const deal = yield* service.accept(user, path.id)
-            return {
-              success: true as const,
-              data: {
-                deal: {
-                  id: deal.id,
-                  request_id: deal.requestId,
-                  offer_id: deal.offerId,
-                  buyer_id: deal.buyerId,
-                  seller_id: deal.sellerId,
-                  status: deal.status,
-                  created_at: deal.createdAt
-                }
-              }
-            }
+            return { success: true as const, data: { deal } }
           })
         )
       )

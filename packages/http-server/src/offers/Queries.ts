@@ -5,20 +5,13 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
+import { BuyRequestRow } from "../requests/SqlRequestRepo.js"
 import { TrustRow, trustColumns, trustOf } from "../trust/View.js"
 import type { OffersAudience } from "./Policy.js"
+import { OfferRow } from "./SqlOfferRepo.js"
 
 const RequestOfferRow = Schema.Struct({
-  id: Schema.String,
-  request_id: Schema.String,
-  seller_id: Schema.String,
-  price: Schema.Number,
-  availability: Schema.String,
-  condition_notes: Schema.NullOr(Schema.String),
-  warranty_notes: Schema.NullOr(Schema.String),
-  status: OfferStatus,
-  created_at: Schema.DateFromSelf,
-  valid_until: Schema.NullOr(Schema.DateFromSelf),
+  ...OfferRow.fields,
   seller_name: Schema.NullOr(Schema.String),
   seller_rating_avg: Schema.Number,
   seller_rating_count: Schema.Number,
@@ -27,15 +20,8 @@ const RequestOfferRow = Schema.Struct({
 })
 
 const MyOfferRow = Schema.Struct({
-  id: Schema.String,
-  request_id: Schema.String,
-  price: Schema.Number,
-  status: OfferStatus,
-  created_at: Schema.DateFromSelf,
-  valid_until: Schema.NullOr(Schema.DateFromSelf),
-  product_brand: Schema.NullOr(Schema.String),
-  product_model: Schema.NullOr(Schema.String),
-  budget_max: Schema.Number
+  ...OfferRow.pick("id", "requestId", "price", "status", "createdAt", "validUntil").fields,
+  ...BuyRequestRow.pick("productBrand", "productModel", "budgetMax").fields
 })
 
 const Total = Schema.Struct({ total: Schema.Number })
@@ -107,23 +93,15 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
       ).pipe(
         Effect.map((rows) =>
           rows.map((row) => ({
-            id: row.id,
-            request_id: row.request_id,
+            ...row,
             seller: {
-              id: row.seller_id,
+              id: row.sellerId,
               name: row.seller_name,
               rating_avg: row.seller_rating_avg,
               rating_count: row.seller_rating_count,
               location_district: row.seller_location_district,
               trust: trustOf(row)
-            },
-            price: row.price,
-            availability: row.availability,
-            condition_notes: row.condition_notes,
-            warranty_notes: row.warranty_notes,
-            status: row.status,
-            created_at: row.created_at,
-            valid_until: row.valid_until
+            }
           }))
         ),
         Effect.orDie
@@ -174,18 +152,13 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
         Effect.map(({ rows, total }) => ({
           total: total.total,
           items: rows.map((row) => ({
-            id: row.id,
-            request_id: row.request_id,
+            ...row,
             request: {
-              id: row.request_id,
-              product_brand: row.product_brand,
-              product_model: row.product_model,
-              budget_max: row.budget_max
-            },
-            price: row.price,
-            status: row.status,
-            created_at: row.created_at,
-            valid_until: row.valid_until
+              id: row.requestId,
+              productBrand: row.productBrand,
+              productModel: row.productModel,
+              budgetMax: row.budgetMax
+            }
           }))
         })),
         Effect.orDie

@@ -1,23 +1,13 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { type Offer, OfferRepo, OfferStatus } from "@talab/core"
+import { Offer, OfferRepo, snakeCaseKeys } from "@talab/core"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid, column, isUuid, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
+import { byUuid, isUuid } from "../db/Rows.js"
 
-export const OfferRow = Schema.Struct({
-  id: Schema.String,
-  requestId: column("request_id", Schema.String),
-  sellerId: column("seller_id", Schema.String),
-  price: Schema.Number,
-  availability: Schema.String,
-  conditionNotes: column("condition_notes", NullableString),
-  warrantyNotes: column("warranty_notes", NullableString),
-  status: OfferStatus,
-  createdAt: column("created_at", Timestamp),
-  validUntil: column("valid_until", NullableTimestamp)
-})
+/** An offer as stored: the entity under its column names. */
+export const OfferRow = snakeCaseKeys(Offer.fields)
 
 const PendingOfferExists = Schema.Struct({ exists: Schema.Boolean })
 

@@ -1,33 +1,12 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type { RequestListItem } from "@talab/contract"
 import { Api, CurrentUser } from "@talab/contract"
-import type { BuyRequest } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { respond } from "../http/Localize.js"
 import { type Paged, type PageRequest, pageRequest, paginationFor } from "../http/Paging.js"
 import { RequestQueries } from "./Queries.js"
 import { RequestsService } from "./Service.js"
-
-export const requestView = (request: BuyRequest) => ({
-  id: request.id,
-  buyer_id: request.buyerId,
-  category: request.category,
-  product_brand: request.productBrand,
-  product_model: request.productModel,
-  condition_pref: request.conditionPref,
-  budget_min: request.budgetMin,
-  budget_max: request.budgetMax,
-  location_district: request.locationDistrict,
-  location_city: request.locationCity,
-  notes: request.notes,
-  status: request.status,
-  offer_count: request.offerCount,
-  created_at: request.createdAt,
-  closed_at: request.closedAt,
-  expires_at: request.expiresAt,
-  extended_at: request.extendedAt
-})
 
 const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListItem.Type>) => ({
   success: true as const,
@@ -54,7 +33,7 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
               locationCity: payload.location_city ?? null,
               notes: payload.notes ?? null
             })
-            return { success: true as const, data: requestView(request) }
+            return { success: true as const, data: request }
           })
         )
       )

@@ -1,40 +1,20 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import type { RequestDetail, RequestListItem } from "@talab/contract"
-import { Category, ConditionPref, NotFound, RequestStatus } from "@talab/core"
+import { type Category, NotFound, type RequestStatus } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
+import { columnsAs } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 
-const ListRow = Schema.Struct({
-  id: Schema.String,
-  category: Category,
-  product_brand: Schema.NullOr(Schema.String),
-  product_model: Schema.NullOr(Schema.String),
-  condition_pref: ConditionPref,
-  budget_min: Schema.Number,
-  budget_max: Schema.Number,
-  location_district: Schema.String,
-  status: RequestStatus,
-  offer_count: Schema.Number,
-  created_at: Schema.DateFromSelf,
-  expires_at: Schema.DateFromSelf
-})
-
-const DetailRow = Schema.Struct({
-  ...ListRow.fields,
-  buyer_id: Schema.String,
-  buyer_name: Schema.NullOr(Schema.String),
-  location_city: Schema.NullOr(Schema.String),
-  notes: Schema.NullOr(Schema.String),
-  closed_at: Schema.NullOr(Schema.DateFromSelf),
-  extended_at: Schema.NullOr(Schema.DateFromSelf)
-})
+type ListItem = typeof RequestListItem.Type
 
 /** A row of a page with the list's total beside it; an empty page is one row of nulls with the total. */
-type PageRow = { readonly [K in keyof typeof ListRow.Type]: (typeof ListRow.Type)[K] | null } & {
-  readonly total: number
+type PageRow = { readonly [K in keyof ListItem]: ListItem[K] | null } & { readonly total: number }
+
+type DetailRow = Omit<typeof RequestDetail.Type, "buyer"> & {
+  readonly buyerId: string
+  readonly buyerName: string | null
 }
 
 export interface RequestFilters {
@@ -43,8 +23,37 @@ export interface RequestFilters {
   readonly locationCity?: string | undefined
 }
 
-const listColumns = `id, category, product_brand, product_model, condition_pref, budget_min, budget_max,
-  location_district, created_at, expires_at`
+// Status and offer_count are the effective ones (below); the rest is read as stored.
+const storedListColumns = columnsAs("buy_requests", [
+  "id",
+  "category",
+  "productBrand",
+  "productModel",
+  "conditionPref",
+  "budgetMin",
+  "budgetMax",
+  "locationDistrict",
+  "createdAt",
+  "expiresAt"
+] as const)
+
+const storedDetailColumns = columnsAs("buy_requests", [
+  "id",
+  "category",
+  "productBrand",
+  "productModel",
+  "conditionPref",
+  "budgetMin",
+  "budgetMax",
+  "locationDistrict",
+  "locationCity",
+  "notes",
+  "buyerId",
+  "createdAt",
+  "closedAt",
+  "expiresAt",
+  "extendedAt"
+] as const)
 
 /** Read models of buy requests. */
 export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Queries", {
@@ -63,7 +72,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
       buy_requests.offer_count - (
         SELECT count(*) FROM offers o
         WHERE o.request_id = buy_requests.id AND o.status = 'pending' AND o.valid_until <= ${at}
-      )::int AS offer_count`
+      )::int AS "offerCount"`
 
     /** Requests in the state `status` at `at`, the expiry job's lag included. */
     const inStatus = (status: RequestStatus, at: Date) =>
@@ -92,11 +101,11 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
       request: PageRequest,
       count: Statement.Statement<object>,
       at: Date
-    ): Effect.Effect<Paged<typeof RequestListItem.Type>> =>
+    ): Effect.Effect<Paged<ListItem>> =>
       // One round trip: the total's single row joined to the page's rows (an empty page leaves one row of nulls).
       sql<PageRow>`
         WITH page AS (
-          SELECT ${sql.literal(listColumns)}, ${effectiveColumns(at)} FROM buy_requests
+          SELECT ${sql.literal(storedListColumns)}, ${effectiveColumns(at)} FROM buy_requests
           WHERE id IN (
             SELECT id FROM buy_requests
             WHERE ${where}
@@ -105,10 +114,10 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
           )
         )
         SELECT page.*, totals.total FROM (${count}) totals LEFT JOIN page ON true
-        ORDER BY page.created_at DESC, page.id DESC`.pipe(
+        ORDER BY page."createdAt" DESC, page.id DESC`.pipe(
         Effect.map((rows) => ({
           total: rows[0]!.total,
-          items: rows[0]!.id === null ? [] : rows.map(({ total: _total, ...item }) => item as typeof ListRow.Type)
+          items: rows[0]!.id === null ? [] : rows.map(({ total: _total, ...item }) => item as ListItem)
         })),
         Effect.orDie
       )
@@ -151,12 +160,8 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
 
     const findDetail = (id: string, at: Date) =>
       Effect.map(
-        sql<typeof DetailRow.Type>`
-          SELECT buy_requests.id, buy_requests.category, buy_requests.product_brand, buy_requests.product_model,
-                 buy_requests.condition_pref, buy_requests.budget_min, buy_requests.budget_max,
-                 buy_requests.location_district, buy_requests.location_city, buy_requests.notes,
-                 buy_requests.buyer_id, buy_requests.created_at, buy_requests.closed_at, buy_requests.expires_at,
-                 buy_requests.extended_at, ${effectiveColumns(at)}, u.name AS buyer_name
+        sql<DetailRow>`
+          SELECT ${sql.literal(storedDetailColumns)}, ${effectiveColumns(at)}, u.name AS "buyerName"
           FROM buy_requests
           JOIN users u ON u.id = buy_requests.buyer_id
           WHERE buy_requests.id = ${id}`,
@@ -170,26 +175,8 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "request" })),
-            onSome: ({ buyer_id, buyer_name, ...request }) =>
-              Effect.succeed({
-                id: request.id,
-                buyer: { id: buyer_id, name: buyer_name },
-                category: request.category,
-                product_brand: request.product_brand,
-                product_model: request.product_model,
-                condition_pref: request.condition_pref,
-                budget_min: request.budget_min,
-                budget_max: request.budget_max,
-                location_district: request.location_district,
-                location_city: request.location_city,
-                notes: request.notes,
-                status: request.status,
-                offer_count: request.offer_count,
-                created_at: request.created_at,
-                closed_at: request.closed_at,
-                expires_at: request.expires_at,
-                extended_at: request.extended_at
-              })
+            onSome: ({ buyerId, buyerName, ...request }) =>
+              Effect.succeed({ ...request, buyer: { id: buyerId, name: buyerName } })
           })
         )
       )

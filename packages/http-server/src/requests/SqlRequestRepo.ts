@@ -1,30 +1,12 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { Category, ConditionPref, RequestRepo, RequestStatus } from "@talab/core"
+import { BuyRequest, RequestRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid, column, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
+import { byUuid } from "../db/Rows.js"
 
-export const BuyRequestRow = Schema.Struct({
-  id: Schema.String,
-  buyerId: column("buyer_id", Schema.String),
-  category: Category,
-  productBrand: column("product_brand", NullableString),
-  productModel: column("product_model", NullableString),
-  conditionPref: column("condition_pref", ConditionPref),
-  budgetMin: column("budget_min", Schema.Number),
-  budgetMax: column("budget_max", Schema.Number),
-  locationDistrict: column("location_district", Schema.String),
-  locationCity: column("location_city", NullableString),
-  notes: NullableString,
-  status: RequestStatus,
-  offerCount: column("offer_count", Schema.Number),
-  createdAt: column("created_at", Timestamp),
-  closedAt: column("closed_at", NullableTimestamp),
-  expiresAt: column("expires_at", Timestamp),
-  extendedAt: column("extended_at", NullableTimestamp),
-  remindedAt: column("reminded_at", NullableTimestamp)
-})
+/** BuyRequest as stored: the entity under its column names. */
+export const BuyRequestRow = snakeCaseKeys(BuyRequest.fields)
 
 export const SqlRequestRepo = Layer.effect(
   RequestRepo,

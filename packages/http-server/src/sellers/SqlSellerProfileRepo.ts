@@ -1,23 +1,11 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { SellerProfileRepo, SellerProfileStatus } from "@talab/core"
+import { SellerProfile, SellerProfileRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid, column, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
+import { byUuid } from "../db/Rows.js"
 
-export const SellerProfileRow = Schema.Struct({
-  id: Schema.String,
-  userId: column("user_id", Schema.String),
-  status: SellerProfileStatus,
-  businessName: column("business_name", Schema.String),
-  locationDistrict: column("location_district", Schema.String),
-  locationCity: column("location_city", NullableString),
-  bio: NullableString,
-  ratingAvg: column("rating_avg", Schema.Number),
-  ratingCount: column("rating_count", Schema.Number),
-  createdAt: column("created_at", Timestamp),
-  approvedAt: column("approved_at", NullableTimestamp)
-})
+export const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
 
 export const SqlSellerProfileRepo = Layer.effect(
   SellerProfileRepo,

@@ -8,12 +8,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { respond } from "../http/Localize.js"
-import { sellerProfileSummary, userView } from "../http/Views.js"
 import { UsersService } from "./Service.js"
 
 const meView = ({ user, sellerProfile }: Effect.Effect.Success<ReturnType<UsersService["me"]>>) => ({
-  ...userView(user),
-  seller_profile: sellerProfile === null ? null : sellerProfileSummary(sellerProfile)
+  ...user,
+  sellerProfile
 })
 
 /** A size limit of the parser; inside a part's content it surfaces as an InternalError around the limit. */

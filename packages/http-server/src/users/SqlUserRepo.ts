@@ -1,20 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Language, UserRepo } from "@talab/core"
+import { snakeCaseKeys, User, UserRepo } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { byUuid, column, NullableString, Timestamp } from "../db/Rows.js"
+import { byUuid } from "../db/Rows.js"
 
-export const UserRow = Schema.Struct({
-  id: Schema.String,
-  phoneNumber: column("phone_number", Schema.String),
-  name: NullableString,
-  avatarUrl: column("avatar_url", NullableString),
-  language: Language,
-  isAdmin: column("is_admin", Schema.Boolean),
-  createdAt: column("created_at", Timestamp)
-})
+export const UserRow = snakeCaseKeys(User.fields)
 
 export const SqlUserRepo = Layer.effect(
   UserRepo,

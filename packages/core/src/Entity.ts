@@ -1,0 +1,49 @@
+import * as Schema from "effect/Schema"
+
+/**
+ * Each entity is declared once, as a `Schema.Struct` of camelCase fields (`Offer`, `Deal`, …). Its stored row
+ * and its JSON view are derived from those fields rather than written again: both name fields in snake_case,
+ * which `snakeCaseKeys` derives, so a field added to the entity is added to its row and view.
+ */
+
+/** `createdAt` → `created_at`, at the type level. */
+export type SnakeCase<S extends string> = S extends `${infer Head}${infer Rest}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Rest>}`
+  : S
+
+/** `createdAt` → `created_at`. */
+export const snakeCase = <S extends string>(name: S): SnakeCase<S> =>
+  name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`) as SnakeCase<S>
+
+/** A field whose encoded side is named in snake_case; a name with no capital keeps its schema as is. */
+export type SnakeCaseField<K extends string, S extends Schema.Schema.All> =
+  K extends SnakeCase<K>
+    ? S
+    : Schema.PropertySignature<
+        ":",
+        Schema.Schema.Type<S>,
+        SnakeCase<K>,
+        ":",
+        Schema.Schema.Encoded<S>,
+        false,
+        Schema.Schema.Context<S>
+      >
+
+export type SnakeCaseFields<Fields extends Schema.Struct.Fields> = {
+  readonly [K in keyof Fields & string]: Fields[K] extends Schema.Schema.All ? SnakeCaseField<K, Fields[K]> : never
+}
+
+/**
+ * The same fields, each read from and written to its snake_case name: decoding `{ created_at }` gives
+ * `{ createdAt }`, encoding the reverse.
+ */
+export const snakeCaseKeys = <Fields extends { readonly [K: string]: Schema.Schema.All }>(
+  fields: Fields
+): Schema.Struct<SnakeCaseFields<Fields>> => {
+  const renamed: Record<string, Schema.Struct.Field> = {}
+  for (const [name, schema] of Object.entries(fields)) {
+    const key = snakeCase(name)
+    renamed[name] = key === name ? schema : Schema.propertySignature(schema).pipe(Schema.fromKey(key))
+  }
+  return Schema.Struct(renamed) as unknown as Schema.Struct<SnakeCaseFields<Fields>>
+}
