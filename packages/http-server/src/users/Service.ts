@@ -3,7 +3,6 @@ import {
   FileStore,
   Ids,
   type Language,
-  PayloadTooLarge,
   type Platform,
   SellerProfileRepo,
   SessionRepo,
@@ -20,6 +19,7 @@ import * as Option from "effect/Option"
 import { isSafeFileKey } from "../adapters/files/LocalFileStore.js"
 import { SessionEvents } from "../auth/SessionEvents.js"
 import { AppConfig } from "../config/AppConfig.js"
+import { PayloadTooLarge } from "../http/EdgeErrors.js"
 import { type AvatarRejected, decodeAvatar, screenAvatar } from "./Avatar.js"
 import { DecodeGate } from "./DecodeGate.js"
 
