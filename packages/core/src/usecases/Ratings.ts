@@ -1,0 +1,63 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { Ids } from "../ports/Ids.js"
+import { DealRepo, EventOutbox, RatingRepo, SellerProfileRepo, Transactor } from "../ports/Repositories.js"
+import { rateDeal } from "../Rating.js"
+import { addRating } from "../SellerProfile.js"
+import type { User } from "../User.js"
+import { requireDealBuyer, requireFound } from "./Access.js"
+import { currentDate } from "./Now.js"
+
+/** The buyer's rating of a deal's seller. */
+export interface RatingInput {
+  readonly dealId: string
+  readonly rating: number
+  readonly reviewText: string | null
+}
+
+const foundDeal = requireFound("deal")
+
+/** The rating workflow: the buyer rates the seller of a completed deal. */
+export class Ratings extends Effect.Service<Ratings>()("@talab/core/Ratings", {
+  effect: Effect.gen(function* () {
+    const deals = yield* DealRepo
+    const ratings = yield* RatingRepo
+    const profiles = yield* SellerProfileRepo
+    const outbox = yield* EventOutbox
+    const transactor = yield* Transactor
+    const ids = yield* Ids
+
+    /**
+     * The buyer rates once per deal: the deal is locked, so of racing ratings one is stored. The seller's
+     * profile is locked next and their average recomputed from the exact totals of their ratings, so ratings
+     * of the seller's other deals, racing this one, queue and each count.
+     */
+    const rate = (caller: User, input: RatingInput) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const deal = yield* foundDeal(yield* deals.lock(input.dealId))
+          yield* requireDealBuyer(deal, caller)
+          const { state: rating, events } = yield* rateDeal({
+            id: yield* ids.next,
+            deal,
+            alreadyRated: yield* ratings.existsForDeal(deal.id),
+            rating: input.rating,
+            reviewText: input.reviewText,
+            now: at
+          })
+          const profile = yield* profiles.lockByUserId(deal.sellerId)
+          const totals = yield* ratings.totalsForSeller(deal.sellerId)
+          yield* ratings.insert(rating)
+          if (Option.isSome(profile)) {
+            const { ratingAvg, ratingCount } = addRating(totals, rating.rating)
+            yield* profiles.update({ ...profile.value, ratingAvg, ratingCount })
+          }
+          yield* outbox.append(events, at)
+          return rating
+        })
+      )
+
+    return { rate } as const
+  })
+}) {}

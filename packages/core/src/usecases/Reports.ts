@@ -1,0 +1,106 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { DomainEvent } from "../Events.js"
+import { rejectPendingOffers } from "../Offer.js"
+import { Ids } from "../ports/Ids.js"
+import {
+  DealRepo,
+  EventOutbox,
+  OfferRepo,
+  ReportRepo,
+  SellerProfileRepo,
+  Transactor,
+  UserRepo
+} from "../ports/Repositories.js"
+import { fileReport, resolveReport } from "../Report.js"
+import { suspendSellerProfile } from "../SellerProfile.js"
+import type { User } from "../User.js"
+import type { ReportReason, ResolveAction } from "../Values.js"
+import { requireAdmin, requireDealParty, requireFound, requireReportedInDeal } from "./Access.js"
+import { currentDate } from "./Now.js"
+
+/** What a user reports: who, why, and optionally the deal it happened in. */
+export interface ReportInput {
+  readonly reportedUserId: string
+  readonly dealId: string | null
+  readonly reason: ReportReason
+  readonly description: string | null
+}
+
+const foundUser = requireFound("user")
+const foundDeal = requireFound("deal")
+const foundReport = requireFound("report")
+
+/** The report workflows: a user files a report, an administrator resolves it. */
+export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
+  effect: Effect.gen(function* () {
+    const reports = yield* ReportRepo
+    const users = yield* UserRepo
+    const deals = yield* DealRepo
+    const profiles = yield* SellerProfileRepo
+    const offers = yield* OfferRepo
+    const outbox = yield* EventOutbox
+    const transactor = yield* Transactor
+    const ids = yield* Ids
+
+    /** A user reports somebody else; about a deal, only its parties may report, and only each other. */
+    const file = (reporter: User, input: ReportInput) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const reported = yield* foundUser(yield* users.findById(input.reportedUserId))
+          if (input.dealId !== null) {
+            const deal = yield* foundDeal(yield* deals.findById(input.dealId))
+            yield* requireDealParty(deal, reporter)
+            yield* requireReportedInDeal(deal, reported.id)
+          }
+          const { state, events } = yield* fileReport(
+            {
+              id: yield* ids.next,
+              reporterId: reporter.id,
+              reportedUserId: reported.id,
+              dealId: input.dealId,
+              reason: input.reason,
+              description: input.description
+            },
+            at
+          )
+          yield* reports.insert(state)
+          yield* outbox.append(events, at)
+          return state
+        })
+      )
+
+    /**
+     * An administrator resolves a pending report. `suspend_seller` also suspends the reported user's seller
+     * profile and rejects their pending offers, in the same transaction, so no buyer can accept an offer of a
+     * suspended seller; a reported user without a profile has nothing to suspend. The profile is locked before
+     * the offers (the lock order of the repository ports), as offer and accept lock it before the request.
+     */
+    const resolve = (caller: User, id: string, action: ResolveAction, notes: string | null) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const report = yield* foundReport(yield* reports.lock(id))
+          yield* requireAdmin(caller)
+          const resolved = yield* resolveReport(report, action, notes, at)
+          yield* reports.update(resolved.state)
+          const events: Array<DomainEvent> = [...resolved.events]
+          if (action === "suspend_seller") {
+            const profile = yield* profiles.lockByUserId(report.reportedUserId)
+            if (Option.isSome(profile)) {
+              const suspended = yield* suspendSellerProfile(profile.value)
+              yield* profiles.update(suspended.state)
+              const dropped = rejectPendingOffers(yield* offers.lockPendingBySeller(report.reportedUserId))
+              yield* offers.updateStatus(dropped.rejected)
+              events.push(...suspended.events, ...dropped.events)
+            }
+          }
+          yield* outbox.append(events, at)
+          return { id: resolved.state.id, status: resolved.state.status, action, notes, resolvedAt: at }
+        })
+      )
+
+    return { file, resolve } as const
+  })
+}) {}

@@ -1,0 +1,80 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { SellerProfileExists } from "../Errors.js"
+import { Ids } from "../ports/Ids.js"
+import { EventOutbox, SellerProfileRepo, Transactor } from "../ports/Repositories.js"
+import { applyForSellerProfile, approveSellerProfile, rejectSellerProfile } from "../SellerProfile.js"
+import type { User } from "../User.js"
+import { publiclyVisible, requireAdmin, requireFound } from "./Access.js"
+import { currentDate } from "./Now.js"
+
+/** What a user writes to apply for a seller profile. */
+export interface SellerApplication {
+  readonly businessName: string
+  readonly locationDistrict: string
+  readonly locationCity: string | null
+  readonly bio: string | null
+}
+
+const foundProfile = requireFound("seller_profile")
+
+/** The seller-profile workflows: a user applies, an administrator approves or rejects; and the public view. */
+export class SellerProfiles extends Effect.Service<SellerProfiles>()("@talab/core/SellerProfiles", {
+  effect: Effect.gen(function* () {
+    const profiles = yield* SellerProfileRepo
+    const outbox = yield* EventOutbox
+    const transactor = yield* Transactor
+    const ids = yield* Ids
+
+    /** A user without a profile applies; of two racing applications of one user, one wins. */
+    const apply = (user: User, application: SellerApplication) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const existing = Option.getOrNull(yield* profiles.findByUserId(user.id))
+          const { state, events } = yield* applyForSellerProfile(
+            { id: yield* ids.next, userId: user.id, ...application },
+            existing,
+            at
+          )
+          if (!(yield* profiles.insertIfAbsent(state))) return yield* Effect.fail(new SellerProfileExists())
+          yield* outbox.append(events, at)
+          return state
+        })
+      )
+
+    /** An approved profile, for anybody; any other state is not found. */
+    const getPublic = (id: string) =>
+      Effect.flatMap(Effect.flatMap(profiles.findById(id), foundProfile), publiclyVisible)
+
+    /** An administrator approves a pending application. */
+    const approve = (caller: User, id: string) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const profile = yield* foundProfile(yield* profiles.lock(id))
+          yield* requireAdmin(caller)
+          const { state, events } = yield* approveSellerProfile(profile, at)
+          yield* profiles.update(state)
+          yield* outbox.append(events, at)
+          return { id: state.id, status: state.status, approvedAt: at }
+        })
+      )
+
+    /** An administrator rejects a pending application. */
+    const reject = (caller: User, id: string) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const profile = yield* foundProfile(yield* profiles.lock(id))
+          yield* requireAdmin(caller)
+          const { state, events } = yield* rejectSellerProfile(profile)
+          yield* profiles.update(state)
+          yield* outbox.append(events, at)
+          return state
+        })
+      )
+
+    return { apply, getPublic, approve, reject } as const
+  })
+}) {}
