@@ -1,5 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@talab/contract"
+import { Deals } from "@talab/core"
 import * as Effect from "effect/Effect"
 import { respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
@@ -9,6 +10,7 @@ import { DealsService } from "./Service.js"
 export const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
   Effect.gen(function* () {
     const service = yield* DealsService
+    const workflows = yield* Deals
     const queries = yield* DealQueries
     return handlers
       .handle("listMine", ({ urlParams }) => {
@@ -33,7 +35,7 @@ export const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
       )
       .handle("complete", ({ path }) =>
         respond(
-          Effect.flatMap(CurrentUser, ({ user }) => service.complete(user, path.id)).pipe(
+          Effect.flatMap(CurrentUser, ({ user }) => workflows.complete(user, path.id)).pipe(
             Effect.map((deal) => ({
               success: true as const,
               data: { id: deal.id, status: deal.status, completed_at: deal.completedAt }
@@ -44,7 +46,7 @@ export const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
       .handle("cancel", ({ path, payload }) =>
         respond(
           Effect.flatMap(CurrentUser, ({ user }) =>
-            service.cancel(user, path.id, { reason: payload.reason, description: payload.description ?? null })
+            workflows.cancel(user, path.id, { reason: payload.reason, description: payload.description ?? null })
           ).pipe(
             Effect.map((deal) => ({
               success: true as const,

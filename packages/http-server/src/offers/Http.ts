@@ -1,5 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, translate } from "@talab/contract"
+import { Offers } from "@talab/core"
 import * as Effect from "effect/Effect"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
@@ -9,13 +10,14 @@ import { OffersService } from "./Service.js"
 export const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
   Effect.gen(function* () {
     const service = yield* OffersService
+    const workflows = yield* Offers
     const queries = yield* OfferQueries
     return handlers
       .handle("create", ({ payload }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const { offer, outsideBudget } = yield* service.create(user, {
+            const { offer, outsideBudget } = yield* workflows.create(user, {
               requestId: payload.request_id,
               price: payload.price,
               availability: payload.availability,
@@ -64,7 +66,7 @@ export const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const deal = yield* service.accept(user, path.id)
+            const deal = yield* workflows.accept(user, path.id)
             return {
               success: true as const,
               data: {
@@ -86,7 +88,7 @@ export const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            yield* service.withdraw(user, path.id)
+            yield* workflows.withdraw(user, path.id)
             return { success: true as const, data: {}, message: translate("offer_withdrawn", yield* requestLanguage) }
           })
         )

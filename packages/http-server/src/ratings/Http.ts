@@ -1,12 +1,12 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@talab/contract"
+import { Ratings } from "@talab/core"
 import * as Effect from "effect/Effect"
 import { respond } from "../http/Localize.js"
-import { RatingsService } from "./Service.js"
 
 export const RatingsHttp = HttpApiBuilder.group(Api, "ratings", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* RatingsService
+    const service = yield* Ratings
     return handlers.handle("rate", ({ payload }) =>
       respond(
         Effect.gen(function* () {

@@ -1,15 +1,14 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, translate } from "@talab/contract"
+import { Reports, requireAdmin } from "@talab/core"
 import * as Effect from "effect/Effect"
-import { requireAdmin } from "../admin/Policy.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { ReportQueries } from "./Queries.js"
-import { ReportsService } from "./Service.js"
 
 export const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* ReportsService
+    const service = yield* Reports
     return handlers.handle("file", ({ payload }) =>
       respond(
         Effect.gen(function* () {
@@ -32,7 +31,7 @@ export const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
 
 export const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* ReportsService
+    const service = yield* Reports
     const queries = yield* ReportQueries
     return handlers
       .handle("list", ({ urlParams }) =>

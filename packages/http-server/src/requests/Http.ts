@@ -1,12 +1,11 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type { RequestListItem } from "@talab/contract"
 import { Api, CurrentUser } from "@talab/contract"
-import type { BuyRequest } from "@talab/core"
+import { type BuyRequest, Requests } from "@talab/core"
 import * as Effect from "effect/Effect"
 import { respond } from "../http/Localize.js"
 import { type Paged, type PageRequest, pageRequest, paginationFor } from "../http/Paging.js"
 import { RequestQueries } from "./Queries.js"
-import { RequestsService } from "./Service.js"
 
 export const requestView = (request: BuyRequest) => ({
   id: request.id,
@@ -35,7 +34,7 @@ const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListIte
 
 export const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* RequestsService
+    const service = yield* Requests
     const queries = yield* RequestQueries
     return handlers
       .handle("create", ({ payload }) =>

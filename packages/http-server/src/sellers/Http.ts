@@ -1,16 +1,15 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@talab/contract"
+import { requireAdmin, SellerProfiles } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { requireAdmin } from "../admin/Policy.js"
 import { respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { SellerProfileQueries } from "./Queries.js"
-import { SellerProfilesService } from "./Service.js"
 
 export const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* SellerProfilesService
+    const service = yield* SellerProfiles
     const queries = yield* SellerProfileQueries
     return handlers
       .handle("apply", ({ payload }) =>
@@ -63,7 +62,7 @@ export const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (h
 
 export const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* SellerProfilesService
+    const service = yield* SellerProfiles
     const queries = yield* SellerProfileQueries
     return handlers
       .handle("listPending", ({ urlParams }) =>

@@ -1,6 +1,9 @@
+import { Deals, Offers, Ratings, Reports, RequestSettings, Requests, SellerProfiles } from "@talab/core"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SellerAlertsHttp } from "../alerts/Http.js"
 import { SellerAlertsService } from "../alerts/Service.js"
+import { AppConfig } from "../config/AppConfig.js"
 import { DealsHttp } from "../deals/Http.js"
 import { DealQueries } from "../deals/Queries.js"
 import { DealsService } from "../deals/Service.js"
@@ -8,30 +11,37 @@ import { OffersHttp } from "../offers/Http.js"
 import { OfferQueries } from "../offers/Queries.js"
 import { OffersService } from "../offers/Service.js"
 import { RatingsHttp } from "../ratings/Http.js"
-import { RatingsService } from "../ratings/Service.js"
 import { AdminReportsHttp, ReportsHttp } from "../reports/Http.js"
 import { ReportQueries } from "../reports/Queries.js"
-import { ReportsService } from "../reports/Service.js"
 import { RequestsHttp } from "../requests/Http.js"
 import { RequestQueries } from "../requests/Queries.js"
-import { RequestsService } from "../requests/Service.js"
 import { AdminSellerProfilesHttp, SellerProfilesHttp } from "../sellers/Http.js"
 import { SellerProfileQueries } from "../sellers/Queries.js"
-import { SellerProfilesService } from "../sellers/Service.js"
 
-/** The application services and read models of the marketplace (seller profiles, requests, offers, deals, …). */
+/** REQUEST_TTL_DAYS as core's request workflows read it. */
+const RequestSettingsLive = Layer.effect(
+  RequestSettings,
+  Effect.map(AppConfig, (config) => ({ ttlDays: config.requestTtlDays }))
+)
+
+/**
+ * The marketplace's workflows (core's use cases over the SQL repositories), the server's own services and its
+ * read models (seller profiles, requests, offers, deals, …).
+ */
 export const MarketplaceServices = Layer.mergeAll(
-  SellerProfilesService.Default,
+  SellerProfiles.Default,
   SellerProfileQueries.Default,
   SellerAlertsService.Default,
-  RequestsService.Default,
+  Requests.Default.pipe(Layer.provide(RequestSettingsLive)),
   RequestQueries.Default,
+  Offers.Default,
   OffersService.Default,
   OfferQueries.Default,
+  Deals.Default,
   DealsService.Default,
   DealQueries.Default,
-  RatingsService.Default,
-  ReportsService.Default,
+  Ratings.Default,
+  Reports.Default,
   ReportQueries.Default
 )
 
