@@ -1,5 +1,6 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import {
   closeRequest,
   createRequest,
@@ -20,11 +21,16 @@ export type RequestInput = Omit<NewBuyRequest, "id" | "buyerId">
 
 /**
  * How long a request stays active: `ttlDays` from its creation, and as much again once extended. Read when
- * the {@link Requests} layer is built; {@link DEFAULT_REQUEST_TTL_DAYS} unless provided.
+ * the {@link Requests} layer is built; a required setting, so a lifetime configured elsewhere cannot be
+ * silently replaced by the default.
  */
-export class RequestSettings extends Context.Reference<RequestSettings>()("@talab/core/RequestSettings", {
-  defaultValue: (): { readonly ttlDays: number } => ({ ttlDays: DEFAULT_REQUEST_TTL_DAYS })
-}) {}
+export class RequestSettings extends Context.Tag("@talab/core/RequestSettings")<
+  RequestSettings,
+  { readonly ttlDays: number }
+>() {
+  /** {@link DEFAULT_REQUEST_TTL_DAYS} days. */
+  static readonly Default = Layer.succeed(RequestSettings, { ttlDays: DEFAULT_REQUEST_TTL_DAYS })
+}
 
 const foundRequest = requireFound("request")
 

@@ -9,6 +9,7 @@ import {
   Offers,
   type RequestInput,
   RequestRepo,
+  RequestSettings,
   Requests,
   SellerProfileRepo,
   Transactor,
@@ -35,7 +36,11 @@ type Empty = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
 const migrated = (empty: Empty) => MigrationsLayer.pipe(Layer.provideMerge(empty))
 
 const servicesOver = (empty: Empty) =>
-  Layer.mergeAll(Requests.Default, Offers.Default, RequestQueries.Default).pipe(
+  Layer.mergeAll(
+    Requests.Default.pipe(Layer.provide(RequestSettings.Default)),
+    Offers.Default,
+    RequestQueries.Default
+  ).pipe(
     Layer.provideMerge(repositoriesOver(migrated(empty))),
     Layer.provide(Ids.Random),
     Layer.provide(AppConfig.layer())
