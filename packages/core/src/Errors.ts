@@ -43,9 +43,6 @@ export class SellerNotApproved extends Data.TaggedError("SellerNotApproved")<{}>
 export class NotFound extends Data.TaggedError("NotFound")<{ readonly resource: string }> {
   readonly code = "NOT_FOUND" as const
 }
-export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{}> {
-  readonly code = "PAYLOAD_TOO_LARGE" as const
-}
 export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType")<{}> {
   readonly code = "UNSUPPORTED_MEDIA_TYPE" as const
 }
@@ -123,7 +120,6 @@ export type DomainError =
   | Forbidden
   | SellerNotApproved
   | NotFound
-  | PayloadTooLarge
   | UnsupportedMediaType
   | RequestNotActive
   | RequestAlreadyClosed
@@ -144,7 +140,7 @@ export type DomainError =
   | ServiceUnavailable
 
 /**
- * The code each domain error carries, its `error.code` in the API. Their HTTP statuses are the API's business
- * (`statusOfCode` of @talab/contract), not the domain's.
+ * The code each domain error carries, stable across releases. How a transport answers each code is the
+ * transport's business, not the domain's.
  */
 export type ErrorCode = DomainError["code"]

@@ -1,7 +1,7 @@
 import * as Data from "effect/Data"
 
 /**
- * Domain events raised by transitions. The server writes them to an outbox table in the same
+ * Domain events raised by transitions. The embedder appends them to its outbox (`EventOutbox`) in the same
  * transaction as the change that raised them; notifications are derived from them.
  */
 export type DomainEvent = Data.TaggedEnum<{

@@ -1,14 +1,17 @@
 import type { DomainEvent } from "./Events.js"
 import type { PushType } from "./ports/PushSender.js"
 
-/** The ids a push carries to the device, as strings, under the keys the apps read. */
+/**
+ * The ids a push carries to the device, as strings. The keys a device reads are the transport's to choose
+ * (the server sends them in snake_case).
+ */
 export interface NotificationData {
-  readonly request_id?: string
-  readonly offer_id?: string
-  readonly deal_id?: string
-  readonly conversation_id?: string
+  readonly requestId?: string
+  readonly offerId?: string
+  readonly dealId?: string
+  readonly conversationId?: string
   /** How many matching requests a `request_match_summary` push sums up (held in the seller's quiet hours). */
-  readonly match_count?: string
+  readonly matchCount?: string
 }
 
 /** A push owed to one user because of a domain event; worded and delivered later, in the user's language. */
@@ -34,11 +37,11 @@ export const notificationsFor = (event: DomainEvent): ReadonlyArray<OwedNotifica
         {
           recipientId: event.buyerId,
           type: "offer_created",
-          data: { request_id: event.requestId, offer_id: event.offerId, conversation_id: event.conversationId }
+          data: { requestId: event.requestId, offerId: event.offerId, conversationId: event.conversationId }
         }
       ]
     case "OfferAccepted": {
-      const data = { request_id: event.requestId, offer_id: event.offerId, deal_id: event.dealId }
+      const data = { requestId: event.requestId, offerId: event.offerId, dealId: event.dealId }
       return [
         { recipientId: event.buyerId, type: "offer_accepted", data },
         { recipientId: event.sellerId, type: "offer_accepted", data }
@@ -51,16 +54,16 @@ export const notificationsFor = (event: DomainEvent): ReadonlyArray<OwedNotifica
             {
               recipientId: event.recipientId,
               type: "message",
-              data: { conversation_id: event.conversationId },
+              data: { conversationId: event.conversationId },
               messageId: event.messageId
             }
           ]
     case "RequestExpiring":
-      return [{ recipientId: event.buyerId, type: "request_expiring", data: { request_id: event.requestId } }]
+      return [{ recipientId: event.buyerId, type: "request_expiring", data: { requestId: event.requestId } }]
     case "RequestExpired":
-      return [{ recipientId: event.buyerId, type: "request_expired", data: { request_id: event.requestId } }]
+      return [{ recipientId: event.buyerId, type: "request_expired", data: { requestId: event.requestId } }]
     case "DealCompleted":
-      return [{ recipientId: event.buyerId, type: "rating_prompt", data: { deal_id: event.dealId } }]
+      return [{ recipientId: event.buyerId, type: "rating_prompt", data: { dealId: event.dealId } }]
     default:
       return none
   }

@@ -72,7 +72,7 @@ export interface RatingTotals {
 }
 
 /**
- * The average of rating totals to 2 decimals, halves rounded up (as PostgreSQL rounds NUMERIC), or 0
+ * The average of rating totals to 2 decimals, halves rounded away from zero (as exact decimal arithmetic rounds), or 0
  * without ratings. It scales the integer sum before dividing, so x.xx5 is not lost to binary fractions.
  */
 export const averageOf = (totals: RatingTotals): number =>

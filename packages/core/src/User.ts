@@ -60,7 +60,7 @@ export interface DeviceToken {
   readonly userId: string
   readonly platform: "ios" | "android" | "web"
   readonly pushToken: string
-  /** The session that registered it; ending that session removes it. Null for tokens registered before 0011. */
+  /** The session that registered it; ending that session removes it. Null for tokens registered before sessions owned their tokens. */
   readonly sessionId: string | null
   readonly createdAt: Date
 }

@@ -15,7 +15,7 @@ describe("notificationsFor", () => {
       {
         recipientId: BUYER,
         type: "offer_created",
-        data: { request_id: "request-1", offer_id: "offer-1", conversation_id: "conversation-1" }
+        data: { requestId: "request-1", offerId: "offer-1", conversationId: "conversation-1" }
       }
     ])
   })
@@ -28,7 +28,7 @@ describe("notificationsFor", () => {
       buyerId: BUYER,
       dealId: "deal-1"
     })
-    const data = { request_id: "request-1", offer_id: "offer-1", deal_id: "deal-1" }
+    const data = { requestId: "request-1", offerId: "offer-1", dealId: "deal-1" }
     expect(notificationsFor(event)).toEqual([
       { recipientId: BUYER, type: "offer_accepted", data },
       { recipientId: SELLER, type: "offer_accepted", data }
@@ -44,7 +44,7 @@ describe("notificationsFor", () => {
       recipientOnline: false
     })
     expect(notificationsFor(event)).toEqual([
-      { recipientId: BUYER, type: "message", data: { conversation_id: "conversation-1" }, messageId: "message-1" }
+      { recipientId: BUYER, type: "message", data: { conversationId: "conversation-1" }, messageId: "message-1" }
     ])
   })
 
@@ -61,9 +61,7 @@ describe("notificationsFor", () => {
 
   it("owes the buyer, and only the buyer, a rating_prompt when the deal is completed", () => {
     const event = DomainEvent.DealCompleted({ dealId: "deal-1", buyerId: BUYER, sellerId: SELLER })
-    expect(notificationsFor(event)).toEqual([
-      { recipientId: BUYER, type: "rating_prompt", data: { deal_id: "deal-1" } }
-    ])
+    expect(notificationsFor(event)).toEqual([{ recipientId: BUYER, type: "rating_prompt", data: { dealId: "deal-1" } }])
   })
 
   it("sends every id in data as a string", () => {

@@ -80,7 +80,7 @@ describe("the published package", () => {
       completedAt: "2025-06-01T09:00:00.000Z",
       events: [{ _tag: "DealCompleted", dealId: "deal-1", buyerId: "buyer-1", sellerId: "seller-1" }]
     })
-    expect(fromEsm.owed).toEqual([{ recipientId: "buyer-1", type: "rating_prompt", data: { deal_id: "deal-1" } }])
+    expect(fromEsm.owed).toEqual([{ recipientId: "buyer-1", type: "rating_prompt", data: { dealId: "deal-1" } }])
     expect(fromEsm.refused).toEqual({ tag: "DealNotActive", code: "DEAL_NOT_ACTIVE" })
     expect(fromEsm.sameTag).toBe("@talab/core/SmsSender")
   })

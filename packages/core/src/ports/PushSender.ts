@@ -37,7 +37,7 @@ export type PushOutcome = Data.TaggedEnum<{
 }>
 export const PushOutcome = Data.taggedEnum<PushOutcome>()
 
-/** Port: delivers push notifications. Adapters: log, FCM HTTP v1, APNs, in-memory (testkit). */
+/** Port: delivers push notifications. Adapters: log, FCM, APNs, in-memory (testkit). */
 export class PushSender extends Context.Tag("@talab/core/PushSender")<
   PushSender,
   { readonly send: (push: Push) => Effect.Effect<PushOutcome> }

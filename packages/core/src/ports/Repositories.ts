@@ -24,8 +24,9 @@ import type { DeviceToken, Session, User } from "../User.js"
  * seller profile (shared), request; accept: seller profile of the offer (shared), request, its offers;
  * withdraw and close: request, offers; message: conversation. A transition that skips a level keeps the
  * order of the rest. Rows of one kind are locked in one statement, or one row at a time.
- * Inserting a request, or changing its status, also locks rows of buy_request_counts (triggers of the SQL
- * migration 0005): last, after everything above, until the transaction ends.
+ * Inserting a request, or changing its status, also updates the totals of requests kept per status,
+ * category and city, in the same transaction: those are locked last, after everything above, until the
+ * transaction ends.
  */
 
 /** Runs an effect atomically: every repository call inside it commits together or not at all. */
@@ -83,7 +84,7 @@ export class OtpRepo extends Context.Tag("@talab/core/OtpRepo")<
 export class DeviceTokenRepo extends Context.Tag("@talab/core/DeviceTokenRepo")<
   DeviceTokenRepo,
   {
-    /** Registers a push token; an existing one moves to this user and session. Answers the stored row. */
+    /** Registers a push token; an existing one moves to this user and session. Answers the stored token. */
     readonly upsert: (token: DeviceToken) => Effect.Effect<DeviceToken>
     readonly listByUser: (userId: string) => Effect.Effect<ReadonlyArray<DeviceToken>>
     readonly removeForUser: (userId: string, pushToken: string) => Effect.Effect<void>

@@ -1,5 +1,4 @@
-import { Forbidden, type User } from "@talab/core"
-import * as Effect from "effect/Effect"
+import type { User } from "@talab/core"
 import { normalizeMobileNumber } from "../auth/Phone.js"
 
 /**
@@ -11,11 +10,7 @@ export const adminPolicy = (adminPhoneNumbers: ReadonlyArray<string>) => {
   // Entries are normalised when the configuration is read; settings made in code may not be.
   const listed = new Set(adminPhoneNumbers.map((entry) => normalizeMobileNumber(entry) ?? entry))
   return {
-    /** The user as the API shows and checks them: `isAdmin` is the effective value. */
+    /** The user as the API shows and checks them: `isAdmin` is the effective value (what core's `requireAdmin` reads). */
     effective: (user: User): User => (user.isAdmin || !listed.has(user.phoneNumber) ? user : { ...user, isAdmin: true })
   } as const
 }
-
-/** `/admin/*` is for administrators only; `user` must carry the effective value (see `adminPolicy`). */
-export const requireAdmin = (user: User): Effect.Effect<void, Forbidden> =>
-  user.isAdmin ? Effect.void : Effect.fail(new Forbidden())

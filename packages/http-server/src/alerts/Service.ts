@@ -5,13 +5,13 @@ import {
   type Category,
   Ids,
   NotFound,
+  requireApprovedSeller,
   SellerProfileRepo,
   Transactor,
   type User
 } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { requireApprovedSeller } from "./Policy.js"
 
 export interface AlertRuleInput {
   readonly categories: ReadonlyArray<Category>

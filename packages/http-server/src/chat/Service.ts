@@ -1,22 +1,16 @@
 import { type SentMessage } from "@talab/contract"
 import {
+  asConversationParty,
+  Chat,
   type Conversation,
   ConversationRepo,
   contactsShownAt,
-  DomainEvent,
-  EventOutbox,
-  Ids,
-  MESSAGE_MAX_LENGTH,
-  MessageRepo,
-  otherParty,
-  Transactor,
-  ValidationFailed
+  MessageRepo
 } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { PageRequest } from "../http/Paging.js"
 import { RealtimeHub } from "../realtime/Hub.js"
-import { asParty } from "./Policy.js"
 import { ChatQueries } from "./Queries.js"
 import { sentMessage } from "./Views.js"
 
@@ -36,20 +30,18 @@ export interface SendOptions {
 
 /** Conversations and their messages, for REST and WebSocket alike. */
 export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
-  dependencies: [ChatQueries.Default],
+  dependencies: [ChatQueries.Default, Chat.Default],
   effect: Effect.gen(function* () {
     const conversations = yield* ConversationRepo
     const messages = yield* MessageRepo
-    const outbox = yield* EventOutbox
-    const transactor = yield* Transactor
-    const ids = yield* Ids
+    const chat = yield* Chat
     const queries = yield* ChatQueries
     const hub = yield* RealtimeHub
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /** The conversation, if the user is one of its two parties. */
     const conversationOf = (userId: string, conversationId: string) =>
-      Effect.flatMap(conversations.findById(conversationId), (found) => asParty(found, userId))
+      Effect.flatMap(conversations.findById(conversationId), (found) => asConversationParty(found, userId))
 
     const listMine = (userId: string, page: PageRequest) => queries.listForUser(userId, page)
 
@@ -82,53 +74,14 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
       })
 
     /**
-     * Stores a message, raises MessageSent in the same transaction and delivers it to every socket subscribed
-     * to the conversation. Messages of one conversation are stored one at a time (the conversation row is
-     * locked), each strictly after the previous one and with the next seq, so paging by `before` never splits
-     * two that share a time and `after_seq` never skips one.
+     * Stores a message through core's `Chat.send` (MessageSent raised in the same transaction, no push owed to a
+     * recipient whose socket is subscribed to the conversation) and delivers it to every socket subscribed to it.
      */
     const sendMessage = (senderId: string, conversationId: string, text: string, options: SendOptions = {}) =>
       Effect.gen(function* () {
-        const messageText = text.trim()
-        if (messageText.length < 1)
-          return yield* Effect.fail(ValidationFailed.field("message_text", "too_short", { min: 1 }))
-        if (messageText.length > MESSAGE_MAX_LENGTH) {
-          return yield* Effect.fail(ValidationFailed.field("message_text", "too_long", { max: MESSAGE_MAX_LENGTH }))
-        }
-        const { conversation, created, message } = yield* transactor.transaction(
-          Effect.gen(function* () {
-            const conversation = yield* Effect.flatMap(conversations.lock(conversationId), (found) =>
-              asParty(found, senderId)
-            )
-            const recipientId = otherParty(conversation, senderId)
-            const recipientOnline = yield* hub.isOnline(conversation.id, recipientId)
-            const at = yield* now
-            const previous = conversation.lastMessageAt?.getTime() ?? Number.NEGATIVE_INFINITY
-            const stored = yield* messages.insertOnce({
-              id: yield* ids.next,
-              conversationId: conversation.id,
-              senderId,
-              messageText,
-              clientId: options.clientId ?? null,
-              readAt: null,
-              createdAt: new Date(Math.max(at.getTime(), previous + 1))
-            })
-            if (stored.created) {
-              yield* outbox.append(
-                [
-                  DomainEvent.MessageSent({
-                    messageId: stored.message.id,
-                    conversationId: conversation.id,
-                    senderId,
-                    recipientId,
-                    recipientOnline
-                  })
-                ],
-                at
-              )
-            }
-            return { ...stored, conversation }
-          })
+        const { conversation, created, message } = yield* chat.send(
+          { senderId, conversationId, text, clientId: options.clientId ?? null },
+          hub.isOnline
         )
         const view = sentMessage(message)
         if (options.onStored) yield* options.onStored(view)

@@ -1,5 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@talab/contract"
+import { Deals } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { respond } from "../http/Localize.js"
@@ -10,6 +11,7 @@ import { DealsService } from "./Service.js"
 const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
   Effect.gen(function* () {
     const service = yield* DealsService
+    const workflows = yield* Deals
     const queries = yield* DealQueries
     return handlers
       .handle("listMine", ({ urlParams }) => {
@@ -34,7 +36,7 @@ const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
       )
       .handle("complete", ({ path }) =>
         respond(
-          Effect.flatMap(CurrentUser, ({ user }) => service.complete(user, path.id)).pipe(
+          Effect.flatMap(CurrentUser, ({ user }) => workflows.complete(user, path.id)).pipe(
             Effect.map((data) => ({ success: true as const, data }))
           )
         )
@@ -42,7 +44,7 @@ const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
       .handle("cancel", ({ path, payload }) =>
         respond(
           Effect.flatMap(CurrentUser, ({ user }) =>
-            service.cancel(user, path.id, { reason: payload.reason, description: payload.description ?? null })
+            workflows.cancel(user, path.id, { reason: payload.reason, description: payload.description ?? null })
           ).pipe(Effect.map((data) => ({ success: true as const, data })))
         )
       )
@@ -51,5 +53,5 @@ const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
 
 /** Deals: the REST handlers with their own service and read queries (one instance, shared). */
 export const DealsLive = DealsHttp.pipe(
-  Layer.provide(DealsService.DefaultWithoutDependencies.pipe(Layer.provideMerge(DealQueries.Default)))
+  Layer.provide([Deals.Default, DealsService.DefaultWithoutDependencies.pipe(Layer.provideMerge(DealQueries.Default))])
 )

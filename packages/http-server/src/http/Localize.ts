@@ -10,10 +10,11 @@ import {
   type ResponseOfCode,
   translate
 } from "@talab/contract"
-import type { DomainError, FieldProblem, Language } from "@talab/core"
+import type { FieldProblem, Language } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { negotiateLanguage } from "../i18n/Language.js"
+import type { HandlerError } from "./EdgeErrors.js"
 import { recordRateLimit } from "./RateLimitHeaders.js"
 import { requestState } from "./RequestState.js"
 
@@ -60,18 +61,18 @@ export const errorResponse = <C extends ErrorCode>(
   details: Record<string, Array<string>> = {}
 ): ResponseOfCode<C> => errorResponseOf(code, envelope(code, language, details))
 
-/** A domain error as its localized envelope response. */
-export const fromDomainError = (error: DomainError, language: Language): ApiErrorResponse =>
+/** A domain (or edge) error as its localized envelope response. */
+export const fromDomainError = (error: HandlerError, language: Language): ApiErrorResponse =>
   errorResponse(error.code, language, error._tag === "ValidationFailed" ? localizeDetails(error.details, language) : {})
 
 /**
  * Runs a handler's effect and turns its domain errors into localized envelopes. Every handler goes
  * through here, so the mapping lives in one place.
  */
-export const respond = <A, E extends DomainError, R>(
+export const respond = <A, E extends HandlerError, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, ResponseOf<E>, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.catchAll(effect, (error: DomainError) =>
+  Effect.catchAll(effect, (error: HandlerError) =>
     Effect.gen(function* () {
       if (error._tag === "RateLimited") {
         yield* recordRateLimit({

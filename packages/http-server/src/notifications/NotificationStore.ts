@@ -1,10 +1,28 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { OwedNotification, PushType } from "@talab/core"
+import type { NotificationData, OwedNotification, PushType } from "@talab/core"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { column, Timestamp } from "../db/Rows.js"
+
+/** The key each id of a push's `data` has in the stored payload and on the device (the apps read snake_case). */
+const wireKeyOf = {
+  requestId: "request_id",
+  offerId: "offer_id",
+  dealId: "deal_id",
+  conversationId: "conversation_id",
+  matchCount: "match_count"
+} as const satisfies Record<keyof NotificationData, string>
+
+/** A push's `data` as it is stored and sent: the same ids under the wire's keys. */
+export const wireData = (data: NotificationData): Readonly<Record<string, string>> =>
+  Object.fromEntries(
+    (Object.keys(data) as Array<keyof NotificationData>).flatMap((key) => {
+      const value = data[key]
+      return value === undefined ? [] : [[wireKeyOf[key], value]]
+    })
+  )
 
 /** The `notifications` rows for notifications owed at `at`: pending, due at once. */
 export const pendingNotificationRows = (owed: ReadonlyArray<OwedNotification>, at: Date) =>
@@ -12,7 +30,7 @@ export const pendingNotificationRows = (owed: ReadonlyArray<OwedNotification>, a
     user_id: notification.recipientId,
     type: notification.type,
     payload: JSON.stringify({
-      data: notification.data,
+      data: wireData(notification.data),
       ...(notification.messageId === undefined ? {} : { message_id: notification.messageId })
     }),
     status: "pending",

@@ -1,5 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, translate } from "@talab/contract"
+import { Offers } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { requestLanguage, respond } from "../http/Localize.js"
@@ -10,13 +11,14 @@ import { OffersService } from "./Service.js"
 const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
   Effect.gen(function* () {
     const service = yield* OffersService
+    const workflows = yield* Offers
     const queries = yield* OfferQueries
     return handlers
       .handle("create", ({ payload }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const { offer, outsideBudget } = yield* service.create(user, {
+            const { offer, outsideBudget } = yield* workflows.create(user, {
               requestId: payload.request_id,
               price: payload.price,
               availability: payload.availability,
@@ -54,7 +56,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const deal = yield* service.accept(user, path.id)
+            const deal = yield* workflows.accept(user, path.id)
             return { success: true as const, data: { deal } }
           })
         )
@@ -63,7 +65,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            yield* service.withdraw(user, path.id)
+            yield* workflows.withdraw(user, path.id)
             return { success: true as const, data: {}, message: translate("offer_withdrawn", yield* requestLanguage) }
           })
         )
@@ -73,5 +75,8 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
 
 /** Offers: the REST handlers with their own service and read queries (one instance, shared). */
 export const OffersLive = OffersHttp.pipe(
-  Layer.provide(OffersService.DefaultWithoutDependencies.pipe(Layer.provideMerge(OfferQueries.Default)))
+  Layer.provide([
+    Offers.Default,
+    OffersService.DefaultWithoutDependencies.pipe(Layer.provideMerge(OfferQueries.Default))
+  ])
 )

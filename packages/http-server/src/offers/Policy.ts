@@ -1,14 +1,5 @@
-import { Forbidden, NotFound, type Offer, type User } from "@talab/core"
+import { Forbidden, type User } from "@talab/core"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-
-/** An offer that must exist (404 otherwise). */
-export const foundOffer = (offer: Option.Option<Offer>): Effect.Effect<Offer, NotFound> =>
-  Option.match(offer, { onNone: () => Effect.fail(new NotFound({ resource: "offer" })), onSome: Effect.succeed })
-
-/** Only the seller who made an offer may withdraw it. */
-export const requireOfferOwner = (offer: Offer, user: User): Effect.Effect<void, Forbidden> =>
-  offer.sellerId === user.id ? Effect.void : Effect.fail(new Forbidden())
 
 /**
  * Who sees the offers of a request: its owner sees every offer that is not withdrawn, a seller who

@@ -1,171 +1,26 @@
 import type { OfferSort } from "@talab/contract"
-import {
-  acceptOffer,
-  ConversationRepo,
-  createOffer,
-  DealRepo,
-  DuplicatePendingOffer,
-  EventOutbox,
-  effectiveOfferOn,
-  effectiveRequest,
-  expireLapsedOffers,
-  Ids,
-  OfferRepo,
-  priceOutsideBudget,
-  RequestRepo,
-  SellerProfileRepo,
-  Transactor,
-  type User,
-  ValidationFailed,
-  validUntilInRange,
-  withdrawOffer
-} from "@talab/core"
-import * as Clock from "effect/Clock"
+import { RequestRepo, requireFound, type User } from "@talab/core"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import { found, requireOwner } from "../requests/Policy.js"
-import { audienceOf, foundOffer, requireOfferOwner, requireOffersVisible } from "./Policy.js"
+import { audienceOf, requireOffersVisible } from "./Policy.js"
 import { OfferQueries } from "./Queries.js"
 
-export interface OfferInput {
-  readonly requestId: string
-  readonly price: number
-  readonly availability: string
-  readonly conditionNotes: string | null
-  readonly warrantyNotes: string | null
-  /** Past this instant the offer expires; at least an hour and at most 30 days ahead (else 400). */
-  readonly validUntil: Date | null
-}
-
 /**
- * Offers and the accept. Every transition that changes offers locks their request row first, so of
- * racing offers, withdrawals, closes and accepts on one request each sees the others' committed result.
- * Offer and accept also hold the seller's profile (shared, taken before the request: see the lock order
- * in core's ports), so a suspension committing meanwhile either waits for them or is seen by them.
+ * The offers of a request as their caller may see them. The offer workflows (make, accept, withdraw) are
+ * core's `Offers`.
  */
 export class OffersService extends Effect.Service<OffersService>()("Offers/Service", {
   dependencies: [OfferQueries.Default],
   effect: Effect.gen(function* () {
     const requests = yield* RequestRepo
-    const offers = yield* OfferRepo
-    const profiles = yield* SellerProfileRepo
-    const conversations = yield* ConversationRepo
-    const deals = yield* DealRepo
-    const outbox = yield* EventOutbox
-    const transactor = yield* Transactor
     const queries = yield* OfferQueries
-    const ids = yield* Ids
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
-
-    /** An approved seller offers on somebody else's active request; the pair's conversation opens with it. */
-    const create = (seller: User, input: OfferInput) =>
-      transactor.transaction(
-        Effect.gen(function* () {
-          const at = yield* now
-          if (input.validUntil !== null && !validUntilInRange(input.validUntil, at)) {
-            return yield* Effect.fail(
-              ValidationFailed.field("valid_until", "valid_until_range", { min_hours: 1, max_days: 30 })
-            )
-          }
-          const profile = Option.getOrNull(yield* profiles.lockSharedByUserId(seller.id))
-          const locked = yield* found(yield* requests.lock(input.requestId))
-          // Offers that lapsed are written down first: they leave offer_count and free their seller to offer again.
-          const lapsed = expireLapsedOffers(locked, yield* offers.lockLapsed(locked.id, at), at)
-          yield* offers.updateStatus(lapsed.expired)
-          const request = effectiveRequest(lapsed.request, at)
-          const conversationId = yield* ids.next
-          const { state, events } = yield* createOffer({
-            input: { id: yield* ids.next, sellerId: seller.id, ...input, requestId: request.id },
-            request,
-            sellerProfile: profile,
-            // Asked of the insert below instead, a round trip less: it is the last rule createOffer checks, so
-            // the answer is the same, and the unique index the insert defers to also sees a racing offer.
-            sellerHasPendingOffer: false,
-            conversationId,
-            now: at
-          })
-          if (!(yield* offers.insertUnlessPending(state.offer))) return yield* Effect.fail(new DuplicatePendingOffer())
-          yield* conversations.insert({
-            id: conversationId,
-            offerId: state.offer.id,
-            buyerId: request.buyerId,
-            sellerId: seller.id,
-            createdAt: at,
-            lastMessageAt: null
-          })
-          yield* requests.update(state.request)
-          yield* outbox.append([...lapsed.events, ...events], at)
-          return { offer: state.offer, outsideBudget: priceOutsideBudget(request, state.offer.price) }
-        })
-      )
 
     const listForRequest = (caller: User, requestId: string, sort?: OfferSort) =>
       Effect.gen(function* () {
-        const request = yield* found(yield* requests.findById(requestId))
+        const request = yield* requireFound("request")(yield* requests.findById(requestId))
         const audience = audienceOf(request, caller)
         return yield* requireOffersVisible(audience, yield* queries.listForRequest(request.id, audience, sort))
       })
 
-    /**
-     * The request's owner accepts a pending offer: the deal is made, the offer accepted, every other
-     * pending offer rejected and the request closed, in one transaction. Of simultaneous accepts on one
-     * request the first to lock the request wins; the others then see it closed and their offer no
-     * longer pending. An offer whose seller is no longer approved is not accepted (422 OFFER_NOT_PENDING).
-     */
-    const accept = (caller: User, offerId: string) =>
-      transactor.transaction(
-        Effect.gen(function* () {
-          const at = yield* now
-          const seen = yield* foundOffer(yield* offers.findById(offerId))
-          const sellerProfile = Option.getOrNull(yield* profiles.lockSharedByUserId(seen.sellerId))
-          const lockedRequest = yield* found(yield* requests.lock(seen.requestId))
-          yield* requireOwner(lockedRequest, caller)
-          // The offer accepted is checked as it was (a lapsed one is OFFER_EXPIRED); its lapsed rivals leave the count.
-          const locked = yield* offers.lockByRequest(lockedRequest.id)
-          // As the API shows it: pending on a request that expired by the clock, it is rejected already.
-          const offer = effectiveOfferOn(locked.find((o) => o.id === seen.id) ?? seen, lockedRequest, at)
-          const others = expireLapsedOffers(
-            lockedRequest,
-            locked.filter((o) => o.id !== offer.id),
-            at
-          )
-          const request = effectiveRequest(others.request, at)
-          const conversation = yield* conversations.findByOfferId(offer.id)
-          if (Option.isNone(conversation)) return yield* Effect.dieMessage(`offer ${offer.id} has no conversation`)
-          const { state, events } = yield* acceptOffer({
-            offer,
-            request,
-            sellerProfile,
-            otherOffers: others.offers,
-            dealId: yield* ids.next,
-            conversationId: conversation.value.id,
-            now: at
-          })
-          yield* offers.updateStatus([...others.expired, ...state.rejected, state.offer])
-          yield* requests.update(state.request)
-          yield* deals.insert(state.deal)
-          yield* outbox.append([...others.events, ...events], at)
-          return state.deal
-        })
-      )
-
-    /** The seller withdraws a pending offer; the request's offer count drops and they may offer again. */
-    const withdraw = (caller: User, offerId: string) =>
-      transactor.transaction(
-        Effect.gen(function* () {
-          const at = yield* now
-          const seen = yield* foundOffer(yield* offers.findById(offerId))
-          yield* requireOfferOwner(seen, caller)
-          const request = yield* found(yield* requests.lock(seen.requestId))
-          // A lapsed offer is expired already, and a pending one of an expired request rejected: OFFER_NOT_PENDING.
-          const offer = effectiveOfferOn(yield* foundOffer(yield* offers.lock(seen.id)), request, at)
-          const { state, events } = yield* withdrawOffer(offer, request)
-          yield* offers.updateStatus([state.offer])
-          yield* requests.update(state.request)
-          yield* outbox.append(events, at)
-        })
-      )
-
-    return { create, listForRequest, accept, withdraw } as const
+    return { listForRequest } as const
   })
 }) {}

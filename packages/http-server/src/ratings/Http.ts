@@ -1,13 +1,13 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@talab/contract"
+import { Ratings } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { respond } from "../http/Localize.js"
-import { RatingsService } from "./Service.js"
 
 const RatingsHttp = HttpApiBuilder.group(Api, "ratings", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* RatingsService
+    const service = yield* Ratings
     return handlers.handle("rate", ({ payload }) =>
       respond(
         Effect.gen(function* () {
@@ -35,4 +35,4 @@ const RatingsHttp = HttpApiBuilder.group(Api, "ratings", (handlers) =>
 )
 
 /** Ratings: the REST handlers with their own services. */
-export const RatingsLive = RatingsHttp.pipe(Layer.provide(RatingsService.Default))
+export const RatingsLive = RatingsHttp.pipe(Layer.provide(Ratings.Default))

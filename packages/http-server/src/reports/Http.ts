@@ -1,16 +1,15 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser, translate } from "@talab/contract"
+import { Reports, requireAdmin } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { requireAdmin } from "../admin/Policy.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { ReportQueries } from "./Queries.js"
-import { ReportsService } from "./Service.js"
 
 const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* ReportsService
+    const service = yield* Reports
     return handlers.handle("file", ({ payload }) =>
       respond(
         Effect.gen(function* () {
@@ -33,7 +32,7 @@ const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
 
 const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* ReportsService
+    const service = yield* Reports
     const queries = yield* ReportQueries
     return handlers
       .handle("list", ({ urlParams }) =>
@@ -71,5 +70,5 @@ const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handlers) =>
 
 /** Reports and their review by the admin: the REST handlers with their own services. */
 export const ReportsLive = Layer.mergeAll(ReportsHttp, AdminReportsHttp).pipe(
-  Layer.provide([ReportsService.Default, ReportQueries.Default])
+  Layer.provide([Reports.Default, ReportQueries.Default])
 )

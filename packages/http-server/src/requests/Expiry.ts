@@ -1,15 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import {
-  EventOutbox,
-  expireLapsedOffers,
-  expireRequest,
-  OfferRepo,
-  REQUEST_REMINDER_BEFORE_MS,
-  RequestRepo,
-  rejectPendingOffers,
-  remindOfExpiry,
-  Transactor
-} from "@talab/core"
+import { REQUEST_REMINDER_BEFORE_MS, RequestExpiry, Transactor } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -43,16 +33,14 @@ const Claimed = (rows: ReadonlyArray<{ readonly id: string }>) => Option.fromNul
  * day from expiry get their `request_expiring` push.
  *
  * Safe with any number of instances: each change is one transaction over one request, claimed with
- * `FOR UPDATE SKIP LOCKED` and re-checked by the pure transition on the locked row, so a request another
+ * `FOR UPDATE SKIP LOCKED` and handed to core's `RequestExpiry`, which re-checks the rule on the locked row, so a request another
  * instance holds is skipped and one it has just changed no longer matches; the push is queued in the
  * transaction that changes the state (outbox), hence exactly once. One request per transaction also keeps the
  * locks of buy_request_counts (taken by the status move) to one key pair, in key order, as everywhere else.
  */
 export const runExpiry = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const requests = yield* RequestRepo
-  const offers = yield* OfferRepo
-  const outbox = yield* EventOutbox
+  const expiry = yield* RequestExpiry
   const transactor = yield* Transactor
   const at = new Date(yield* Clock.currentTimeMillis)
 
@@ -78,14 +66,7 @@ export const runExpiry = Effect.gen(function* () {
           )
           LIMIT 1 FOR UPDATE SKIP LOCKED`
       )
-      if (Option.isNone(id)) return false
-      const request = yield* requests.lock(id.value)
-      if (Option.isNone(request)) return false
-      const lapsed = expireLapsedOffers(request.value, yield* offers.lockLapsed(id.value, at), at)
-      yield* offers.updateStatus(lapsed.expired)
-      yield* requests.update(lapsed.request)
-      yield* outbox.append(lapsed.events, at)
-      return lapsed.expired.length > 0
+      return Option.isSome(id) && (yield* expiry.expireLapsedOffersOf(id.value, at))
     })
   )
 
@@ -96,17 +77,7 @@ export const runExpiry = Effect.gen(function* () {
           SELECT id FROM buy_requests WHERE status = 'active' AND expires_at <= ${at}
           ORDER BY expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`
       )
-      if (Option.isNone(id)) return false
-      const locked = yield* requests.lock(id.value)
-      if (Option.isNone(locked)) return false
-      const lapsed = expireLapsedOffers(locked.value, yield* offers.lockByRequest(id.value), at)
-      const expired = expireRequest(lapsed.request, at)
-      if (expired === undefined) return false
-      const { rejected, events } = rejectPendingOffers(lapsed.offers)
-      yield* offers.updateStatus([...lapsed.expired, ...rejected])
-      yield* requests.update(expired.state)
-      yield* outbox.append([...lapsed.events, ...expired.events, ...events], at)
-      return true
+      return Option.isSome(id) && (yield* expiry.expireIfLapsed(id.value, at))
     })
   )
 
@@ -119,14 +90,7 @@ export const runExpiry = Effect.gen(function* () {
             AND expires_at > ${at} AND expires_at <= ${new Date(at.getTime() + REQUEST_REMINDER_BEFORE_MS)}
           ORDER BY expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`
       )
-      if (Option.isNone(id)) return false
-      const locked = yield* requests.lock(id.value)
-      if (Option.isNone(locked)) return false
-      const reminded = remindOfExpiry(locked.value, at)
-      if (reminded === undefined) return false
-      yield* requests.update(reminded.state)
-      yield* outbox.append(reminded.events, at)
-      return true
+      return Option.isSome(id) && (yield* expiry.remindIfDue(id.value, at))
     })
   )
 
@@ -151,7 +115,7 @@ export class ExpiryJob extends Context.Tag("Requests/ExpiryJob")<ExpiryJob, Expi
   static readonly layer = Layer.scoped(
     ExpiryJob,
     Effect.gen(function* () {
-      const context = yield* Effect.context<SqlClient.SqlClient | RequestRepo | OfferRepo | EventOutbox | Transactor>()
+      const context = yield* Effect.context<SqlClient.SqlClient | RequestExpiry | Transactor>()
       const wakeups = yield* Queue.sliding<void>(1)
       const runNow = runExpiry.pipe(
         Effect.tap((report) =>
@@ -172,5 +136,5 @@ export class ExpiryJob extends Context.Tag("Requests/ExpiryJob")<ExpiryJob, Expi
       yield* pass.pipe(Effect.zipRight(nextWake), Effect.forever, Effect.forkScoped)
       return { wake: Queue.offer(wakeups, undefined).pipe(Effect.asVoid), runNow }
     })
-  )
+  ).pipe(Layer.provide(RequestExpiry.Default))
 }

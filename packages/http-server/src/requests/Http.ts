@@ -1,12 +1,13 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type { RequestListItem } from "@talab/contract"
 import { Api, CurrentUser } from "@talab/contract"
+import { RequestSettings, Requests } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { AppConfig } from "../config/AppConfig.js"
 import { respond } from "../http/Localize.js"
 import { type Paged, type PageRequest, pageRequest, paginationFor } from "../http/Paging.js"
 import { RequestQueries } from "./Queries.js"
-import { RequestsService } from "./Service.js"
 
 const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListItem.Type>) => ({
   success: true as const,
@@ -15,7 +16,7 @@ const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListIte
 
 const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* RequestsService
+    const service = yield* Requests
     const queries = yield* RequestQueries
     return handlers
       .handle("create", ({ payload }) =>
@@ -96,4 +97,12 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
 )
 
 /** Buy requests: the REST handlers with their own services. */
-export const RequestsLive = RequestsHttp.pipe(Layer.provide([RequestsService.Default, RequestQueries.Default]))
+/** REQUEST_TTL_DAYS as core's request workflows read it. */
+const RequestSettingsLive = Layer.effect(
+  RequestSettings,
+  Effect.map(AppConfig, (config) => ({ ttlDays: config.requestTtlDays }))
+)
+
+export const RequestsLive = RequestsHttp.pipe(
+  Layer.provide([Requests.Default.pipe(Layer.provide(RequestSettingsLive)), RequestQueries.Default])
+)

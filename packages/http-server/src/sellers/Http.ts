@@ -1,17 +1,16 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@talab/contract"
+import { requireAdmin, SellerProfiles } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { requireAdmin } from "../admin/Policy.js"
 import { respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { SellerProfileQueries } from "./Queries.js"
-import { SellerProfilesService } from "./Service.js"
 
 const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* SellerProfilesService
+    const service = yield* SellerProfiles
     const queries = yield* SellerProfileQueries
     return handlers
       .handle("apply", ({ payload }) =>
@@ -64,7 +63,7 @@ const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers
 
 const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles", (handlers) =>
   Effect.gen(function* () {
-    const service = yield* SellerProfilesService
+    const service = yield* SellerProfiles
     const queries = yield* SellerProfileQueries
     return handlers
       .handle("listPending", ({ urlParams }) =>
@@ -104,5 +103,5 @@ const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles",
 
 /** Seller profiles and their review by the admin: the REST handlers with their own services. */
 export const SellerProfilesLive = Layer.mergeAll(SellerProfilesHttp, AdminSellerProfilesHttp).pipe(
-  Layer.provide([SellerProfilesService.Default, SellerProfileQueries.Default])
+  Layer.provide([SellerProfiles.Default, SellerProfileQueries.Default])
 )

@@ -1,25 +1,21 @@
 import {
-  DeviceTokenRepo,
   FileStore,
   Ids,
   type Language,
-  PayloadTooLarge,
   type Platform,
   SellerProfileRepo,
-  SessionRepo,
-  Transactor,
-  Unauthorized,
   UnsupportedMediaType,
   type User,
   UserRepo,
+  Users,
   ValidationFailed
 } from "@talab/core"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { isSafeFileKey } from "../adapters/files/LocalFileStore.js"
 import { SessionEvents } from "../auth/SessionEvents.js"
 import { AppConfig } from "../config/AppConfig.js"
+import { PayloadTooLarge } from "../http/EdgeErrors.js"
 import { type AvatarRejected, decodeAvatar, screenAvatar } from "./Avatar.js"
 import { DecodeGate } from "./DecodeGate.js"
 
@@ -50,9 +46,7 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
   effect: Effect.gen(function* () {
     const users = yield* UserRepo
     const profiles = yield* SellerProfileRepo
-    const devices = yield* DeviceTokenRepo
-    const sessions = yield* SessionRepo
-    const transactor = yield* Transactor
+    const workflows = yield* Users
     const files = yield* FileStore
     const ids = yield* Ids
     const config = yield* AppConfig
@@ -64,8 +58,7 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
 
     const updateMe = (user: User, changes: { readonly name?: string; readonly language?: Language }) =>
       Effect.gen(function* () {
-        const updated: User = { ...user, name: changes.name ?? user.name, language: changes.language ?? user.language }
-        yield* users.update(updated)
+        const updated = yield* workflows.updateProfile(user, changes)
         yield* sessionEvents.userChanged(user.id)
         return yield* me(updated)
       })
@@ -101,28 +94,11 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
         return { avatarUrl }
       })
 
-    /**
-     * Registers a push token under the caller's session; a token already known moves to this user and session.
-     * The session is locked meanwhile, so a token cannot land under a session that was just ended (and whose
-     * tokens were removed): ending it waits for this, then removes this token too, or this answers 401.
-     */
+    /** Registers a push token under the caller's session (core's `Users.registerDevice`). */
     const registerDevice = (user: User, sessionId: string, platform: Platform, pushToken: string) =>
-      transactor.transaction(
-        Effect.gen(function* () {
-          const at = new Date(yield* Clock.currentTimeMillis)
-          if (!(yield* sessions.lockLive(sessionId, at))) return yield* Effect.fail(new Unauthorized())
-          return yield* devices.upsert({
-            id: yield* ids.next,
-            userId: user.id,
-            sessionId,
-            platform,
-            pushToken,
-            createdAt: at
-          })
-        })
-      )
+      workflows.registerDevice(user, { sessionId, platform, pushToken })
 
     return { me, updateMe, setAvatar, registerDevice } as const
   }),
-  dependencies: [DecodeGate.Default]
+  dependencies: [DecodeGate.Default, Users.Default]
 }) {}

@@ -3,14 +3,24 @@ import { NodeContext } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
-import { type Category, Ids, RequestRepo, SellerProfileRepo, Transactor, type User, UserRepo } from "@talab/core"
+import {
+  type Category,
+  Ids,
+  Offers,
+  type RequestInput,
+  RequestRepo,
+  RequestSettings,
+  Requests,
+  SellerProfileRepo,
+  Transactor,
+  type User,
+  UserRepo
+} from "@talab/core"
 import { Duration, Effect, Exit, Layer } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { DatabaseLayer, DatabaseOptions } from "../../src/db/Database.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
-import { OffersService } from "../../src/offers/Service.js"
 import { type RequestFilters, RequestQueries } from "../../src/requests/Queries.js"
-import { type RequestInput, RequestsService } from "../../src/requests/Service.js"
 import { emptyPostgresDatabase, repositoriesOver } from "./support/databases.js"
 import { aRequest, aSellerProfile, at, aUser } from "./support/fixtures.js"
 import { oldSchemaRequest, oldSchemaUser } from "./support/old-schema.js"
@@ -26,7 +36,11 @@ type Empty = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
 const migrated = (empty: Empty) => MigrationsLayer.pipe(Layer.provideMerge(empty))
 
 const servicesOver = (empty: Empty) =>
-  Layer.mergeAll(RequestsService.Default, OffersService.Default, RequestQueries.Default).pipe(
+  Layer.mergeAll(
+    Requests.Default.pipe(Layer.provide(RequestSettings.Default)),
+    Offers.Default,
+    RequestQueries.Default
+  ).pipe(
     Layer.provideMerge(repositoriesOver(migrated(empty))),
     Layer.provide(Ids.Random),
     Layer.provide(AppConfig.layer())
@@ -101,7 +115,7 @@ const anApprovedSeller = Effect.gen(function* () {
 })
 
 const offerOn = (seller: User, requestId: string) =>
-  Effect.flatMap(OffersService, (offers) =>
+  Effect.flatMap(Offers, (offers) =>
     offers.create(seller, {
       requestId,
       price: 1500,
@@ -113,7 +127,7 @@ const offerOn = (seller: User, requestId: string) =>
   )
 
 const createAll = (buyer: User, inputs: ReadonlyArray<RequestInput>, concurrency: number | "unbounded" = 1) =>
-  Effect.flatMap(RequestsService, (requests) =>
+  Effect.flatMap(Requests, (requests) =>
     Effect.forEach(inputs, (input) => requests.create(buyer, input), { concurrency })
   )
 
@@ -138,9 +152,9 @@ const suite = (name: string, empty: Empty) =>
         yield* expectTotal({ status: "closed", locationCity: city }, 0)
         yield* expectCountsExact
 
-        yield* (yield* RequestsService).close(buyer, phone1!.id)
+        yield* (yield* Requests).close(buyer, phone1!.id)
         const offer = yield* offerOn(seller, accessory1!.id)
-        yield* (yield* OffersService).accept(buyer, offer.offer.id)
+        yield* (yield* Offers).accept(buyer, offer.offer.id)
 
         yield* expectTotal({ status: "active", locationCity: city }, 3)
         yield* expectTotal({ status: "active", category: "phone", locationCity: city }, 2)
@@ -171,7 +185,7 @@ const suite = (name: string, empty: Empty) =>
           const before = yield* version
 
           const offer = yield* offerOn(seller, request!.id)
-          yield* (yield* OffersService).withdraw(seller, offer.offer.id)
+          yield* (yield* Offers).withdraw(seller, offer.offer.id)
           yield* offerOn(seller, request!.id)
 
           const stored = yield* (yield* RequestRepo).findById(request!.id)
@@ -234,7 +248,7 @@ const suite = (name: string, empty: Empty) =>
             Array.from({ length: 5 }, () => anInput("phone", city))
           )
         )
-        const service = yield* RequestsService
+        const service = yield* Requests
         const closes = earlier.flatMap((made, i) => made.map((r) => service.close(buyers[i]!, r.id)))
         const creates = Array.from({ length: 50 }, (_, i) =>
           service.create(buyers[i % 3]!, anInput(i % 2 === 0 ? "phone" : "accessory", cities[i % 3]!))

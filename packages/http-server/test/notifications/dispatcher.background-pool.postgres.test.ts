@@ -35,7 +35,7 @@ describe("the push dispatcher on PostgreSQL", () => {
         const waited = yield* main`SELECT 1`.pipe(Effect.timeout(Duration.millis(300)), Effect.exit)
         expect(Exit.isFailure(waited), "the main pool still had a free connection").toBe(true)
 
-        const owed = [{ recipientId: buyer.id, type: "offer_created" as const, data: { request_id: buyer.id } }]
+        const owed = [{ recipientId: buyer.id, type: "offer_created" as const, data: { requestId: buyer.id } }]
         const background = Context.get(app, BackgroundSqlClient)
         yield* background`INSERT INTO notifications ${background.insert(pendingNotificationRows(owed, new Date()))}`
 

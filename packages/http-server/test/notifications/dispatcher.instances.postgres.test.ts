@@ -52,7 +52,7 @@ describe("push dispatchers of two instances on one PostgreSQL database", () => {
         const owed = Array.from({ length: count }, (_, index) => ({
           recipientId: users[index % users.length]!.id,
           type: "offer_created" as const,
-          data: { request_id: randomUUID() }
+          data: { requestId: randomUUID() }
         }))
         yield* sql`INSERT INTO notifications ${sql.insert(pendingNotificationRows(owed, new Date()))}`
 

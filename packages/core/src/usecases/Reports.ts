@@ -1,28 +1,25 @@
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { DomainEvent } from "../Events.js"
+import { rejectPendingOffers } from "../Offer.js"
+import { Ids } from "../ports/Ids.js"
 import {
   DealRepo,
   EventOutbox,
-  fileReport,
-  Ids,
-  NotFound,
   OfferRepo,
-  type ReportReason,
   ReportRepo,
-  type ResolveAction,
-  rejectPendingOffers,
-  resolveReport,
   SellerProfileRepo,
-  suspendSellerProfile,
   Transactor,
-  type User,
   UserRepo
-} from "@talab/core"
-import * as Clock from "effect/Clock"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import { requireAdmin } from "../admin/Policy.js"
-import { foundDeal, requireParty } from "../deals/Policy.js"
-import { foundReport, requireReportedInDeal } from "./Policy.js"
+} from "../ports/Repositories.js"
+import { fileReport, resolveReport } from "../Report.js"
+import { suspendSellerProfile } from "../SellerProfile.js"
+import type { User } from "../User.js"
+import type { ReportReason, ResolveAction } from "../Values.js"
+import { requireAdmin, requireDealParty, requireFound, requireReportedInDeal } from "./Access.js"
+import { currentDate } from "./Now.js"
 
+/** What a user reports: who, why, and optionally the deal it happened in. */
 export interface ReportInput {
   readonly reportedUserId: string
   readonly dealId: string | null
@@ -30,8 +27,12 @@ export interface ReportInput {
   readonly description: string | null
 }
 
-/** Filing reports and the admin's resolution of them. */
-export class ReportsService extends Effect.Service<ReportsService>()("Reports/Service", {
+const foundUser = requireFound("user")
+const foundDeal = requireFound("deal")
+const foundReport = requireFound("report")
+
+/** The report workflows: a user files a report, an administrator resolves it. */
+export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
   effect: Effect.gen(function* () {
     const reports = yield* ReportRepo
     const users = yield* UserRepo
@@ -41,25 +42,23 @@ export class ReportsService extends Effect.Service<ReportsService>()("Reports/Se
     const outbox = yield* EventOutbox
     const transactor = yield* Transactor
     const ids = yield* Ids
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /** A user reports somebody else; about a deal, only its parties may report, and only each other. */
     const file = (reporter: User, input: ReportInput) =>
       transactor.transaction(
         Effect.gen(function* () {
-          const at = yield* now
-          const reported = yield* users.findById(input.reportedUserId)
-          if (Option.isNone(reported)) return yield* Effect.fail(new NotFound({ resource: "user" }))
+          const at = yield* currentDate
+          const reported = yield* foundUser(yield* users.findById(input.reportedUserId))
           if (input.dealId !== null) {
             const deal = yield* foundDeal(yield* deals.findById(input.dealId))
-            yield* requireParty(deal, reporter)
-            yield* requireReportedInDeal(deal, reported.value.id)
+            yield* requireDealParty(deal, reporter)
+            yield* requireReportedInDeal(deal, reported.id)
           }
           const { state, events } = yield* fileReport(
             {
               id: yield* ids.next,
               reporterId: reporter.id,
-              reportedUserId: reported.value.id,
+              reportedUserId: reported.id,
               dealId: input.dealId,
               reason: input.reason,
               description: input.description
@@ -73,20 +72,20 @@ export class ReportsService extends Effect.Service<ReportsService>()("Reports/Se
       )
 
     /**
-     * An admin resolves a pending report. `suspend_seller` also suspends the reported user's seller
-     * profile and rejects their pending offers, in the same transaction, so no buyer can accept an
-     * offer of a suspended seller; a reported user without a profile has nothing to suspend. The profile
-     * is locked before the offers (core's lock order), as offer and accept lock it before the request.
+     * An administrator resolves a pending report. `suspend_seller` also suspends the reported user's seller
+     * profile and rejects their pending offers, in the same transaction, so no buyer can accept an offer of a
+     * suspended seller; a reported user without a profile has nothing to suspend. The profile is locked before
+     * the offers (the lock order of the repository ports), as offer and accept lock it before the request.
      */
     const resolve = (caller: User, id: string, action: ResolveAction, notes: string | null) =>
       transactor.transaction(
         Effect.gen(function* () {
-          const at = yield* now
+          const at = yield* currentDate
           const report = yield* foundReport(yield* reports.lock(id))
           yield* requireAdmin(caller)
           const resolved = yield* resolveReport(report, action, notes, at)
           yield* reports.update(resolved.state)
-          const events = [...resolved.events]
+          const events: Array<DomainEvent> = [...resolved.events]
           if (action === "suspend_seller") {
             const profile = yield* profiles.lockByUserId(report.reportedUserId)
             if (Option.isSome(profile)) {

@@ -1,21 +1,24 @@
-import {
-  addRating,
-  DealRepo,
-  EventOutbox,
-  Ids,
-  RatingRepo,
-  rateDeal,
-  SellerProfileRepo,
-  Transactor,
-  type User
-} from "@talab/core"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { foundDeal, requireBuyer } from "../deals/Policy.js"
+import { Ids } from "../ports/Ids.js"
+import { DealRepo, EventOutbox, RatingRepo, SellerProfileRepo, Transactor } from "../ports/Repositories.js"
+import { rateDeal } from "../Rating.js"
+import { addRating } from "../SellerProfile.js"
+import type { User } from "../User.js"
+import { requireDealBuyer, requireFound } from "./Access.js"
+import { currentDate } from "./Now.js"
 
-/** Rating the seller of a completed deal. */
-export class RatingsService extends Effect.Service<RatingsService>()("Ratings/Service", {
+/** The buyer's rating of a deal's seller. */
+export interface RatingInput {
+  readonly dealId: string
+  readonly rating: number
+  readonly reviewText: string | null
+}
+
+const foundDeal = requireFound("deal")
+
+/** The rating workflow: the buyer rates the seller of a completed deal. */
+export class Ratings extends Effect.Service<Ratings>()("@talab/core/Ratings", {
   effect: Effect.gen(function* () {
     const deals = yield* DealRepo
     const ratings = yield* RatingRepo
@@ -23,22 +26,18 @@ export class RatingsService extends Effect.Service<RatingsService>()("Ratings/Se
     const outbox = yield* EventOutbox
     const transactor = yield* Transactor
     const ids = yield* Ids
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /**
-     * The buyer rates once per deal: the deal row is locked, so of racing ratings one is stored. The
-     * seller's profile is locked next and their average recomputed from the exact totals of their
-     * ratings, so ratings of the seller's other deals, racing this one, queue and each count.
+     * The buyer rates once per deal: the deal is locked, so of racing ratings one is stored. The seller's
+     * profile is locked next and their average recomputed from the exact totals of their ratings, so ratings
+     * of the seller's other deals, racing this one, queue and each count.
      */
-    const rate = (
-      caller: User,
-      input: { readonly dealId: string; readonly rating: number; readonly reviewText: string | null }
-    ) =>
+    const rate = (caller: User, input: RatingInput) =>
       transactor.transaction(
         Effect.gen(function* () {
-          const at = yield* now
+          const at = yield* currentDate
           const deal = yield* foundDeal(yield* deals.lock(input.dealId))
-          yield* requireBuyer(deal, caller)
+          yield* requireDealBuyer(deal, caller)
           const { state: rating, events } = yield* rateDeal({
             id: yield* ids.next,
             deal,

@@ -1,21 +1,14 @@
-import {
-  applyForSellerProfile,
-  approveSellerProfile,
-  EventOutbox,
-  Ids,
-  NotFound,
-  rejectSellerProfile,
-  SellerProfileExists,
-  SellerProfileRepo,
-  Transactor,
-  type User
-} from "@talab/core"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { requireAdmin } from "../admin/Policy.js"
-import { publiclyVisible } from "./Policy.js"
+import { SellerProfileExists } from "../Errors.js"
+import { Ids } from "../ports/Ids.js"
+import { EventOutbox, SellerProfileRepo, Transactor } from "../ports/Repositories.js"
+import { applyForSellerProfile, approveSellerProfile, rejectSellerProfile } from "../SellerProfile.js"
+import type { User } from "../User.js"
+import { publiclyVisible, requireAdmin, requireFound } from "./Access.js"
+import { currentDate } from "./Now.js"
 
+/** What a user writes to apply for a seller profile. */
 export interface SellerApplication {
   readonly businessName: string
   readonly locationDistrict: string
@@ -23,24 +16,21 @@ export interface SellerApplication {
   readonly bio: string | null
 }
 
-/** Applying for a seller profile, its public view, and the admin's review. */
-export class SellerProfilesService extends Effect.Service<SellerProfilesService>()("SellerProfiles/Service", {
+const foundProfile = requireFound("seller_profile")
+
+/** The seller-profile workflows: a user applies, an administrator approves or rejects; and the public view. */
+export class SellerProfiles extends Effect.Service<SellerProfiles>()("@talab/core/SellerProfiles", {
   effect: Effect.gen(function* () {
     const profiles = yield* SellerProfileRepo
     const outbox = yield* EventOutbox
     const transactor = yield* Transactor
     const ids = yield* Ids
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
-
-    const notFound = new NotFound({ resource: "seller_profile" })
-    const lockProfile = (id: string) =>
-      Effect.flatMap(profiles.lock(id), Option.match({ onNone: () => Effect.fail(notFound), onSome: Effect.succeed }))
 
     /** A user without a profile applies; of two racing applications of one user, one wins. */
     const apply = (user: User, application: SellerApplication) =>
       transactor.transaction(
         Effect.gen(function* () {
-          const at = yield* now
+          const at = yield* currentDate
           const existing = Option.getOrNull(yield* profiles.findByUserId(user.id))
           const { state, events } = yield* applyForSellerProfile(
             { id: yield* ids.next, userId: user.id, ...application },
@@ -55,16 +45,14 @@ export class SellerProfilesService extends Effect.Service<SellerProfilesService>
 
     /** An approved profile, for anybody; any other state is not found. */
     const getPublic = (id: string) =>
-      Effect.flatMap(
-        profiles.findById(id),
-        Option.match({ onNone: () => Effect.fail(notFound), onSome: publiclyVisible })
-      )
+      Effect.flatMap(Effect.flatMap(profiles.findById(id), foundProfile), publiclyVisible)
 
+    /** An administrator approves a pending application. */
     const approve = (caller: User, id: string) =>
       transactor.transaction(
         Effect.gen(function* () {
-          const at = yield* now
-          const profile = yield* lockProfile(id)
+          const at = yield* currentDate
+          const profile = yield* foundProfile(yield* profiles.lock(id))
           yield* requireAdmin(caller)
           const { state, events } = yield* approveSellerProfile(profile, at)
           yield* profiles.update(state)
@@ -73,11 +61,12 @@ export class SellerProfilesService extends Effect.Service<SellerProfilesService>
         })
       )
 
+    /** An administrator rejects a pending application. */
     const reject = (caller: User, id: string) =>
       transactor.transaction(
         Effect.gen(function* () {
-          const at = yield* now
-          const profile = yield* lockProfile(id)
+          const at = yield* currentDate
+          const profile = yield* foundProfile(yield* profiles.lock(id))
           yield* requireAdmin(caller)
           const { state, events } = yield* rejectSellerProfile(profile)
           yield* profiles.update(state)

@@ -1,0 +1,97 @@
+import * as Effect from "effect/Effect"
+import { type LockedConversation, MESSAGE_MAX_LENGTH, type Message, otherParty } from "../Conversation.js"
+import { ValidationFailed } from "../Errors.js"
+import { DomainEvent } from "../Events.js"
+import { Ids } from "../ports/Ids.js"
+import { ConversationRepo, EventOutbox, MessageRepo, Transactor } from "../ports/Repositories.js"
+import { asConversationParty } from "./Access.js"
+import { currentDate } from "./Now.js"
+
+/** A message one party sends to a conversation. */
+export interface MessageToSend {
+  readonly senderId: string
+  readonly conversationId: string
+  /** As typed: trimmed here, then 1..{@link MESSAGE_MAX_LENGTH} characters. */
+  readonly text: string
+  /** The sender's id for this message; a second send with the same one stores nothing and answers the first. */
+  readonly clientId: string | null
+}
+
+/**
+ * Whether the recipient is reading the conversation right now, asked while the message is stored: a recipient
+ * who is not owes a `message` push (`MessageSent.recipientOnline`). Embedders without live readers answer false.
+ */
+export type RecipientPresence = (conversationId: string, recipientId: string) => Effect.Effect<boolean>
+
+/** A stored message, the conversation as it was locked for it, and whether this send stored it (not a repeat). */
+export interface StoredMessage {
+  readonly conversation: LockedConversation
+  readonly message: Message
+  readonly created: boolean
+}
+
+/** The chat workflow: sending a message to a conversation (delivery to live readers is the embedder's). */
+export class Chat extends Effect.Service<Chat>()("@talab/core/Chat", {
+  effect: Effect.gen(function* () {
+    const conversations = yield* ConversationRepo
+    const messages = yield* MessageRepo
+    const outbox = yield* EventOutbox
+    const transactor = yield* Transactor
+    const ids = yield* Ids
+
+    /**
+     * Stores a message and raises `MessageSent` in the same transaction. Messages of one conversation are
+     * stored one at a time (the conversation is locked), each strictly after the previous one and with the
+     * next seq, so paging by time never splits two that share an instant and paging by seq never skips one.
+     */
+    const send = (input: MessageToSend, recipientPresence: RecipientPresence) =>
+      Effect.gen(function* () {
+        const messageText = input.text.trim()
+        if (messageText.length < 1) {
+          return yield* Effect.fail(ValidationFailed.field("message_text", "too_short", { min: 1 }))
+        }
+        if (messageText.length > MESSAGE_MAX_LENGTH) {
+          return yield* Effect.fail(ValidationFailed.field("message_text", "too_long", { max: MESSAGE_MAX_LENGTH }))
+        }
+        return yield* transactor.transaction(
+          Effect.gen(function* () {
+            const conversation = yield* asConversationParty(
+              yield* conversations.lock(input.conversationId),
+              input.senderId
+            )
+            const recipientId = otherParty(conversation, input.senderId)
+            const recipientOnline = yield* recipientPresence(conversation.id, recipientId)
+            const at = yield* currentDate
+            const previous = conversation.lastMessageAt?.getTime() ?? Number.NEGATIVE_INFINITY
+            const stored = yield* messages.insertOnce({
+              id: yield* ids.next,
+              conversationId: conversation.id,
+              senderId: input.senderId,
+              messageText,
+              clientId: input.clientId,
+              readAt: null,
+              createdAt: new Date(Math.max(at.getTime(), previous + 1))
+            })
+            if (stored.created) {
+              yield* outbox.append(
+                [
+                  DomainEvent.MessageSent({
+                    messageId: stored.message.id,
+                    conversationId: conversation.id,
+                    senderId: input.senderId,
+                    recipientId,
+                    recipientOnline
+                  })
+                ],
+                at
+              )
+            }
+            const sent: StoredMessage = { conversation, message: stored.message, created: stored.created }
+            return sent
+          })
+        )
+      })
+
+    return { send } as const
+  })
+}) {}

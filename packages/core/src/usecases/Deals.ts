@@ -1,0 +1,53 @@
+import * as Effect from "effect/Effect"
+import { cancelDeal, completeDeal } from "../Deal.js"
+import { DealRepo, EventOutbox, Transactor } from "../ports/Repositories.js"
+import type { User } from "../User.js"
+import { requireDealBuyer, requireFound } from "./Access.js"
+import { currentDate } from "./Now.js"
+
+/** Why the buyer cancels a deal. */
+export interface DealCancellation {
+  readonly reason: string
+  readonly description: string | null
+}
+
+const foundDeal = requireFound("deal")
+
+/** The deal workflows: the buyer's complete and cancel, each on the locked deal. */
+export class Deals extends Effect.Service<Deals>()("@talab/core/Deals", {
+  effect: Effect.gen(function* () {
+    const deals = yield* DealRepo
+    const outbox = yield* EventOutbox
+    const transactor = yield* Transactor
+
+    /** The buyer completes an accepted deal (and is then asked to rate the seller). */
+    const complete = (caller: User, id: string) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const deal = yield* foundDeal(yield* deals.lock(id))
+          yield* requireDealBuyer(deal, caller)
+          const { state, events } = yield* completeDeal(deal, at)
+          yield* deals.update(state)
+          yield* outbox.append(events, at)
+          return { id: state.id, status: state.status, completedAt: at }
+        })
+      )
+
+    /** The buyer cancels an accepted deal with a reason; the request stays closed. */
+    const cancel = (caller: User, id: string, cancellation: DealCancellation) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const deal = yield* foundDeal(yield* deals.lock(id))
+          yield* requireDealBuyer(deal, caller)
+          const { state, events } = yield* cancelDeal(deal, cancellation, at)
+          yield* deals.update(state)
+          yield* outbox.append(events, at)
+          return { id: state.id, status: state.status, cancelledAt: at }
+        })
+      )
+
+    return { complete, cancel } as const
+  })
+}) {}

@@ -1,0 +1,104 @@
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import {
+  closeRequest,
+  createRequest,
+  DEFAULT_REQUEST_TTL_DAYS,
+  effectiveRequest,
+  extendRequest,
+  type NewBuyRequest
+} from "../BuyRequest.js"
+import { expireLapsedOffers, rejectPendingOffers } from "../Offer.js"
+import { Ids } from "../ports/Ids.js"
+import { EventOutbox, OfferRepo, RequestRepo, Transactor } from "../ports/Repositories.js"
+import type { User } from "../User.js"
+import { requireFound, requireRequestOwner } from "./Access.js"
+import { currentDate } from "./Now.js"
+
+/** What the buyer writes: a new request less the ids the workflow assigns. */
+export type RequestInput = Omit<NewBuyRequest, "id" | "buyerId">
+
+/**
+ * How long a request stays active: `ttlDays` from its creation, and as much again once extended. Read when
+ * the {@link Requests} layer is built; a required setting, so a lifetime configured elsewhere cannot be
+ * silently replaced by the default.
+ */
+export class RequestSettings extends Context.Tag("@talab/core/RequestSettings")<
+  RequestSettings,
+  { readonly ttlDays: number }
+>() {
+  /** {@link DEFAULT_REQUEST_TTL_DAYS} days. */
+  static readonly Default = Layer.succeed(RequestSettings, { ttlDays: DEFAULT_REQUEST_TTL_DAYS })
+}
+
+const foundRequest = requireFound("request")
+
+/** The buy-request workflows: post, close, extend. */
+export class Requests extends Effect.Service<Requests>()("@talab/core/Requests", {
+  effect: Effect.gen(function* () {
+    const requests = yield* RequestRepo
+    const offers = yield* OfferRepo
+    const outbox = yield* EventOutbox
+    const transactor = yield* Transactor
+    const ids = yield* Ids
+    const { ttlDays } = yield* RequestSettings
+
+    /** A buyer posts a request: active, with no offers, until `ttlDays` from now. */
+    const create = (buyer: User, input: RequestInput) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const { state, events } = yield* createRequest(
+            { id: yield* ids.next, buyerId: buyer.id, ...input },
+            at,
+            ttlDays
+          )
+          yield* requests.insert(state)
+          yield* outbox.append(events, at)
+          return state
+        })
+      )
+
+    /**
+     * The owner closes an active request; its pending offers are rejected with it. The request is locked
+     * first, like every transition that touches its offers, so a racing offer or accept waits.
+     */
+    const close = (caller: User, id: string) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const locked = yield* foundRequest(yield* requests.lock(id))
+          yield* requireRequestOwner(locked, caller)
+          // Offers that lapsed are expired, not rejected, and leave the count; an expired request is REQUEST_EXPIRED.
+          const lapsed = expireLapsedOffers(locked, yield* offers.lockByRequest(locked.id), at)
+          const closed = yield* closeRequest(effectiveRequest(lapsed.request, at), at)
+          const { rejected, events } = rejectPendingOffers(lapsed.offers)
+          yield* offers.updateStatus([...lapsed.expired, ...rejected])
+          yield* requests.update(closed.state)
+          yield* outbox.append([...lapsed.events, ...closed.events, ...events], at)
+          return { id: closed.state.id, status: closed.state.status, closedAt: at }
+        })
+      )
+
+    /**
+     * The owner extends an active request once, by `ttlDays` from its current expiry; the reminder is owed
+     * again a day before the new one. Closed: `RequestAlreadyClosed`; expired (by the clock, even before the
+     * expiry job wrote it): `RequestExpired`; extended already: `RequestAlreadyExtended`.
+     */
+    const extend = (caller: User, id: string) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const request = yield* foundRequest(yield* requests.lock(id))
+          yield* requireRequestOwner(request, caller)
+          const { state, events } = yield* extendRequest(effectiveRequest(request, at), at, ttlDays)
+          yield* requests.update(state)
+          yield* outbox.append(events, at)
+          return state
+        })
+      )
+
+    return { create, close, extend } as const
+  })
+}) {}

@@ -1,0 +1,55 @@
+import * as Effect from "effect/Effect"
+import { Unauthorized } from "../Errors.js"
+import { Ids } from "../ports/Ids.js"
+import { DeviceTokenRepo, SessionRepo, Transactor, UserRepo } from "../ports/Repositories.js"
+import type { User } from "../User.js"
+import type { Language, Platform } from "../Values.js"
+import { currentDate } from "./Now.js"
+
+/** What a user may change of their own profile; what is absent stays. */
+export interface ProfileChanges {
+  readonly name?: string
+  readonly language?: Language
+}
+
+/** A push token to register for the device of a session. */
+export interface DeviceRegistration {
+  readonly sessionId: string
+  readonly platform: Platform
+  readonly pushToken: string
+}
+
+/** The user workflows: the signed-in user's profile and push devices. */
+export class Users extends Effect.Service<Users>()("@talab/core/Users", {
+  effect: Effect.gen(function* () {
+    const users = yield* UserRepo
+    const devices = yield* DeviceTokenRepo
+    const sessions = yield* SessionRepo
+    const transactor = yield* Transactor
+    const ids = yield* Ids
+
+    /** Writes the user's name and language; answers the user as now stored. */
+    const updateProfile = (user: User, changes: ProfileChanges) =>
+      Effect.gen(function* () {
+        const updated: User = { ...user, name: changes.name ?? user.name, language: changes.language ?? user.language }
+        yield* users.update(updated)
+        return updated
+      })
+
+    /**
+     * Registers a push token under the caller's session; a token already known moves to this user and session.
+     * The session is locked meanwhile, so a token cannot land under a session that was just ended (and whose
+     * tokens were removed): ending it waits for this, then removes this token too, or this fails `Unauthorized`.
+     */
+    const registerDevice = (user: User, registration: DeviceRegistration) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          if (!(yield* sessions.lockLive(registration.sessionId, at))) return yield* Effect.fail(new Unauthorized())
+          return yield* devices.upsert({ id: yield* ids.next, userId: user.id, ...registration, createdAt: at })
+        })
+      )
+
+    return { updateProfile, registerDevice } as const
+  })
+}) {}
