@@ -1,6 +1,6 @@
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { IntParam, openApiDocument, PageParams } from "../src/index.js"
+import { IntParam, openApiDocument, PageParams, problemsOf } from "../src/index.js"
 
 const queryParameter = (path: string, name: string) => {
   const operation = (openApiDocument() as any).paths[path].get
@@ -28,11 +28,11 @@ describe("IntParam", () => {
       const failed = decode({ per_page })
       expect(Either.isLeft(failed), per_page).toBe(true)
     }
-    const message = Schema.decodeUnknownEither(IntParam(1, 50))("51").pipe(
+    const problems = Schema.decodeUnknownEither(IntParam(1, 50))("51").pipe(
       Either.flip,
-      Either.map((error) => error.message),
-      Either.getOrElse(() => "")
+      Either.map((error) => problemsOf(error.issue)),
+      Either.getOrElse(() => [])
     )
-    expect(message).toContain("integer_range")
+    expect(problems).toEqual([{ path: [], key: "integer_range", params: { min: 1, max: 50 } }])
   })
 })

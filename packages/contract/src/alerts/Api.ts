@@ -11,8 +11,9 @@ import {
   Ok,
   OkMessage
 } from "../http/Envelope.js"
-import { Money, OneOf, Optional, Payload, problemMessage, StringField, Text } from "../http/Fields.js"
+import { Money, OneOf, Optional, Payload, StringField, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 
 /** Most alert rules a seller may keep; the next one is refused with 422 ALERT_RULE_LIMIT_REACHED. */
@@ -34,7 +35,7 @@ export const AlertRuleView = Schema.Struct({
 const ArrayOf = <A, I>(item: Schema.Schema<A, I>, min: number, max: number, key: string) =>
   Schema.Array(item).pipe(
     Schema.filter((items) => items.length >= min && items.length <= max, {
-      message: () => problemMessage(key, { max }),
+      ...fieldProblem(key, { max }),
       jsonSchema: { minItems: min, maxItems: max }
     })
   )
@@ -45,10 +46,13 @@ export const NewAlertRule = Payload({
   price_min: Optional(Money),
   price_max: Optional(Money)
 }).pipe(
-  Schema.filter((body) =>
-    body.price_min === undefined || body.price_max === undefined || body.price_max >= body.price_min
-      ? true
-      : { path: ["price_max"], message: problemMessage("alert_price_max_below_min") }
+  Schema.filter(
+    (body, _, self) =>
+      body.price_min === undefined ||
+      body.price_max === undefined ||
+      body.price_max >= body.price_min ||
+      failureAt("price_max", body, self),
+    fieldProblem("alert_price_max_below_min")
   )
 )
 
@@ -64,7 +68,7 @@ const isTimeZone = (zone: string) => {
 /** A local time of day, `HH:MM` (24 hours). */
 const LocalTime = StringField.pipe(
   Schema.filter((s) => /^([01][0-9]|2[0-3]):[0-5][0-9]$/.test(s), {
-    message: () => problemMessage("quiet_time_format"),
+    ...fieldProblem("quiet_time_format"),
     jsonSchema: { pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$" }
   })
 )
@@ -76,25 +80,31 @@ export const AlertSettingsView = Schema.Struct({
   time_zone: Schema.NullOr(Schema.String)
 })
 
+/** How many of the three quiet-hours settings are given (not null): all or none is valid. */
+const quietHoursGiven = (settings: { readonly [K in "quiet_from" | "quiet_to" | "time_zone"]: unknown }) =>
+  [settings.quiet_from, settings.quiet_to, settings.time_zone].filter((value) => value !== null).length
+
 export const AlertSettingsInput = Payload({
   quiet_from: Schema.NullOr(LocalTime),
   quiet_to: Schema.NullOr(LocalTime),
   time_zone: Schema.NullOr(
     StringField.pipe(
       Schema.filter(isTimeZone, {
-        message: () => problemMessage("quiet_time_zone_unknown"),
+        ...fieldProblem("quiet_time_zone_unknown"),
         jsonSchema: { description: "An IANA time zone, e.g. Asia/Riyadh" }
       })
     )
   )
 }).pipe(
-  Schema.filter((body) => {
-    const given = [body.quiet_from, body.quiet_to, body.time_zone].filter((value) => value !== null).length
-    if (given !== 0 && given !== 3) return { path: ["quiet_from"], message: problemMessage("quiet_hours_incomplete") }
-    if (given === 3 && body.quiet_from === body.quiet_to)
-      return { path: ["quiet_to"], message: problemMessage("quiet_hours_empty") }
-    return true
-  })
+  Schema.filter((body, _, self) => {
+    const given = quietHoursGiven(body)
+    return given === 0 || given === 3 || failureAt("quiet_from", body, self)
+  }, fieldProblem("quiet_hours_incomplete")),
+  Schema.filter(
+    (body, _, self) =>
+      body.quiet_from === null || body.quiet_from !== body.quiet_to || failureAt("quiet_to", body, self),
+    fieldProblem("quiet_hours_empty")
+  )
 )
 
 /** An approved seller's alerts for new requests that match their rules, and their quiet hours. */

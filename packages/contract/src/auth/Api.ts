@@ -10,13 +10,14 @@ import {
   OkMessage,
   UnauthorizedResponse
 } from "../http/Envelope.js"
-import { BodyOrNone, OneOf, Optional, Payload, problemMessage, StringField, Text } from "../http/Fields.js"
+import { BodyOrNone, OneOf, Optional, Payload, StringField, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { fieldProblem } from "../http/Problems.js"
 import { Authentication, BodyCheck } from "../http/Security.js"
 import { UserView } from "../http/Views.js"
 
 const PhoneNumber = StringField
-const OtpCode = StringField.pipe(Schema.pattern(/^\d{6}$/, { message: () => problemMessage("otp_format") }))
+const OtpCode = StringField.pipe(Schema.pattern(/^\d{6}$/, fieldProblem("otp_format")))
 
 export const TokensView = Schema.Struct({
   access_token: Schema.String,

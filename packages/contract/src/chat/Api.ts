@@ -8,17 +8,9 @@ import {
   NotFoundResponse,
   Ok
 } from "../http/Envelope.js"
-import {
-  FreeText,
-  IntParam,
-  PageParams,
-  Pagination,
-  Payload,
-  problemMessage,
-  SEQ_MAX,
-  SeqField
-} from "../http/Fields.js"
+import { FreeText, IntParam, PageParams, Pagination, Payload, SEQ_MAX, SeqField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { MESSAGE_TEXT_MAX } from "../realtime/Protocol.js"
 import { ConversationSummary, MessageItem, SentMessage } from "./Views.js"
@@ -31,9 +23,7 @@ const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
 /** An ISO 8601 date-time with its offset (`2025-01-31T10:00:00.000Z`), as a query parameter. */
 export const TimestampParam = Schema.transform(
   Schema.String.pipe(
-    Schema.filter((s) => ISO_TIMESTAMP.test(s) && !Number.isNaN(Date.parse(s)), {
-      message: () => problemMessage("timestamp")
-    })
+    Schema.filter((s) => ISO_TIMESTAMP.test(s) && !Number.isNaN(Date.parse(s)), fieldProblem("timestamp"))
   ),
   Schema.DateFromSelf,
   { strict: true, decode: (s) => new Date(s), encode: (d) => d.toISOString() }
@@ -45,10 +35,10 @@ const HistoryParams = Schema.Struct({
   after_seq: Schema.optional(IntParam(0, SEQ_MAX)),
   limit: Schema.optional(IntParam(1, MESSAGES_LIMIT_MAX))
 }).pipe(
-  Schema.filter((params) =>
-    params.before !== undefined && params.after_seq !== undefined
-      ? { path: ["after_seq"], message: problemMessage("after_seq_with_before") }
-      : true
+  Schema.filter(
+    (params, _, self) =>
+      params.before === undefined || params.after_seq === undefined || failureAt("after_seq", params, self),
+    fieldProblem("after_seq_with_before")
   )
 )
 

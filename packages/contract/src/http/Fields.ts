@@ -1,39 +1,25 @@
 import * as Schema from "effect/Schema"
+import { fieldProblem } from "./Problems.js"
 
 /*
- * Field schemas whose failures carry a message key of the catalogue, so validation `details` can be
- * localized. A message is encoded as `§key` or `§key§{json params}`.
+ * Field schemas whose failures carry a problem of the catalogue (`http/Problems.ts`), so validation `details`
+ * can be localized.
  */
-const MARK = "§"
-
-export const problemMessage = (key: string, params?: Record<string, string | number>) =>
-  params ? `${MARK}${key}${MARK}${JSON.stringify(params)}` : `${MARK}${key}`
-
-/** Reads a message made by `problemMessage`, or undefined for a framework message. */
-export const parseProblemMessage = (
-  message: string
-): { key: string; params?: Record<string, string | number> } | undefined => {
-  if (!message.startsWith(MARK)) return undefined
-  const [key = "invalid", params] = message.slice(1).split(MARK)
-  return params ? { key, params: JSON.parse(params) } : { key }
-}
-
-const msg = (key: string, params?: Record<string, string | number>) => ({ message: () => problemMessage(key, params) })
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
 
 /** An ISO 8601 date-time with its offset (`2025-01-31T10:00:00.000Z`) in a body, decoded to a Date. */
 export const DateTimeField = Schema.transform(
   Schema.String.pipe(
-    Schema.filter((s) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)), msg("timestamp"))
+    Schema.filter((s) => ISO_DATE_TIME.test(s) && !Number.isNaN(Date.parse(s)), fieldProblem("timestamp"))
   ).annotations({ jsonSchema: { type: "string", format: "date-time" } }),
   Schema.DateFromSelf,
   { strict: true, decode: (s) => new Date(s), encode: (d) => d.toISOString() }
 )
 
 /** A string; NUL characters are refused here, since PostgreSQL cannot store them in text. */
-export const StringField = Schema.String.annotations(msg("must_be_string")).pipe(
-  Schema.filter((s) => !s.includes("\u0000"), msg("invalid_characters"))
+export const StringField = Schema.String.annotations(fieldProblem("must_be_string")).pipe(
+  Schema.filter((s) => !s.includes("\u0000"), fieldProblem("invalid_characters"))
 )
 
 /** Length in characters (Unicode code points), as PostgreSQL's char_length counts them. */
@@ -42,7 +28,7 @@ const characters = (s: string) => {
   for (const _ of s) count++
   return count
 }
-export const NumberField = Schema.Number.annotations(msg("must_be_number"))
+export const NumberField = Schema.Number.annotations(fieldProblem("must_be_number"))
 
 /*
  * Characters refused in texts (docs/DECISIONS.md, "Text values"). A lone surrogate cannot be stored as UTF-8;
@@ -69,9 +55,9 @@ const TrimmedText = (min: number, max: number, clean: (s: string) => boolean) =>
   Schema.transform(
     StringField.annotations({ jsonSchema: { minLength: min, maxLength: max } }),
     Schema.String.pipe(
-      Schema.filter(clean, msg("invalid_characters")),
-      Schema.filter((s) => characters(s) >= min, msg("too_short", { min })),
-      Schema.filter((s) => characters(s) <= max, msg("too_long", { max }))
+      Schema.filter(clean, fieldProblem("invalid_characters")),
+      Schema.filter((s) => characters(s) >= min, fieldProblem("too_short", { min })),
+      Schema.filter((s) => characters(s) <= max, fieldProblem("too_long", { max }))
     ),
     { strict: true, decode: (s) => s.trim(), encode: (s) => s }
   )
@@ -91,17 +77,17 @@ const MAX_AMOUNT = 1_000_000_000
  * would round to something else than what the request said.
  */
 export const Money = NumberField.pipe(
-  Schema.filter(Number.isFinite, msg("must_be_number")),
-  Schema.filter((n) => n > 0, msg("positive")),
-  Schema.filter((n) => n <= MAX_AMOUNT, msg("max_amount", { max: MAX_AMOUNT })),
-  Schema.filter((n) => Math.round(n * 100) / 100 === n, msg("two_decimals"))
+  Schema.filter(Number.isFinite, fieldProblem("must_be_number")),
+  Schema.filter((n) => n > 0, fieldProblem("positive")),
+  Schema.filter((n) => n <= MAX_AMOUNT, fieldProblem("max_amount", { max: MAX_AMOUNT })),
+  Schema.filter((n) => Math.round(n * 100) / 100 === n, fieldProblem("two_decimals"))
 )
 
-/** One of a fixed set of strings. */
+/** One of a fixed set of strings; any other value is the problem `one_of`, read from the literals themselves. */
 export const OneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
-  Schema.Literal(...(values as unknown as [L[number]])).annotations(msg("one_of", { values: values.join(", ") }))
+  Schema.Literal(...(values as unknown as [L[number]]))
 
-export const UuidField = Schema.UUID.annotations(msg("uuid"))
+export const UuidField = Schema.UUID.annotations(fieldProblem("uuid"))
 
 /** An optional field; `null` counts as absent. */
 export const Optional = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { nullable: true })
@@ -113,11 +99,11 @@ export const Optional = <S extends Schema.Schema.All>(schema: S) => Schema.optio
 export const IntParam = (min: number, max: number) =>
   Schema.compose(
     // Digits only: " 1", "+1", "1.0", "1e0", "0x1" are not how an integer is written in a query, so 400.
-    Schema.String.pipe(Schema.pattern(/^[0-9]{1,16}$/, msg("integer_range", { min, max }))),
+    Schema.String.pipe(Schema.pattern(/^[0-9]{1,16}$/, fieldProblem("integer_range", { min, max }))),
     Schema.NumberFromString
   ).pipe(
     Schema.filter((n) => Number.isInteger(n) && n >= min && n <= max, {
-      ...msg("integer_range", { min, max }),
+      ...fieldProblem("integer_range", { min, max }),
       jsonSchema: { type: "integer", minimum: min, ...(max < Number.MAX_SAFE_INTEGER ? { maximum: max } : {}) }
     })
   )
@@ -128,7 +114,7 @@ export const SEQ_MAX = 2_147_483_647
 /** A message seq in a JSON body or frame: an integer from 0 (before the first message) to {@link SEQ_MAX}. */
 export const SeqField = NumberField.pipe(
   Schema.filter((n) => Number.isInteger(n) && n >= 0 && n <= SEQ_MAX, {
-    message: () => problemMessage("integer_range", { min: 0, max: SEQ_MAX }),
+    ...fieldProblem("integer_range", { min: 0, max: SEQ_MAX }),
     jsonSchema: { type: "integer", minimum: 0, maximum: SEQ_MAX }
   })
 )
@@ -141,7 +127,7 @@ export const PageParams = {
 
 /** Structs of payloads report every failing field, not only the first. */
 export const Payload = <F extends Schema.Struct.Fields>(fields: F) =>
-  Schema.Struct(fields).annotations({ parseOptions: { errors: "all" }, ...msg("must_be_object") })
+  Schema.Struct(fields).annotations({ parseOptions: { errors: "all" }, ...fieldProblem("must_be_object") })
 
 export const Pagination = Schema.Struct({
   current_page: Schema.Int,

@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-import { problemMessage } from "./Fields.js"
+import { fieldProblem } from "./Problems.js"
 
 /** The problem key of a path id that is not a UUID: the server answers it 404 NOT_FOUND, not 400. */
 export const UNKNOWN_ID = "unknown_id"
@@ -11,7 +11,7 @@ export const UNKNOWN_ID = "unknown_id"
  */
 export const IdPath = Schema.Struct({
   id: Schema.UUID.annotations({
-    message: () => problemMessage(UNKNOWN_ID),
+    ...fieldProblem(UNKNOWN_ID),
     description: "A UUID; any other value answers 404 NOT_FOUND, like an unknown id."
   })
 })

@@ -9,13 +9,12 @@ import {
   NotFoundResponse,
   Ok
 } from "../http/Envelope.js"
-import { FreeText, NumberField, Optional, Payload, problemMessage, UuidField } from "../http/Fields.js"
+import { FreeText, NumberField, Optional, Payload, UuidField } from "../http/Fields.js"
+import { fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 
 /** An integer from 1 to 5; anything else names the rating's rule. */
-const RatingValue = NumberField.pipe(
-  Schema.filter(isValidRatingValue, { message: () => problemMessage("rating_range") })
-)
+const RatingValue = NumberField.pipe(Schema.filter(isValidRatingValue, fieldProblem("rating_range")))
 
 export const RatingView = Schema.Struct({
   id: Schema.UUID,

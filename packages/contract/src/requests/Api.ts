@@ -10,18 +10,9 @@ import {
   NotFoundResponse,
   Ok
 } from "../http/Envelope.js"
-import {
-  FreeText,
-  Money,
-  OneOf,
-  Optional,
-  PageParams,
-  Pagination,
-  Payload,
-  problemMessage,
-  Text
-} from "../http/Fields.js"
+import { FreeText, Money, OneOf, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
+import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { RequestView } from "../http/Views.js"
 
@@ -62,10 +53,9 @@ const NewRequest = Payload({
   location_city: Optional(Text(1, 100)),
   notes: Optional(FreeText(0, 2000))
 }).pipe(
-  Schema.filter((body) =>
-    body.budget_max >= body.budget_min
-      ? true
-      : { path: ["budget_max"], message: problemMessage("budget_max_below_min") }
+  Schema.filter(
+    (body, _, self) => body.budget_max >= body.budget_min || failureAt("budget_max", body, self),
+    fieldProblem("budget_max_below_min")
   )
 )
 

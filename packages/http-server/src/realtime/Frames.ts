@@ -5,13 +5,14 @@ import {
   clientFrameTypes,
   type ErrorFrameCode,
   errorMessages,
-  parseProblemMessage,
+  type Problem,
+  problemsOf,
   ServerFrame,
   translate
 } from "@talab/contract"
 import type { Language } from "@talab/core"
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 
 /** What an incoming text frame turned out to be. */
@@ -23,9 +24,7 @@ export type DecodedFrame =
   | {
       readonly _tag: "Invalid"
       readonly type: ClientFrameType
-      readonly fields: Readonly<
-        Record<string, ReadonlyArray<{ key: string; params?: Record<string, string | number> }>>
-      >
+      readonly fields: Readonly<Record<string, ReadonlyArray<Problem>>>
       readonly clientId: string | undefined
     }
 
@@ -34,13 +33,11 @@ const isKnownType = (type: unknown): type is ClientFrameType =>
   typeof type === "string" && (clientFrameTypes as ReadonlyArray<string>).includes(type)
 
 const fieldProblems = (error: ParseResult.ParseError) => {
-  const fields: Record<string, Array<{ key: string; params?: Record<string, string | number> }>> = {}
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+  const fields: Record<string, Array<Problem>> = {}
+  for (const { path, ...problem } of problemsOf(error.issue)) {
     // The union reports every member's mismatch on `type`; the right member's field problems are what matter.
-    if (issue.path[0] === "type") continue
-    const field = issue.path.map(String).join(".") || "frame"
-    const problem =
-      issue._tag === "Missing" ? { key: "required" } : (parseProblemMessage(issue.message) ?? { key: "invalid" })
+    if (path[0] === "type") continue
+    const field = path.map(String).join(".") || "frame"
     fields[field] = [...(fields[field] ?? []), problem]
   }
   return fields
@@ -81,7 +78,7 @@ export const errorFrame = (
   code: ErrorFrameCode,
   language: Language,
   extra: {
-    readonly fields?: Readonly<Record<string, ReadonlyArray<{ key: string; params?: Record<string, string | number> }>>>
+    readonly fields?: Readonly<Record<string, ReadonlyArray<Problem>>>
     readonly clientId?: string | undefined
     readonly channel?: string | undefined
   } = {}

@@ -3,8 +3,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { type ErrorCode, parseProblemMessage, translate, UNKNOWN_ID } from "@talab/contract"
-import type { Language } from "@talab/core"
+import { type ErrorCode, translate } from "@talab/contract"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -42,48 +41,6 @@ export const errorEnvelopeResponse = (
     envelopeResponse(request, state, code, status, details)
   )
 
-interface DecodeIssue {
-  readonly _tag: string
-  readonly path: ReadonlyArray<PropertyKey>
-  readonly message: string
-}
-
-/**
- * The validation details of the framework's decode failure, localized. Our field schemas carry
- * catalogue keys; the framework's own messages are read for the few shapes it produces (a literal
- * union lists each allowed value), and anything else is a generic "invalid".
- */
-const detailsOfDecodeIssues = (issues: ReadonlyArray<DecodeIssue>, language: Language) => {
-  const byField = new Map<string, Array<DecodeIssue>>()
-  for (const issue of issues) {
-    const field = issue.path.length > 0 ? issue.path.map(String).join(".") : "body"
-    byField.set(field, [...(byField.get(field) ?? []), issue])
-  }
-  // A payload that may be absent is a union with null; its "not null" issue is noise when fields failed.
-  if (byField.size > 1) byField.delete("body")
-  // So is an optional object's (`device`) when fields inside it failed (`device.name`).
-  const fields = [...byField.keys()]
-  for (const field of fields) if (fields.some((other) => other.startsWith(`${field}.`))) byField.delete(field)
-  const details: Record<string, Array<string>> = {}
-  for (const [field, fieldIssues] of byField) {
-    const problems = fieldIssues.map((issue) =>
-      issue._tag === "Missing" ? { key: "required" } : parseProblemMessage(issue.message)
-    )
-    const known = problems.filter((p) => p !== undefined)
-    const expectedLiterals = fieldIssues
-      .map((issue) => /^Expected "([^"]*)", actual/.exec(issue.message)?.[1])
-      .filter((v) => v !== undefined)
-    const chosen =
-      known.length > 0
-        ? known
-        : expectedLiterals.length > 0
-          ? [{ key: "one_of", params: { values: expectedLiterals.join(", ") } }]
-          : [{ key: "invalid" }]
-    details[field] = [...new Set(chosen.map((p) => translate(p.key, language, p.params)))]
-  }
-  return details
-}
-
 const bodyJson = (response: HttpServerResponse.HttpServerResponse): unknown => {
   if (response.body._tag !== "Uint8Array") return undefined
   try {
@@ -94,8 +51,9 @@ const bodyJson = (response: HttpServerResponse.HttpServerResponse): unknown => {
 }
 
 /**
- * Turns the responses the framework makes itself (decode failures, unknown routes, bad bodies,
- * defects) into the spec's envelope, and adds the rate-limit and request-id headers.
+ * Turns the responses the framework makes itself (unknown routes, bad bodies, defects) into the spec's
+ * envelope, and adds the rate-limit and request-id headers. Decode failures are answered further in
+ * (`DecodeFailure.ts`), where the failure is still the framework's error.
  */
 const finalizeResponse = (
   request: HttpServerRequest.HttpServerRequest,
@@ -108,19 +66,8 @@ const finalizeResponse = (
     envelopeResponse(request, state, code, status, details)
   let final = response
   const isEmpty = response.body._tag === "Empty"
-  if (response.status === 400) {
-    const body = bodyJson(response) as { _tag?: string; issues?: ReadonlyArray<DecodeIssue> } | undefined
-    if (body?._tag === "HttpApiDecodeError") {
-      const issues = body.issues ?? []
-      // The path is decoded first and alone: a path id that is not a UUID names nothing (contract's IdPath).
-      final = issues.some((issue) => parseProblemMessage(issue.message)?.key === UNKNOWN_ID)
-        ? envelopeHere("NOT_FOUND", 404)
-        : envelopeHere("VALIDATION_ERROR", 400, detailsOfDecodeIssues(issues, languageOf(request, state)))
-    } else if (isEmpty) {
-      final = envelopeHere("VALIDATION_ERROR", 400, {
-        body: [translate("malformed_json", languageOf(request, state))]
-      })
-    }
+  if (response.status === 400 && isEmpty) {
+    final = envelopeHere("VALIDATION_ERROR", 400, { body: [translate("malformed_json", languageOf(request, state))] })
   } else if (response.status === 404 && isEmpty) {
     final = envelopeHere("NOT_FOUND", 404)
   } else if (response.status === 413 && isEmpty) {

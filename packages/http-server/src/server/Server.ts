@@ -41,6 +41,7 @@ import { fileStoreLayer, pushLayer, rateLimiterLayer, smsLayer } from "./Adapter
 import { AuthRateLimitLive } from "./AuthRateLimit.js"
 import { CanonicalPathLive } from "./CanonicalPath.js"
 import { corsFor } from "./Cors.js"
+import { DecodeFailureLive } from "./DecodeFailure.js"
 import { DependencyOutageLive } from "./DependencyOutage.js"
 import { withLogging } from "./Logging.js"
 import { NodeServer, NodeServerLayer } from "./NodeServer.js"
@@ -97,6 +98,8 @@ export const HttpAppLive = Layer.unwrapEffect(
       // Built before CORS, so inside it: a browser can read the 429 and the 503.
       Layer.provide(AuthRateLimitLive),
       Layer.provide(DependencyOutageLive),
+      // Outside the idempotency middleware, which so sees a decode failure as a failure and keeps no answer.
+      Layer.provide(DecodeFailureLive),
       // Inside the auth limit (an /auth/* call is counted per IP first) and inside the outage middleware (its
       // own database calls answer 503 when the database is unreachable).
       Layer.provide(IdempotencyLive),
