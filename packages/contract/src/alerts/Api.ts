@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { Category } from "@talab/core"
+import { AlertRule, Category, QuietHours } from "@talab/core"
 import * as Schema from "effect/Schema"
 import {
   BusinessRuleResponse,
@@ -14,6 +14,7 @@ import {
 import { Money, OneOf, Optional, Payload, problemMessage, StringField, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { Authentication } from "../http/Security.js"
+import { entityView } from "../http/Views.js"
 
 /** Most alert rules a seller may keep; the next one is refused with 422 ALERT_RULE_LIMIT_REACHED. */
 export const MAX_ALERT_RULES = 20
@@ -21,14 +22,7 @@ export const MAX_ALERT_RULES = 20
 export const MAX_ALERT_CITIES = 20
 
 /** An alert rule: requests of one of `categories`, in one of `cities`, whose budget meets [price_min, price_max]. */
-export const AlertRuleView = Schema.Struct({
-  id: Schema.UUID,
-  categories: Schema.Array(Category),
-  cities: Schema.Array(Schema.String),
-  price_min: Schema.NullOr(Schema.Number),
-  price_max: Schema.NullOr(Schema.Number),
-  created_at: Schema.Date
-})
+export const AlertRuleView = entityView(AlertRule.fields)
 
 /** An array of `item` with between min and max items. */
 const ArrayOf = <A, I>(item: Schema.Schema<A, I>, min: number, max: number, key: string) =>
@@ -70,11 +64,7 @@ const LocalTime = StringField.pipe(
 )
 
 /** Quiet hours: from `quiet_from` to `quiet_to` (may wrap past midnight) in `time_zone`; all null: none. */
-export const AlertSettingsView = Schema.Struct({
-  quiet_from: Schema.NullOr(Schema.String),
-  quiet_to: Schema.NullOr(Schema.String),
-  time_zone: Schema.NullOr(Schema.String)
-})
+export const AlertSettingsView = entityView(QuietHours.fields)
 
 export const AlertSettingsInput = Payload({
   quiet_from: Schema.NullOr(LocalTime),

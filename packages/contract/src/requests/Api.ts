@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { Category, ConditionPref, RequestStatus } from "@talab/core"
+import { Category, ConditionPref, RequestStatus, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import {
   BusinessRuleResponse,
@@ -23,14 +23,12 @@ import {
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { Authentication } from "../http/Security.js"
-import { RequestView } from "../http/Views.js"
-
-const Nullable = Schema.NullOr(Schema.String)
+import { Party, RequestView } from "../http/Views.js"
 
 /** The detail view: the buyer as an object instead of buyer_id. */
 export const RequestDetail = Schema.Struct({
   ...RequestView.omit("buyerId").fields,
-  buyer: Schema.Struct({ id: Schema.UUID, name: Nullable })
+  buyer: Party
 })
 
 /** An item of the request lists. */
@@ -103,7 +101,14 @@ export class RequestsApi extends HttpApiGroup.make("requests")
   .add(
     HttpApiEndpoint.put("close", "/requests/:id/close")
       .setPath(IdPath)
-      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: RequestStatus, closed_at: Schema.Date })))
+      .addSuccess(
+        Ok(
+          Schema.Struct({
+            ...RequestView.pick("id", "status").fields,
+            ...snakeCaseKeys({ closedAt: Schema.Date }).fields
+          })
+        )
+      )
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
@@ -112,7 +117,12 @@ export class RequestsApi extends HttpApiGroup.make("requests")
     HttpApiEndpoint.put("extend", "/requests/:id/extend")
       .setPath(IdPath)
       .addSuccess(
-        Ok(Schema.Struct({ id: Schema.UUID, status: RequestStatus, expires_at: Schema.Date, extended_at: Schema.Date }))
+        Ok(
+          Schema.Struct({
+            ...RequestView.pick("id", "status").fields,
+            ...snakeCaseKeys({ expiresAt: Schema.Date, extendedAt: Schema.Date }).fields
+          })
+        )
       )
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)

@@ -98,7 +98,7 @@ export class ReportsService extends Effect.Service<ReportsService>()("Reports/Se
             }
           }
           yield* outbox.append(events, at)
-          return { id: resolved.state.id, status: resolved.state.status, action, notes, resolvedAt: at }
+          return { ...resolved.state, action, resolvedAt: at }
         })
       )
 
