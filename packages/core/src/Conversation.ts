@@ -1,14 +1,16 @@
+import * as Schema from "effect/Schema"
 import type { OfferStatus } from "./Offer.js"
 
 /** The one-to-one chat between the buyer of a request and the seller of an offer on it. */
-export interface Conversation {
-  readonly id: string
-  readonly offerId: string
-  readonly buyerId: string
-  readonly sellerId: string
-  readonly createdAt: Date
-  readonly lastMessageAt: Date | null
-}
+export const Conversation = Schema.Struct({
+  id: Schema.UUID,
+  offerId: Schema.UUID,
+  buyerId: Schema.UUID,
+  sellerId: Schema.UUID,
+  createdAt: Schema.DateFromSelf,
+  lastMessageAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export interface Conversation extends Schema.Schema.Type<typeof Conversation> {}
 
 /** A conversation read for update, with the status its offer had at that moment. */
 export interface LockedConversation extends Conversation {
@@ -18,17 +20,19 @@ export interface LockedConversation extends Conversation {
 /** The parties of a conversation see each other's contact details once its offer is accepted (docs/DECISIONS.md). */
 export const contactsShownAt = (offerStatus: OfferStatus) => offerStatus === "accepted"
 
-export interface Message {
-  readonly id: string
-  readonly conversationId: string
-  /** 1, 2, 3, … within the conversation, in the order the messages were stored, with no gaps. */
-  readonly seq: number
-  readonly senderId: string
-  readonly messageText: string
-  readonly clientId: string | null
-  readonly readAt: Date | null
-  readonly createdAt: Date
-}
+/** A message of a conversation, as its sender wrote it. */
+export const Message = Schema.Struct({
+  id: Schema.UUID,
+  conversationId: Schema.UUID,
+  seq: Schema.Int.annotations({ description: "1, 2, 3, … within the conversation, in storing order, with no gaps" }),
+  senderId: Schema.UUID,
+  messageText: Schema.String,
+  /** Chosen by the sending client; a second send with the same one is the same message. */
+  clientId: Schema.NullOr(Schema.String),
+  readAt: Schema.NullOr(Schema.DateFromSelf),
+  createdAt: Schema.DateFromSelf
+})
+export interface Message extends Schema.Schema.Type<typeof Message> {}
 
 /** A message about to be stored: its `seq` is given by the store, as the next one of its conversation. */
 export type NewMessage = Omit<Message, "seq">

@@ -1,4 +1,5 @@
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { InvalidOtp, OtpAttemptsExceeded, OtpExpired } from "./Errors.js"
 
 export const OTP_TTL_MS = 10 * 60 * 1000
@@ -6,13 +7,14 @@ export const OTP_MAX_ATTEMPTS = 3
 export const OTP_LENGTH = 6
 
 /** The one code outstanding for a phone number. Only a hash of the code is kept. */
-export interface OtpChallenge {
-  readonly phoneNumber: string
-  readonly codeHash: string
-  readonly expiresAt: Date
-  readonly attempts: number
-  readonly consumedAt: Date | null
-}
+export const OtpChallenge = Schema.Struct({
+  phoneNumber: Schema.String,
+  codeHash: Schema.String,
+  expiresAt: Schema.DateFromSelf,
+  attempts: Schema.Int,
+  consumedAt: Schema.NullOr(Schema.DateFromSelf)
+})
+export interface OtpChallenge extends Schema.Schema.Type<typeof OtpChallenge> {}
 
 export const issueOtp = (phoneNumber: string, codeHash: string, now: Date): OtpChallenge => ({
   phoneNumber,

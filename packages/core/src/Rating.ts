@@ -1,19 +1,21 @@
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import type { Deal } from "./Deal.js"
 import { ValidationFailed } from "./Errors.js"
 import { DomainEvent } from "./Events.js"
 import { moved, type Transition } from "./Transition.js"
 
 /** A buyer's rating of the seller of a completed deal. */
-export interface Rating {
-  readonly id: string
-  readonly dealId: string
-  readonly sellerId: string
-  readonly buyerId: string
-  readonly rating: number
-  readonly reviewText: string | null
-  readonly createdAt: Date
-}
+export const Rating = Schema.Struct({
+  id: Schema.UUID,
+  dealId: Schema.UUID,
+  sellerId: Schema.UUID,
+  buyerId: Schema.UUID,
+  rating: Schema.Int,
+  reviewText: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf
+})
+export interface Rating extends Schema.Schema.Type<typeof Rating> {}
 
 export const isValidRatingValue = (value: number) => Number.isInteger(value) && value >= 1 && value <= 5
 

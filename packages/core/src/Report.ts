@@ -3,25 +3,26 @@ import * as Schema from "effect/Schema"
 import { CannotReportSelf, ReportNotPending } from "./Errors.js"
 import { DomainEvent } from "./Events.js"
 import { moved, type Transition } from "./Transition.js"
-import type { ReportReason, ResolveAction } from "./Values.js"
+import { ReportReason, ResolveAction } from "./Values.js"
 
 export const ReportStatus = Schema.Literal("pending", "resolved", "dismissed")
 export type ReportStatus = typeof ReportStatus.Type
 
 /** A user's report about a seller. */
-export interface Report {
-  readonly id: string
-  readonly reporterId: string
-  readonly reportedUserId: string
-  readonly dealId: string | null
-  readonly reason: ReportReason
-  readonly description: string | null
-  readonly status: ReportStatus
-  readonly action: ResolveAction | null
-  readonly resolutionNotes: string | null
-  readonly resolvedAt: Date | null
-  readonly createdAt: Date
-}
+export const Report = Schema.Struct({
+  id: Schema.UUID,
+  reporterId: Schema.UUID,
+  reportedUserId: Schema.UUID,
+  dealId: Schema.NullOr(Schema.UUID),
+  reason: ReportReason,
+  description: Schema.NullOr(Schema.String),
+  status: ReportStatus,
+  action: Schema.NullOr(ResolveAction),
+  resolutionNotes: Schema.NullOr(Schema.String),
+  resolvedAt: Schema.NullOr(Schema.DateFromSelf),
+  createdAt: Schema.DateFromSelf
+})
+export interface Report extends Schema.Schema.Type<typeof Report> {}
 
 export type NewReport = Pick<Report, "id" | "reporterId" | "reportedUserId" | "dealId" | "reason" | "description">
 

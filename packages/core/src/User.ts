@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-import { Language, type Platform } from "./Values.js"
+import { Language, Platform } from "./Values.js"
 
 /** A person signed in by phone number. Every user may buy; sellers also have an approved seller profile. */
 export const User = Schema.Struct({
@@ -25,24 +25,23 @@ export const newUser = (args: { id: string; phoneNumber: string; isAdmin: boolea
 })
 
 /** The device a session signed in on, as the app described it at sign-in. */
-export interface SessionDevice {
-  readonly platform: Platform
-  readonly name: string
-}
+export const SessionDevice = Schema.Struct({ platform: Platform, name: Schema.String })
+export interface SessionDevice extends Schema.Schema.Type<typeof SessionDevice> {}
 
 /** A sign-in session; its access and refresh tokens carry its id, and ending it revokes both. */
-export interface Session {
-  readonly id: string
-  readonly userId: string
-  readonly createdAt: Date
-  readonly expiresAt: Date
-  readonly revokedAt: Date | null
+export const Session = Schema.Struct({
+  id: Schema.UUID,
+  userId: Schema.UUID,
+  createdAt: Schema.DateFromSelf,
+  expiresAt: Schema.DateFromSelf,
+  revokedAt: Schema.NullOr(Schema.DateFromSelf),
   /** When a token of the session was last used, to within `SESSION_LAST_USED_GRANULARITY_MS`. */
-  readonly lastUsedAt: Date
-  readonly device: SessionDevice | null
+  lastUsedAt: Schema.DateFromSelf,
+  device: Schema.NullOr(SessionDevice),
   /** The network the session signed in from, never the full address (IPv4 /24, IPv6 /48). */
-  readonly ipPrefix: string | null
-}
+  ipPrefix: Schema.NullOr(Schema.String)
+})
+export interface Session extends Schema.Schema.Type<typeof Session> {}
 
 /** How stale `lastUsedAt` may get: a call refreshes it only when it is at least this old. */
 export const SESSION_LAST_USED_GRANULARITY_MS = 60_000
@@ -55,12 +54,13 @@ export const isSessionLive = (session: Session, now: Date) =>
   session.revokedAt === null && session.expiresAt.getTime() > now.getTime()
 
 /** A push token registered by a device. */
-export interface DeviceToken {
-  readonly id: string
-  readonly userId: string
-  readonly platform: "ios" | "android" | "web"
-  readonly pushToken: string
+export const DeviceToken = Schema.Struct({
+  id: Schema.UUID,
+  userId: Schema.UUID,
+  platform: Platform,
+  pushToken: Schema.String,
   /** The session that registered it; ending that session removes it. Null for tokens registered before sessions owned their tokens. */
-  readonly sessionId: string | null
-  readonly createdAt: Date
-}
+  sessionId: Schema.NullOr(Schema.UUID),
+  createdAt: Schema.DateFromSelf
+})
+export interface DeviceToken extends Schema.Schema.Type<typeof DeviceToken> {}

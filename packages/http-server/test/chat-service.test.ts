@@ -64,15 +64,15 @@ describe("ChatService", () => {
             Array.from({ length: 6 }, (_, i) => chat.sendMessage(buyer.id, conversation.id, `burst ${i}`)),
             { concurrency: "unbounded" }
           )
-          const times = [one, two, ...burst].map((m) => m.created_at.getTime())
+          const times = [one, two, ...burst].map((m) => m.createdAt.getTime())
           expect(times.slice(0, 2)).toEqual([NOW, NOW + 1])
           expect([...times].sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, i) => NOW + i))
           // The seq follows the same storing order: 1..8, no gap, each once, in created_at order.
-          const byTime = [one, two, ...burst].sort((a, b) => a.created_at.getTime() - b.created_at.getTime())
+          const byTime = [one, two, ...burst].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
           expect(byTime.map((m) => m.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
 
           const page = yield* chat.readMessages(seller.id, conversation.id, { before: new Date(NOW + 2), limit: 10 })
-          expect(page.messages.map((m) => m.message_text)).toEqual(["two", "one"])
+          expect(page.messages.map((m) => m.messageText)).toEqual(["two", "one"])
         })
     )
 
@@ -123,7 +123,7 @@ describe("ChatService", () => {
         expect(first.seq).toBe(1) // the retry took no seq: the next message is 2
         expect((yield* chat.sendMessage(buyer.id, conversation.id, "next")).seq).toBe(2)
         const page = yield* chat.readMessages(buyer.id, conversation.id, { limit: 50 })
-        expect(page.messages.map((m) => m.message_text)).toEqual(["next", "once"])
+        expect(page.messages.map((m) => m.messageText)).toEqual(["next", "once"])
       })
     )
 

@@ -5667,6 +5667,7 @@ export interface operations {
                                 /** @enum {string} */
                                 status: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
                                 created_at: components["schemas"]["Date"];
+                                /** @description Past this instant a pending offer is `expired` (null: valid while the request is active) */
                                 valid_until: components["schemas"]["Date"] | null;
                             }[];
                             pagination: {

@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { Category } from "@talab/core"
+import { AlertRule, Category, QuietHours } from "@talab/core"
 import * as Schema from "effect/Schema"
 import {
   BusinessRuleResponse,
@@ -15,6 +15,7 @@ import { Money, OneOf, Optional, Payload, StringField, Text } from "../http/Fiel
 import { IdPath } from "../http/Paths.js"
 import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
+import { entityView } from "../http/Views.js"
 
 /** Most alert rules a seller may keep; the next one is refused with 422 ALERT_RULE_LIMIT_REACHED. */
 export const MAX_ALERT_RULES = 20
@@ -22,14 +23,7 @@ export const MAX_ALERT_RULES = 20
 export const MAX_ALERT_CITIES = 20
 
 /** An alert rule: requests of one of `categories`, in one of `cities`, whose budget meets [price_min, price_max]. */
-export const AlertRuleView = Schema.Struct({
-  id: Schema.UUID,
-  categories: Schema.Array(Category),
-  cities: Schema.Array(Schema.String),
-  price_min: Schema.NullOr(Schema.Number),
-  price_max: Schema.NullOr(Schema.Number),
-  created_at: Schema.Date
-})
+export const AlertRuleView = entityView(AlertRule.fields)
 
 /** An array of `item` with between min and max items. */
 const ArrayOf = <A, I>(item: Schema.Schema<A, I>, min: number, max: number, key: string) =>
@@ -74,11 +68,7 @@ const LocalTime = StringField.pipe(
 )
 
 /** Quiet hours: from `quiet_from` to `quiet_to` (may wrap past midnight) in `time_zone`; all null: none. */
-export const AlertSettingsView = Schema.Struct({
-  quiet_from: Schema.NullOr(Schema.String),
-  quiet_to: Schema.NullOr(Schema.String),
-  time_zone: Schema.NullOr(Schema.String)
-})
+export const AlertSettingsView = entityView(QuietHours.fields)
 
 /** How many of the three quiet-hours settings are given (not null): all or none is valid. */
 const quietHoursGiven = (settings: { readonly [K in "quiet_from" | "quiet_to" | "time_zone"]: unknown }) =>

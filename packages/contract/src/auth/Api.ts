@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { Platform, snakeCaseKeys } from "@talab/core"
+import { Platform, Session, SessionDevice, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import {
   IdempotencyKeyInUseResponse,
@@ -14,7 +14,7 @@ import { BodyOrNone, OneOf, Optional, Payload, StringField, Text } from "../http
 import { IdPath } from "../http/Paths.js"
 import { fieldProblem } from "../http/Problems.js"
 import { Authentication, BodyCheck } from "../http/Security.js"
-import { UserView } from "../http/Views.js"
+import { entityView, shownAs, UserView } from "../http/Views.js"
 
 const PhoneNumber = StringField
 const OtpCode = StringField.pipe(Schema.pattern(/^\d{6}$/, fieldProblem("otp_format")))
@@ -26,15 +26,12 @@ export const TokensView = Schema.Struct({
 })
 
 /** The device a sign-in comes from, as the app names it (shown in the user's list of sessions). */
-export const SessionDeviceView = Schema.Struct({ platform: Platform, name: Schema.String })
+export const SessionDeviceView = entityView(SessionDevice.fields)
 
-/** One of the caller's sessions. */
+/** One of the caller's sessions; the network it signed in from is shown as `approximate_ip`. */
 export const SessionView = Schema.Struct({
-  id: Schema.UUID,
-  created_at: Schema.Date,
-  last_used_at: Schema.Date,
-  device: Schema.NullOr(SessionDeviceView),
-  approximate_ip: Schema.NullOr(Schema.String),
+  ...entityView(Session.fields).pick("id", "createdAt", "lastUsedAt", "device").fields,
+  ipPrefix: shownAs("approximate_ip", Session.fields.ipPrefix),
   current: Schema.Boolean
 })
 

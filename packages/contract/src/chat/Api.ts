@@ -13,7 +13,7 @@ import { IdPath } from "../http/Paths.js"
 import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { MESSAGE_TEXT_MAX } from "../realtime/Protocol.js"
-import { ConversationSummary, MessageItem, SentMessage } from "./Views.js"
+import { ConversationSummary, MessageItem, SentMessage, UnreadCount } from "./Views.js"
 
 export const MESSAGES_LIMIT_MAX = 100
 export const MESSAGES_LIMIT_DEFAULT = 50
@@ -71,7 +71,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
     HttpApiEndpoint.put("markRead", "/conversations/:id/read")
       .setPath(IdPath)
       .setPayload(Payload({ up_to_seq: SeqField }))
-      .addSuccess(Ok(Schema.Struct({ conversation_id: Schema.UUID, unread_count: Schema.Int })))
+      .addSuccess(Ok(Schema.Struct({ ...SentMessage.pick("conversationId").fields, ...UnreadCount.fields })))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
   )

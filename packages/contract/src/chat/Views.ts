@@ -1,4 +1,6 @@
+import { Conversation, Message, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
+import { entityView, shownAs, UserView } from "../http/Views.js"
 
 /** Whether the text had contact details masked for the reader (recipient, before the offer is accepted). */
 const Masked = Schema.Boolean.annotations({
@@ -6,38 +8,44 @@ const Masked = Schema.Boolean.annotations({
     "True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text."
 })
 
+const MessageView = entityView(Message.fields)
+const ConversationView = entityView(Conversation.fields)
+
+/** How many of the other party's messages the caller has not read. */
+export const UnreadCount = snakeCaseKeys({ unreadCount: Schema.Int })
+
 /** A message as the send response and the WebSocket deliver it. */
 export const SentMessage = Schema.Struct({
-  id: Schema.UUID,
-  conversation_id: Schema.UUID,
-  seq: Schema.Int.annotations({ description: "1, 2, 3, … within the conversation, in storing order, with no gaps" }),
-  sender_id: Schema.UUID,
-  message_text: Schema.String,
+  ...MessageView.pick("id", "conversationId", "seq", "senderId", "messageText").fields,
   masked: Masked,
-  created_at: Schema.Date
+  ...MessageView.pick("createdAt").fields
 })
 export type SentMessage = typeof SentMessage.Type
 
 /** A message in a conversation's history, with when its recipient read it. */
 export const MessageItem = Schema.Struct({
   ...SentMessage.fields,
-  read_at: Schema.NullOr(Schema.Date)
+  ...MessageView.pick("readAt").fields
 })
 export type MessageItem = typeof MessageItem.Type
 
+/** The newest message of a conversation, as its list shows it. */
+const LastMessage = Schema.Struct({
+  messageText: shownAs("text", Message.fields.messageText),
+  masked: Masked,
+  // The list's documentation shows seq undescribed (an `Int` reference), as it always has.
+  seq: Schema.Int,
+  ...MessageView.pick("createdAt").fields
+})
+
 /** A conversation in the caller's list, seen from the caller's side. */
 export const ConversationSummary = Schema.Struct({
-  id: Schema.UUID,
-  offer_id: Schema.UUID,
-  other_party: Schema.Struct({
-    id: Schema.UUID,
-    name: Schema.NullOr(Schema.String),
-    avatar_url: Schema.NullOr(Schema.String)
-  }),
-  last_message: Schema.NullOr(
-    Schema.Struct({ text: Schema.String, masked: Masked, seq: Schema.Int, created_at: Schema.Date })
-  ),
-  unread_count: Schema.Int,
-  created_at: Schema.Date
+  ...ConversationView.pick("id", "offerId").fields,
+  ...snakeCaseKeys({
+    otherParty: UserView.pick("id", "name", "avatarUrl"),
+    lastMessage: Schema.NullOr(LastMessage)
+  }).fields,
+  ...UnreadCount.fields,
+  ...ConversationView.pick("createdAt").fields
 })
 export type ConversationSummary = typeof ConversationSummary.Type

@@ -1,15 +1,15 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { DealStatus, SellerProfile, snakeCaseKeys } from "@talab/core"
+import { DealStatus, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
-import { DealView, entityView, OfferView, Party, RequestView } from "../http/Views.js"
+import { DealView, OfferView, Party, RequestView, SellerProfileView } from "../http/Views.js"
 
 const SellerParty = (...figures: ReadonlyArray<"ratingAvg" | "ratingCount">) =>
-  Schema.Struct({ ...Party.fields, ...entityView(SellerProfile.fields).pick(...figures).fields })
+  Schema.Struct({ ...Party.fields, ...SellerProfileView.pick(...figures).fields })
 
 /** An item of the caller's deals. */
 export const DealListItem = Schema.Struct({

@@ -44,11 +44,40 @@ export const entityView = <Fields extends { readonly [K: string]: Schema.Schema.
   return snakeCaseKeys(json) as unknown as Schema.Struct<SnakeCaseFields<JsonFields<Fields>>>
 }
 
+/**
+ * A field of an entity the API names otherwise (`ipPrefix` shown as `approximate_ip`): the view's type keeps the
+ * entity's name, so handlers still return the entity as it is.
+ */
+export const shownAs = <const Key extends string, S extends Schema.Schema.All>(
+  key: Key,
+  schema: S
+): Schema.PropertySignature<
+  ":",
+  Schema.Schema.Type<S>,
+  Key,
+  ":",
+  Schema.Schema.Encoded<JsonField<S>>,
+  false,
+  Schema.Schema.Context<S>
+> =>
+  Schema.propertySignature(jsonField(schema)).pipe(Schema.fromKey(key)) as unknown as Schema.PropertySignature<
+    ":",
+    Schema.Schema.Type<S>,
+    Key,
+    ":",
+    Schema.Schema.Encoded<JsonField<S>>,
+    false,
+    Schema.Schema.Context<S>
+  >
+
 /** The user as the API shows it. */
 export const UserView = entityView(User.fields)
 
+/** A seller profile: every field of the resource. */
+export const SellerProfileView = entityView(SellerProfile.fields)
+
 /** A seller profile as the caller's own summary shows it. */
-export const SellerProfileSummary = entityView(SellerProfile.fields).pick(
+export const SellerProfileSummary = SellerProfileView.pick(
   "id",
   "status",
   "businessName",

@@ -25,20 +25,15 @@ import {
 } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
-import { DealView, OfferView, RequestView } from "../http/Views.js"
+import { DealView, OfferView, Party, RequestView, SellerProfileView } from "../http/Views.js"
 import { SellerTrust } from "../trust/View.js"
-
-const Nullable = Schema.NullOr(Schema.String)
 
 /** An offer of the offers-of-a-request list: the seller as an object instead of seller_id. */
 export const RequestOfferItem = Schema.Struct({
   ...OfferView.omit("sellerId").fields,
   seller: Schema.Struct({
-    id: Schema.UUID,
-    name: Nullable,
-    rating_avg: Schema.Number,
-    rating_count: Schema.Int,
-    location_district: Schema.String,
+    ...Party.fields,
+    ...SellerProfileView.pick("ratingAvg", "ratingCount", "locationDistrict").fields,
     trust: SellerTrust
   })
 })

@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { isValidRatingValue } from "@talab/core"
+import { isValidRatingValue, Rating } from "@talab/core"
 import * as Schema from "effect/Schema"
 import {
   ForbiddenResponse,
@@ -12,18 +12,13 @@ import {
 import { FreeText, NumberField, Optional, Payload, UuidField } from "../http/Fields.js"
 import { fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
+import { entityView } from "../http/Views.js"
 
 /** An integer from 1 to 5; anything else names the rating's rule. */
 const RatingValue = NumberField.pipe(Schema.filter(isValidRatingValue, fieldProblem("rating_range")))
 
-export const RatingView = Schema.Struct({
-  id: Schema.UUID,
-  deal_id: Schema.UUID,
-  seller_id: Schema.UUID,
-  rating: Schema.Int,
-  review_text: Schema.NullOr(Schema.String),
-  created_at: Schema.Date
-})
+/** A rating as the API shows it: the buyer is the caller, so not repeated. */
+export const RatingView = entityView(Rating.fields).omit("buyerId")
 
 /** The buyer's rating of the seller of a completed deal. */
 export class RatingsApi extends HttpApiGroup.make("ratings")

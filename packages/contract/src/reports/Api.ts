@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { DealStatus, ReportReason, ReportStatus, ResolveAction } from "@talab/core"
+import { Report, ReportReason, ReportStatus, ResolveAction, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import {
   BusinessRuleResponse,
@@ -13,23 +13,23 @@ import {
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, UuidField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { AdminOnly, ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
+import { DealView, entityView, shownAs, UserView } from "../http/Views.js"
 
-const Nullable = Schema.NullOr(Schema.String)
-const ReportUser = Schema.Struct({ id: Schema.UUID, name: Nullable, phone_number: Schema.String })
+/** A report: every field of the resource; the admin's resolution notes are shown as `notes`. */
+export const ReportView = Schema.Struct({
+  ...entityView(Report.fields).fields,
+  resolutionNotes: shownAs("notes", Report.fields.resolutionNotes)
+})
+
+const ReportUser = UserView.pick("id", "name", "phoneNumber")
 
 /** A report as the admin reviews it: reporter, reported user and deal as objects. */
 export const AdminReportItem = Schema.Struct({
-  id: Schema.UUID,
+  ...ReportView.pick("id").fields,
   reporter: ReportUser,
-  reported_user: ReportUser,
-  deal: Schema.NullOr(Schema.Struct({ id: Schema.UUID, request_id: Schema.UUID, status: DealStatus })),
-  reason: ReportReason,
-  description: Nullable,
-  status: ReportStatus,
-  action: Schema.NullOr(ResolveAction),
-  notes: Nullable,
-  resolved_at: Schema.NullOr(Schema.Date),
-  created_at: Schema.Date
+  ...snakeCaseKeys({ reportedUser: ReportUser }).fields,
+  deal: Schema.NullOr(DealView.pick("id", "requestId", "status")),
+  ...ReportView.pick("reason", "description", "status", "action", "resolutionNotes", "resolvedAt", "createdAt").fields
 })
 
 /** Reporting a user. */
@@ -44,9 +44,7 @@ export class ReportsApi extends HttpApiGroup.make("reports")
           description: Optional(FreeText(0, 2000))
         })
       )
-      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: ReportStatus, created_at: Schema.Date })), {
-        status: 201
-      })
+      .addSuccess(Ok(ReportView.pick("id", "status", "createdAt")), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
@@ -72,11 +70,10 @@ export class AdminReportsApi extends HttpApiGroup.make("adminReports")
       .addSuccess(
         Ok(
           Schema.Struct({
-            id: Schema.UUID,
-            status: ReportStatus,
+            ...ReportView.pick("id", "status").fields,
             action: ResolveAction,
-            notes: Nullable,
-            resolved_at: Schema.Date
+            ...ReportView.pick("resolutionNotes").fields,
+            ...snakeCaseKeys({ resolvedAt: Schema.Date }).fields
           })
         )
       )

@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { Category, ConditionPref, RequestStatus } from "@talab/core"
+import { Category, ConditionPref, RequestStatus, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import {
   BusinessRuleResponse,
@@ -14,14 +14,13 @@ import { FreeText, Money, OneOf, Optional, PageParams, Pagination, Payload, Text
 import { IdPath } from "../http/Paths.js"
 import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
-import { RequestView } from "../http/Views.js"
 
-const Nullable = Schema.NullOr(Schema.String)
+import { Party, RequestView } from "../http/Views.js"
 
 /** The detail view: the buyer as an object instead of buyer_id. */
 export const RequestDetail = Schema.Struct({
   ...RequestView.omit("buyerId").fields,
-  buyer: Schema.Struct({ id: Schema.UUID, name: Nullable })
+  buyer: Party
 })
 
 /** An item of the request lists. */
@@ -93,7 +92,14 @@ export class RequestsApi extends HttpApiGroup.make("requests")
   .add(
     HttpApiEndpoint.put("close", "/requests/:id/close")
       .setPath(IdPath)
-      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: RequestStatus, closed_at: Schema.Date })))
+      .addSuccess(
+        Ok(
+          Schema.Struct({
+            ...RequestView.pick("id", "status").fields,
+            ...snakeCaseKeys({ closedAt: Schema.Date }).fields
+          })
+        )
+      )
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
@@ -102,7 +108,12 @@ export class RequestsApi extends HttpApiGroup.make("requests")
     HttpApiEndpoint.put("extend", "/requests/:id/extend")
       .setPath(IdPath)
       .addSuccess(
-        Ok(Schema.Struct({ id: Schema.UUID, status: RequestStatus, expires_at: Schema.Date, extended_at: Schema.Date }))
+        Ok(
+          Schema.Struct({
+            ...RequestView.pick("id", "status").fields,
+            ...snakeCaseKeys({ expiresAt: Schema.Date, extendedAt: Schema.Date }).fields
+          })
+        )
       )
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)

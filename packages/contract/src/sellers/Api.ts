@@ -1,6 +1,6 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
-import { SellerProfileStatus } from "@talab/core"
+import { snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import {
   BusinessRuleResponse,
@@ -13,42 +13,29 @@ import {
 import { FreeText, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { AdminOnly, ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
+import { SellerProfileView, UserView } from "../http/Views.js"
 import { SellerTrust } from "../trust/View.js"
 
-export const SellerProfileCreated = Schema.Struct({
-  id: Schema.UUID,
-  user_id: Schema.UUID,
-  status: SellerProfileStatus,
-  business_name: Schema.String,
-  location_district: Schema.String,
-  created_at: Schema.Date
-})
+export const SellerProfileCreated = SellerProfileView.pick(
+  "id",
+  "userId",
+  "status",
+  "businessName",
+  "locationDistrict",
+  "createdAt"
+)
 
 /** What anybody may see of an approved seller. */
 export const PublicSellerProfile = Schema.Struct({
-  id: Schema.UUID,
-  business_name: Schema.String,
-  location_district: Schema.String,
-  bio: Schema.NullOr(Schema.String),
-  rating_avg: Schema.Number,
-  rating_count: Schema.Int,
-  created_at: Schema.Date,
+  ...SellerProfileView.pick("id", "businessName", "locationDistrict", "bio", "ratingAvg", "ratingCount", "createdAt")
+    .fields,
   trust: SellerTrust
 })
 
 /** An application as the admin reviews it, with its applicant. */
 export const PendingSellerProfile = Schema.Struct({
-  id: Schema.UUID,
-  user_id: Schema.UUID,
-  status: SellerProfileStatus,
-  business_name: Schema.String,
-  location_district: Schema.String,
-  location_city: Schema.NullOr(Schema.String),
-  bio: Schema.NullOr(Schema.String),
-  rating_avg: Schema.Number,
-  rating_count: Schema.Int,
-  created_at: Schema.Date,
-  user: Schema.Struct({ id: Schema.UUID, phone_number: Schema.String, name: Schema.NullOr(Schema.String) })
+  ...SellerProfileView.omit("approvedAt").fields,
+  user: UserView.pick("id", "phoneNumber", "name")
 })
 
 /** Applying to sell, and the public face of approved sellers (no token needed). */
@@ -89,7 +76,14 @@ export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfil
   .add(
     HttpApiEndpoint.put("approve", "/:id/approve")
       .setPath(IdPath)
-      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: SellerProfileStatus, approved_at: Schema.Date })))
+      .addSuccess(
+        Ok(
+          Schema.Struct({
+            ...SellerProfileView.pick("id", "status").fields,
+            ...snakeCaseKeys({ approvedAt: Schema.Date }).fields
+          })
+        )
+      )
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
@@ -97,7 +91,7 @@ export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfil
   .add(
     HttpApiEndpoint.put("reject", "/:id/reject")
       .setPath(IdPath)
-      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, status: SellerProfileStatus })))
+      .addSuccess(Ok(SellerProfileView.pick("id", "status")))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)

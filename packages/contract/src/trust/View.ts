@@ -1,28 +1,5 @@
-import * as Schema from "effect/Schema"
+import { SellerTrust as SellerTrustFigures } from "@talab/core"
+import { entityView } from "../http/Views.js"
 
-/**
- * A seller's trust figures (docs/DECISIONS.md, "Seller trust score"). A figure with no data behind it yet is
- * null, never 0: a seller nobody has rated has no average, not an average of 0. Counts are counts (0).
- */
-export const SellerTrust = Schema.Struct({
-  median_first_offer_minutes: Schema.NullOr(Schema.Number).annotations({
-    description:
-      "Median minutes from a request's alert to this seller (its match) to their first offer on it; null before any."
-  }),
-  median_reply_minutes: Schema.NullOr(Schema.Number).annotations({
-    description:
-      "Median minutes from the buyer's first message of a conversation to the seller's first message after it; null before any."
-  }),
-  completion_rate: Schema.NullOr(Schema.Number).annotations({
-    description: "Completed deals / accepted deals (every deal ever made), 0..1 to 2 decimals; null with no deal."
-  }),
-  cancellation_rate: Schema.NullOr(Schema.Number).annotations({
-    description: "Cancelled deals / accepted deals, 0..1 to 2 decimals; null with no deal."
-  }),
-  rating_avg: Schema.NullOr(Schema.Number).annotations({
-    description: "The average rating to 2 decimals; null before the first rating."
-  }),
-  rating_count: Schema.Int,
-  completed_deals: Schema.Int,
-  member_since: Schema.Date.annotations({ description: "When the seller's account was created." })
-}).annotations({ identifier: "SellerTrust" })
+/** A seller's trust figures (core's `SellerTrust`) as the API shows them. */
+export const SellerTrust = entityView(SellerTrustFigures.fields).annotations({ identifier: "SellerTrust" })

@@ -2,7 +2,7 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Multipart from "@effect/platform/Multipart"
-import { Language, Platform, snakeCaseKeys } from "@talab/core"
+import { DeviceToken, Language, Platform, snakeCaseKeys } from "@talab/core"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import {
@@ -16,7 +16,7 @@ import {
 } from "../http/Envelope.js"
 import { BodyOrNone, OneOf, Optional, Payload, Text } from "../http/Fields.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
-import { SellerProfileSummary, UserView } from "../http/Views.js"
+import { entityView, SellerProfileSummary, UserView } from "../http/Views.js"
 
 export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
 /*
@@ -75,7 +75,7 @@ export class UsersApi extends HttpApiGroup.make("users")
   .add(
     HttpApiEndpoint.post("registerDevice", "/device-tokens")
       .setPayload(Payload({ platform: OneOf(...Platform.literals), push_token: Text(1, 4096) }))
-      .addSuccess(Ok(Schema.Struct({ id: Schema.UUID, platform: Platform, created_at: Schema.Date })), { status: 201 })
+      .addSuccess(Ok(entityView(DeviceToken.fields).pick("id", "platform", "createdAt")), { status: 201 })
       .addError(UnauthorizedResponse)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)

@@ -97,7 +97,7 @@ export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
             }
           }
           yield* outbox.append(events, at)
-          return { id: resolved.state.id, status: resolved.state.status, action, notes, resolvedAt: at }
+          return { ...resolved.state, action, resolvedAt: at }
         })
       )
 

@@ -3,22 +3,7 @@ import { Api, CurrentUser, translate } from "@talab/contract"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { requestLanguage, respond } from "../http/Localize.js"
-import { type AlertRule, type QuietHours, SellerAlertsService } from "./Service.js"
-
-const ruleView = (rule: AlertRule) => ({
-  id: rule.id,
-  categories: rule.categories,
-  cities: rule.cities,
-  price_min: rule.priceMin,
-  price_max: rule.priceMax,
-  created_at: rule.createdAt
-})
-
-const settingsView = (settings: QuietHours) => ({
-  quiet_from: settings.quietFrom,
-  quiet_to: settings.quietTo,
-  time_zone: settings.timeZone
-})
+import { SellerAlertsService } from "./Service.js"
 
 const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
   Effect.gen(function* () {
@@ -29,7 +14,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const rules = yield* service.listRules(user)
-            return { success: true as const, data: { alerts: rules.map(ruleView) } }
+            return { success: true as const, data: { alerts: rules } }
           })
         )
       )
@@ -43,7 +28,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
               priceMin: payload.price_min ?? null,
               priceMax: payload.price_max ?? null
             })
-            return { success: true as const, data: ruleView(rule) }
+            return { success: true as const, data: rule }
           })
         )
       )
@@ -64,7 +49,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            return { success: true as const, data: settingsView(yield* service.getSettings(user)) }
+            return { success: true as const, data: yield* service.getSettings(user) }
           })
         )
       )
@@ -77,7 +62,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
               quietTo: payload.quiet_to,
               timeZone: payload.time_zone
             })
-            return { success: true as const, data: settingsView(settings) }
+            return { success: true as const, data: settings }
           })
         )
       )

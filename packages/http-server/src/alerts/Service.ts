@@ -1,10 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { MAX_ALERT_RULES } from "@talab/contract"
 import {
+  type AlertRule,
+  type AlertRuleInput,
   AlertRuleLimitReached,
   type Category,
   Ids,
   NotFound,
+  type QuietHours,
   requireApprovedSeller,
   SellerProfileRepo,
   Transactor,
@@ -13,23 +16,7 @@ import {
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 
-export interface AlertRuleInput {
-  readonly categories: ReadonlyArray<Category>
-  readonly cities: ReadonlyArray<string>
-  readonly priceMin: number | null
-  readonly priceMax: number | null
-}
-
-export interface AlertRule extends AlertRuleInput {
-  readonly id: string
-  readonly createdAt: Date
-}
-
-export interface QuietHours {
-  readonly quietFrom: string | null
-  readonly quietTo: string | null
-  readonly timeZone: string | null
-}
+export type { AlertRule, AlertRuleInput, QuietHours } from "@talab/core"
 
 /** How a city is compared: trimmed, lowercased (a request's "Riyadh " matches a rule's "riyadh"). */
 export const cityKey = (city: string) => city.trim().toLowerCase()

@@ -56,16 +56,7 @@ const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
           const sessions = yield* queries.live(user.id)
           return {
             success: true as const,
-            data: {
-              sessions: sessions.map((session) => ({
-                id: session.id,
-                created_at: session.createdAt,
-                last_used_at: session.lastUsedAt,
-                device: session.device,
-                approximate_ip: session.ipPrefix,
-                current: session.id === sessionId
-              }))
-            }
+            data: { sessions: sessions.map((session) => ({ ...session, current: session.id === sessionId })) }
           }
         })
       )

@@ -1,17 +1,11 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { OtpRepo } from "@talab/core"
+import { OtpChallenge, OtpRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { column, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
-export const OtpChallengeRow = Schema.Struct({
-  phoneNumber: column("phone_number", Schema.String),
-  codeHash: column("code_hash", Schema.String),
-  expiresAt: column("expires_at", Timestamp),
-  attempts: Schema.Number,
-  consumedAt: column("consumed_at", NullableTimestamp)
-})
+/** A one-time code as stored: the entity under its column names. */
+export const OtpChallengeRow = snakeCaseKeys(OtpChallenge.fields)
 
 export const SqlOtpRepo = Layer.effect(
   OtpRepo,

@@ -1,65 +1,34 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Platform, SessionRepo } from "@talab/core"
+import { Platform, Session, SessionRepo, snakeCaseKeys, User } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { byUuid, isUuid, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
-import { UserRow } from "../users/SqlUserRepo.js"
+import { byUuid, columnsAs, isUuid, nested } from "../db/Rows.js"
 
+/** The device is stored as two columns, both set or both null. */
 const SessionColumns = Schema.Struct({
-  id: Schema.String,
-  user_id: Schema.String,
-  created_at: Timestamp,
-  expires_at: Timestamp,
-  revoked_at: NullableTimestamp,
-  last_used_at: Timestamp,
-  device_platform: Schema.NullOr(Platform),
-  device_name: NullableString,
-  ip_prefix: NullableString
+  ...Session.omit("device").fields,
+  devicePlatform: Schema.NullOr(Platform),
+  deviceName: Schema.NullOr(Schema.String)
 })
 
-/** A session row; the device is two columns, both set or both null. */
-export const SessionRow = Schema.transform(
-  SessionColumns,
-  Schema.Struct({
-    id: Schema.String,
-    userId: Schema.String,
-    createdAt: Timestamp,
-    expiresAt: Timestamp,
-    revokedAt: NullableTimestamp,
-    lastUsedAt: Timestamp,
-    device: Schema.NullOr(Schema.Struct({ platform: Platform, name: Schema.String })),
-    ipPrefix: NullableString
+/** A session as stored: the entity under its column names, its device in two columns. */
+export const SessionRow = Schema.transform(snakeCaseKeys(SessionColumns.fields), Schema.typeSchema(Session), {
+  strict: true,
+  decode: ({ deviceName, devicePlatform, ...session }) => ({
+    ...session,
+    device: devicePlatform !== null && deviceName !== null ? { platform: devicePlatform, name: deviceName } : null
   }),
-  {
-    strict: true,
-    decode: (row) => ({
-      id: row.id,
-      userId: row.user_id,
-      createdAt: row.created_at,
-      expiresAt: row.expires_at,
-      revokedAt: row.revoked_at,
-      lastUsedAt: row.last_used_at,
-      device:
-        row.device_platform !== null && row.device_name !== null
-          ? { platform: row.device_platform, name: row.device_name }
-          : null,
-      ipPrefix: row.ip_prefix
-    }),
-    encode: (session) => ({
-      id: session.id,
-      user_id: session.userId,
-      created_at: session.createdAt,
-      expires_at: session.expiresAt,
-      revoked_at: session.revokedAt,
-      last_used_at: session.lastUsedAt,
-      device_platform: session.device?.platform ?? null,
-      device_name: session.device?.name ?? null,
-      ip_prefix: session.ipPrefix
-    })
-  }
-)
+  encode: ({ device, ...session }) => ({
+    ...session,
+    devicePlatform: device?.platform ?? null,
+    deviceName: device?.name ?? null
+  })
+})
+
+/** The user's columns beside the session's, named `user.<field>`. */
+const userColumns = columnsAs("u", Object.keys(User.fields), "user")
 
 export const SqlSessionRepo = Layer.effect(
   SessionRepo,
@@ -77,29 +46,18 @@ export const SqlSessionRepo = Layer.effect(
     })
 
     const decodeSession = Schema.decodeUnknownSync(SessionRow)
-    const decodeUser = Schema.decodeUnknownSync(UserRow)
+    const decodeUser = Schema.decodeUnknownSync(User)
     // One round trip instead of two: every authenticated call reads both. A row that does not decode is a defect.
     const findWithUser = (id: string) =>
       sql<Record<string, unknown>>`
-        SELECT s.*, u.phone_number, u.name, u.avatar_url, u.language, u.is_admin, u.created_at AS user_created_at
+        SELECT s.*, ${sql.literal(userColumns)}
         FROM sessions s JOIN users u ON u.id = s.user_id
         WHERE s.id = ${id}`.pipe(
-        Effect.map(([row]) =>
-          row === undefined
-            ? Option.none()
-            : Option.some({
-                session: decodeSession(row),
-                user: decodeUser({
-                  id: row.user_id,
-                  phone_number: row.phone_number,
-                  name: row.name,
-                  avatar_url: row.avatar_url,
-                  language: row.language,
-                  is_admin: row.is_admin,
-                  created_at: row.user_created_at
-                })
-              })
-        )
+        Effect.map(([row]) => {
+          if (row === undefined) return Option.none()
+          const { user, ...session } = nested<{ readonly user: unknown }>(row)
+          return Option.some({ session: decodeSession(session), user: decodeUser(user) })
+        })
       )
 
     return SessionRepo.of({

@@ -47,10 +47,7 @@ const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const marked = yield* chat.markReadUpTo(user.id, path.id, payload.up_to_seq)
-            return {
-              success: true as const,
-              data: { conversation_id: marked.conversationId, unread_count: marked.unreadCount }
-            }
+            return { success: true as const, data: marked }
           })
         )
       )

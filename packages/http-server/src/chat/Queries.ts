@@ -1,35 +1,30 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type ConversationSummary, type MessageItem } from "@talab/contract"
-import { contactsShownAt, OfferStatus } from "@talab/core"
+import { Conversation, contactsShownAt, Message, OfferStatus, User } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { columnsAs, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
+import { MessageRow } from "./SqlMessageRepo.js"
 import { shownTo, textFor } from "./Views.js"
 
+/** A conversation of the list as read, before its last message is shown to the reader. */
 const SummaryRow = Schema.Struct({
-  id: Schema.String,
-  offer_id: Schema.String,
-  created_at: Schema.DateFromSelf,
-  other_id: Schema.String,
-  other_name: Schema.NullOr(Schema.String),
-  other_avatar_url: Schema.NullOr(Schema.String),
-  last_text: Schema.NullOr(Schema.String),
-  last_seq: Schema.NullOr(Schema.Number),
-  last_sender_id: Schema.NullOr(Schema.String),
-  offer_status: OfferStatus,
-  last_created_at: Schema.NullOr(Schema.DateFromSelf),
-  unread_count: Schema.Number
+  ...Conversation.pick("id", "offerId", "createdAt").fields,
+  otherParty: User.pick("id", "name", "avatarUrl"),
+  lastMessage: Schema.NullOr(Message.pick("messageText", "seq", "senderId", "createdAt")),
+  offerStatus: OfferStatus,
+  unreadCount: Schema.Int
 })
 
-const MessageRow = Schema.Struct({
-  id: Schema.String,
-  conversation_id: Schema.String,
-  seq: Schema.Number,
-  sender_id: Schema.String,
-  message_text: Schema.String,
-  read_at: Schema.NullOr(Schema.DateFromSelf),
-  created_at: Schema.DateFromSelf
-})
+const summaryColumns = [
+  columnsAs("p", ["id", "offerId", "createdAt"]),
+  columnsAs("u", ["id", "name", "avatarUrl"], "otherParty"),
+  columnsAs("last", ["messageText", "seq", "senderId", "createdAt"], "lastMessage"),
+  `o.status AS "offerStatus"`
+].join(", ")
+
+const HistoryRow = MessageRow.omit("clientId")
 
 const Total = Schema.Struct({ total: Schema.Number })
 
@@ -51,7 +46,8 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
     const summaryPage = SqlSchema.findAll({
       Request: Schema.Struct({ userId: Schema.String, limit: Schema.Number, offset: Schema.Number }),
       Result: SummaryRow,
-      execute: ({ limit, offset, userId }) => sql`
+      execute: ({ limit, offset, userId }) =>
+        sql<Record<string, unknown>>`
         WITH mine AS (
           (SELECT id, offer_id, created_at, last_message_at, seller_id AS other_id FROM conversations
            WHERE buyer_id = ${userId}
@@ -64,11 +60,9 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
           SELECT * FROM mine
           ORDER BY COALESCE(last_message_at, created_at) DESC, id DESC LIMIT ${limit} OFFSET ${offset}
         )
-        SELECT p.id, p.offer_id, p.created_at, u.id AS other_id, u.name AS other_name,
-               u.avatar_url AS other_avatar_url, last.message_text AS last_text, last.seq AS last_seq,
-               last.sender_id AS last_sender_id, last.created_at AS last_created_at, o.status AS offer_status,
+        SELECT ${sql.literal(summaryColumns)},
                (SELECT count(*) FROM messages m
-                WHERE m.conversation_id = p.id AND m.sender_id = p.other_id AND m.read_at IS NULL)::int AS unread_count
+                WHERE m.conversation_id = p.id AND m.sender_id = p.other_id AND m.read_at IS NULL)::int AS "unreadCount"
         FROM page p
         JOIN users u ON u.id = p.other_id
         JOIN offers o ON o.id = p.offer_id
@@ -76,7 +70,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
           SELECT message_text, seq, sender_id, created_at FROM messages m
           WHERE m.conversation_id = p.id ORDER BY m.seq DESC LIMIT 1
         ) last ON true
-        ORDER BY COALESCE(p.last_message_at, p.created_at) DESC, p.id DESC`
+        ORDER BY COALESCE(p.last_message_at, p.created_at) DESC, p.id DESC`.pipe(Effect.map((rows) => rows.map(nested)))
     })
     const summaryTotal = SqlSchema.single({
       Request: Schema.String,
@@ -93,7 +87,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         before: Schema.UndefinedOr(Schema.DateFromSelf),
         limit: Schema.Number
       }),
-      Result: MessageRow,
+      Result: HistoryRow,
       execute: ({ before, conversationId, limit }) => sql`
         SELECT id, conversation_id, seq, sender_id, message_text, read_at, created_at FROM messages
         WHERE conversation_id = ${conversationId}
@@ -105,7 +99,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
     // Walks messages_by_conversation_seq forward; one row more tells has_more.
     const messagesAfterSeq = SqlSchema.findAll({
       Request: Schema.Struct({ conversationId: Schema.String, afterSeq: Schema.Number, limit: Schema.Number }),
-      Result: MessageRow,
+      Result: HistoryRow,
       execute: ({ afterSeq, conversationId, limit }) => sql`
         SELECT id, conversation_id, seq, sender_id, message_text, read_at, created_at FROM messages
         WHERE conversation_id = ${conversationId} AND seq > ${afterSeq}
@@ -114,9 +108,9 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
     })
     const unread = SqlSchema.single({
       Request: Schema.Struct({ conversationId: Schema.String, readerId: Schema.String }),
-      Result: Schema.Struct({ unread_count: Schema.Number }),
+      Result: Schema.Struct({ unreadCount: Schema.Int }),
       execute: ({ conversationId, readerId }) => sql`
-        SELECT count(*)::int AS unread_count FROM messages
+        SELECT count(*)::int AS "unreadCount" FROM messages
         WHERE conversation_id = ${conversationId} AND sender_id <> ${readerId} AND read_at IS NULL`
     })
 
@@ -139,29 +133,12 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       rowsAndTotal(summaryPage({ userId, limit: page.perPage, offset: offsetOf(page) }), summaryTotal(userId)).pipe(
         Effect.map(({ rows, total }) => ({
           total: total.total,
-          items: rows.map((row) => ({
-            id: row.id,
-            offer_id: row.offer_id,
-            other_party: { id: row.other_id, name: row.other_name, avatar_url: row.other_avatar_url },
-            last_message:
-              row.last_text === null ||
-              row.last_seq === null ||
-              row.last_created_at === null ||
-              row.last_sender_id === null
+          items: rows.map(({ lastMessage, offerStatus, ...summary }) => ({
+            ...summary,
+            lastMessage:
+              lastMessage === null
                 ? null
-                : {
-                    ...(({ masked, message_text }) => ({ text: message_text, masked }))(
-                      textFor(
-                        { sender_id: row.last_sender_id, message_text: row.last_text },
-                        userId,
-                        contactsShownAt(row.offer_status)
-                      )
-                    ),
-                    seq: row.last_seq,
-                    created_at: row.last_created_at
-                  },
-            unread_count: row.unread_count,
-            created_at: row.created_at
+                : { ...lastMessage, ...textFor(lastMessage, userId, contactsShownAt(offerStatus)) }
           }))
         })),
         Effect.orDie
@@ -172,7 +149,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       conversationId: string,
       viewerId: string,
       limit: number,
-      rows: Effect.Effect<ReadonlyArray<typeof MessageRow.Type>, E>
+      rows: Effect.Effect<ReadonlyArray<typeof HistoryRow.Type>, E>
     ): Effect.Effect<MessagePage> =>
       Effect.all([rows, contactsShown(conversationId)]).pipe(
         Effect.map(([rows, shown]) => ({
@@ -209,7 +186,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
     /** How many of the other party's messages the reader has not read. */
     const unreadCount = (conversationId: string, readerId: string): Effect.Effect<number> =>
       unread({ conversationId, readerId }).pipe(
-        Effect.map((row) => row.unread_count),
+        Effect.map((row) => row.unreadCount),
         Effect.orDie
       )
 

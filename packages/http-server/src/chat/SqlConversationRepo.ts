@@ -1,22 +1,16 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { ConversationRepo, OfferStatus } from "@talab/core"
+import { Conversation, ConversationRepo, OfferStatus, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid, column, NullableTimestamp, Timestamp } from "../db/Rows.js"
+import { byUuid } from "../db/Rows.js"
 
-export const ConversationRow = Schema.Struct({
-  id: Schema.String,
-  offerId: column("offer_id", Schema.String),
-  buyerId: column("buyer_id", Schema.String),
-  sellerId: column("seller_id", Schema.String),
-  createdAt: column("created_at", Timestamp),
-  lastMessageAt: column("last_message_at", NullableTimestamp)
-})
+/** A conversation as stored: the entity under its column names. */
+export const ConversationRow = snakeCaseKeys(Conversation.fields)
 
 const LockedConversationRow = Schema.Struct({
   ...ConversationRow.fields,
-  offerStatus: column("offer_status", OfferStatus)
+  ...snakeCaseKeys({ offerStatus: OfferStatus }).fields
 })
 
 export const SqlConversationRepo = Layer.effect(

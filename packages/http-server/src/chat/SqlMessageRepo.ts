@@ -1,21 +1,12 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { MessageRepo } from "@talab/core"
+import { Message, MessageRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { column, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
 
-export const MessageRow = Schema.Struct({
-  id: Schema.String,
-  conversationId: column("conversation_id", Schema.String),
-  seq: Schema.Number,
-  senderId: column("sender_id", Schema.String),
-  messageText: column("message_text", Schema.String),
-  clientId: column("client_id", NullableString),
-  readAt: column("read_at", NullableTimestamp),
-  createdAt: column("created_at", Timestamp)
-})
+/** A message as stored: the entity under its column names. */
+export const MessageRow = snakeCaseKeys(Message.fields)
 
 const NewMessageRow = MessageRow.omit("seq")
 

@@ -30,11 +30,15 @@ export const columnsAs = <K extends string>(table: string, fields: ReadonlyArray
   fields.map((field) => `${table}.${snakeCase(field)} AS "${into === undefined ? "" : `${into}.`}${field}"`).join(", ")
 
 /**
- * A row whose `a.b` names are gathered into objects (`{ "request.id": 1 }` → `{ request: { id: 1 } }`), one
- * level deep: how a query returns an entity with the parts of its neighbours the view shows.
+ * A row whose `a.b` names are gathered into objects (`{ "request.id": 1 }` → `{ request: { id: 1 } }`, and
+ * `a.b.c` two deep): how a query returns an entity with the parts of its neighbours the view shows. An object
+ * whose columns are all null is null: the outer join found no row.
  */
-export const nested = <A>(row: Record<string, unknown>): A => {
+export const nested = <A>(row: Record<string, unknown>): A => gather(row) as A
+
+const gather = (row: Record<string, unknown>): Record<string, unknown> => {
   const result: Record<string, unknown> = {}
+  let groups: Record<string, Record<string, unknown>> | undefined
   for (const name in row) {
     const dot = name.indexOf(".")
     if (dot === -1) {
@@ -42,8 +46,13 @@ export const nested = <A>(row: Record<string, unknown>): A => {
       continue
     }
     const outer = name.slice(0, dot)
-    if (result[outer] === undefined) result[outer] = {}
-    ;(result[outer] as Record<string, unknown>)[name.slice(dot + 1)] = row[name]
+    groups ??= {}
+    groups[outer] ??= {}
+    groups[outer][name.slice(dot + 1)] = row[name]
   }
-  return result as A
+  for (const outer in groups) {
+    const group = gather(groups[outer]!)
+    result[outer] = Object.values(group).every((value) => value === null) ? null : group
+  }
+  return result
 }

@@ -1,10 +1,10 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { NotificationData, OwedNotification, PushType } from "@talab/core"
+import { type NotificationData, type OwedNotification, snakeCaseKeys } from "@talab/core"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { column, Timestamp } from "../db/Rows.js"
+import { Timestamp } from "../db/Rows.js"
 
 /** The key each id of a push's `data` has in the stored payload and on the device (the apps read snake_case). */
 const wireKeyOf = {
@@ -61,28 +61,33 @@ export type DeviceOutcome = typeof DeviceOutcome.Type
 /** Settled device tokens of a notification and what each made of it. */
 export type DeviceOutcomes = Readonly<Record<string, DeviceOutcome>>
 
-const ClaimedRow = Schema.Struct({
-  id: Schema.String,
-  userId: column("user_id", Schema.String),
-  type: PushTypeSchema,
-  payload: Payload,
-  attempts: Schema.Number,
-  deviceOutcomes: column("device_outcomes", Schema.Record({ key: Schema.String, value: DeviceOutcome })),
-  createdAt: column("created_at", Timestamp)
-})
-
 /** A notification this dispatcher holds until its lease ends; `attempts` counts this claim. */
-export interface ClaimedNotification {
-  readonly id: string
-  readonly userId: string
-  readonly type: PushType
-  readonly data: Readonly<Record<string, string>>
-  readonly messageId: string | undefined
-  readonly attempts: number
+export const ClaimedNotification = Schema.Struct({
+  id: Schema.UUID,
+  userId: Schema.UUID,
+  type: PushTypeSchema,
+  data: Schema.Record({ key: Schema.String, value: Schema.String }),
+  messageId: Schema.UndefinedOr(Schema.String),
+  attempts: Schema.Int,
   /** The devices earlier attempts settled: not pushed to again. */
-  readonly deviceOutcomes: DeviceOutcomes
-  readonly createdAt: Date
-}
+  deviceOutcomes: Schema.Record({ key: Schema.String, value: DeviceOutcome }),
+  createdAt: Timestamp
+})
+export interface ClaimedNotification extends Schema.Schema.Type<typeof ClaimedNotification> {}
+
+/** A claimed row: the notification under its column names, its data and message id in the JSON `payload`. */
+const ClaimedRow = Schema.transform(
+  Schema.Struct({ ...snakeCaseKeys(ClaimedNotification.omit("data", "messageId").fields).fields, payload: Payload }),
+  Schema.typeSchema(ClaimedNotification),
+  {
+    strict: true,
+    decode: ({ payload, ...row }) => ({ ...row, data: payload.data, messageId: payload.message_id }),
+    encode: ({ data, messageId, ...row }) => ({
+      ...row,
+      payload: messageId === undefined ? { data } : { data, message_id: messageId }
+    })
+  }
+)
 
 /** How one attempt at a notification ended. */
 export type Settlement = Data.TaggedEnum<{
@@ -124,24 +129,7 @@ export class NotificationStore extends Effect.Service<NotificationStore>()("Noti
      * claim whose dispatcher died comes back by itself once the lease runs out.
      */
     const claimDue = (args: { readonly now: Date; readonly leaseUntil: Date; readonly limit: number }) =>
-      claim(args).pipe(
-        Effect.map((rows) =>
-          rows
-            .map(
-              (row): ClaimedNotification => ({
-                id: row.id,
-                userId: row.userId,
-                type: row.type,
-                data: row.payload.data,
-                messageId: row.payload.message_id,
-                attempts: row.attempts,
-                deviceOutcomes: row.deviceOutcomes,
-                createdAt: row.createdAt
-              })
-            )
-            .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-        )
-      )
+      claim(args).pipe(Effect.map((rows) => [...rows].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())))
 
     /**
      * Records how each attempt ended, in one statement. Answers the ids recorded; a notification whose claim is

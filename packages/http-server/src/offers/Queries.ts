@@ -1,28 +1,50 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { MyOfferItem, OfferSort, RequestOfferItem } from "@talab/contract"
-import { OfferStatus } from "@talab/core"
+import { BuyRequest, Offer, OfferStatus, SellerProfile, SellerTrust, User } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { columnsAs, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
-import { BuyRequestRow } from "../requests/SqlRequestRepo.js"
-import { TrustRow, trustColumns, trustOf } from "../trust/View.js"
+import { trustColumns } from "../trust/View.js"
 import type { OffersAudience } from "./Policy.js"
-import { OfferRow } from "./SqlOfferRepo.js"
 
+/** An offer of a request with its seller, as `nested` gathers the row. */
 const RequestOfferRow = Schema.Struct({
-  ...OfferRow.fields,
-  seller_name: Schema.NullOr(Schema.String),
-  seller_rating_avg: Schema.Number,
-  seller_rating_count: Schema.Number,
-  seller_location_district: Schema.String,
-  ...TrustRow
+  ...Offer.omit("sellerId").fields,
+  seller: Schema.Struct({
+    ...User.pick("id", "name").fields,
+    ...SellerProfile.pick("ratingAvg", "ratingCount", "locationDistrict").fields,
+    trust: SellerTrust
+  })
 })
 
+// The status is the effective one (below); the rest is read as stored.
+const requestOfferColumns = [
+  columnsAs("o", [
+    "id",
+    "requestId",
+    "price",
+    "availability",
+    "conditionNotes",
+    "warrantyNotes",
+    "createdAt",
+    "validUntil"
+  ]),
+  columnsAs("u", ["id", "name"], "seller"),
+  columnsAs("p", ["ratingAvg", "ratingCount", "locationDistrict"], "seller")
+].join(", ")
+
+/** One of the seller's own offers with the request it answers, as `nested` gathers the row. */
 const MyOfferRow = Schema.Struct({
-  ...OfferRow.pick("id", "requestId", "price", "status", "createdAt", "validUntil").fields,
-  ...BuyRequestRow.pick("productBrand", "productModel", "budgetMax").fields
+  ...Offer.pick("id", "requestId", "price", "status", "createdAt", "validUntil").fields,
+  request: BuyRequest.pick("id", "productBrand", "productModel", "budgetMax")
 })
+
+const myOfferColumns = [
+  columnsAs("o", ["id", "requestId", "price", "createdAt", "validUntil"]),
+  columnsAs("r", ["id", "productBrand", "productModel", "budgetMax"], "request")
+].join(", ")
 
 const Total = Schema.Struct({ total: Schema.Number })
 
@@ -66,12 +88,10 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
         now: Schema.DateFromSelf
       }),
       Result: RequestOfferRow,
-      execute: ({ requestId, sellerId, sort, now }) => sql`
-        SELECT o.id, o.request_id, o.seller_id, o.price, o.availability, o.condition_notes, o.warranty_notes,
-               ${effectiveStatus(now)} AS status, o.created_at, o.valid_until, u.name AS seller_name,
-               p.rating_avg AS seller_rating_avg, p.rating_count AS seller_rating_count,
-               p.location_district AS seller_location_district,
-               ${trustColumns(sql, "t", "p", "u")}
+      execute: ({ requestId, sellerId, sort, now }) =>
+        sql<Record<string, unknown>>`
+        SELECT ${sql.literal(requestOfferColumns)}, ${effectiveStatus(now)} AS status,
+               ${trustColumns(sql, "t", "p", "u", "seller.trust")}
         FROM offers o
         JOIN buy_requests r ON r.id = o.request_id
         JOIN users u ON u.id = o.seller_id
@@ -79,7 +99,7 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
         LEFT JOIN seller_trust_stats t ON t.seller_user_id = o.seller_id
         WHERE o.request_id = ${requestId}
           AND ${sellerId === null ? sql`o.status <> 'withdrawn'` : sql`o.seller_id = ${sellerId}`}
-        ORDER BY ${orderKey(sort)}o.created_at DESC, o.id DESC`
+        ORDER BY ${orderKey(sort)}o.created_at DESC, o.id DESC`.pipe(Effect.map((rows) => rows.map(nested)))
     })
 
     /** The offers of a request the audience may see, in the order asked for (newest first by default). */
@@ -90,22 +110,7 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
     ): Effect.Effect<ReadonlyArray<typeof RequestOfferItem.Type>> =>
       Effect.flatMap(now, (at) =>
         forRequest({ requestId, sellerId: audience._tag === "Seller" ? audience.sellerId : null, sort, now: at })
-      ).pipe(
-        Effect.map((rows) =>
-          rows.map((row) => ({
-            ...row,
-            seller: {
-              id: row.sellerId,
-              name: row.seller_name,
-              rating_avg: row.seller_rating_avg,
-              rating_count: row.seller_rating_count,
-              location_district: row.seller_location_district,
-              trust: trustOf(row)
-            }
-          }))
-        ),
-        Effect.orDie
-      )
+      ).pipe(Effect.orDie)
 
     // offers_by_seller (seller_id, created_at DESC, id DESC); a status is a residual filter.
     const minePage = SqlSchema.findAll({
@@ -117,14 +122,14 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
         now: Schema.DateFromSelf
       }),
       Result: MyOfferRow,
-      execute: ({ sellerId, status, limit, offset, now }) => sql`
-        SELECT o.id, o.request_id, o.price, ${effectiveStatus(now)} AS status, o.created_at, o.valid_until,
-               r.product_brand, r.product_model, r.budget_max
+      execute: ({ sellerId, status, limit, offset, now }) =>
+        sql<Record<string, unknown>>`
+        SELECT ${sql.literal(myOfferColumns)}, ${effectiveStatus(now)} AS status
         FROM offers o
         JOIN buy_requests r ON r.id = o.request_id
         WHERE o.seller_id = ${sellerId}${status === null ? sql`` : sql` AND ${effectiveStatus(now)} = ${status}`}
         ORDER BY o.created_at DESC, o.id DESC
-        LIMIT ${limit} OFFSET ${offset}`
+        LIMIT ${limit} OFFSET ${offset}`.pipe(Effect.map((rows) => rows.map(nested)))
     })
     const mineTotal = SqlSchema.single({
       Request: Schema.Struct({ sellerId: Schema.String, status: Schema.NullOr(OfferStatus), now: Schema.DateFromSelf }),
@@ -149,18 +154,7 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
           mineTotal({ sellerId, status: status ?? null, now: at })
         )
       ).pipe(
-        Effect.map(({ rows, total }) => ({
-          total: total.total,
-          items: rows.map((row) => ({
-            ...row,
-            request: {
-              id: row.requestId,
-              productBrand: row.productBrand,
-              productModel: row.productModel,
-              budgetMax: row.budgetMax
-            }
-          }))
-        })),
+        Effect.map(({ rows, total }) => ({ total: total.total, items: rows })),
         Effect.orDie
       )
 

@@ -17,17 +17,7 @@ const RatingsHttp = HttpApiBuilder.group(Api, "ratings", (handlers) =>
             rating: payload.rating,
             reviewText: payload.review_text ?? null
           })
-          return {
-            success: true as const,
-            data: {
-              id: rating.id,
-              deal_id: rating.dealId,
-              seller_id: rating.sellerId,
-              rating: rating.rating,
-              review_text: rating.reviewText,
-              created_at: rating.createdAt
-            }
-          }
+          return { success: true as const, data: rating }
         })
       )
     )

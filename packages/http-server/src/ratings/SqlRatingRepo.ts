@@ -1,19 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { RatingRepo } from "@talab/core"
+import { Rating, RatingRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { column, isUuid, NullableString, Timestamp } from "../db/Rows.js"
+import { isUuid } from "../db/Rows.js"
 
-export const RatingRow = Schema.Struct({
-  id: Schema.String,
-  dealId: column("deal_id", Schema.String),
-  sellerId: column("seller_id", Schema.String),
-  buyerId: column("buyer_id", Schema.String),
-  rating: Schema.Number,
-  reviewText: column("review_text", NullableString),
-  createdAt: column("created_at", Timestamp)
-})
+/** A rating as stored: the entity under its column names. */
+export const RatingRow = snakeCaseKeys(Rating.fields)
 
 const RatingExists = Schema.Struct({ exists: Schema.Boolean })
 const RatingTotalsRow = Schema.Struct({ sum: Schema.Number, count: Schema.Number })

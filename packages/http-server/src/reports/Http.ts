@@ -20,10 +20,7 @@ const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
             reason: payload.reason,
             description: payload.description ?? null
           })
-          return {
-            success: true as const,
-            data: { id: report.id, status: report.status, created_at: report.createdAt }
-          }
+          return { success: true as const, data: report }
         })
       )
     )
@@ -53,13 +50,7 @@ const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handlers) =>
             const resolved = yield* service.resolve(user, path.id, payload.action, payload.notes ?? null)
             return {
               success: true as const,
-              data: {
-                id: resolved.id,
-                status: resolved.status,
-                action: resolved.action,
-                notes: resolved.notes,
-                resolved_at: resolved.resolvedAt
-              },
+              data: resolved,
               message: translate("report_resolved", yield* requestLanguage)
             }
           })

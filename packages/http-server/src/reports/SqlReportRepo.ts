@@ -1,23 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { ReportReason, ReportRepo, ReportStatus, ResolveAction } from "@talab/core"
+import { Report, ReportRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid, column, NullableString, NullableTimestamp, Timestamp } from "../db/Rows.js"
+import { byUuid } from "../db/Rows.js"
 
-export const ReportRow = Schema.Struct({
-  id: Schema.String,
-  reporterId: column("reporter_id", Schema.String),
-  reportedUserId: column("reported_user_id", Schema.String),
-  dealId: column("deal_id", Schema.NullOr(Schema.String)),
-  reason: ReportReason,
-  description: NullableString,
-  status: ReportStatus,
-  action: Schema.NullOr(ResolveAction),
-  resolutionNotes: column("resolution_notes", NullableString),
-  resolvedAt: column("resolved_at", NullableTimestamp),
-  createdAt: column("created_at", Timestamp)
-})
+/** A report as stored: the entity under its column names. */
+export const ReportRow = snakeCaseKeys(Report.fields)
 
 export const SqlReportRepo = Layer.effect(
   ReportRepo,

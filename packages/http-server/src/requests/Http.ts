@@ -69,10 +69,7 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const closed = yield* service.close(user, path.id)
-            return {
-              success: true as const,
-              data: { id: closed.id, status: closed.status, closed_at: closed.closedAt }
-            }
+            return { success: true as const, data: closed }
           })
         )
       )
@@ -83,12 +80,7 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
             const request = yield* service.extend(user, path.id)
             return {
               success: true as const,
-              data: {
-                id: request.id,
-                status: request.status,
-                expires_at: request.expiresAt,
-                extended_at: request.extendedAt ?? request.expiresAt
-              }
+              data: { ...request, extendedAt: request.extendedAt ?? request.expiresAt }
             }
           })
         )

@@ -23,17 +23,7 @@ const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers
               locationCity: payload.location_city ?? null,
               bio: payload.bio ?? null
             })
-            return {
-              success: true as const,
-              data: {
-                id: profile.id,
-                user_id: profile.userId,
-                status: profile.status,
-                business_name: profile.businessName,
-                location_district: profile.locationDistrict,
-                created_at: profile.createdAt
-              }
-            }
+            return { success: true as const, data: profile }
           })
         )
       )
@@ -42,19 +32,7 @@ const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers
           Effect.gen(function* () {
             const profile = yield* service.getPublic(path.id)
             const trust = Option.getOrThrow(yield* queries.trustOfSeller(profile.userId))
-            return {
-              success: true as const,
-              data: {
-                id: profile.id,
-                business_name: profile.businessName,
-                location_district: profile.locationDistrict,
-                bio: profile.bio,
-                rating_avg: profile.ratingAvg,
-                rating_count: profile.ratingCount,
-                created_at: profile.createdAt,
-                trust
-              }
-            }
+            return { success: true as const, data: { ...profile, trust } }
           })
         )
       )
@@ -82,10 +60,7 @@ const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles",
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const profile = yield* service.approve(user, path.id)
-            return {
-              success: true as const,
-              data: { id: profile.id, status: profile.status, approved_at: profile.approvedAt }
-            }
+            return { success: true as const, data: profile }
           })
         )
       )

@@ -104,12 +104,7 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
         respond(
           Effect.flatMap(CurrentUser, ({ user, sessionId }) =>
             service.registerDevice(user, sessionId, payload.platform, payload.push_token)
-          ).pipe(
-            Effect.map((device) => ({
-              success: true as const,
-              data: { id: device.id, platform: device.platform, created_at: device.createdAt }
-            }))
-          )
+          ).pipe(Effect.map((device) => ({ success: true as const, data: device })))
         )
       )
   })

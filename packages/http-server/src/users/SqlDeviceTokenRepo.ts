@@ -1,18 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { DeviceTokenRepo, Platform } from "@talab/core"
+import { DeviceToken, DeviceTokenRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { column, isUuid, Timestamp } from "../db/Rows.js"
+import { isUuid } from "../db/Rows.js"
 
-export const DeviceTokenRow = Schema.Struct({
-  id: Schema.String,
-  userId: column("user_id", Schema.String),
-  platform: Platform,
-  pushToken: column("push_token", Schema.String),
-  createdAt: column("created_at", Timestamp),
-  sessionId: column("session_id", Schema.NullOr(Schema.String))
-})
+/** A device token as stored: the entity under its column names. */
+export const DeviceTokenRow = snakeCaseKeys(DeviceToken.fields)
 
 export const SqlDeviceTokenRepo = Layer.effect(
   DeviceTokenRepo,
