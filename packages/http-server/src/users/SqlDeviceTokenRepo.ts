@@ -3,7 +3,7 @@ import { DeviceTokenRepo, Platform } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { column, isUuid, Timestamp } from "../db/Rows.js"
+import { column, Timestamp } from "../db/Rows.js"
 
 export const DeviceTokenRow = Schema.Struct({
   id: Schema.String,
@@ -28,15 +28,9 @@ export const SqlDeviceTokenRepo = Layer.effect(
           SET user_id = excluded.user_id, platform = excluded.platform, session_id = excluded.session_id
         RETURNING *`
     })
-    const listByUser = SqlSchema.findAll({
-      Request: Schema.String,
-      Result: DeviceTokenRow,
-      execute: (userId) => sql`SELECT * FROM device_tokens WHERE user_id = ${userId} ORDER BY created_at, id`
-    })
 
     return DeviceTokenRepo.of({
       upsert: (token) => upsert(token).pipe(Effect.orDie),
-      listByUser: (userId) => (isUuid(userId) ? listByUser(userId) : Effect.succeed([])).pipe(Effect.orDie),
       removeForUser: (userId, pushToken) =>
         sql`DELETE FROM device_tokens WHERE user_id = ${userId} AND push_token = ${pushToken}`.pipe(
           Effect.asVoid,

@@ -22,7 +22,7 @@ import {
 } from "@talab/core"
 import { Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
-import { defectOf, repositoriesOver, violatedConstraint } from "./support/databases.js"
+import { defectOf, deviceTokensOf, repositoriesOver, violatedConstraint } from "./support/databases.js"
 import {
   aConversation,
   aMessage,
@@ -58,6 +58,12 @@ const some = <A>(option: Option.Option<A>) => {
   expect(Option.isSome(option), "expected a row").toBe(true)
   return Option.getOrThrow(option)
 }
+
+/** The seller's pending offers on one request, read through the ports. */
+const pendingOfSeller = (requestId: string, sellerId: string) =>
+  Effect.flatMap(OfferRepo, (offers) =>
+    Effect.map(offers.lockPendingBySeller(sellerId), (pending) => pending.filter((o) => o.requestId === requestId))
+  )
 
 /**
  * What every SQL adapter of the repository ports must do, run against one database that is shared by
@@ -265,17 +271,17 @@ export const repositoryContract = <E>(
 
         const moved = yield* tokens.upsert({ ...registered, id: randomUUID(), userId: bob.id, platform: "android" })
         expect(moved).toEqual({ ...registered, userId: bob.id, platform: "android" })
-        expect(yield* tokens.listByUser(alice.id)).toEqual([])
-        expect(yield* tokens.listByUser(bob.id)).toEqual([moved])
+        expect(yield* deviceTokensOf(alice.id)).toEqual([])
+        expect(yield* deviceTokensOf(bob.id)).toEqual([moved])
 
         yield* tokens.removeForUser(alice.id, pushToken)
-        expect(yield* tokens.listByUser(bob.id)).toHaveLength(1)
+        expect(yield* deviceTokensOf(bob.id)).toHaveLength(1)
         yield* tokens.removeForUser(bob.id, pushToken)
-        expect(yield* tokens.listByUser(bob.id)).toEqual([])
+        expect(yield* deviceTokensOf(bob.id)).toEqual([])
 
         yield* tokens.upsert({ ...registered, id: randomUUID(), pushToken: `${pushToken}-2` })
         yield* tokens.removeToken(`${pushToken}-2`)
-        expect(yield* tokens.listByUser(alice.id)).toEqual([])
+        expect(yield* deviceTokensOf(alice.id)).toEqual([])
       })
     )
 
@@ -312,21 +318,19 @@ export const repositoryContract = <E>(
         yield* tokens.upsert(token(`${shared}-none`, null))
         yield* tokens.removeForSessions([first])
         yield* tokens.removeForSessions([])
-        expect((yield* tokens.listByUser(alice.id)).map((row) => row.pushToken).sort()).toEqual([
-          shared,
-          `${shared}-none`
-        ])
+        expect((yield* deviceTokensOf(alice.id)).map((row) => row.pushToken).sort()).toEqual([shared, `${shared}-none`])
         yield* tokens.removeForSessions([second])
-        expect((yield* tokens.listByUser(alice.id)).map((row) => row.pushToken)).toEqual([`${shared}-none`])
+        expect((yield* deviceTokensOf(alice.id)).map((row) => row.pushToken)).toEqual([`${shared}-none`])
       })
     )
 
     it.effect("seller profiles: round-trip with rating numbers, and one profile per user", () =>
       Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
         const profiles = yield* SellerProfileRepo
         const user = yield* (yield* UserRepo).insertOrGet(aUser())
         const profile = aSellerProfile(user.id)
-        yield* profiles.insert(profile)
+        expect(yield* profiles.insertIfAbsent(profile)).toBe(true)
         expect(yield* profiles.findById(profile.id)).toEqual(Option.some(profile))
         expect(yield* profiles.findByUserId(user.id)).toEqual(Option.some(profile))
         expect(yield* profiles.lock(profile.id)).toEqual(Option.some(profile))
@@ -343,7 +347,10 @@ export const repositoryContract = <E>(
         expect(stored).toEqual(rated)
         expect(typeof stored.ratingAvg).toBe("number")
 
-        expect(yield* violatedConstraint(profiles.insert(aSellerProfile(user.id)))).toBe("seller_profiles_user_id_key")
+        const second = sql`
+          INSERT INTO seller_profiles (id, user_id, business_name, location_district)
+          VALUES (${randomUUID()}, ${user.id}, 'Second', 'Olaya')`
+        expect(yield* violatedConstraint(Effect.orDie(second))).toBe("seller_profiles_user_id_key")
         expect(yield* profiles.findById("42")).toEqual(Option.none())
       })
     )
@@ -356,7 +363,7 @@ export const repositoryContract = <E>(
           const profiles = yield* SellerProfileRepo
           const user = yield* (yield* UserRepo).insertOrGet(aUser())
           const profile = aSellerProfile(user.id, { status: "approved", approvedAt: at("2025-01-02T12:00:00.000Z") })
-          yield* profiles.insert(profile)
+          yield* profiles.insertIfAbsent(profile)
           expect(yield* transaction(profiles.lockSharedByUserId(user.id))).toEqual(Option.some(profile))
           expect(yield* profiles.lockSharedByUserId(randomUUID())).toEqual(Option.none())
           expect(yield* profiles.lockSharedByUserId("42")).toEqual(Option.none())
@@ -445,20 +452,20 @@ export const repositoryContract = <E>(
         const other = yield* (yield* UserRepo).insertOrGet(aUser())
         const older = anOffer(request.id, seller.id, { createdAt: at("2025-01-04T09:00:00.000Z") })
         const newer = anOffer(request.id, other.id, { createdAt: at("2025-01-04T10:00:00.000Z"), price: 1999.9 })
-        yield* offers.insert(older)
-        yield* offers.insert(newer)
+        expect(yield* offers.insertUnlessPending(older)).toBe(true)
+        expect(yield* offers.insertUnlessPending(newer)).toBe(true)
 
         expect(yield* offers.findById(older.id)).toEqual(Option.some(older))
         expect(yield* offers.lock(newer.id)).toEqual(Option.some(newer))
-        expect(yield* offers.listByRequest(request.id)).toEqual([newer, older])
-        expect(yield* offers.hasPendingOffer(request.id, seller.id)).toBe(true)
+        expect(yield* offers.lockByRequest(request.id)).toEqual([newer, older])
+        expect(yield* pendingOfSeller(request.id, seller.id)).toEqual([older])
 
         yield* offers.updateStatus([
           { id: older.id, status: "withdrawn" },
           { id: newer.id, status: "rejected" }
         ])
-        expect((yield* offers.listByRequest(request.id)).map((o) => o.status)).toEqual(["rejected", "withdrawn"])
-        expect(yield* offers.hasPendingOffer(request.id, seller.id)).toBe(false)
+        expect((yield* offers.lockByRequest(request.id)).map((o) => o.status)).toEqual(["rejected", "withdrawn"])
+        expect(yield* pendingOfSeller(request.id, seller.id)).toEqual([])
         yield* offers.updateStatus([])
       })
     )
@@ -475,8 +482,8 @@ export const repositoryContract = <E>(
             status: "withdrawn"
           })
           const newer = anOffer(request.id, other.id, { createdAt: at("2025-01-04T10:00:00.000Z") })
-          yield* offers.insert(older)
-          yield* offers.insert(newer)
+          yield* offers.insertUnlessPending(older)
+          yield* offers.insertUnlessPending(newer)
           const { transaction } = yield* Transactor
           expect(yield* transaction(offers.lockByRequest(request.id))).toEqual([newer, older])
           expect(yield* offers.lockByRequest(randomUUID())).toEqual([])
@@ -498,7 +505,7 @@ export const repositoryContract = <E>(
         const newer = anOffer(second.id, seller.id, { createdAt: at("2025-01-04T10:00:00.000Z") })
         const withdrawn = anOffer(third.id, seller.id, { status: "withdrawn" })
         const ofRival = anOffer(request.id, rival.id)
-        for (const offer of [older, newer, withdrawn, ofRival]) yield* offers.insert(offer)
+        for (const offer of [older, newer, withdrawn, ofRival]) yield* offers.insertUnlessPending(offer)
 
         const { transaction } = yield* Transactor
         expect(yield* transaction(offers.lockPendingBySeller(seller.id))).toEqual([newer, older])
@@ -513,16 +520,18 @@ export const repositoryContract = <E>(
         Effect.gen(function* () {
           const offers = yield* OfferRepo
           const { request, seller } = yield* seedRequest
+          const sql = yield* SqlClient.SqlClient
           const first = anOffer(request.id, seller.id)
-          yield* offers.insert(first)
-          expect(yield* violatedConstraint(offers.insert(anOffer(request.id, seller.id)))).toBe(
-            "offers_one_pending_per_seller"
-          )
+          yield* offers.insertUnlessPending(first)
+          const secondPending = sql`
+            INSERT INTO offers (id, request_id, seller_id, price, availability, status)
+            VALUES (${randomUUID()}, ${request.id}, ${seller.id}, 100, 'today', 'pending')`
+          expect(yield* violatedConstraint(Effect.orDie(secondPending))).toBe("offers_one_pending_per_seller")
 
           yield* offers.updateStatus([{ id: first.id, status: "withdrawn" }])
           const second = anOffer(request.id, seller.id)
-          yield* offers.insert(second)
-          expect(yield* offers.hasPendingOffer(request.id, seller.id)).toBe(true)
+          expect(yield* offers.insertUnlessPending(second)).toBe(true)
+          expect(yield* pendingOfSeller(request.id, seller.id)).toEqual([second])
         })
     )
 
@@ -566,7 +575,7 @@ export const repositoryContract = <E>(
         const { offer, request } = yield* seedOffer
         const rival = yield* (yield* UserRepo).insertOrGet(aUser())
         const other = anOffer(request.id, rival.id)
-        yield* offers.insert(other)
+        yield* offers.insertUnlessPending(other)
         yield* offers.updateStatus([{ id: offer.id, status: "accepted" }])
         expect(yield* violatedConstraint(offers.updateStatus([{ id: other.id, status: "accepted" }]))).toBe(
           "offers_one_accepted_per_request"

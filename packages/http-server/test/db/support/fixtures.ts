@@ -129,7 +129,7 @@ export const seedRequest = Effect.gen(function* () {
   const users = yield* UserRepo
   const buyer = yield* users.insertOrGet(aUser())
   const seller = yield* users.insertOrGet(aUser())
-  yield* (yield* SellerProfileRepo).insert(
+  yield* (yield* SellerProfileRepo).insertIfAbsent(
     aSellerProfile(seller.id, { status: "approved", approvedAt: at("2025-01-02T12:00:00.000Z") })
   )
   const request = aRequest(buyer.id)
@@ -141,7 +141,7 @@ export const seedRequest = Effect.gen(function* () {
 export const seedOffer = Effect.gen(function* () {
   const seeded = yield* seedRequest
   const offer = anOffer(seeded.request.id, seeded.seller.id)
-  yield* (yield* OfferRepo).insert(offer)
+  yield* (yield* OfferRepo).insertUnlessPending(offer)
   const conversation = aConversation(offer, seeded.buyer.id)
   yield* (yield* ConversationRepo).insert(conversation)
   return { ...seeded, offer, conversation }
