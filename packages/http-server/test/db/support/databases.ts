@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Cause, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { expect } from "vitest"
+import { RepositoryProbe } from "../../../../core/test/ports/repositoryContract.js"
 import type { BackgroundSqlClient } from "../../../src/db/BackgroundSqlClient.js"
 import { DatabaseLayer, DatabaseOptions } from "../../../src/db/Database.js"
 import { MigratedDatabaseLayer } from "../../../src/db/Migrations.js"
@@ -73,3 +74,18 @@ export const deviceTokensOf = (userId: string) =>
       execute: (id) => sql`SELECT * FROM device_tokens WHERE user_id = ${id} ORDER BY created_at, id`
     })(userId)
   ).pipe(Effect.orDie)
+
+/** The repository contract's probe over the SQL tables it reads back. */
+export const sqlRepositoryProbe = Layer.effect(
+  RepositoryProbe,
+  Effect.map(SqlClient.SqlClient, (sql) =>
+    RepositoryProbe.of({
+      deviceTokensOf: (userId) => Effect.provideService(deviceTokensOf(userId), SqlClient.SqlClient, sql),
+      eventsWhere: (key, value) =>
+        sql<{ type: string; payload: unknown; createdAt: Date }>`
+          SELECT type, payload, created_at AS "createdAt" FROM outbox_events WHERE payload ->> ${key} = ${value}`.pipe(
+          Effect.orDie
+        )
+    })
+  )
+)
