@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto"
 import { expect, layer, type Vitest } from "@effect/vitest"
-import { Context, Deferred, Duration, Effect, Exit, Fiber, type Layer, Option } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, type Layer, Option } from "effect"
 import * as Cause from "effect/Cause"
 import {
   ConversationRepo,
   DealRepo,
-  type DeviceToken,
   DeviceTokenRepo,
   DomainEvent,
   EventOutbox,
@@ -34,23 +33,9 @@ import {
   seedOffer,
   seedRequest
 } from "./fixtures.js"
+import { RepositoryProbe } from "./RepositoryProbe.js"
 
-/**
- * What the contract reads back that no port does: the write side never reads device tokens or the outbox (the
- * adapters' read models and dispatchers do), so each adapter family says how to look at what it stored.
- */
-export class RepositoryProbe extends Context.Tag("test/RepositoryProbe")<
-  RepositoryProbe,
-  {
-    /** The user's device tokens, oldest first (then by id). */
-    readonly deviceTokensOf: (userId: string) => Effect.Effect<ReadonlyArray<DeviceToken>>
-    /** The outbox's events whose payload has `key` equal to `value`, as type, payload (the event less its tag) and time. */
-    readonly eventsWhere: (
-      key: string,
-      value: string
-    ) => Effect.Effect<ReadonlyArray<{ readonly type: string; readonly payload: unknown; readonly createdAt: Date }>>
-  }
->() {}
+export { RepositoryProbe } from "./RepositoryProbe.js"
 
 /** Every port the contract runs against, and its probe. */
 export type PortsUnderTest =
