@@ -86,7 +86,6 @@ export class DeviceTokenRepo extends Context.Tag("@talab/core/DeviceTokenRepo")<
   {
     /** Registers a push token; an existing one moves to this user and session. Answers the stored token. */
     readonly upsert: (token: DeviceToken) => Effect.Effect<DeviceToken>
-    readonly listByUser: (userId: string) => Effect.Effect<ReadonlyArray<DeviceToken>>
     readonly removeForUser: (userId: string, pushToken: string) => Effect.Effect<void>
     readonly removeToken: (pushToken: string) => Effect.Effect<void>
     /** Removes the tokens registered under these sessions. */
@@ -97,7 +96,6 @@ export class DeviceTokenRepo extends Context.Tag("@talab/core/DeviceTokenRepo")<
 export class SellerProfileRepo extends Context.Tag("@talab/core/SellerProfileRepo")<
   SellerProfileRepo,
   {
-    readonly insert: (profile: SellerProfile) => Effect.Effect<void>
     /** Inserts the profile unless the user has one; answers whether it was inserted (two racing applies: one wins). */
     readonly insertIfAbsent: (profile: SellerProfile) => Effect.Effect<boolean>
     readonly findById: (id: string) => Effect.Effect<Option.Option<SellerProfile>>
@@ -123,7 +121,6 @@ export class RequestRepo extends Context.Tag("@talab/core/RequestRepo")<
 export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
   OfferRepo,
   {
-    readonly insert: (offer: Offer) => Effect.Effect<void>
     /**
      * Inserts a pending offer unless its seller already has one pending on the request (committed, or
      * committing meanwhile); answers whether it did. The check and the insert are one statement.
@@ -131,14 +128,12 @@ export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
     readonly insertUnlessPending: (offer: Offer) => Effect.Effect<boolean>
     readonly findById: (id: string) => Effect.Effect<Option.Option<Offer>>
     readonly lock: (id: string) => Effect.Effect<Option.Option<Offer>>
-    readonly listByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>
     /** Every offer of a request, locked for update; lock the request first, so racing transitions queue on it. */
     readonly lockByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>
     /** A request's pending offers whose `valid_until` is at or before `now`, locked; lock the request first. */
     readonly lockLapsed: (requestId: string, now: Date) => Effect.Effect<ReadonlyArray<Offer>>
     /** A seller's pending offers on every request, locked for update; lock the seller's profile first. */
     readonly lockPendingBySeller: (sellerId: string) => Effect.Effect<ReadonlyArray<Offer>>
-    readonly hasPendingOffer: (requestId: string, sellerId: string) => Effect.Effect<boolean>
     readonly updateStatus: (offers: ReadonlyArray<Pick<Offer, "id" | "status">>) => Effect.Effect<void>
   }
 >() {}

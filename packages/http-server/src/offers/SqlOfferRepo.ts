@@ -9,8 +9,6 @@ import { byUuid, isUuid } from "../db/Rows.js"
 /** An offer as stored: the entity under its column names. */
 export const OfferRow = snakeCaseKeys(Offer.fields)
 
-const PendingOfferExists = Schema.Struct({ exists: Schema.Boolean })
-
 export const SqlOfferRepo = Layer.effect(
   OfferRepo,
   Effect.gen(function* () {
@@ -20,10 +18,6 @@ export const SqlOfferRepo = Layer.effect(
       byUuid(SqlSchema.findOne({ Request: Schema.String, Result: OfferRow, execute }))
     const findById = findOne((id) => sql`SELECT * FROM offers WHERE id = ${id}`)
     const lock = findOne((id) => sql`SELECT * FROM offers WHERE id = ${id} FOR UPDATE`)
-    const insert = SqlSchema.void({
-      Request: OfferRow,
-      execute: (row) => sql`INSERT INTO offers ${sql.insert(row)}`
-    })
     // The arbiter is the partial unique index offers_one_pending_per_seller.
     const insertUnlessPending = SqlSchema.findAll({
       Request: OfferRow,
@@ -32,12 +26,6 @@ export const SqlOfferRepo = Layer.effect(
         INSERT INTO offers ${sql.insert(row)}
         ON CONFLICT (request_id, seller_id) WHERE status = 'pending' DO NOTHING
         RETURNING id`
-    })
-    const listByRequest = SqlSchema.findAll({
-      Request: Schema.String,
-      Result: OfferRow,
-      execute: (requestId) =>
-        sql`SELECT * FROM offers WHERE request_id = ${requestId} ORDER BY created_at DESC, id DESC`
     })
     const lockByRequest = SqlSchema.findAll({
       Request: Schema.String,
@@ -59,19 +47,10 @@ export const SqlOfferRepo = Layer.effect(
         sql`SELECT * FROM offers WHERE request_id = ${requestId} AND status = 'pending' AND valid_until <= ${now}
             ORDER BY created_at DESC, id DESC FOR UPDATE`
     })
-    const hasPendingOffer = SqlSchema.single({
-      Request: Schema.Struct({ requestId: Schema.String, sellerId: Schema.String }),
-      Result: PendingOfferExists,
-      execute: ({ requestId, sellerId }) => sql`
-        SELECT EXISTS (
-          SELECT 1 FROM offers WHERE request_id = ${requestId} AND seller_id = ${sellerId} AND status = 'pending'
-        ) AS exists`
-    })
     const setStatus = (status: Offer["status"], ids: ReadonlyArray<string>) =>
       sql`UPDATE offers SET status = ${status} WHERE id IN ${sql.in(ids)}`
 
     return OfferRepo.of({
-      insert: (offer) => insert(offer).pipe(Effect.orDie),
       insertUnlessPending: (offer) =>
         insertUnlessPending(offer).pipe(
           Effect.map((rows) => rows.length > 0),
@@ -79,21 +58,12 @@ export const SqlOfferRepo = Layer.effect(
         ),
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
-      listByRequest: (requestId) =>
-        (isUuid(requestId) ? listByRequest(requestId) : Effect.succeed([])).pipe(Effect.orDie),
       lockByRequest: (requestId) =>
         (isUuid(requestId) ? lockByRequest(requestId) : Effect.succeed([])).pipe(Effect.orDie),
       lockLapsed: (requestId, now) =>
         (isUuid(requestId) ? lockLapsed({ requestId, now }) : Effect.succeed([])).pipe(Effect.orDie),
       lockPendingBySeller: (sellerId) =>
         (isUuid(sellerId) ? lockPendingBySeller(sellerId) : Effect.succeed([])).pipe(Effect.orDie),
-      hasPendingOffer: (requestId, sellerId) =>
-        isUuid(requestId) && isUuid(sellerId)
-          ? hasPendingOffer({ requestId, sellerId }).pipe(
-              Effect.map((row) => row.exists),
-              Effect.orDie
-            )
-          : Effect.succeed(false),
       // One statement per target status; a batch is normally all `rejected`.
       updateStatus: (offers) =>
         Effect.forEach(

@@ -14,10 +14,6 @@ export const SqlSellerProfileRepo = Layer.effect(
 
     const findOne = (execute: (key: string) => Statement.Statement<object>) =>
       byUuid(SqlSchema.findOne({ Request: Schema.String, Result: SellerProfileRow, execute }))
-    const insert = SqlSchema.void({
-      Request: SellerProfileRow,
-      execute: (row) => sql`INSERT INTO seller_profiles ${sql.insert(row)}`
-    })
     const insertIfAbsent = SqlSchema.findAll({
       Request: SellerProfileRow,
       Result: Schema.Struct({ id: Schema.String }),
@@ -39,7 +35,6 @@ export const SqlSellerProfileRepo = Layer.effect(
     )
 
     return SellerProfileRepo.of({
-      insert: (profile) => insert(profile).pipe(Effect.orDie),
       insertIfAbsent: (profile) =>
         insertIfAbsent(profile).pipe(
           Effect.map((rows) => rows.length === 1),

@@ -2,8 +2,6 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { DeviceToken, DeviceTokenRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
-import { isUuid } from "../db/Rows.js"
 
 /** A device token as stored: the entity under its column names. */
 export const DeviceTokenRow = snakeCaseKeys(DeviceToken.fields)
@@ -22,15 +20,9 @@ export const SqlDeviceTokenRepo = Layer.effect(
           SET user_id = excluded.user_id, platform = excluded.platform, session_id = excluded.session_id
         RETURNING *`
     })
-    const listByUser = SqlSchema.findAll({
-      Request: Schema.String,
-      Result: DeviceTokenRow,
-      execute: (userId) => sql`SELECT * FROM device_tokens WHERE user_id = ${userId} ORDER BY created_at, id`
-    })
 
     return DeviceTokenRepo.of({
       upsert: (token) => upsert(token).pipe(Effect.orDie),
-      listByUser: (userId) => (isUuid(userId) ? listByUser(userId) : Effect.succeed([])).pipe(Effect.orDie),
       removeForUser: (userId, pushToken) =>
         sql`DELETE FROM device_tokens WHERE user_id = ${userId} AND push_token = ${pushToken}`.pipe(
           Effect.asVoid,

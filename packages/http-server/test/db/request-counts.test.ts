@@ -108,7 +108,7 @@ const aBuyer = Effect.flatMap(UserRepo, (users) => users.insertOrGet(aUser()))
 
 const anApprovedSeller = Effect.gen(function* () {
   const seller = yield* aBuyer
-  yield* (yield* SellerProfileRepo).insert(
+  yield* (yield* SellerProfileRepo).insertIfAbsent(
     aSellerProfile(seller.id, { status: "approved", approvedAt: at("2025-01-02T12:00:00.000Z") })
   )
   return seller

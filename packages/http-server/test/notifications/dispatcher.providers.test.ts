@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from "node:crypto"
 import { expect, layer } from "@effect/vitest"
-import { DeviceTokenRepo, DomainEvent, PushSender } from "@talab/core"
+import { DomainEvent, PushSender } from "@talab/core"
 import { Duration, Effect, Layer, TestClock } from "effect"
 import { ApnsPush, FcmPush } from "../../src/adapters/push/index.js"
 import { type DispatcherOptions, PushDispatcher } from "../../src/notifications/Dispatcher.js"
@@ -8,7 +8,7 @@ import { fakeApns } from "../adapters/support/fakeApns.js"
 import { fakeFcm, unavailable, unregistered } from "../adapters/support/fakeFcm.js"
 import type { FakeReply, RecordedRequest } from "../adapters/support/fakeHttpServer.js"
 import { makeSelfSignedCert } from "../adapters/support/selfSignedCert.js"
-import { pgliteInMemory, repositoriesOver } from "../db/support/databases.js"
+import { deviceTokensOf, pgliteInMemory, repositoriesOver } from "../db/support/databases.js"
 import { seedOffer } from "../db/support/fixtures.js"
 import { clearQueue, commit, notificationsOf, onTestClock, registerDevice, speaks } from "./support/pushes.js"
 
@@ -63,9 +63,7 @@ const seededOfferCreated = Effect.gen(function* () {
 })
 
 const tokensOf = (userId: string) =>
-  Effect.flatMap(DeviceTokenRepo, (tokens) => tokens.listByUser(userId)).pipe(
-    Effect.map((devices) => devices.map((device) => device.pushToken))
-  )
+  Effect.map(deviceTokensOf(userId), (devices) => devices.map((device) => device.pushToken))
 
 const delivered = (request: RecordedRequest): FakeReply => ({
   status: 200,

@@ -1,11 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
-import { DeviceTokenRepo, DomainEvent, EventOutbox, MessageRepo, PushOutcome, Transactor, UserRepo } from "@talab/core"
+import { DomainEvent, EventOutbox, MessageRepo, PushOutcome, Transactor, UserRepo } from "@talab/core"
 import { Duration, Effect, Layer, TestClock } from "effect"
 import { type DispatcherOptions, PushDispatcher } from "../../src/notifications/Dispatcher.js"
 import { NotificationStore, Settlement } from "../../src/notifications/NotificationStore.js"
-import { repositoriesOver } from "../db/support/databases.js"
+import { deviceTokensOf, repositoriesOver } from "../db/support/databases.js"
 import { aMessage, seedDeal, seedOffer } from "../db/support/fixtures.js"
 import {
   clearQueue,
@@ -247,7 +247,7 @@ export const dispatcherContract = <E>(
         yield* commit(offerCreated(seeded))
         yield* drainWith(pushes)
 
-        const remaining = yield* (yield* DeviceTokenRepo).listByUser(seeded.buyer.id)
+        const remaining = yield* deviceTokensOf(seeded.buyer.id)
         expect(remaining.map((device) => device.pushToken)).toEqual(["live-token"])
         const [row] = yield* notificationsOf(seeded.buyer.id)
         expect(row).toMatchObject({ status: "sent" })

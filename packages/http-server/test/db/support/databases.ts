@@ -1,11 +1,12 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { expect } from "vitest"
+import { RepositoryProbe } from "../../../../core/test/ports/RepositoryProbe.js"
 import type { BackgroundSqlClient } from "../../../src/db/BackgroundSqlClient.js"
 import { DatabaseLayer, DatabaseOptions } from "../../../src/db/Database.js"
 import { MigratedDatabaseLayer } from "../../../src/db/Migrations.js"
-import { SqlRepositoriesLayer } from "../../../src/db/Repositories.js"
+import { DeviceTokenRow, SqlRepositoriesLayer } from "../../../src/db/Repositories.js"
 import { createMigratedPostgresDatabase, migratedPgliteDump } from "../../support/migrated-databases.js"
 import { createPostgresDatabase } from "../../support/test-run.js"
 
@@ -63,3 +64,28 @@ export const violatedConstraint = (effect: Effect.Effect<unknown>) =>
     expect(defect).toMatchObject({ _tag: "SqlError" })
     return (defect as { cause?: { constraint?: string } }).cause?.constraint
   })
+
+/** A user's device tokens as stored, oldest first (the dispatcher reads them with its own query). */
+export const deviceTokensOf = (userId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    SqlSchema.findAll({
+      Request: Schema.String,
+      Result: DeviceTokenRow,
+      execute: (id) => sql`SELECT * FROM device_tokens WHERE user_id = ${id} ORDER BY created_at, id`
+    })(userId)
+  ).pipe(Effect.orDie)
+
+/** The repository contract's probe over the SQL tables it reads back. */
+export const sqlRepositoryProbe = Layer.effect(
+  RepositoryProbe,
+  Effect.map(SqlClient.SqlClient, (sql) =>
+    RepositoryProbe.of({
+      deviceTokensOf: (userId) => Effect.provideService(deviceTokensOf(userId), SqlClient.SqlClient, sql),
+      eventsWhere: (key, value) =>
+        sql<{ type: string; payload: unknown; createdAt: Date }>`
+          SELECT type, payload, created_at AS "createdAt" FROM outbox_events WHERE payload ->> ${key} = ${value}`.pipe(
+          Effect.orDie
+        )
+    })
+  )
+)
