@@ -3,24 +3,26 @@ import { type ConversationSummary, type MessageItem } from "@talab/contract"
 import { Conversation, contactsShownAt, Message, OfferStatus, User } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { columnsAs, nested } from "../db/Rows.js"
+import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 import { MessageRow } from "./SqlMessageRepo.js"
 import { shownTo, textFor } from "./Views.js"
+
+const LastMessage = Message.pick("messageText", "seq", "senderId", "createdAt")
 
 /** A conversation of the list as read, before its last message is shown to the reader. */
 const SummaryRow = Schema.Struct({
   ...Conversation.pick("id", "offerId", "createdAt").fields,
   otherParty: User.pick("id", "name", "avatarUrl"),
-  lastMessage: Schema.NullOr(Message.pick("messageText", "seq", "senderId", "createdAt")),
+  lastMessage: Schema.NullOr(LastMessage),
   offerStatus: OfferStatus,
   unreadCount: Schema.Int
 })
 
 const summaryColumns = [
-  columnsAs("p", ["id", "offerId", "createdAt"]),
-  columnsAs("u", ["id", "name", "avatarUrl"], "otherParty"),
-  columnsAs("last", ["messageText", "seq", "senderId", "createdAt"], "lastMessage"),
+  columnsAs("p", fieldNames(SummaryRow, "otherParty", "lastMessage", "offerStatus", "unreadCount")),
+  columnsAs("u", fieldNames(SummaryRow.fields.otherParty), "otherParty"),
+  columnsAs("last", fieldNames(LastMessage), "lastMessage"),
   `o.status AS "offerStatus"`
 ].join(", ")
 

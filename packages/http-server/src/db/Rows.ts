@@ -26,6 +26,10 @@ export const byUuid =
  * back in the entity's own field names and need no mapping. `table` is the alias the query gives the table;
  * with `into`, the names are `into.field` (`r.id AS "request.id"`), for `nested` to gather into an object.
  */
+/** The names of a struct's fields but `except`: what a select list reads for the struct. */
+export const fieldNames = (struct: { readonly fields: object }, ...except: ReadonlyArray<string>) =>
+  Object.keys(struct.fields).filter((name) => !except.includes(name))
+
 export const columnsAs = <K extends string>(table: string, fields: ReadonlyArray<K>, into?: string) =>
   fields.map((field) => `${table}.${snakeCase(field)} AS "${into === undefined ? "" : `${into}.`}${field}"`).join(", ")
 

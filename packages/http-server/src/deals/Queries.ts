@@ -1,44 +1,31 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import type { DealDetail, DealListItem, DealRole } from "@talab/contract"
-import type { DealStatus } from "@talab/core"
+import { DealDetail, DealListItem, type DealRole } from "@talab/contract"
+import { type DealStatus, snakeCase } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { columnsAs, nested } from "../db/Rows.js"
+import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 
 type ListItem = typeof DealListItem.Type
 
-const listColumns = [
-  columnsAs("d", ["id", "status", "createdAt"]),
-  columnsAs("r", ["id", "productBrand", "productModel"], "request"),
-  columnsAs("o", ["id", "price"], "offer"),
-  columnsAs("b", ["id", "name"], "buyer"),
-  columnsAs("s", ["id", "name"], "seller"),
-  `COALESCE(p.rating_avg, 0) AS "seller.ratingAvg"`
-].join(", ")
+/** The deal's columns and its neighbours' for `view`, named for `nested`; the seller's figures are the profile's. */
+const columnsFor = (view: typeof DealListItem | typeof DealDetail) => {
+  const { request, offer, buyer, seller } = view.fields
+  return [
+    columnsAs("d", fieldNames(view, "request", "offer", "buyer", "seller")),
+    columnsAs("r", fieldNames(request), "request"),
+    columnsAs("o", fieldNames(offer), "offer"),
+    columnsAs("b", fieldNames(buyer), "buyer"),
+    columnsAs("s", fieldNames(seller, "ratingAvg", "ratingCount"), "seller"),
+    fieldNames(seller, "id", "name")
+      .map((figure) => `COALESCE(p.${snakeCase(figure)}, 0) AS "seller.${figure}"`)
+      .join(", ")
+  ].join(", ")
+}
 
-const detailColumns = [
-  columnsAs("d", [
-    "id",
-    "status",
-    "conversationId",
-    "createdAt",
-    "completedAt",
-    "cancelledAt",
-    "cancelReason",
-    "cancelDescription"
-  ]),
-  columnsAs(
-    "r",
-    ["id", "category", "productBrand", "productModel", "budgetMin", "budgetMax", "locationDistrict", "locationCity"],
-    "request"
-  ),
-  columnsAs("o", ["id", "price", "availability", "conditionNotes", "warrantyNotes", "status"], "offer"),
-  columnsAs("b", ["id", "name"], "buyer"),
-  columnsAs("s", ["id", "name"], "seller"),
-  `COALESCE(p.rating_avg, 0) AS "seller.ratingAvg", COALESCE(p.rating_count, 0) AS "seller.ratingCount"`
-].join(", ")
+const listColumns = columnsFor(DealListItem)
+const detailColumns = columnsFor(DealDetail)
 
 const Total = Schema.Struct({ total: Schema.Number })
 

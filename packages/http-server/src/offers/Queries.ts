@@ -4,7 +4,7 @@ import { BuyRequest, Offer, OfferStatus, SellerProfile, SellerTrust, User } from
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { columnsAs, nested } from "../db/Rows.js"
+import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 import { trustColumns } from "../trust/View.js"
 import type { OffersAudience } from "./Policy.js"
@@ -21,18 +21,9 @@ const RequestOfferRow = Schema.Struct({
 
 // The status is the effective one (below); the rest is read as stored.
 const requestOfferColumns = [
-  columnsAs("o", [
-    "id",
-    "requestId",
-    "price",
-    "availability",
-    "conditionNotes",
-    "warrantyNotes",
-    "createdAt",
-    "validUntil"
-  ]),
-  columnsAs("u", ["id", "name"], "seller"),
-  columnsAs("p", ["ratingAvg", "ratingCount", "locationDistrict"], "seller")
+  columnsAs("o", fieldNames(RequestOfferRow, "seller", "status")),
+  columnsAs("u", fieldNames(User.pick("id", "name")), "seller"),
+  columnsAs("p", fieldNames(RequestOfferRow.fields.seller, "id", "name", "trust"), "seller")
 ].join(", ")
 
 /** One of the seller's own offers with the request it answers, as `nested` gathers the row. */
@@ -42,8 +33,8 @@ const MyOfferRow = Schema.Struct({
 })
 
 const myOfferColumns = [
-  columnsAs("o", ["id", "requestId", "price", "createdAt", "validUntil"]),
-  columnsAs("r", ["id", "productBrand", "productModel", "budgetMax"], "request")
+  columnsAs("o", fieldNames(MyOfferRow, "request", "status")),
+  columnsAs("r", fieldNames(MyOfferRow.fields.request), "request")
 ].join(", ")
 
 const Total = Schema.Struct({ total: Schema.Number })

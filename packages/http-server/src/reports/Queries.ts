@@ -3,24 +3,25 @@ import type { AdminReportItem } from "@talab/contract"
 import { Deal, Report, type ReportStatus, User } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { columnsAs, nested } from "../db/Rows.js"
+import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 
 const ReportUser = User.pick("id", "name", "phoneNumber")
+const ReportDeal = Deal.pick("id", "requestId", "status")
 
 /** A report with its reporter, reported user and deal, as `nested` gathers the row. */
 const ReportItemRow = Schema.Struct({
   ...Report.omit("reporterId", "reportedUserId", "dealId").fields,
   reporter: ReportUser,
   reportedUser: ReportUser,
-  deal: Schema.NullOr(Deal.pick("id", "requestId", "status"))
+  deal: Schema.NullOr(ReportDeal)
 })
 
 const reportItemColumns = [
-  columnsAs("rp", ["id", "reason", "description", "status", "action", "resolutionNotes", "resolvedAt", "createdAt"]),
-  columnsAs("ru", ["id", "name", "phoneNumber"], "reporter"),
-  columnsAs("tu", ["id", "name", "phoneNumber"], "reportedUser"),
-  columnsAs("d", ["id", "requestId", "status"], "deal")
+  columnsAs("rp", fieldNames(ReportItemRow, "reporter", "reportedUser", "deal")),
+  columnsAs("ru", fieldNames(ReportUser), "reporter"),
+  columnsAs("tu", fieldNames(ReportUser), "reportedUser"),
+  columnsAs("d", fieldNames(ReportDeal), "deal")
 ].join(", ")
 
 const Total = Schema.Struct({ total: Schema.Number })

@@ -1,10 +1,10 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import type { RequestDetail, RequestListItem } from "@talab/contract"
+import { RequestDetail, RequestListItem } from "@talab/contract"
 import { type Category, NotFound, type RequestStatus } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { columnsAs } from "../db/Rows.js"
+import { columnsAs, fieldNames } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 
 type ListItem = typeof RequestListItem.Type
@@ -24,36 +24,12 @@ export interface RequestFilters {
 }
 
 // Status and offer_count are the effective ones (below); the rest is read as stored.
-const storedListColumns = columnsAs("buy_requests", [
-  "id",
-  "category",
-  "productBrand",
-  "productModel",
-  "conditionPref",
-  "budgetMin",
-  "budgetMax",
-  "locationDistrict",
-  "createdAt",
-  "expiresAt"
-] as const)
+const storedListColumns = columnsAs("buy_requests", fieldNames(RequestListItem, "status", "offerCount"))
 
 const storedDetailColumns = columnsAs("buy_requests", [
-  "id",
-  "category",
-  "productBrand",
-  "productModel",
-  "conditionPref",
-  "budgetMin",
-  "budgetMax",
-  "locationDistrict",
-  "locationCity",
-  "notes",
-  "buyerId",
-  "createdAt",
-  "closedAt",
-  "expiresAt",
-  "extendedAt"
-] as const)
+  ...fieldNames(RequestDetail, "buyer", "status", "offerCount"),
+  "buyerId"
+])
 
 /** Read models of buy requests. */
 export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Queries", {

@@ -4,7 +4,7 @@ import { SellerProfile, SellerTrust, User } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { columnsAs, nested } from "../db/Rows.js"
+import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 import { trustColumns } from "../trust/View.js"
 
@@ -15,19 +15,8 @@ const PendingRow = Schema.Struct({
 })
 
 const pendingColumns = [
-  columnsAs("p", [
-    "id",
-    "userId",
-    "status",
-    "businessName",
-    "locationDistrict",
-    "locationCity",
-    "bio",
-    "ratingAvg",
-    "ratingCount",
-    "createdAt"
-  ]),
-  columnsAs("u", ["id", "phoneNumber", "name"], "user")
+  columnsAs("p", fieldNames(PendingRow, "user")),
+  columnsAs("u", fieldNames(PendingRow.fields.user), "user")
 ].join(", ")
 
 const Total = Schema.Struct({ total: Schema.Number })
