@@ -5,6 +5,10 @@ import { DomainEvent } from "./Events.js"
 import { moved, type Transition, type Transitioned } from "./Transition.js"
 import { Category, ConditionPref } from "./Values.js"
 
+/**
+ * Where a buy request stands: `active` takes offers, `closed` was closed by its buyer or by accepting an offer,
+ * `expired` reached its `expiresAt` unclosed. Only `active` requests take or accept offers.
+ */
 export const RequestStatus = Schema.Literal("active", "closed", "expired")
 export type RequestStatus = typeof RequestStatus.Type
 
@@ -36,6 +40,10 @@ export const BuyRequest = Schema.Struct({
 })
 export interface BuyRequest extends Schema.Schema.Type<typeof BuyRequest> {}
 
+/**
+ * What a buyer gives to create a request: every field but those {@link createRequest} sets (status, offer count,
+ * times).
+ */
 export type NewBuyRequest = Omit<
   BuyRequest,
   "status" | "offerCount" | "createdAt" | "closedAt" | "expiresAt" | "extendedAt" | "remindedAt"

@@ -21,6 +21,7 @@ export interface MaskedText {
   readonly masked: boolean
 }
 
+/** What each contact detail in a masked message text is replaced with. */
 export const MASK = "***"
 
 const DIGIT = "[0-9\\u0660-\\u0669\\u06F0-\\u06F9]"

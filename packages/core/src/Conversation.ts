@@ -37,6 +37,7 @@ export interface Message extends Schema.Schema.Type<typeof Message> {}
 /** A message about to be stored: its `seq` is given by the store, as the next one of its conversation. */
 export type NewMessage = Omit<Message, "seq">
 
+/** Whether the user is the buyer or the seller of the conversation (or of a deal), the only two who may read it. */
 export const isParty = (conversation: Pick<Conversation, "buyerId" | "sellerId">, userId: string) =>
   conversation.buyerId === userId || conversation.sellerId === userId
 
@@ -44,4 +45,5 @@ export const isParty = (conversation: Pick<Conversation, "buyerId" | "sellerId">
 export const otherParty = (conversation: Pick<Conversation, "buyerId" | "sellerId">, userId: string) =>
   conversation.buyerId === userId ? conversation.sellerId : conversation.buyerId
 
+/** The longest message text, in characters after trimming; a longer one fails validation on `message_text`. */
 export const MESSAGE_MAX_LENGTH = 4000

@@ -4,6 +4,10 @@ import { DealNotActive } from "./Errors.js"
 import { DomainEvent } from "./Events.js"
 import { moved, type Transition } from "./Transition.js"
 
+/**
+ * Where a deal stands: `accepted` from the offer's acceptance, then `completed` or `cancelled` by the buyer; only
+ * an `accepted` deal can be completed or cancelled.
+ */
 export const DealStatus = Schema.Literal("accepted", "completed", "cancelled")
 export type DealStatus = typeof DealStatus.Type
 

@@ -29,6 +29,9 @@ export type SnakeCaseField<K extends string, S extends Schema.Schema.All> =
         Schema.Schema.Context<S>
       >
 
+/**
+ * An entity's fields with each encoded side renamed to snake_case: the type of the struct {@link snakeCaseKeys} makes.
+ */
 export type SnakeCaseFields<Fields extends Schema.Struct.Fields> = {
   readonly [K in keyof Fields & string]: Fields[K] extends Schema.Schema.All ? SnakeCaseField<K, Fields[K]> : never
 }

@@ -66,4 +66,5 @@ export type DomainEvent = Data.TaggedEnum<{
   }
 }>
 export const DomainEvent = Data.taggedEnum<DomainEvent>()
+/** The name of a kind of domain event (`"OfferAccepted"`, …), as the outbox stores it. */
 export type DomainEventTag = DomainEvent["_tag"]

@@ -16,6 +16,11 @@ import { DomainEvent } from "./Events.js"
 import type { SellerProfile } from "./SellerProfile.js"
 import { moved, type Transition } from "./Transition.js"
 
+/**
+ * Where an offer stands: `pending` until the buyer answers; `accepted` (a deal is made), `rejected` (another offer
+ * was accepted, the request closed or expired, or its seller was suspended), `withdrawn` by its seller, or
+ * `expired` past its `validUntil`.
+ */
 export const OfferStatus = Schema.Literal("pending", "accepted", "rejected", "withdrawn", "expired")
 export type OfferStatus = typeof OfferStatus.Type
 
@@ -36,6 +41,7 @@ export const Offer = Schema.Struct({
 })
 export interface Offer extends Schema.Schema.Type<typeof Offer> {}
 
+/** What a seller gives to make an offer: every field but the status and creation time, which making it sets. */
 export type NewOffer = Omit<Offer, "status" | "createdAt">
 
 const HOUR_MS = 60 * 60 * 1000

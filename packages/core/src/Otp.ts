@@ -2,8 +2,14 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { InvalidOtp, OtpAttemptsExceeded, OtpExpired } from "./Errors.js"
 
+/** How long a one-time code can be used after it is issued, in milliseconds (10 minutes). */
 export const OTP_TTL_MS = 10 * 60 * 1000
+/**
+ * How many verification attempts one code allows, the right one included; the next fails with {@link
+ * OtpAttemptsExceeded}.
+ */
 export const OTP_MAX_ATTEMPTS = 3
+/** How many digits a one-time code has. */
 export const OTP_LENGTH = 6
 
 /** The one code outstanding for a phone number. Only a hash of the code is kept. */
@@ -16,6 +22,10 @@ export const OtpChallenge = Schema.Struct({
 })
 export interface OtpChallenge extends Schema.Schema.Type<typeof OtpChallenge> {}
 
+/**
+ * A new code's challenge for a phone number, given the code's hash: no attempts yet, expiring {@link OTP_TTL_MS} from
+ * `now`.
+ */
 export const issueOtp = (phoneNumber: string, codeHash: string, now: Date): OtpChallenge => ({
   phoneNumber,
   codeHash,
@@ -24,6 +34,10 @@ export const issueOtp = (phoneNumber: string, codeHash: string, now: Date): OtpC
   consumedAt: null
 })
 
+/**
+ * The outcome of one verification attempt: `Accepted` with the consumed challenge, or `Rejected` with its error and
+ * the challenge to save (its attempt counted), or null when there was none.
+ */
 export type OtpVerdict =
   | { readonly _tag: "Accepted"; readonly challenge: OtpChallenge }
   | {

@@ -17,6 +17,7 @@ export const Rating = Schema.Struct({
 })
 export interface Rating extends Schema.Schema.Type<typeof Rating> {}
 
+/** Whether a rating is a whole number of stars from 1 to 5. */
 export const isValidRatingValue = (value: number) => Number.isInteger(value) && value >= 1 && value <= 5
 
 /**

@@ -5,6 +5,10 @@ import { DomainEvent } from "./Events.js"
 import { moved, type Transition } from "./Transition.js"
 import { ReportReason, ResolveAction } from "./Values.js"
 
+/**
+ * Where a report stands: `pending` until an administrator acts; `dismissed` (action `dismiss`) or `resolved`
+ * (actions `warn` and `suspend_seller`).
+ */
 export const ReportStatus = Schema.Literal("pending", "resolved", "dismissed")
 export type ReportStatus = typeof ReportStatus.Type
 
@@ -24,6 +28,7 @@ export const Report = Schema.Struct({
 })
 export interface Report extends Schema.Schema.Type<typeof Report> {}
 
+/** What a reporter gives to file a report: whom it is about, the deal if any, the reason and a description. */
 export type NewReport = Pick<Report, "id" | "reporterId" | "reportedUserId" | "dealId" | "reason" | "description">
 
 /** A user files a report about somebody else; it starts pending. */

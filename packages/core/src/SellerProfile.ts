@@ -4,6 +4,10 @@ import { SellerProfileExists, SellerProfileNotPending } from "./Errors.js"
 import { DomainEvent } from "./Events.js"
 import { moved, type Transition } from "./Transition.js"
 
+/**
+ * Where a seller profile stands: `pending` after applying, then `approved` or `rejected` by an administrator;
+ * `suspended` after a report resolved with `suspend_seller`. Only `approved` sellers may make offers.
+ */
 export const SellerProfileStatus = Schema.Literal("pending", "approved", "rejected", "suspended")
 export type SellerProfileStatus = typeof SellerProfileStatus.Type
 
@@ -23,6 +27,7 @@ export const SellerProfile = Schema.Struct({
 })
 export interface SellerProfile extends Schema.Schema.Type<typeof SellerProfile> {}
 
+/** What a user gives to apply as a seller: business name, location and bio. */
 export type NewSellerProfile = Pick<
   SellerProfile,
   "id" | "userId" | "businessName" | "locationDistrict" | "locationCity" | "bio"

@@ -10,5 +10,6 @@ export interface Transitioned<S> {
 /** A transition either moves to a next state with events or fails with a typed domain error. */
 export type Transition<S, E> = Either.Either<Transitioned<S>, E>
 
+/** A successful transition to `state`, raising `events`. */
 export const moved = <S>(state: S, events: ReadonlyArray<DomainEvent> = []): Transition<S, never> =>
   Either.right({ state, events })

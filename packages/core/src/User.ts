@@ -50,6 +50,7 @@ export const SESSION_LAST_USED_GRANULARITY_MS = 60_000
 export const isLastUseStale = (session: Session, now: Date) =>
   now.getTime() - session.lastUsedAt.getTime() >= SESSION_LAST_USED_GRANULARITY_MS
 
+/** Whether the session can still be used at `now`: not revoked and not past its expiry. */
 export const isSessionLive = (session: Session, now: Date) =>
   session.revokedAt === null && session.expiresAt.getTime() > now.getTime()
 

@@ -5,6 +5,10 @@ export * from "./Deal.js"
 export * from "./Entity.js"
 export * from "./Errors.js"
 export * from "./Events.js"
+/**
+ * In-memory adapters of every port, for tests and for embedders that keep no database: `Memory.InMemoryPorts`
+ * puts all of them over one `Memory.MemoryStore`, whose transactions are all or nothing and run one at a time.
+ */
 export * as Memory from "./memory/index.js"
 export * from "./Notifications.js"
 export * from "./Offer.js"

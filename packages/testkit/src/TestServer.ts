@@ -27,6 +27,10 @@ import { AdjustableClock } from "./Clock.js"
 import { LogRecorder } from "./Logs.js"
 import { PushRecorder, SmsRecorder } from "./Recorders.js"
 
+/**
+ * How {@link startTestServer} builds the server: its settings, the database it runs on (in-memory PGlite unless
+ * told otherwise), Redis, test phone numbers and logging. Every option may be left out.
+ */
 export interface TestServerOptions {
   /** Settings to change (rate limits, admin phone numbers, …). */
   readonly settings?: Partial<AppSettings>

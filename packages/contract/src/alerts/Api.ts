@@ -34,6 +34,10 @@ const ArrayOf = <A, I>(item: Schema.Schema<A, I>, min: number, max: number, key:
     })
   )
 
+/**
+ * The body of POST /alerts: the categories (1 or more) and cities (1 to {@link MAX_ALERT_CITIES}) a new request
+ * must match, and an optional price range its budget must meet (`price_max` not below `price_min`).
+ */
 export const NewAlertRule = Payload({
   categories: ArrayOf(OneOf(...Category.literals), 1, Category.literals.length, "alert_categories_count"),
   cities: ArrayOf(Text(1, 100), 1, MAX_ALERT_CITIES, "alert_cities_count"),
@@ -74,6 +78,10 @@ export const AlertSettingsView = entityView(QuietHours.fields)
 const quietHoursGiven = (settings: { readonly [K in "quiet_from" | "quiet_to" | "time_zone"]: unknown }) =>
   [settings.quiet_from, settings.quiet_to, settings.time_zone].filter((value) => value !== null).length
 
+/**
+ * The body of PUT /alert-settings: quiet hours as `HH:MM` times and an IANA time zone, all three given or all null
+ * (no quiet hours); matches in quiet hours are summed up in one push after them.
+ */
 export const AlertSettingsInput = Payload({
   quiet_from: Schema.NullOr(LocalTime),
   quiet_to: Schema.NullOr(LocalTime),

@@ -19,6 +19,10 @@ import { entityView, shownAs, UserView } from "../http/Views.js"
 const PhoneNumber = StringField
 const OtpCode = StringField.pipe(Schema.pattern(/^\d{6}$/, fieldProblem("otp_format")))
 
+/**
+ * The tokens a sign-in gives: the access token for `Authorization: Bearer`, valid `expires_in` seconds (24 hours),
+ * and the refresh token (30 days) that POST /auth/refresh trades for a new access token.
+ */
 export const TokensView = Schema.Struct({
   access_token: Schema.String,
   refresh_token: Schema.String,

@@ -15,7 +15,9 @@ import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { MESSAGE_TEXT_MAX } from "../realtime/Protocol.js"
 import { ConversationSummary, MessageItem, SentMessage, UnreadCount } from "./Views.js"
 
+/** The most messages one page of GET /conversations/{id}/messages may ask for (`limit`); more is a 400. */
 export const MESSAGES_LIMIT_MAX = 100
+/** How many messages a page of GET /conversations/{id}/messages has when `limit` is not given. */
 export const MESSAGES_LIMIT_DEFAULT = 50
 
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/

@@ -47,6 +47,7 @@ export const DealDetail = Schema.Struct({
   seller: SellerParty("ratingAvg", "ratingCount")
 })
 
+/** The caller's side of a deal, to filter GET /deals/my by: deals where they are the `buyer`, or the `seller`. */
 export const DealRole = Schema.Literal("buyer", "seller")
 export type DealRole = typeof DealRole.Type
 

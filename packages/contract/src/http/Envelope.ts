@@ -21,10 +21,18 @@ const codesOf = <S extends ErrorStatus>(status: S, except: ReadonlyArray<ErrorCo
  * One error class per status, each encoded as the spec's envelope, its codes taken from `statusOfCode`. The handler fills the localized
  * message before failing, because encoding cannot see the request.
  */
+/**
+ * 400 `VALIDATION_ERROR`: the input is malformed or breaks a field's rule; `error.details` maps each failing field to
+ * its messages.
+ */
 export class ValidationErrorResponse extends Schema.Class<ValidationErrorResponse>("ValidationErrorResponse")(
   { success: Schema.Literal(false), error: errorBody(codesOf(400)) },
   HttpApiSchema.annotations({ status: 400, description: "Invalid input" })
 ) {}
+/**
+ * 401: no valid access token (`UNAUTHORIZED`), or a sign-in or refresh refused (`INVALID_OTP`, `OTP_EXPIRED`,
+ * `OTP_ATTEMPTS_EXCEEDED`, `INVALID_REFRESH_TOKEN`).
+ */
 export class UnauthorizedResponse extends Schema.Class<UnauthorizedResponse>("UnauthorizedResponse")(
   {
     success: Schema.Literal(false),
@@ -32,18 +40,22 @@ export class UnauthorizedResponse extends Schema.Class<UnauthorizedResponse>("Un
   },
   HttpApiSchema.annotations({ status: 401, description: "Missing or invalid credentials" })
 ) {}
+/** 403: the caller may not do this (`FORBIDDEN`), or must be an approved seller to (`SELLER_NOT_APPROVED`). */
 export class ForbiddenResponse extends Schema.Class<ForbiddenResponse>("ForbiddenResponse")(
   { success: Schema.Literal(false), error: errorBody(codesOf(403)) },
   HttpApiSchema.annotations({ status: 403, description: "Not allowed" })
 ) {}
+/** 404 `NOT_FOUND`: no such resource, or none the caller may know of; also an unknown route. */
 export class NotFoundResponse extends Schema.Class<NotFoundResponse>("NotFoundResponse")(
   { success: Schema.Literal(false), error: errorBody(codesOf(404)) },
   HttpApiSchema.annotations({ status: 404, description: "Not found" })
 ) {}
+/** 413 `PAYLOAD_TOO_LARGE`: a JSON body over 1 MiB, or an avatar over 5 MiB. */
 export class PayloadTooLargeResponse extends Schema.Class<PayloadTooLargeResponse>("PayloadTooLargeResponse")(
   { success: Schema.Literal(false), error: errorBody(codesOf(413)) },
   HttpApiSchema.annotations({ status: 413, description: "Body too large" })
 ) {}
+/** 415 `UNSUPPORTED_MEDIA_TYPE`: an upload whose content is not of an accepted type (an avatar: JPEG, PNG or WebP). */
 export class UnsupportedMediaTypeResponse extends Schema.Class<UnsupportedMediaTypeResponse>(
   "UnsupportedMediaTypeResponse"
 )(
@@ -53,6 +65,10 @@ export class UnsupportedMediaTypeResponse extends Schema.Class<UnsupportedMediaT
 /** The 422 codes of business rules: every 422 but a reused idempotency key, which has its own response. */
 type BusinessRuleCode = Exclude<CodeOfStatus<422>, "IDEMPOTENCY_KEY_REUSED">
 
+/**
+ * 422: a business rule refused the operation; `error.code` names the rule (`REQUEST_NOT_ACTIVE`,
+ * `OFFER_ALREADY_ACCEPTED`, …).
+ */
 export class BusinessRuleResponse extends Schema.Class<BusinessRuleResponse>("BusinessRuleResponse")(
   {
     success: Schema.Literal(false),
@@ -60,6 +76,7 @@ export class BusinessRuleResponse extends Schema.Class<BusinessRuleResponse>("Bu
   },
   HttpApiSchema.annotations({ status: 422, description: "A business rule refused the operation" })
 ) {}
+/** 409 `IDEMPOTENCY_KEY_IN_USE`: a call with the same `Idempotency-Key` is still running; retry after `Retry-After`. */
 export class IdempotencyKeyInUseResponse extends Schema.Class<IdempotencyKeyInUseResponse>(
   "IdempotencyKeyInUseResponse"
 )(
@@ -69,6 +86,7 @@ export class IdempotencyKeyInUseResponse extends Schema.Class<IdempotencyKeyInUs
     description: "A call with the same Idempotency-Key is still running; retry after the Retry-After header"
   })
 ) {}
+/** 422 `IDEMPOTENCY_KEY_REUSED`: the `Idempotency-Key` was used before with another method, path or body. */
 export class IdempotencyKeyReusedResponse extends Schema.Class<IdempotencyKeyReusedResponse>(
   "IdempotencyKeyReusedResponse"
 )(
@@ -78,15 +96,21 @@ export class IdempotencyKeyReusedResponse extends Schema.Class<IdempotencyKeyReu
     description: "The Idempotency-Key was used with another method, path or body"
   })
 ) {}
+/** 429 `RATE_LIMITED`: too many calls; the `Retry-After` header says in how many seconds to try again. */
 export class RateLimitedResponse extends Schema.Class<RateLimitedResponse>("RateLimitedResponse")(
   { success: Schema.Literal(false), error: errorBody(codesOf(429)) },
   HttpApiSchema.annotations({ status: 429, description: "Rate limit exceeded" })
 ) {}
+/** 500 `INTERNAL_ERROR`: the server failed; the body never shows why. */
 export class InternalErrorResponse extends Schema.Class<InternalErrorResponse>("InternalErrorResponse")(
   { success: Schema.Literal(false), error: errorBody(codesOf(500)) },
   HttpApiSchema.annotations({ status: 500, description: "Server error" })
 ) {}
 
+/**
+ * 503 `SERVICE_UNAVAILABLE`: a dependency (the database, …) is unreachable or saturated for now; retry after
+ * `Retry-After`.
+ */
 export class ServiceUnavailableResponse extends Schema.Class<ServiceUnavailableResponse>("ServiceUnavailableResponse")(
   { success: Schema.Literal(false), error: errorBody(codesOf(503)) },
   HttpApiSchema.annotations({ status: 503, description: "Unavailable for now; retry after the Retry-After header" })

@@ -28,6 +28,7 @@ const characters = (s: string) => {
   for (const _ of s) count++
   return count
 }
+/** A JSON number; anything else fails with the problem `must_be_number`. */
 export const NumberField = Schema.Number.annotations(fieldProblem("must_be_number"))
 
 /*
@@ -87,6 +88,7 @@ export const Money = NumberField.pipe(
 export const OneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
   Schema.Literal(...(values as unknown as [L[number]]))
 
+/** A UUID, as ids are written in bodies and queries; anything else fails with the problem `uuid`. */
 export const UuidField = Schema.UUID.annotations(fieldProblem("uuid"))
 
 /** An optional field; `null` counts as absent. */
@@ -129,6 +131,10 @@ export const PageParams = {
 export const Payload = <F extends Schema.Struct.Fields>(fields: F) =>
   Schema.Struct(fields).annotations({ parseOptions: { errors: "all" }, ...fieldProblem("must_be_object") })
 
+/**
+ * The `pagination` of a paged list: the page shown, the page size, the number of items in all pages, and the last
+ * page (1 when there are no items).
+ */
 export const Pagination = Schema.Struct({
   current_page: Schema.Int,
   per_page: Schema.Int,
@@ -136,6 +142,7 @@ export const Pagination = Schema.Struct({
   last_page: Schema.Int
 })
 
+/** The `pagination` of page `page` of `perPage` items, out of `total` items. */
 export const paginationOf = (page: number, perPage: number, total: number) => ({
   current_page: page,
   per_page: perPage,

@@ -10,6 +10,7 @@ export type JsonField<S> = S extends typeof Schema.DateFromSelf
     ? Schema.NullOr<typeof Schema.Date>
     : S
 
+/** An entity's fields as JSON shows them: each Date field an ISO 8601 string, every other field as it is. */
 export type JsonFields<Fields extends Schema.Struct.Fields> = { readonly [K in keyof Fields]: JsonField<Fields[K]> }
 
 const isDateFromSelf = (ast: AST.AST) =>

@@ -9,7 +9,9 @@ import { FreeText, SEQ_MAX, SeqField, Text } from "../http/Fields.js"
  * each incoming frame with these schemas; clients can import them to build and read frames.
  */
 
+/** The longest `message_text` of a message frame, in characters after trimming (as over REST). */
 export const MESSAGE_TEXT_MAX = 4000
+/** The longest `client_id` a message frame may carry, in characters. */
 export const CLIENT_ID_MAX = 100
 /** A frame larger than this closes the socket with 1009. */
 export const MAX_FRAME_BYTES = 16 * 1024
@@ -26,7 +28,9 @@ export const MAX_SUBSCRIPTIONS_PER_SOCKET = 100
  */
 export const CATCH_UP_MAX = 50
 
+/** What a conversation's channel is named with: `conversation.<conversation id>`. */
 export const CONVERSATION_CHANNEL_PREFIX = "conversation."
+/** The channel to subscribe to for a conversation's messages. */
 export const conversationChannel = (conversationId: string) => `${CONVERSATION_CHANNEL_PREFIX}${conversationId}`
 
 /**
@@ -34,6 +38,7 @@ export const conversationChannel = (conversationId: string) => `${CONVERSATION_C
  * (a new request matching their alert rules) arrive there as `event` frames.
  */
 export const USER_CHANNEL_PREFIX = "user."
+/** The user's own channel, which every socket authenticated as the user is on (`user.<user id>`). */
 export const userChannel = (userId: string) => `${USER_CHANNEL_PREFIX}${userId}`
 
 /** WebSocket close codes the server uses. */
@@ -50,7 +55,15 @@ export const CloseCode = {
 
 // Client to server
 
+/**
+ * Client, first frame: authenticates the socket with an access token. Answered by `auth_ok`; a bad token (or no
+ * auth within 10 s) gets an `UNAUTHORIZED` error and the socket closes with 4401.
+ */
 export const AuthFrame = Schema.Struct({ type: Schema.Literal("auth"), token: Schema.String })
+/**
+ * Client: subscribes to a conversation's channel. Answered by `subscribed`, or an error: `FORBIDDEN` when the user
+ * is not a party, `NOT_FOUND` when there is no such conversation.
+ */
 export const SubscribeFrame = Schema.Struct({
   type: Schema.Literal("subscribe"),
   channel: Schema.String,
@@ -60,7 +73,12 @@ export const SubscribeFrame = Schema.Struct({
    */
   since_seq: Schema.optional(SeqField)
 })
+/** Client: stops the deliveries of a channel. Answered by `unsubscribed`. */
 export const UnsubscribeFrame = Schema.Struct({ type: Schema.Literal("unsubscribe"), channel: Schema.String })
+/**
+ * Client: sends a message to a conversation, stored as POST /conversations/{id}/messages stores it. The sender gets
+ * an `ack`; every socket subscribed to the conversation gets it as a `message`.
+ */
 export const SendMessageFrame = Schema.Struct({
   type: Schema.Literal("message"),
   conversation_id: Schema.String,
@@ -68,24 +86,39 @@ export const SendMessageFrame = Schema.Struct({
   /** Chosen by the client; sending again with the same one stores nothing new and acks the first message. */
   client_id: Schema.optionalWith(Text(1, CLIENT_ID_MAX), { nullable: true })
 })
+/** Client: keeps the socket alive. Answered by `pong`. */
 export const PingFrame = Schema.Struct({ type: Schema.Literal("ping") })
 
+/**
+ * Any frame a client may send. A frame that is not JSON, or not one of these, gets a `VALIDATION_ERROR` error and
+ * the socket stays open.
+ */
 export const ClientFrame = Schema.Union(AuthFrame, SubscribeFrame, UnsubscribeFrame, SendMessageFrame, PingFrame)
 export type ClientFrame = typeof ClientFrame.Type
+/** The `type` of a client frame (`auth`, `subscribe`, …). */
 export type ClientFrameType = ClientFrame["type"]
+/** Every client frame `type`, to tell a frame of an unknown type from a malformed frame of a known one. */
 export const clientFrameTypes: ReadonlyArray<ClientFrameType> = ["auth", "subscribe", "unsubscribe", "message", "ping"]
 
 // Server to client
 
+/** Server: the socket is authenticated as `user_id`, and on the user's channel from now on. */
 export const AuthOkFrame = Schema.Struct({ type: Schema.Literal("auth_ok"), user_id: Schema.UUID })
+/**
+ * Server: the subscribe to `channel` succeeded; its messages follow (after the catch-up when `since_seq` was given).
+ */
 export const SubscribedFrame = Schema.Struct({ type: Schema.Literal("subscribed"), channel: Schema.String })
+/** Server: the unsubscribe from `channel` is done; none of its messages follow. */
 export const UnsubscribedFrame = Schema.Struct({ type: Schema.Literal("unsubscribed"), channel: Schema.String })
+/** Server: a message stored in a subscribed conversation, whichever party sent it and however (socket or REST). */
 export const MessageFrame = Schema.Struct({ type: Schema.Literal("message"), data: SentMessage })
+/** Server, to the sender of a message frame: the message as stored, with the frame's `client_id` (null without one). */
 export const AckFrame = Schema.Struct({
   type: Schema.Literal("ack"),
   client_id: Schema.NullOr(Schema.String),
   data: SentMessage
 })
+/** Server, after a subscribe with `since_seq`: the missed messages have been sent; live messages follow. */
 export const CaughtUpFrame = Schema.Struct({
   type: Schema.Literal("caught_up"),
   channel: Schema.String,
@@ -97,6 +130,11 @@ export const CaughtUpFrame = Schema.Struct({
    */
   has_more: Schema.Boolean
 })
+/**
+ * The code of an `error` frame: `UNAUTHORIZED` (no auth yet, or a bad token), `VALIDATION_ERROR` (a malformed frame,
+ * an unknown type, too many subscriptions), `FORBIDDEN` (not a party of the conversation), `NOT_FOUND` (no such
+ * conversation), `RATE_LIMITED` (too many frames: this one is dropped), `INTERNAL_ERROR` (the server failed).
+ */
 export const ErrorFrameCode = Schema.Literal(
   ...([
     "UNAUTHORIZED",
@@ -108,6 +146,10 @@ export const ErrorFrameCode = Schema.Literal(
   ] as const satisfies ReadonlyArray<ErrorCode>)
 )
 export type ErrorFrameCode = typeof ErrorFrameCode.Type
+/**
+ * Server: a frame was refused, with its code and a message in the user's language. The socket stays open, but
+ * after a bad or missing auth, when it closes with 4401.
+ */
 export const ErrorFrame = Schema.Struct({
   type: Schema.Literal("error"),
   code: ErrorFrameCode,
@@ -120,6 +162,7 @@ export const ErrorFrame = Schema.Struct({
   /** The channel of the subscribe or unsubscribe frame that failed. */
   channel: Schema.optional(Schema.String)
 })
+/** Server: the answer to a `ping`. */
 export const PongFrame = Schema.Struct({ type: Schema.Literal("pong") })
 
 /** A new request matched one of the seller's alert rules: what the request list shows of it. */
@@ -147,6 +190,7 @@ export type UserEventFrame = typeof UserEventFrame.Type
 /** A user event as carried between instances: the frame without its channel, which names each recipient. */
 export type UserEvent = Omit<UserEventFrame, "type" | "channel">
 
+/** Any frame the server sends. */
 export const ServerFrame = Schema.Union(
   AuthOkFrame,
   SubscribedFrame,

@@ -39,6 +39,7 @@ export const RequestListItem = RequestView.pick(
   "expiresAt"
 )
 
+/** A page of buy requests, newest first, as GET /requests and GET /requests/my answer it. */
 export const RequestList = Schema.Struct({ requests: Schema.Array(RequestListItem), pagination: Pagination })
 
 const NewRequest = Payload({

@@ -16,6 +16,9 @@ import { AdminOnly, ApiRateLimit, Authentication, BodyCheck } from "../http/Secu
 import { SellerProfileView, UserView } from "../http/Views.js"
 import { SellerTrust } from "../trust/View.js"
 
+/**
+ * The seller profile POST /seller-profiles answers with: the new application, pending until an administrator decides.
+ */
 export const SellerProfileCreated = SellerProfileView.pick(
   "id",
   "userId",

@@ -18,6 +18,7 @@ import { BodyOrNone, OneOf, Optional, Payload, Text } from "../http/Fields.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { entityView, SellerProfileSummary, UserView } from "../http/Views.js"
 
+/** The largest avatar file accepted, in bytes (5 MiB); a larger one is a 413. */
 export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
 /*
  * The parser counts a part's headers into its size, so its cap leaves room for them; the exact 5 MiB
@@ -25,6 +26,10 @@ export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
  */
 const AVATAR_PART_LIMIT = AVATAR_MAX_BYTES + 64 * 1024
 
+/**
+ * The caller's own account, as GET and PUT /users/me answer it: the user with a summary of their seller profile
+ * (null without one).
+ */
 export const MeView = Schema.Struct({
   ...UserView.fields,
   ...snakeCaseKeys({ sellerProfile: Schema.NullOr(SellerProfileSummary) }).fields

@@ -2,6 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 
+/** A stored file's bytes and the MIME type it is served with (`image/webp`, …). */
 export interface StoredFile {
   readonly bytes: Uint8Array
   readonly contentType: string

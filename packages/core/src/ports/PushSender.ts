@@ -3,6 +3,11 @@ import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import type { Platform } from "../Values.js"
 
+/**
+ * What a push notification is about: a new offer (to the buyer), an accepted offer (to both parties), a message
+ * (to an offline recipient), a prompt to rate a completed deal, a request about to expire or expired (to its
+ * buyer), and a new request matching a seller's alert rules, one by one or summed up after quiet hours.
+ */
 export type PushType =
   | "offer_created"
   | "offer_accepted"

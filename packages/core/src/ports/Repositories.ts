@@ -35,6 +35,7 @@ export class Transactor extends Context.Tag("@talab/core/Transactor")<
   { readonly transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R> }
 >() {}
 
+/** Port: stores users (accounts, found by id or phone number). */
 export class UserRepo extends Context.Tag("@talab/core/UserRepo")<
   UserRepo,
   {
@@ -47,6 +48,10 @@ export class UserRepo extends Context.Tag("@talab/core/UserRepo")<
   }
 >() {}
 
+/**
+ * Port: stores sign-in sessions, what every access and refresh token is checked against; a revoked session signs its
+ * tokens out.
+ */
 export class SessionRepo extends Context.Tag("@talab/core/SessionRepo")<
   SessionRepo,
   {
@@ -71,6 +76,10 @@ export class SessionRepo extends Context.Tag("@talab/core/SessionRepo")<
   }
 >() {}
 
+/**
+ * Port: stores the one code outstanding per phone number ({@link OtpChallenge}); `lock` reads it for update so racing
+ * verifications count every attempt.
+ */
 export class OtpRepo extends Context.Tag("@talab/core/OtpRepo")<
   OtpRepo,
   {
@@ -81,6 +90,7 @@ export class OtpRepo extends Context.Tag("@talab/core/OtpRepo")<
   }
 >() {}
 
+/** Port: stores the push tokens of users' devices, each tied to the session that registered it. */
 export class DeviceTokenRepo extends Context.Tag("@talab/core/DeviceTokenRepo")<
   DeviceTokenRepo,
   {
@@ -93,6 +103,7 @@ export class DeviceTokenRepo extends Context.Tag("@talab/core/DeviceTokenRepo")<
   }
 >() {}
 
+/** Port: stores seller profiles, at most one per user. */
 export class SellerProfileRepo extends Context.Tag("@talab/core/SellerProfileRepo")<
   SellerProfileRepo,
   {
@@ -108,6 +119,7 @@ export class SellerProfileRepo extends Context.Tag("@talab/core/SellerProfileRep
   }
 >() {}
 
+/** Port: stores buy requests. */
 export class RequestRepo extends Context.Tag("@talab/core/RequestRepo")<
   RequestRepo,
   {
@@ -118,6 +130,7 @@ export class RequestRepo extends Context.Tag("@talab/core/RequestRepo")<
   }
 >() {}
 
+/** Port: stores offers; at most one pending offer per seller and request. */
 export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
   OfferRepo,
   {
@@ -138,6 +151,7 @@ export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
   }
 >() {}
 
+/** Port: stores deals. */
 export class DealRepo extends Context.Tag("@talab/core/DealRepo")<
   DealRepo,
   {
@@ -148,6 +162,7 @@ export class DealRepo extends Context.Tag("@talab/core/DealRepo")<
   }
 >() {}
 
+/** Port: stores ratings, at most one per deal, and sums them per seller. */
 export class RatingRepo extends Context.Tag("@talab/core/RatingRepo")<
   RatingRepo,
   {
@@ -158,6 +173,7 @@ export class RatingRepo extends Context.Tag("@talab/core/RatingRepo")<
   }
 >() {}
 
+/** Port: stores reports about users. */
 export class ReportRepo extends Context.Tag("@talab/core/ReportRepo")<
   ReportRepo,
   {
@@ -167,6 +183,7 @@ export class ReportRepo extends Context.Tag("@talab/core/ReportRepo")<
   }
 >() {}
 
+/** Port: stores conversations, one per offer. */
 export class ConversationRepo extends Context.Tag("@talab/core/ConversationRepo")<
   ConversationRepo,
   {
@@ -181,6 +198,7 @@ export class ConversationRepo extends Context.Tag("@talab/core/ConversationRepo"
   }
 >() {}
 
+/** Port: stores conversations' messages, numbered by `seq`, and marks them read. */
 export class MessageRepo extends Context.Tag("@talab/core/MessageRepo")<
   MessageRepo,
   {

@@ -9,6 +9,10 @@ export interface Sms {
   readonly code?: string
 }
 
+/**
+ * The SMS provider did not take the message: `reason` says why, with the provider's HTTP `status` and own error code
+ * when it gave them.
+ */
 export class SmsDeliveryFailed extends Data.TaggedError("SmsDeliveryFailed")<{
   readonly reason: string
   readonly status?: number
