@@ -9,6 +9,8 @@ const SECRET = "tokens-test-secret-tokens-test-secret-0123"
 const secret = new TextEncoder().encode(SECRET)
 const NOW_MS = Date.UTC(2025, 1, 1, 12, 0, 0, 500)
 const NOW = Math.floor(NOW_MS / 1000)
+const USER_ID = "5f0c4a1e-8d7b-4c2a-9e61-0b3d2f4a6c81"
+const SESSION_ID = "a2e9d3b4-1c6f-4e8a-b7d0-9f5e3c2a1b64"
 
 const keys = Layer.succeed(ServerKeys, { jwt: secret, otp: new TextEncoder().encode(`otp:${SECRET}`) })
 
@@ -28,9 +30,9 @@ const signed = (header: unknown, claims: unknown, key = SECRET) => {
 }
 const HS256 = { alg: "HS256", typ: "JWT" }
 const claims = (extra: Record<string, unknown> = {}) => ({
-  sid: "session-1",
+  sid: SESSION_ID,
   typ: "access",
-  sub: "user-1",
+  sub: USER_ID,
   iat: NOW - 10,
   exp: NOW + 60,
   jti: "j",
@@ -39,38 +41,38 @@ const claims = (extra: Record<string, unknown> = {}) => ({
 
 describe("Tokens (HS256 over node:crypto)", () => {
   it("signs what jose signed: the same header, the claims in the same order, verifiable by jose", async () => {
-    const token = await run((tokens) => tokens.sign({ userId: "user-1", sessionId: "session-1", type: "refresh" }))
+    const token = await run((tokens) => tokens.sign({ userId: USER_ID, sessionId: SESSION_ID, type: "refresh" }))
     const { payload, protectedHeader } = await jwtVerify(token, secret, {
       algorithms: ["HS256"],
       currentDate: new Date(NOW_MS)
     })
     expect(protectedHeader).toEqual(HS256)
     expect(Object.keys(payload)).toEqual(["sid", "typ", "sub", "iat", "exp", "jti"])
-    expect(payload).toMatchObject({ sid: "session-1", typ: "refresh", sub: "user-1", iat: NOW })
+    expect(payload).toMatchObject({ sid: SESSION_ID, typ: "refresh", sub: USER_ID, iat: NOW })
     expect(payload.exp).toBe(NOW + REFRESH_TOKEN_TTL_SECONDS)
 
-    const joseToken = await new SignJWT({ sid: "session-1", typ: "access" })
+    const joseToken = await new SignJWT({ sid: SESSION_ID, typ: "access" })
       .setProtectedHeader(HS256)
-      .setSubject("user-1")
+      .setSubject(USER_ID)
       .setIssuedAt(NOW)
       .setExpirationTime(NOW + ACCESS_TOKEN_TTL_SECONDS)
       .setJti(String(payload.jti))
       .sign(secret)
-    const ours = await run((tokens) => tokens.sign({ userId: "user-1", sessionId: "session-1", type: "access" }))
+    const ours = await run((tokens) => tokens.sign({ userId: USER_ID, sessionId: SESSION_ID, type: "access" }))
     expect(ours.split(".")[0]).toBe(joseToken.split(".")[0])
     expect(decodeProtectedHeader(ours)).toEqual(HS256)
     expect(await run((tokens) => tokens.verify(joseToken, "access"))).toEqual({
-      userId: "user-1",
-      sessionId: "session-1",
+      userId: USER_ID,
+      sessionId: SESSION_ID,
       type: "access"
     })
   })
 
   it("verifies its own tokens of the asked type until they expire", async () => {
-    const token = await run((tokens) => tokens.sign({ userId: "u", sessionId: "s", type: "access" }))
+    const token = await run((tokens) => tokens.sign({ userId: USER_ID, sessionId: SESSION_ID, type: "access" }))
     expect(await run((tokens) => tokens.verify(token, "access"))).toEqual({
-      userId: "u",
-      sessionId: "s",
+      userId: USER_ID,
+      sessionId: SESSION_ID,
       type: "access"
     })
     expect(await run((tokens) => tokens.verify(token, "refresh"))).toBeUndefined()
@@ -97,6 +99,8 @@ describe("Tokens (HS256 over node:crypto)", () => {
       signed(HS256, claims({ iat: "yesterday" })),
       signed(HS256, claims({ sub: 42 })),
       signed(HS256, claims({ sid: undefined })),
+      signed(HS256, claims({ sub: "user-1" })),
+      signed(HS256, claims({ sid: "session-1" })),
       signed(HS256, ["not", "an", "object"]),
       signed("not an object", claims()),
       "",
@@ -108,9 +112,18 @@ describe("Tokens (HS256 over node:crypto)", () => {
     }
     expect(await run((tokens) => tokens.verify(signed(HS256, claims({ nbf: NOW })), "access"))).toBeDefined()
     expect(await run((tokens) => tokens.verify(good, "access"))).toEqual({
-      userId: "user-1",
-      sessionId: "session-1",
+      userId: USER_ID,
+      sessionId: SESSION_ID,
       type: "access"
     })
+  })
+
+  it("refuses a well-signed token whose sub or sid is not a UUID: it names no user or session", async () => {
+    for (const ids of [{ sub: "user-1" }, { sid: "1 OR 1=1" }, { sub: USER_ID.toUpperCase().slice(1) }]) {
+      expect(await run((tokens) => tokens.verify(signed(HS256, claims(ids)), "access"))).toBeUndefined()
+    }
+    expect(
+      await run((tokens) => tokens.verify(signed(HS256, claims({ sub: USER_ID.toUpperCase() })), "access"))
+    ).toBeDefined()
   })
 })

@@ -166,10 +166,14 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
     it("answers NOT_FOUND for an unknown conversation and VALIDATION_ERROR for a channel of another kind", async () => {
       const user = await market().buyer()
       const socket = await signedIn(user.token)
-      for (const channel of [`conversation.${unknownId()}`, "conversation.not-a-uuid"]) {
+      const since = new Date()
+      for (const channel of [`conversation.${unknownId()}`, "conversation.not-a-uuid", "conversation.' OR 1=1 --"]) {
         socket.send({ type: "subscribe", channel })
         expect(await socket.next()).toMatchObject({ type: "error", code: "NOT_FOUND", channel })
+        socket.send({ type: "unsubscribe", channel })
+        expect(await socket.next()).toEqual({ type: "unsubscribed", channel })
       }
+      expect(server().logs.lines.filter((line) => line.at >= since && line.level === "ERROR")).toEqual([])
       for (const frame of [
         { type: "subscribe", channel: "requests.all" },
         { type: "subscribe", channel: "conversation." },
@@ -375,6 +379,26 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       socket.send({ type: "message", conversation_id: scene.conversationId, message_text: "hi", client_id: "x-2" })
       expect(await socket.next()).toMatchObject({ type: "error", code: "FORBIDDEN", client_id: "x-2" })
       expect(await history(scene.buyer.token, scene.conversationId)).toEqual([])
+    })
+
+    it("answers a message frame whose conversation_id is not a UUID NOT_FOUND, like an unknown one, logging no error", async () => {
+      const m = market()
+      const scene = await chatScene(m)
+      const socket = await signedIn(scene.buyer.token)
+      const since = new Date()
+      for (const conversationId of ["not-a-uuid", `${scene.conversationId}x`, "' OR 1=1 --"]) {
+        socket.send({ type: "message", conversation_id: conversationId, message_text: "hi", client_id: "n-1" })
+        expect(await socket.next()).toEqual({
+          type: "error",
+          code: "NOT_FOUND",
+          message: expect.any(String),
+          client_id: "n-1"
+        })
+      }
+      socket.send({ type: "message", conversation_id: "not-a-uuid", message_text: "   ", client_id: "n-2" })
+      expect(await socket.next()).toMatchObject({ type: "error", code: "VALIDATION_ERROR", client_id: "n-2" })
+      expect(await history(scene.buyer.token, scene.conversationId)).toEqual([])
+      expect(server().logs.lines.filter((line) => line.at >= since && line.level === "ERROR")).toEqual([])
     })
 
     it("refuses text over 4000 characters or empty after trimming with VALIDATION_ERROR, storing nothing", async () => {

@@ -11,9 +11,9 @@ import {
   useServer,
   useServerWithDatabase
 } from "../support/harness.js"
-import { claimsOf } from "../support/jwt.js"
+import { claimsOf, resigned } from "../support/jwt.js"
 import { runSql } from "../support/postgres.js"
-import { connectAs, type WsClient } from "../support/ws-client.js"
+import { connectAs, WsClient } from "../support/ws-client.js"
 
 const en = { "accept-language": "en" }
 const iphone = { platform: "ios", name: "Sara's iPhone" }
@@ -219,6 +219,37 @@ describe.each(backends)("sessions on %s", (backend) => {
       expectError(await api().call(method, path), 401, "UNAUTHORIZED")
       expectError(await api().call(method, path, { token: me.refreshToken }), 401, "UNAUTHORIZED")
       expect((await list(me.token)).body.data.sessions).toHaveLength(1)
+    })
+
+    it("answers a token signed with the server's key whose sid or sub is not a UUID as an unknown session, logging no error", async () => {
+      const me = await signIn(server(), api())
+      const since = new Date()
+      // The signature is right, so only the ids decide: the token verifier refuses them before any look-up.
+      for (const ids of [{ sid: "not-a-uuid" }, { sub: "not-a-uuid" }, { sid: "1' OR '1'='1" }]) {
+        const access = resigned(me.token, ids)
+        expectError(await list(access), 401, "UNAUTHORIZED")
+        expectError(
+          await api().post("/requests", {
+            token: access,
+            headers: { "idempotency-key": randomUUID() },
+            body: { category: "phone", budget_min: 1, budget_max: 2, location_district: "Olaya" }
+          }),
+          401,
+          "UNAUTHORIZED"
+        )
+        expectError(
+          await api().post("/auth/refresh", { body: { refresh_token: resigned(me.refreshToken, ids) } }),
+          401,
+          "INVALID_REFRESH_TOKEN"
+        )
+        const socket = await WsClient.connect(server().wsUrl)
+        sockets.push(socket)
+        socket.send({ type: "auth", token: access })
+        expect(await socket.next()).toMatchObject({ type: "error", code: "UNAUTHORIZED" })
+        expect((await socket.closed).code).toBe(4401)
+      }
+      expect((await list(me.token)).status).toBe(200)
+      expect(server().logs.lines.filter((line) => line.at >= since && line.level === "ERROR")).toEqual([])
     })
   })
 })

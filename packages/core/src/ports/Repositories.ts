@@ -17,6 +17,10 @@ import type { DeviceToken, Session, User } from "../User.js"
  * transaction, so two racing transitions on it are serialised. Read models (list and detail views)
  * are queries of the adapter, not ports.
  *
+ * Every id a repository is given is a UUID: the embedder decodes ids where they come in (paths, bodies,
+ * frames, tokens) and answers a malformed one as it answers an unknown one, so an adapter need not guard
+ * its store's uuid type against other strings.
+ *
  * Lock order. A transaction that locks rows of several aggregates takes them in this order, so no two
  * wait on each other (deadlock):
  *   report -> deal -> seller profile -> buy request -> offers -> conversation

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { byUuid, columnsAs, isUuid, nested } from "../db/Rows.js"
+import { columnsAs, nested } from "../db/Rows.js"
 
 /** The device is stored as two columns, both set or both null. */
 const SessionColumns = Schema.Struct({
@@ -62,8 +62,8 @@ export const SqlSessionRepo = Layer.effect(
 
     return SessionRepo.of({
       insert: (session) => insert(session).pipe(Effect.orDie),
-      findById: (id) => byUuid(findById)(id).pipe(Effect.orDie),
-      findWithUser: (id) => (isUuid(id) ? findWithUser(id) : Effect.succeedNone).pipe(Effect.orDie),
+      findById: (id) => findById(id).pipe(Effect.orDie),
+      findWithUser: (id) => findWithUser(id).pipe(Effect.orDie),
       // The first revocation is the one that counts.
       revoke: (id, at) =>
         sql`UPDATE sessions SET revoked_at = ${at} WHERE id = ${id} AND revoked_at IS NULL`.pipe(
@@ -71,15 +71,13 @@ export const SqlSessionRepo = Layer.effect(
           Effect.orDie
         ),
       revokeOwned: (userId, id, at) =>
-        isUuid(id)
-          ? sql`
-              UPDATE sessions SET revoked_at = ${at}
-              WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL AND expires_at > ${at}
-              RETURNING id`.pipe(
-              Effect.map((rows) => rows.length > 0),
-              Effect.orDie
-            )
-          : Effect.succeed(false),
+        sql`
+          UPDATE sessions SET revoked_at = ${at}
+          WHERE id = ${id} AND user_id = ${userId} AND revoked_at IS NULL AND expires_at > ${at}
+          RETURNING id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
       revokeOthers: (userId, keepId, at) =>
         sql<{ id: string }>`
           UPDATE sessions SET revoked_at = ${at}
@@ -89,14 +87,12 @@ export const SqlSessionRepo = Layer.effect(
           Effect.orDie
         ),
       lockLive: (id, at) =>
-        isUuid(id)
-          ? sql`
-              SELECT id FROM sessions WHERE id = ${id} AND revoked_at IS NULL AND expires_at > ${at}
-              FOR SHARE`.pipe(
-              Effect.map((rows) => rows.length > 0),
-              Effect.orDie
-            )
-          : Effect.succeed(false),
+        sql`
+          SELECT id FROM sessions WHERE id = ${id} AND revoked_at IS NULL AND expires_at > ${at}
+          FOR SHARE`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
       touch: (id, at) =>
         sql`UPDATE sessions SET last_used_at = ${at} WHERE id = ${id} AND last_used_at < ${at}`.pipe(
           Effect.asVoid,

@@ -3,6 +3,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { ServerKeys } from "./Secrets.js"
 
 export const ACCESS_TOKEN_TTL_SECONDS = 86_400
@@ -32,6 +33,9 @@ const jsonObjectOf = (part: string): Record<string, unknown> | undefined => {
 }
 
 const isNumberOrAbsent = (value: unknown) => value === undefined || typeof value === "number"
+
+/** `sub` and `sid` name a user and a session: a token whose ids are not UUIDs names nobody, so it is no token. */
+const isId = Schema.is(Schema.UUID)
 
 /**
  * The payload of a compact HS256 JWS signed with `key` whose registered dates hold at `nowSeconds` (RFC 7519
@@ -65,7 +69,7 @@ export class Tokens extends Context.Tag("@talab/http-server/Tokens")<
   Tokens,
   {
     readonly sign: (claims: TokenClaims) => Effect.Effect<string>
-    /** The claims of a valid, unexpired token of the given type, or undefined. */
+    /** The claims of a valid, unexpired token of the given type whose `sub` and `sid` are UUIDs, or undefined. */
     readonly verify: (token: string, type: TokenType) => Effect.Effect<TokenClaims | undefined>
   }
 >() {
@@ -96,10 +100,7 @@ export class Tokens extends Context.Tag("@talab/http-server/Tokens")<
         verify: (token, type) =>
           Effect.map(Clock.currentTimeMillis, (now) => {
             const payload = verifiedPayload(token, key, Math.floor(now / 1000))
-            return payload !== undefined &&
-              payload.typ === type &&
-              typeof payload.sub === "string" &&
-              typeof payload.sid === "string"
+            return payload !== undefined && payload.typ === type && isId(payload.sub) && isId(payload.sid)
               ? { userId: payload.sub, sessionId: payload.sid, type }
               : undefined
           })

@@ -3,7 +3,6 @@ import { Conversation, ConversationRepo, OfferStatus, snakeCaseKeys } from "@tal
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid } from "../db/Rows.js"
 
 /** A conversation as stored: the entity under its column names. */
 export const ConversationRow = snakeCaseKeys(Conversation.fields)
@@ -19,19 +18,17 @@ export const SqlConversationRepo = Layer.effect(
     const sql = yield* SqlClient.SqlClient
 
     const findOne = (execute: (id: string) => Statement.Statement<object>) =>
-      byUuid(SqlSchema.findOne({ Request: Schema.String, Result: ConversationRow, execute }))
+      SqlSchema.findOne({ Request: Schema.String, Result: ConversationRow, execute })
     const findById = findOne((id) => sql`SELECT * FROM conversations WHERE id = ${id}`)
     const findByOfferId = findOne((offerId) => sql`SELECT * FROM conversations WHERE offer_id = ${offerId}`)
     // Only the conversation's row is locked: the offer's status is read as committed, as any read is.
-    const lock = byUuid(
-      SqlSchema.findOne({
-        Request: Schema.String,
-        Result: LockedConversationRow,
-        execute: (id) => sql`
-          SELECT c.*, o.status AS offer_status FROM conversations c JOIN offers o ON o.id = c.offer_id
-          WHERE c.id = ${id} FOR UPDATE OF c`
-      })
-    )
+    const lock = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: LockedConversationRow,
+      execute: (id) => sql`
+        SELECT c.*, o.status AS offer_status FROM conversations c JOIN offers o ON o.id = c.offer_id
+        WHERE c.id = ${id} FOR UPDATE OF c`
+    })
     const insert = SqlSchema.void({
       Request: ConversationRow,
       execute: (row) => sql`INSERT INTO conversations ${sql.insert(row)}`

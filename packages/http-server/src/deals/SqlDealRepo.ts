@@ -3,7 +3,6 @@ import { Deal, DealRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid } from "../db/Rows.js"
 
 /** A deal as stored: the entity under its column names. */
 export const DealRow = snakeCaseKeys(Deal.fields)
@@ -14,7 +13,7 @@ export const SqlDealRepo = Layer.effect(
     const sql = yield* SqlClient.SqlClient
 
     const findOne = (execute: (id: string) => Statement.Statement<object>) =>
-      byUuid(SqlSchema.findOne({ Request: Schema.String, Result: DealRow, execute }))
+      SqlSchema.findOne({ Request: Schema.String, Result: DealRow, execute })
     const findById = findOne((id) => sql`SELECT * FROM deals WHERE id = ${id}`)
     const lock = findOne((id) => sql`SELECT * FROM deals WHERE id = ${id} FOR UPDATE`)
     const insert = SqlSchema.void({

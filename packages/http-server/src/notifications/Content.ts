@@ -11,7 +11,6 @@ import {
   type PushType
 } from "@talab/core"
 import * as Effect from "effect/Effect"
-import { isUuid } from "../db/Rows.js"
 
 /** What a push about an offer (or its deal) says: who, what, how much. */
 export interface OfferFacts {
@@ -172,8 +171,9 @@ interface MessageRow extends MessageFacts {
   readonly messageId: string
 }
 
-const uniqueUuids = (ids: ReadonlyArray<string | undefined>) => [
-  ...new Set(ids.filter((id): id is string => id !== undefined && isUuid(id)))
+/** The ids a batch names, each once; they were stored by this server with the notification, never by a client. */
+const uniqueIds = (ids: ReadonlyArray<string | undefined>) => [
+  ...new Set(ids.filter((id): id is string => id !== undefined))
 ]
 
 /**
@@ -186,7 +186,7 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
 
     /** Language and devices of each user that still exists, by user id. */
     const recipientsOf = (userIds: ReadonlyArray<string>): Effect.Effect<ReadonlyMap<string, Recipient>, SqlError> => {
-      const ids = uniqueUuids(userIds)
+      const ids = uniqueIds(userIds)
       if (ids.length === 0) return Effect.succeed(new Map())
       return sql<{ userId: string; language: Language; platform: Platform | null; pushToken: string | null }>`
         SELECT u.id AS "userId", u.language, d.platform, d.push_token AS "pushToken"
@@ -274,14 +274,14 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
       Effect.gen(function* () {
         const isAboutOffer = (n: NotificationSubject) => n.type === "offer_created" || n.type === "offer_accepted"
         const offers = yield* offerRows(
-          uniqueUuids(notifications.filter(isAboutOffer).map((n) => n.data.offer_id)),
-          uniqueUuids(notifications.filter((n) => n.type === "rating_prompt").map((n) => n.data.deal_id))
+          uniqueIds(notifications.filter(isAboutOffer).map((n) => n.data.offer_id)),
+          uniqueIds(notifications.filter((n) => n.type === "rating_prompt").map((n) => n.data.deal_id))
         )
         const messages = yield* messageRows(
-          uniqueUuids(notifications.filter((n) => n.type === "message").map((n) => n.messageId))
+          uniqueIds(notifications.filter((n) => n.type === "message").map((n) => n.messageId))
         )
         const requests = yield* requestRows(
-          uniqueUuids(notifications.filter((n) => n.type === "request_match").map((n) => n.data.request_id))
+          uniqueIds(notifications.filter((n) => n.type === "request_match").map((n) => n.data.request_id))
         )
         const byRequest = new Map(requests.map((row) => [row.requestId, row]))
         const byOffer = new Map(offers.map((row) => [row.offerId, row]))

@@ -4,7 +4,6 @@ import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid, isUuid } from "../db/Rows.js"
 
 /** An offer as stored: the entity under its column names. */
 export const OfferRow = snakeCaseKeys(Offer.fields)
@@ -15,7 +14,7 @@ export const SqlOfferRepo = Layer.effect(
     const sql = yield* SqlClient.SqlClient
 
     const findOne = (execute: (id: string) => Statement.Statement<object>) =>
-      byUuid(SqlSchema.findOne({ Request: Schema.String, Result: OfferRow, execute }))
+      SqlSchema.findOne({ Request: Schema.String, Result: OfferRow, execute })
     const findById = findOne((id) => sql`SELECT * FROM offers WHERE id = ${id}`)
     const lock = findOne((id) => sql`SELECT * FROM offers WHERE id = ${id} FOR UPDATE`)
     // The arbiter is the partial unique index offers_one_pending_per_seller.
@@ -58,12 +57,9 @@ export const SqlOfferRepo = Layer.effect(
         ),
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
-      lockByRequest: (requestId) =>
-        (isUuid(requestId) ? lockByRequest(requestId) : Effect.succeed([])).pipe(Effect.orDie),
-      lockLapsed: (requestId, now) =>
-        (isUuid(requestId) ? lockLapsed({ requestId, now }) : Effect.succeed([])).pipe(Effect.orDie),
-      lockPendingBySeller: (sellerId) =>
-        (isUuid(sellerId) ? lockPendingBySeller(sellerId) : Effect.succeed([])).pipe(Effect.orDie),
+      lockByRequest: (requestId) => lockByRequest(requestId).pipe(Effect.orDie),
+      lockLapsed: (requestId, now) => lockLapsed({ requestId, now }).pipe(Effect.orDie),
+      lockPendingBySeller: (sellerId) => lockPendingBySeller(sellerId).pipe(Effect.orDie),
       // One statement per target status; a batch is normally all `rejected`.
       updateStatus: (offers) =>
         Effect.forEach(

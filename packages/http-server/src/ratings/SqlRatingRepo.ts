@@ -3,7 +3,6 @@ import { Rating, RatingRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { isUuid } from "../db/Rows.js"
 
 /** A rating as stored: the entity under its column names. */
 export const RatingRow = snakeCaseKeys(Rating.fields)
@@ -36,14 +35,11 @@ export const SqlRatingRepo = Layer.effect(
     return RatingRepo.of({
       insert: (rating) => insert(rating).pipe(Effect.orDie),
       existsForDeal: (dealId) =>
-        isUuid(dealId)
-          ? existsForDeal(dealId).pipe(
-              Effect.map((row) => row.exists),
-              Effect.orDie
-            )
-          : Effect.succeed(false),
-      totalsForSeller: (sellerId) =>
-        isUuid(sellerId) ? totalsForSeller(sellerId).pipe(Effect.orDie) : Effect.succeed({ sum: 0, count: 0 })
+        existsForDeal(dealId).pipe(
+          Effect.map((row) => row.exists),
+          Effect.orDie
+        ),
+      totalsForSeller: (sellerId) => totalsForSeller(sellerId).pipe(Effect.orDie)
     })
   })
 )

@@ -100,11 +100,25 @@ export const errorFrame = (
   ...(extra.channel !== undefined ? { channel: extra.channel } : {})
 })
 
-/** The conversation id of a `conversation.<id>` channel, or undefined for any other channel. */
-export const conversationOfChannel = (channel: string): string | undefined =>
-  channel.startsWith(CONVERSATION_CHANNEL_PREFIX) && channel.length > CONVERSATION_CHANNEL_PREFIX.length
-    ? channel.slice(CONVERSATION_CHANNEL_PREFIX.length)
-    : undefined
+/** Whether a conversation id of a frame is a UUID: any other id names no conversation (NOT_FOUND, like an unknown one). */
+export const isConversationId = Schema.is(Schema.UUID)
+
+/** What a `subscribe` or `unsubscribe` frame's channel names. */
+export type ChannelTarget =
+  | { readonly _tag: "Conversation"; readonly conversationId: string }
+  /** `conversation.<id>` whose id is not a UUID: a conversation that does not exist. */
+  | { readonly _tag: "UnknownConversation" }
+  /** Not a `conversation.<id>` channel at all: a malformed frame. */
+  | { readonly _tag: "NotAConversation" }
+
+/** Decodes a channel: the conversation of `conversation.<UUID>`, before anything below the gateway sees the id. */
+export const conversationOfChannel = (channel: string): ChannelTarget => {
+  if (!channel.startsWith(CONVERSATION_CHANNEL_PREFIX) || channel.length === CONVERSATION_CHANNEL_PREFIX.length) {
+    return { _tag: "NotAConversation" }
+  }
+  const conversationId = channel.slice(CONVERSATION_CHANNEL_PREFIX.length)
+  return isConversationId(conversationId) ? { _tag: "Conversation", conversationId } : { _tag: "UnknownConversation" }
+}
 
 /**
  * The seq of an encoded `message` frame (as the hub and the fan-out carry it), or +Infinity when it has none,

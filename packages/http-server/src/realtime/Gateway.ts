@@ -19,7 +19,7 @@ import { sentMessageOf } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { consumeApiBudget } from "../http/ApiRateLimit.js"
 import { Connection } from "./Connection.js"
-import { conversationOfChannel, type DecodedFrame, decodeClientFrame } from "./Frames.js"
+import { conversationOfChannel, type DecodedFrame, decodeClientFrame, isConversationId } from "./Frames.js"
 import { RealtimeHub } from "./Hub.js"
 
 /*
@@ -124,10 +124,10 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
     const subscribe = (connection: Connection, userId: string, frame: typeof SubscribeFrame.Type) =>
       Effect.gen(function* () {
         const { channel, since_seq: sinceSeq } = frame
-        const conversationId = conversationOfChannel(channel)
-        if (conversationId === undefined) return connection.sendError("VALIDATION_ERROR", { channel })
+        const target = conversationOfChannel(channel)
+        if (target._tag === "NotAConversation") return connection.sendError("VALIDATION_ERROR", { channel })
         if (
-          !connection.subscriptions.has(conversationId) &&
+          (target._tag === "UnknownConversation" || !connection.subscriptions.has(target.conversationId)) &&
           connection.subscriptions.size >= MAX_SUBSCRIPTIONS_PER_SOCKET
         ) {
           return connection.sendError("VALIDATION_ERROR", {
@@ -135,7 +135,8 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
             fields: { channel: [{ key: "too_many_subscriptions", params: { max: MAX_SUBSCRIPTIONS_PER_SOCKET } }] }
           })
         }
-        const conversation = yield* chat.conversationOf(userId, conversationId)
+        if (target._tag === "UnknownConversation") return connection.sendError("NOT_FOUND", { channel })
+        const conversation = yield* chat.conversationOf(userId, target.conversationId)
         if (sinceSeq !== undefined) connection.holdLive(conversation.id)
         const watching = yield* Effect.either(hub.subscribe(connection, conversation.id))
         if (watching._tag === "Left") {
@@ -148,9 +149,10 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
 
     const unsubscribe = (connection: Connection, channel: string) =>
       Effect.gen(function* () {
-        const conversationId = conversationOfChannel(channel)
-        if (conversationId === undefined) return connection.sendError("VALIDATION_ERROR", { channel })
-        yield* hub.unsubscribe(connection, conversationId)
+        const target = conversationOfChannel(channel)
+        if (target._tag === "NotAConversation") return connection.sendError("VALIDATION_ERROR", { channel })
+        // A conversation that does not exist was never subscribed to: unsubscribing from it changes nothing.
+        if (target._tag === "Conversation") yield* hub.unsubscribe(connection, target.conversationId)
         connection.send({ type: "unsubscribed", channel })
       })
 
@@ -168,6 +170,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
       Effect.gen(function* () {
         const clientId = frame.client_id
         if (!(yield* withinMessageBudget(userId))) return connection.sendError("RATE_LIMITED", { clientId })
+        if (!isConversationId(frame.conversation_id)) return connection.sendError("NOT_FOUND", { clientId })
         yield* chat
           .sendMessage(userId, frame.conversation_id, frame.message_text, {
             clientId,

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 import type { Audience, Fanout, FanoutInbound, SocketHolder } from "./Fanout.js"
@@ -131,10 +133,21 @@ const makeAnnouncer = (publisher: Redis, subscriber: Redis, origin: string, repl
     })
 }
 
+/*
+ * What other instances (or a `talab` command) publish is decoded here, as a request is at the HTTP edge: the
+ * ids it names are UUIDs, or the message names no session or user and changes nothing (it is still confirmed,
+ * so its publisher does not wait out the timeout).
+ */
+const isId = Schema.is(Schema.UUID)
+const decodeUserEvent = Schema.decodeUnknownEither(
+  Schema.parseJson(Schema.Struct({ user_ids: Schema.Array(Schema.UUID), event: Schema.Unknown }))
+)
+
 /** Confirms a change announced with a reply channel (`<id>\n<reply channel> <token>`) once it is applied. */
 const confirmApplied = (publisher: Redis, body: string, apply?: (id: string) => void) => {
   const newline = body.indexOf("\n")
-  apply?.(newline < 0 ? body : body.slice(0, newline))
+  const id = newline < 0 ? body : body.slice(0, newline)
+  if (isId(id)) apply?.(id)
   if (newline < 0) return
   const [replyChannel, token] = body.slice(newline + 1).split(" ")
   if (replyChannel?.startsWith(REPLY_PREFIX) && token) publisher.publish(replyChannel, token).catch(() => {})
@@ -248,8 +261,10 @@ export const makeRedisFanout = (
       if (mine) return
       if (channel === EVICT_CHANNEL) return evictIfMine(body)
       if (channel === USERS_CHANNEL) {
-        const { user_ids, event } = JSON.parse(body) as { user_ids: Array<string>; event: unknown }
-        return inbound.deliverToUsers(user_ids, JSON.stringify(event))
+        return Either.match(decodeUserEvent(body), {
+          onLeft: () => undefined,
+          onRight: ({ event, user_ids }) => inbound.deliverToUsers(user_ids, JSON.stringify(event))
+        })
       }
       const match = audiencePattern.exec(channel)
       if (match) inbound.deliver({ conversationId: match[1]!, userId: match[2]! }, body)

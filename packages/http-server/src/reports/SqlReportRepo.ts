@@ -3,7 +3,6 @@ import { Report, ReportRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid } from "../db/Rows.js"
 
 /** A report as stored: the entity under its column names. */
 export const ReportRow = snakeCaseKeys(Report.fields)
@@ -31,7 +30,7 @@ export const SqlReportRepo = Layer.effect(
 
     return ReportRepo.of({
       insert: (report) => insert(report).pipe(Effect.orDie),
-      lock: (id) => byUuid(lock)(id).pipe(Effect.orDie),
+      lock: (id) => lock(id).pipe(Effect.orDie),
       update: (report) => update(report).pipe(Effect.orDie)
     })
   })

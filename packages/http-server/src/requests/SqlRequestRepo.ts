@@ -3,7 +3,6 @@ import { BuyRequest, RequestRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid } from "../db/Rows.js"
 
 /** BuyRequest as stored: the entity under its column names. */
 export const BuyRequestRow = snakeCaseKeys(BuyRequest.fields)
@@ -14,7 +13,7 @@ export const SqlRequestRepo = Layer.effect(
     const sql = yield* SqlClient.SqlClient
 
     const findOne = (execute: (id: string) => Statement.Statement<object>) =>
-      byUuid(SqlSchema.findOne({ Request: Schema.String, Result: BuyRequestRow, execute }))
+      SqlSchema.findOne({ Request: Schema.String, Result: BuyRequestRow, execute })
     const findById = findOne((id) => sql`SELECT * FROM buy_requests WHERE id = ${id}`)
     const lock = findOne((id) => sql`SELECT * FROM buy_requests WHERE id = ${id} FOR UPDATE`)
     const insert = SqlSchema.void({

@@ -3,7 +3,6 @@ import { SellerProfile, SellerProfileRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { byUuid } from "../db/Rows.js"
 
 export const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
 
@@ -13,7 +12,7 @@ export const SqlSellerProfileRepo = Layer.effect(
     const sql = yield* SqlClient.SqlClient
 
     const findOne = (execute: (key: string) => Statement.Statement<object>) =>
-      byUuid(SqlSchema.findOne({ Request: Schema.String, Result: SellerProfileRow, execute }))
+      SqlSchema.findOne({ Request: Schema.String, Result: SellerProfileRow, execute })
     const insertIfAbsent = SqlSchema.findAll({
       Request: SellerProfileRow,
       Result: Schema.Struct({ id: Schema.String }),

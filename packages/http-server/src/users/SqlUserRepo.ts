@@ -4,7 +4,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { byUuid } from "../db/Rows.js"
 
 export const UserRow = snakeCaseKeys(User.fields)
 
@@ -47,7 +46,7 @@ export const SqlUserRepo = Layer.effect(
     })
 
     return UserRepo.of({
-      findById: (id) => byUuid(findById)(id).pipe(Effect.orDie),
+      findById: (id) => findById(id).pipe(Effect.orDie),
       findByPhone: (phoneNumber) => findByPhone(phoneNumber).pipe(Effect.orDie),
       insertOrGet: (user) =>
         insertOrFind(user).pipe(
