@@ -1,3 +1,4 @@
+import { PushType } from "@talab/core"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 import {
@@ -185,16 +186,7 @@ const pushPayload = {
       properties: {
         type: {
           type: "string",
-          enum: [
-            "offer_created",
-            "offer_accepted",
-            "message",
-            "rating_prompt",
-            "request_match",
-            "request_match_summary",
-            "request_expiring",
-            "request_expired"
-          ]
+          enum: [...PushType.literals]
         },
         request_id: {
           type: "string",

@@ -1,6 +1,7 @@
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Platform } from "../Values.js"
 
 /**
@@ -8,15 +9,17 @@ import type { Platform } from "../Values.js"
  * (to an offline recipient), a prompt to rate a completed deal, a request about to expire or expired (to its
  * buyer), and a new request matching a seller's alert rules, one by one or summed up after quiet hours.
  */
-export type PushType =
-  | "offer_created"
-  | "offer_accepted"
-  | "message"
-  | "rating_prompt"
-  | "request_expiring"
-  | "request_expired"
-  | "request_match"
-  | "request_match_summary"
+export const PushType = Schema.Literal(
+  "offer_created",
+  "offer_accepted",
+  "message",
+  "rating_prompt",
+  "request_match",
+  "request_match_summary",
+  "request_expiring",
+  "request_expired"
+)
+export type PushType = typeof PushType.Type
 
 /** One notification to one device. */
 export interface Push {

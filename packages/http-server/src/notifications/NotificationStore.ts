@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { type NotificationData, type OwedNotification, snakeCaseKeys } from "@talab/core"
+import { type NotificationData, type OwedNotification, PushType, snakeCaseKeys } from "@talab/core"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -38,17 +38,6 @@ export const pendingNotificationRows = (owed: ReadonlyArray<OwedNotification>, a
     created_at: at
   }))
 
-const PushTypeSchema = Schema.Literal(
-  "offer_created",
-  "offer_accepted",
-  "message",
-  "rating_prompt",
-  "request_expiring",
-  "request_expired",
-  "request_match",
-  "request_match_summary"
-)
-
 const Payload = Schema.Struct({
   data: Schema.Record({ key: Schema.String, value: Schema.String }),
   message_id: Schema.optionalWith(Schema.String, { exact: true })
@@ -65,7 +54,7 @@ export type DeviceOutcomes = Readonly<Record<string, DeviceOutcome>>
 export const ClaimedNotification = Schema.Struct({
   id: Schema.UUID,
   userId: Schema.UUID,
-  type: PushTypeSchema,
+  type: PushType,
   data: Schema.Record({ key: Schema.String, value: Schema.String }),
   messageId: Schema.UndefinedOr(Schema.String),
   attempts: Schema.Int,
