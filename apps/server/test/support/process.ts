@@ -89,7 +89,10 @@ export const halfSentRequest = async (port: number, path: string, payload: unkno
         headers: {
           "content-type": "application/json",
           "content-length": Buffer.byteLength(body),
-          "x-request-id": requestId
+          "x-request-id": requestId,
+          // The server answers 100 Continue once it has read the head: from then on the request is in flight
+          // there, not bytes waiting in a socket (which a drain may rightly close as an idle connection).
+          expect: "100-continue"
         }
       },
       (response) => {
@@ -99,7 +102,8 @@ export const halfSentRequest = async (port: number, path: string, payload: unkno
       }
     )
     call.on("error", reject)
-    call.write(body.slice(0, 10), () => sentHalf())
+    call.on("continue", () => call.write(body.slice(0, 10), () => sentHalf()))
+    call.flushHeaders()
     finish = () => call.end(body.slice(10))
   })
   await halfSent
