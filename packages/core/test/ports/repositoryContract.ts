@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { expect, layer, type Vitest } from "@effect/vitest"
-import { Deferred, Duration, Effect, Exit, Fiber, type Layer, Option } from "effect"
-import * as Cause from "effect/Cause"
+import { Deferred, Duration, Effect, Fiber, type Layer, Option } from "effect"
 import {
   ConversationRepo,
   DealRepo,
@@ -20,6 +19,7 @@ import {
   Transactor,
   UserRepo
 } from "../../src/index.js"
+import { defectOf } from "./defects.js"
 import {
   aConversation,
   aMessage,
@@ -59,16 +59,6 @@ const some = <A>(option: Option.Option<A>) => {
   expect(Option.isSome(option), "expected a row").toBe(true)
   return Option.getOrThrow(option)
 }
-
-/** Runs an effect that must die, not fail: port signatures carry no infrastructure errors. Answers the defect. */
-export const defectOf = (effect: Effect.Effect<unknown>) =>
-  Effect.gen(function* () {
-    const exit = yield* Effect.exit(effect)
-    expect(Exit.isFailure(exit), "the effect succeeded").toBe(true)
-    if (Exit.isSuccess(exit)) return undefined
-    expect(Option.isNone(Cause.failureOption(exit.cause)), "a typed failure leaked out of a port").toBe(true)
-    return Option.getOrThrow(Cause.dieOption(exit.cause))
-  })
 
 /**
  * Runs a write that breaks a unique rule and answers the rule's name: the SQL adapters die with the database's

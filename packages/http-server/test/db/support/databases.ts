@@ -1,7 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Cause, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
+import { Effect, Layer, Redacted, Schema } from "effect"
 import { expect } from "vitest"
+import { defectOf } from "../../../../core/test/ports/defects.js"
 import { RepositoryProbe } from "../../../../core/test/ports/RepositoryProbe.js"
 import type { BackgroundSqlClient } from "../../../src/db/BackgroundSqlClient.js"
 import { DatabaseLayer, DatabaseOptions } from "../../../src/db/Database.js"
@@ -45,18 +46,10 @@ export const pgliteInMemory = Layer.unwrapEffect(
 )
 
 /** Repositories over a migrated database, with the SqlClient exposed for assertions. */
+export { defectOf }
+
 export const repositoriesOver = <E>(database: Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, E>) =>
   SqlRepositoriesLayer.pipe(Layer.provideMerge(database))
-
-/** Runs an effect that must die, not fail: port signatures carry no infrastructure errors. Answers the defect. */
-export const defectOf = (effect: Effect.Effect<unknown>) =>
-  Effect.gen(function* () {
-    const exit = yield* Effect.exit(effect)
-    expect(Exit.isFailure(exit), "the effect succeeded").toBe(true)
-    if (Exit.isSuccess(exit)) return undefined
-    expect(Option.isNone(Cause.failureOption(exit.cause)), "a typed failure leaked out of a port").toBe(true)
-    return Option.getOrThrow(Cause.dieOption(exit.cause))
-  })
 
 /** Runs an effect the database must refuse and answers the name of the constraint it broke. */
 export const violatedConstraint = (effect: Effect.Effect<unknown>) =>
