@@ -10,6 +10,7 @@ import {
   newUser,
   type Offer,
   OfferRepo,
+  type Rating,
   RequestRepo,
   type SellerProfile,
   SellerProfileRepo,
@@ -112,6 +113,17 @@ export const aDeal = (
   cancelReason: null,
   cancelDescription: null,
   ...overrides
+})
+
+/** The buyer's rating of a completed deal's seller. */
+export const aRating = (deal: Deal, rating: number): Rating => ({
+  id: randomUUID(),
+  dealId: deal.id,
+  sellerId: deal.sellerId,
+  buyerId: deal.buyerId,
+  rating,
+  reviewText: "quick and honest",
+  createdAt: at("2025-01-07T00:00:00.000Z")
 })
 
 export const aMessage = (

@@ -25,6 +25,7 @@ import {
   aMessage,
   anOffer,
   aPhoneNumber,
+  aRating,
   aRequest,
   aSellerProfile,
   at,
@@ -545,15 +546,7 @@ export const repositoryPortTests = (it: Vitest.MethodsNonLive<PortsUnderTest, tr
     Effect.gen(function* () {
       const ratings = yield* RatingRepo
       const { deal } = yield* seedDeal({ status: "completed", completedAt: at("2025-01-06T00:00:00.000Z") })
-      const rating = (value: number) => ({
-        id: randomUUID(),
-        dealId: deal.id,
-        sellerId: deal.sellerId,
-        buyerId: deal.buyerId,
-        rating: value,
-        reviewText: "quick and honest",
-        createdAt: at("2025-01-07T00:00:00.000Z")
-      })
+      const rating = (value: number) => aRating(deal, value)
       expect(yield* ratings.existsForDeal(deal.id)).toBe(false)
       yield* ratings.insert(rating(5))
       expect(yield* ratings.existsForDeal(deal.id)).toBe(true)

@@ -20,7 +20,17 @@ import { Duration, Effect, Layer, Option } from "effect"
 import { repositoryPortTests } from "../../../core/test/ports/repositoryContract.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
 import { defectOf, repositoriesOver, sqlRepositoryProbe, violatedConstraint } from "./support/databases.js"
-import { aMessage, aPhoneNumber, aRequest, aSellerProfile, at, aUser, seedDeal, seedOffer } from "./support/fixtures.js"
+import {
+  aMessage,
+  aPhoneNumber,
+  aRating,
+  aRequest,
+  aSellerProfile,
+  at,
+  aUser,
+  seedDeal,
+  seedOffer
+} from "./support/fixtures.js"
 
 const tables = [
   "buy_requests",
@@ -159,15 +169,7 @@ export const repositoryContract = <E>(
       Effect.gen(function* () {
         const ratings = yield* RatingRepo
         const { deal } = yield* seedDeal({ status: "completed", completedAt: at("2025-01-06T00:00:00.000Z") })
-        const rating = (value: number) => ({
-          id: randomUUID(),
-          dealId: deal.id,
-          sellerId: deal.sellerId,
-          buyerId: deal.buyerId,
-          rating: value,
-          reviewText: "quick and honest",
-          createdAt: at("2025-01-07T00:00:00.000Z")
-        })
+        const rating = (value: number) => aRating(deal, value)
         expect(yield* violatedConstraint(ratings.insert(rating(6)))).toBe("ratings_rating_range")
         expect(yield* violatedConstraint(ratings.insert(rating(0)))).toBe("ratings_rating_range")
         expect(yield* ratings.existsForDeal(deal.id)).toBe(false)
