@@ -45,14 +45,8 @@ export const entityView = <Fields extends { readonly [K: string]: Schema.Schema.
   return snakeCaseKeys(json) as unknown as Schema.Struct<SnakeCaseFields<JsonFields<Fields>>>
 }
 
-/**
- * A field of an entity the API names otherwise (`ipPrefix` shown as `approximate_ip`): the view's type keeps the
- * entity's name, so handlers still return the entity as it is.
- */
-export const shownAs = <const Key extends string, S extends Schema.Schema.All>(
-  key: Key,
-  schema: S
-): Schema.PropertySignature<
+/** A field read under the entity's `name` and written under `Key`, as JSON shows it. */
+type ShownAs<Key extends string, S extends Schema.Schema.All> = Schema.PropertySignature<
   ":",
   Schema.Schema.Type<S>,
   Key,
@@ -60,16 +54,14 @@ export const shownAs = <const Key extends string, S extends Schema.Schema.All>(
   Schema.Schema.Encoded<JsonField<S>>,
   false,
   Schema.Schema.Context<S>
-> =>
-  Schema.propertySignature(jsonField(schema)).pipe(Schema.fromKey(key)) as unknown as Schema.PropertySignature<
-    ":",
-    Schema.Schema.Type<S>,
-    Key,
-    ":",
-    Schema.Schema.Encoded<JsonField<S>>,
-    false,
-    Schema.Schema.Context<S>
-  >
+>
+
+/**
+ * A field of an entity the API names otherwise (`ipPrefix` shown as `approximate_ip`): the view's type keeps the
+ * entity's name, so handlers still return the entity as it is.
+ */
+export const shownAs = <const Key extends string, S extends Schema.Schema.All>(key: Key, schema: S): ShownAs<Key, S> =>
+  Schema.propertySignature(jsonField(schema)).pipe(Schema.fromKey(key)) as unknown as ShownAs<Key, S>
 
 /** The user as the API shows it. */
 export const UserView = entityView(User.fields)
