@@ -1,20 +1,9 @@
 import { defineConfig } from "vitest/config"
 import { packagingTests } from "./vitest.packaging.config.js"
 
-/**
- * The unit and adapter tests of core, contract and http-server, run each in a fresh worker thread, so a fresh copy of
- * every module, Effect included: several rely on Effect's TestClock (`@effect/vitest`), which finds the clock of an
- * earlier file's tests instead when a process has run other files before (core's memory.test.ts, then
- * http-server's adapters/sms.test.ts, shows it).
- */
-const isolatedTests = [
-  "packages/core/test/**/*.test.ts",
-  "packages/contract/test/**/*.test.ts",
-  "packages/http-server/test/**/*.test.ts"
-]
-
 export default defineConfig({
   test: {
+    include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
     exclude: ["**/node_modules/**", ...packagingTests],
     testTimeout: 30_000,
     hookTimeout: 60_000,
@@ -24,33 +13,19 @@ export default defineConfig({
       "packages/http-server/test/support/test-run.global.ts",
       "apps/server/test/support/server-build.global.ts"
     ],
+    // A worker process runs many files and keeps their modules: it loads Effect, the platform and the whole
+    // server once for all of them, instead of once per file (that load was a third of the run's CPU). Every
+    // suite keeps to its own database, ports and Redis prefix and leaves no global changed, so files sharing a
+    // process do not see each other. (@effect/vitest's `layer()` did change the shared `it`: see the patch
+    // named in pnpm-workspace.yaml.)
     pool: "forks",
-    // Two pools, side by side. The end-to-end files share worker processes (`forks`, not isolated): a process
-    // loads Effect, the platform and the whole server once for all the files it runs, instead of once per file
-    // (that load was a third of the run's CPU). Vitest isolates a pool as a whole, whatever a project's own
-    // `isolate` says, so the unit files get a pool of their own (`threads`, isolated: a new thread per file).
-    // Vitest's default on a 2-core machine is one worker; five in all keep both cores busy while most of a
-    // file's time is spent waiting on PostgreSQL, child processes and sockets.
+    isolate: false,
     poolOptions: {
-      // Not isolated, tinypool needs as many workers at least as at most: with fewer, it terminates an idle
-      // worker mid-run and the run fails.
-      forks: { isolate: false, maxForks: 3, minForks: 3 },
-      threads: { isolate: true, maxThreads: 2, minThreads: 1 }
+      // Vitest's default on a 2-core machine is one worker; four keep both cores busy while most of a file's
+      // time is spent waiting on PostgreSQL, child processes and sockets. Not isolated, tinypool needs as many
+      // workers at least as at most: with fewer, it terminates an idle worker mid-run and the run fails.
+      forks: { maxForks: 4, minForks: 4 }
     },
-    sequence: { concurrent: false },
-    projects: [
-      { extends: true, test: { name: "unit", include: isolatedTests, pool: "threads", isolate: true } },
-      {
-        extends: true,
-        test: {
-          name: "end-to-end",
-          include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
-          exclude: ["**/node_modules/**", ...packagingTests, ...isolatedTests],
-          // Every suite keeps to its own database, ports and Redis prefix, and leaves no global changed: the
-          // files that share a process do not see each other.
-          isolate: false
-        }
-      }
-    ]
+    sequence: { concurrent: false }
   }
 })
