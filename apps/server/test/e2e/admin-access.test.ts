@@ -184,7 +184,8 @@ describe("admin routes and the rate limit", () => {
     } finally {
       await limited.close()
     }
-  })
+    // It starts a server of its own, on the embedded database: seconds of CPU on a loaded machine.
+  }, 90_000)
 })
 
 describe.each(backends)("who is an admin on %s", (backend) => {
