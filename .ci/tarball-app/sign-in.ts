@@ -24,7 +24,9 @@ try {
     headers: { authorization: `Bearer ${tokens.access_token}` }
   })
   if (expired.status !== 401) throw new Error(`a token 25 hours old got ${expired.status}, not 401`)
-  console.log(`signed in as ${me.phone_number}; the served OpenAPI document is @talab/contract's; the clock expires the token`)
+  console.log(
+    `signed in as ${me.phone_number}; the served OpenAPI document is @talab/contract's; the clock expires the token`
+  )
 } finally {
   await server.close()
 }
