@@ -4,9 +4,10 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { extname, join } from "node:path"
 import { createTalabClient } from "@talab/client-sdk"
-import { newPhoneNumber, startTestServer, type TestServer } from "@talab/testkit"
+import { newPhoneNumber, startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { withMigratedDump } from "../../../packages/http-server/test/support/migrated-databases.js"
 import { buildPage } from "../scripts/build.js"
 
 /*
@@ -27,7 +28,10 @@ let page: Page
 const folder = mkdtempSync(join(tmpdir(), "talab-web-example-"))
 
 beforeAll(async () => {
-  ;[server] = await Promise.all([startTestServer({ settings: { adminPhoneNumbers: [ADMIN] } }), buildPage(folder)])
+  ;[server] = await Promise.all([
+    startTestServer(await withMigratedDump<TestServerOptions>({ settings: { adminPhoneNumbers: [ADMIN] } })),
+    buildPage(folder)
+  ])
   site = createServer((request, response) => {
     const path = new URL(request.url ?? "/", "http://x").pathname.replace(/^\/$/, "/index.html")
     try {

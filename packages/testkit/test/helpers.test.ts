@@ -1,7 +1,8 @@
 import { PushSender } from "@talab/core"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newPhoneNumber, PushRecorder, startTestServer, type TestServer } from "../src/index.js"
+import { withMigratedDump } from "../../http-server/test/support/migrated-databases.js"
+import { newPhoneNumber, PushRecorder, startTestServer, type TestServer, type TestServerOptions } from "../src/index.js"
 
 describe("newPhoneNumber", () => {
   let server: TestServer
@@ -67,7 +68,10 @@ describe("testPhoneNumbers", () => {
   it("signs a listed number in with its code and no SMS until the end of its day, by the server's clock", async () => {
     const phone = newPhoneNumber()
     const lastDay = new Date().toISOString().slice(0, 10)
-    const server = await startTestServer({ testPhoneNumbers: `${phone}=246810@${lastDay}` })
+    // From the run's migrated database: the start from an empty one is the first suite's.
+    const server = await startTestServer(
+      await withMigratedDump<TestServerOptions>({ testPhoneNumbers: `${phone}=246810@${lastDay}` })
+    )
     try {
       expect((await post(server, "/auth/request-otp", { phone_number: phone })).status).toBe(200)
       expect(server.sms.lastCode(phone)).toBeUndefined()
