@@ -3,17 +3,20 @@ import { aRequestBody, market, marketSettings } from "../support/flows.js"
 import { client, type SignedIn } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 import { useTwoInstances } from "../support/two-instances.js"
+import { connectAs } from "../support/ws-client.js"
 
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 const SELLERS = 5
 const REQUESTS = 12
 
 /**
- * Two instances on one PostgreSQL database, both with their alert matcher polling: requests posted at once
- * through either are matched by one matcher or the other, never both — each matching seller gets one
- * request_match push per request (SKIP LOCKED on the outbox event, request_matches' key).
+ * Two instances on one PostgreSQL database and one Redis, both with their alert matcher polling: requests posted
+ * at once through either are matched by one matcher or the other, never both — each matching seller gets one
+ * request_match push per request (SKIP LOCKED on the outbox event, request_matches' key), and one event frame
+ * per request on each of their sockets, whichever instance holds it.
  */
 describe("seller alerts with two instances on one PostgreSQL database", () => {
-  const cluster = useTwoInstances({ settings: marketSettings })
+  const cluster = useTwoInstances({ redisUrl: REDIS_URL, settings: marketSettings })
 
   const matchPushes = (ids: ReadonlyArray<string>) =>
     [...cluster.a.pushes.delivered, ...cluster.b.pushes.delivered].filter(
@@ -44,6 +47,12 @@ describe("seller alerts with two instances on one PostgreSQL database", () => {
       sellers.push(seller)
     }
     const buyer = await m.user("Cluster Buyer")
+    // The first seller has a socket on each instance: the one that matched a request delivers to its own socket
+    // and, through Redis, to the other's.
+    const sockets = [
+      await connectAs(cluster.a.wsUrl, sellers[0]!.token),
+      await connectAs(cluster.b.wsUrl, sellers[0]!.token)
+    ]
 
     // All at once, half through each instance, so both matchers find new events in the same rounds.
     const posted = await Promise.all(
@@ -60,6 +69,28 @@ describe("seller alerts with two instances on one PostgreSQL database", () => {
     await expect.poll(() => matchPushes(ids).length, { timeout: 20_000, interval: 50 }).toBe(SELLERS * REQUESTS)
     // Rounds of both matchers that could still repeat one: the next two polls of each (250 ms apart).
     await new Promise((resolve) => setTimeout(resolve, 1_000))
+
+    for (const socket of sockets) {
+      await expect.poll(() => socket.all("event").length, { timeout: 5_000, interval: 50 }).toBe(REQUESTS)
+      const events = socket.all("event")
+      expect(new Set(events.map((frame) => frame.data.request_id))).toEqual(new Set(ids))
+      const shown = posted.map((r) => r.body.data)
+      for (const { data } of events) {
+        const request = shown.find((r) => r.id === data.request_id)
+        expect(data).toEqual({
+          request_id: request.id,
+          category: request.category,
+          product_brand: request.product_brand,
+          product_model: request.product_model,
+          budget_min: request.budget_min,
+          budget_max: request.budget_max,
+          location_city: request.location_city,
+          location_district: request.location_district,
+          created_at: request.created_at
+        })
+      }
+      socket.close()
+    }
 
     const delivered = matchPushes(ids).map((p) => `${p.data.request_id} ${p.userId}`)
     expect(new Set(delivered).size).toBe(SELLERS * REQUESTS)

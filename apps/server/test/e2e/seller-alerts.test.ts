@@ -166,7 +166,17 @@ describe.each(bothBackends)("seller alerts on %s", (backend) => {
       type: "event",
       channel: `user.${english.userId}`,
       event: "request_match",
-      data: expect.objectContaining({ request_id: posted.id, category: "phone", budget_min: 1000, budget_max: 2000 })
+      data: {
+        request_id: posted.id,
+        category: "phone",
+        product_brand: posted.product_brand,
+        product_model: posted.product_model,
+        budget_min: 1000,
+        budget_max: 2000,
+        location_city: posted.location_city,
+        location_district: posted.location_district,
+        created_at: posted.created_at
+      }
     })
     socket.ws.close()
 

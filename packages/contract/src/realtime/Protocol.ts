@@ -1,8 +1,9 @@
-import { Category } from "@talab/core"
+import { BuyRequest } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { SentMessage } from "../chat/Views.js"
 import type { ErrorCode } from "../http/ErrorCodes.js"
 import { FreeText, SEQ_MAX, SeqField, Text } from "../http/Fields.js"
+import { RequestView, shownAs } from "../http/Views.js"
 
 /*
  * The WebSocket protocol of `/ws` (decisions.md section 9): every frame is one JSON text. The server decodes
@@ -165,17 +166,20 @@ export const ErrorFrame = Schema.Struct({
 /** Server: the answer to a `ping`. */
 export const PongFrame = Schema.Struct({ type: Schema.Literal("pong") })
 
-/** A new request matched one of the seller's alert rules: what the request list shows of it. */
+/** A new request matched one of the seller's alert rules: what the request list shows of it, its id as `request_id`. */
 export const RequestMatchEventData = Schema.Struct({
-  request_id: Schema.UUID,
-  category: Category,
-  product_brand: Schema.NullOr(Schema.String),
-  product_model: Schema.NullOr(Schema.String),
-  budget_min: Schema.Number,
-  budget_max: Schema.Number,
-  location_city: Schema.NullOr(Schema.String),
-  location_district: Schema.String,
-  created_at: Schema.String
+  id: shownAs("request_id", BuyRequest.fields.id),
+  ...RequestView.pick(
+    "category",
+    "productBrand",
+    "productModel",
+    "budgetMin",
+    "budgetMax",
+    "locationCity",
+    "locationDistrict"
+  ).fields,
+  // Documented as a bare string, as the event always was (a view's date adds "a string to be decoded into a Date").
+  createdAt: shownAs("created_at", Schema.Date.annotations({ jsonSchema: { type: "string" } }))
 })
 export type RequestMatchEventData = typeof RequestMatchEventData.Type
 
@@ -188,7 +192,8 @@ export const UserEventFrame = Schema.Struct({
 })
 export type UserEventFrame = typeof UserEventFrame.Type
 /** A user event as carried between instances: the frame without its channel, which names each recipient. */
-export type UserEvent = Omit<UserEventFrame, "type" | "channel">
+export const UserEvent = UserEventFrame.omit("type", "channel")
+export type UserEvent = typeof UserEvent.Type
 
 /** Any frame the server sends. */
 export const ServerFrame = Schema.Union(

@@ -1,12 +1,13 @@
 import { SqlClient } from "@effect/sql"
-import type { RequestMatchEventData } from "@talab/contract"
-import type { Category } from "@talab/core"
+import { RequestMatchEventData } from "@talab/contract"
+import type { BuyRequest } from "@talab/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { columnsAs, fieldNames } from "../db/Rows.js"
 import { NotificationWakeup } from "../notifications/Wakeup.js"
 import { RealtimeHub } from "../realtime/Hub.js"
 import { cityKey } from "./Service.js"
@@ -30,18 +31,11 @@ export interface MatchRound {
   readonly summaries: number
 }
 
-interface RequestRow {
-  readonly id: string
-  readonly buyerId: string
-  readonly category: Category
-  readonly productBrand: string | null
-  readonly productModel: string | null
-  readonly budgetMin: string | number
-  readonly budgetMax: string | number
-  readonly locationCity: string | null
-  readonly locationDistrict: string
-  readonly createdAt: Date
-}
+/** A request as matched: what the event shows of it, and its buyer, who is not alerted about their own request. */
+type MatchedRequest = RequestMatchEventData & Pick<BuyRequest, "buyerId">
+
+// Read as the SQL types them (numbers, Dates), as the request lists are: see requests/Queries.ts.
+const matchedColumns = columnsAs("buy_requests", [...fieldNames(RequestMatchEventData), "buyerId"])
 
 /**
  * Alerts sellers about new requests (docs/DECISIONS.md, "Seller alerts for matching requests"). Each round:
@@ -84,11 +78,8 @@ const make = (options: MatcherOptions) =>
     /** The sellers alerted about one request, written with their pushes; none when nothing matches. */
     const matchRequest = (requestId: string, now: Date) =>
       Effect.gen(function* () {
-        const [request] = yield* sql<RequestRow>`
-          SELECT id, buyer_id AS "buyerId", category, product_brand AS "productBrand", product_model AS "productModel",
-                 budget_min AS "budgetMin", budget_max AS "budgetMax", location_city AS "locationCity",
-                 location_district AS "locationDistrict", created_at AS "createdAt"
-          FROM buy_requests WHERE id = ${requestId} AND status = 'active'`
+        const [request] = yield* sql<MatchedRequest>`
+          SELECT ${sql.literal(matchedColumns)} FROM buy_requests WHERE id = ${requestId} AND status = 'active'`
         // A request without a city matches no rule: every rule names its cities.
         if (request === undefined || request.locationCity === null) return undefined
         const payload = JSON.stringify({ data: { request_id: request.id } })
@@ -131,17 +122,7 @@ const make = (options: MatcherOptions) =>
             FROM inserted WHERE push_held_until IS NULL
           )
           SELECT seller_user_id AS "sellerUserId" FROM inserted`
-        const event: RequestMatchEventData = {
-          request_id: request.id,
-          category: request.category,
-          product_brand: request.productBrand,
-          product_model: request.productModel,
-          budget_min: Number(request.budgetMin),
-          budget_max: Number(request.budgetMax),
-          location_city: request.locationCity,
-          location_district: request.locationDistrict,
-          created_at: request.createdAt.toISOString()
-        }
+        const { buyerId: _buyerId, ...event } = request
         return { sellerIds: sellers.map((row) => row.sellerUserId), event }
       })
 

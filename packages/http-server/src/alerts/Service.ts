@@ -1,10 +1,9 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { MAX_ALERT_RULES } from "@talab/contract"
 import {
-  type AlertRule,
+  AlertRule,
   type AlertRuleInput,
   AlertRuleLimitReached,
-  type Category,
   Ids,
   NotFound,
   type QuietHours,
@@ -15,29 +14,16 @@ import {
 } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { columnsAs, fieldNames } from "../db/Rows.js"
 
 export type { AlertRule, AlertRuleInput, QuietHours } from "@talab/core"
 
 /** How a city is compared: trimmed, lowercased (a request's "Riyadh " matches a rule's "riyadh"). */
 export const cityKey = (city: string) => city.trim().toLowerCase()
 
-interface RuleRow {
-  readonly id: string
-  readonly categories: ReadonlyArray<Category>
-  readonly cities: ReadonlyArray<string>
-  readonly priceMin: string | number | null
-  readonly priceMax: string | number | null
-  readonly createdAt: Date
-}
-
-const toRule = (row: RuleRow): AlertRule => ({
-  id: row.id,
-  categories: row.categories,
-  cities: row.cities,
-  priceMin: row.priceMin === null ? null : Number(row.priceMin),
-  priceMax: row.priceMax === null ? null : Number(row.priceMax),
-  createdAt: row.createdAt
-})
+// Read under the rule's own field names and decoded with the entity itself (numeric as numbers: db/PgTypes.ts).
+const ruleColumns = columnsAs("seller_alert_rules", fieldNames(AlertRule))
 
 const unique = <A>(items: ReadonlyArray<A>) => [...new Set(items)]
 
@@ -54,16 +40,20 @@ export class SellerAlertsService extends Effect.Service<SellerAlertsService>()("
     const textArray = (items: ReadonlyArray<string>) =>
       sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(items)}::jsonb))`
 
+    const listOf = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: AlertRule,
+      execute: (sellerUserId) => sql`
+        SELECT ${sql.literal(ruleColumns)} FROM seller_alert_rules WHERE seller_user_id = ${sellerUserId}
+        ORDER BY created_at DESC, id DESC`
+    })
+
     const approvedSeller = (user: User) => Effect.flatMap(profiles.findByUserId(user.id), requireApprovedSeller)
 
     const listRules = (user: User) =>
       Effect.gen(function* () {
         yield* approvedSeller(user)
-        const rows = yield* sql<RuleRow>`
-          SELECT id, to_jsonb(categories) AS categories, to_jsonb(cities) AS cities, price_min AS "priceMin", price_max AS "priceMax", created_at AS "createdAt"
-          FROM seller_alert_rules WHERE seller_user_id = ${user.id}
-          ORDER BY created_at DESC, id DESC`.pipe(Effect.orDie)
-        return rows.map(toRule)
+        return yield* listOf(user.id).pipe(Effect.orDie)
       })
 
     /**

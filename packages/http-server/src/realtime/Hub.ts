@@ -3,7 +3,7 @@ import {
   MAX_SOCKETS_PER_SESSION,
   MAX_SOCKETS_PER_USER,
   type SentMessage,
-  type UserEvent,
+  UserEvent,
   userChannel
 } from "@talab/contract"
 import type { Conversation } from "@talab/core"
@@ -13,6 +13,8 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { SessionCache } from "../auth/SessionCache.js"
 import { shownTo } from "../chat/Views.js"
@@ -23,6 +25,10 @@ import type { Connection } from "./Connection.js"
 import { type Audience, type Fanout, type FanoutInbound, localOnlyFanout, type SocketHolder } from "./Fanout.js"
 import { encodeServerFrame, seqOfMessageFrame } from "./Frames.js"
 import { makeRedisFanout } from "./RedisFanout.js"
+
+// Between instances a user event travels as the JSON a socket receives; one that does not decode is dropped.
+const encodeUserEvent = Schema.encodeSync(Schema.parseJson(UserEvent))
+const decodeUserEvent = Schema.decodeOption(Schema.parseJson(UserEvent))
 
 /** A socket must authenticate this soon after opening. */
 export const AUTH_TIMEOUT_MS = 10_000
@@ -130,7 +136,10 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
 
     const fanout = yield* makeFanout({
       deliver: deliverLocally,
-      deliverToUsers: (userIds, event) => deliverToUsersLocally(userIds, JSON.parse(event) as UserEvent),
+      deliverToUsers: (userIds, event) => {
+        const decoded = decodeUserEvent(event)
+        if (Option.isSome(decoded)) deliverToUsersLocally(userIds, decoded.value)
+      },
       sessionEnded: closeSessionLocally,
       userChanged: sessionCache.forgetUser,
       hearing: sessionCache.trust,
@@ -248,7 +257,7 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
       publishToUsers: (userIds, event) =>
         Effect.suspend(() => {
           deliverToUsersLocally(userIds, event)
-          return fanout.deliverToUsers(userIds, JSON.stringify(event))
+          return fanout.deliverToUsers(userIds, encodeUserEvent(event))
         }),
       attach: (connection) =>
         Effect.sync(() => {
