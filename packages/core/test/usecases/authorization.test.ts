@@ -244,7 +244,7 @@ const useCases: ReadonlyArray<Row> = [
 /** Core's rules that the server's own handlers call (reads, read receipts, seller alerts), with their endpoints. */
 const handlerRules: ReadonlyArray<Row> = [
   {
-    name: "asConversationParty (GET /conversations/{id}/messages, PUT /conversations/{id}/read)",
+    name: "asConversationParty (GET /conversations/{id}/messages, PUT …/read)",
     arrange: (cast) =>
       Effect.gen(function* () {
         const { conversation } = yield* freshOffer(cast)
@@ -259,7 +259,7 @@ const handlerRules: ReadonlyArray<Row> = [
     expected: outcomes({ owner: "ok", approvedSeller: "ok" }, "Forbidden")
   },
   {
-    name: "requireApprovedSeller of the caller's profile (GET, POST /seller-profiles/me/alerts, DELETE …/alerts/{id}, GET, PUT …/alert-settings)",
+    name: "requireApprovedSeller of the caller's profile (seller alerts)",
     arrange: () =>
       Effect.map(
         SellerProfileRepo,
