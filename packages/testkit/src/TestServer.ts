@@ -233,7 +233,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       pushes,
       logs,
       clock,
-      runExpiry: () => Effect.runPromise(expiry.runNow),
+      runExpiry: () => Runtime.runPromise(runtime, expiry.runNow),
       signIn: (phone = newPhoneNumber(), options = {}) => Runtime.runPromise(runtime, mintSession(phone, options)),
       redisPrefix,
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))
