@@ -1,6 +1,7 @@
 export * as MemoryFileStore from "./adapters/files/MemoryFileStore.js"
 export * as MemoryRateLimiter from "./adapters/ratelimit/MemoryRateLimiter.js"
 export * as RedisRateLimiter from "./adapters/ratelimit/RedisRateLimiter.js"
+export { AuthService } from "./auth/Service.js"
 export { SessionEvents } from "./auth/SessionEvents.js"
 export { AppConfig, type AppSettings } from "./config/AppConfig.js"
 export { parseTestPhoneNumbers, type TestPhoneNumber } from "./config/TestPhoneNumbers.js"

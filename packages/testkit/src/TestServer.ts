@@ -2,11 +2,13 @@ import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { NodeHttpServer } from "@effect/platform-node"
+import { SignedInView, SignInDevice } from "@talab/contract"
 import { Ids } from "@talab/core"
 import {
   AppConfig,
   AppLive,
   type AppSettings,
+  AuthService,
   DatabaseOptions,
   ExpiryJob,
   type ExpiryReport,
@@ -22,9 +24,12 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { AdjustableClock } from "./Clock.js"
 import { LogRecorder } from "./Logs.js"
+import { newPhoneNumber } from "./Phones.js"
 import { PushRecorder, SmsRecorder } from "./Recorders.js"
 
 /**
@@ -67,6 +72,15 @@ export interface TestServerOptions {
   readonly printLogs?: boolean
 }
 
+/** What {@link TestServer.signIn} answers: the `data` of a verify-otp answer, as JSON (`user`, `tokens`). */
+export type SignedIn = typeof SignedInView.Encoded
+
+/** How {@link TestServer.signIn} signs in. */
+export interface SignInOptions {
+  /** The device the app names, as verify-otp's `device` (shown in the user's sessions). */
+  readonly device?: typeof SignInDevice.Encoded
+}
+
 /** A running marketplace for tests, with what it sent and a clock you can move. */
 export interface TestServer {
   /** Base of the REST API, e.g. http://127.0.0.1:54321/api/v1 */
@@ -92,11 +106,43 @@ export interface TestServer {
    * `clock.advance` starts a pass by itself; await this to know the database has caught up.
    */
   readonly runExpiry: () => Promise<ExpiryReport>
+  /**
+   * Signs a phone number in (a fresh {@link newPhoneNumber} when none is given) without SMS or HTTP, for tests
+   * whose subject is not the sign-in: the server's own sign-in makes the user (at the number's first sign-in; an
+   * admin when listed in `settings.adminPhoneNumbers`) and the session, as verify-otp does once the code is
+   * right, on the server's clock and database. Answers what verify-otp's `data` would. Unlike verify-otp, no code
+   * is sent or checked, no rate limit is counted, no request is logged, and the session has no network
+   * (`approximate_ip` is null). Rejects a phone number verify-otp refuses, or a device it refuses.
+   *
+   * @example
+   * const { user, tokens } = await server.signIn()
+   * await fetch(`${server.apiUrl}/users/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+   */
+  readonly signIn: (phone?: string, options?: SignInOptions) => Promise<SignedIn>
   /** The prefix of the rate-limit keys in Redis, when running on Redis. */
   readonly redisPrefix: string | undefined
   /** Stops the server and drops its database. */
   readonly close: () => Promise<void>
 }
+
+/** The server's runtime (its clock, logs and services), for running the server's own code from the test. */
+class ServerRuntime extends Context.Tag("@talab/testkit/ServerRuntime")<
+  ServerRuntime,
+  Runtime.Runtime<AuthService>
+>() {}
+
+/** A session as verify-otp opens it, answered as verify-otp's `data`. */
+const mintSession = (phone: string, options: SignInOptions) =>
+  Effect.gen(function* () {
+    const device = options.device === undefined ? null : yield* Schema.decodeUnknown(SignInDevice)(options.device)
+    const auth = yield* AuthService
+    return yield* Schema.encode(SignedInView)(yield* auth.signInWithoutCode(phone, { device, ipPrefix: null }))
+  }).pipe(
+    Effect.orDieWith(
+      (error) =>
+        new Error(`signIn(${phone}): ${error._tag === "ValidationFailed" ? "not a mobile number" : error.message}`)
+    )
+  )
 
 const testPhoneNumbersOf = (text: string) =>
   Either.getOrThrowWith(parseTestPhoneNumbers(text), (problem) => new Error(`testPhoneNumbers: ${problem}`))
@@ -158,7 +204,9 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       ...options.settings,
       redisUrl
     })
-    const layer = AppLive.pipe(
+    // The runtime is taken inside the build, so it has the clock and the logger provided below.
+    const layer = Layer.effect(ServerRuntime, Effect.runtime<AuthService>()).pipe(
+      Layer.provideMerge(AppLive),
       Layer.provide(
         Layer.mergeAll(
           sms.layer,
@@ -175,6 +223,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     )
     const app = await build(layer)
     const expiry = Context.get(app, ExpiryJob)
+    const runtime = Context.get(app, ServerRuntime)
     clock.onAdvance(() => Effect.runFork(expiry.wake))
     return {
       baseUrl,
@@ -184,7 +233,8 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       pushes,
       logs,
       clock,
-      runExpiry: () => Effect.runPromise(expiry.runNow),
+      runExpiry: () => Runtime.runPromise(runtime, expiry.runNow),
+      signIn: (phone = newPhoneNumber(), options = {}) => Runtime.runPromise(runtime, mintSession(phone, options)),
       redisPrefix,
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))
     }

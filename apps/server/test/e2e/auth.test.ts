@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { ARABIC, expectError, ISO_UTC, spacedAndDashed, UUID } from "../support/foundation.js"
-import { backends, client, newPhone, relaxedLimits, signIn, useServer } from "../support/harness.js"
+import { backends, client, newPhone, relaxedLimits, signInOverHttp, useServer } from "../support/harness.js"
 import { claimsOf, signHs256, unsecured } from "../support/jwt.js"
 
 const MINUTE = 60_000
@@ -40,7 +40,7 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("answers a known number exactly as an unknown one", async () => {
-      const known = await signIn(server(), api())
+      const known = await signInOverHttp(server(), api())
       const answers = await Promise.all(
         [known.phone, newPhone()].map((phone) => api().post("/auth/request-otp", { body: { phone_number: phone } }))
       )
@@ -147,17 +147,17 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("signs a known number into the same user", async () => {
-      const first = await signIn(server(), api())
-      const again = await signIn(server(), api(), first.phone)
+      const first = await signInOverHttp(server(), api())
+      const again = await signInOverHttp(server(), api(), first.phone)
       expect(again.userId).toBe(first.userId)
       expect(again.token).not.toBe(first.token)
     })
 
     it("makes a number of ADMIN_PHONE_NUMBERS an admin, and no other", async () => {
-      const admin = await signIn(server(), api(), adminPhone)
+      const admin = await signInOverHttp(server(), api(), adminPhone)
       expect(admin.user.is_admin).toBe(true)
       expect((await api().get("/users/me", { token: admin.token })).body.data.is_admin).toBe(true)
-      expect((await signIn(server(), api())).user.is_admin).toBe(false)
+      expect((await signInOverHttp(server(), api())).user.is_admin).toBe(false)
     })
 
     it.each([
@@ -274,7 +274,7 @@ describe.each(backends)("auth on %s", (backend) => {
 
   describe("tokens", () => {
     it("an access token works for 24 hours, then answers 401; the refresh token gets a new one", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       server().clock.advance(DAY - 5_000)
       expect((await api().get("/users/me", { token: me.token })).status).toBe(200)
       server().clock.advance(5_000 + 1_000)
@@ -288,7 +288,7 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("keeps the refresh token (no rotation) for 30 days, then answers INVALID_REFRESH_TOKEN", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       for (let i = 0; i < 2; i++) {
         expect((await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } })).status).toBe(200)
       }
@@ -303,8 +303,8 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("refuses a token signed with another key, a token with alg none, and a tampered token", async () => {
-      const me = await signIn(server(), api())
-      const other = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
+      const other = await signInOverHttp(server(), api())
       const claims = claimsOf(me.token)
       const [header, , signature] = me.token.split(".")
       const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: other.userId })).toString("base64url")}.${signature}`
@@ -326,7 +326,7 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("refuses a refresh token as an access token, and an access token on /auth/refresh", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       expectError(await api().get("/users/me", { token: me.refreshToken }), 401, "UNAUTHORIZED")
       expectError(
         await api().post("/auth/refresh", { body: { refresh_token: me.token } }),
@@ -336,7 +336,7 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("refuses a missing, empty, malformed or non-bearer Authorization header with 401", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       expectError(await api().get("/users/me"), 401, "UNAUTHORIZED")
       for (const authorization of [
         "Bearer ",
@@ -355,7 +355,7 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("takes the Bearer scheme in any case", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       for (const scheme of ["Bearer", "bearer", "BEARER"]) {
         expect((await api().get("/users/me", { headers: { authorization: `${scheme} ${me.token}` } })).status).toBe(200)
       }
@@ -372,7 +372,7 @@ describe.each(backends)("auth on %s", (backend) => {
 
   describe("POST /auth/logout", () => {
     it("ends the session: its access token and its refresh token answer 401 from then on", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       const response = await api().post("/auth/logout", { token: me.token, body: {}, headers: en })
       expect(response.status).toBe(200)
       expect(response.body).toEqual({ success: true, data: {}, message: "You have been signed out" })
@@ -386,17 +386,17 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("leaves the user's other sessions alone", async () => {
-      const first = await signIn(server(), api())
-      const second = await signIn(server(), api(), first.phone)
+      const first = await signInOverHttp(server(), api())
+      const second = await signInOverHttp(server(), api(), first.phone)
       expect((await api().post("/auth/logout", { token: first.token })).status).toBe(200)
       expect((await api().get("/users/me", { token: second.token })).status).toBe(200)
       expect((await api().post("/auth/refresh", { body: { refresh_token: second.refreshToken } })).status).toBe(200)
     })
 
     it("needs no body at all, and takes a device_token", async () => {
-      const bare = await signIn(server(), api())
+      const bare = await signInOverHttp(server(), api())
       expect((await api().post("/auth/logout", { token: bare.token })).status).toBe(200)
-      const withDevice = await signIn(server(), api())
+      const withDevice = await signInOverHttp(server(), api())
       const response = await api().post("/auth/logout", {
         token: withDevice.token,
         body: { device_token: "device-of-logout" }
@@ -405,7 +405,7 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("refuses a refresh token as its bearer", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       expectError(await api().post("/auth/logout", { token: me.refreshToken }), 401, "UNAUTHORIZED")
       expect((await api().get("/users/me", { token: me.token })).status).toBe(200)
     })
@@ -417,7 +417,7 @@ describe.each(backends)("auth on %s", (backend) => {
       ["a JSON array", "[]"],
       ["a device_token that is not a string", '{"device_token": 7}']
     ])("refuses %s with 400 and keeps the session", async (_, rawBody) => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       expectError(
         await api().post("/auth/logout", { token: me.token, rawBody, headers: json }),
         400,

@@ -21,7 +21,7 @@ import {
   startServer,
   waitUntilLive
 } from "../support/child-server.js"
-import { type Backend, bothBackends, client, newPhone } from "../support/harness.js"
+import { type Backend, bothBackends, client, newPhone, signInOverHttp } from "../support/harness.js"
 import { Marketplace } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { seqRange } from "../support/seq.js"
@@ -96,12 +96,12 @@ describe.each(bothBackends)("a server killed under a sending SDK client, on %s",
       }
       let server = await start()
       const baseUrl = `http://127.0.0.1:${setup.port}`
-      // The marketplace fixtures drive the child through REST, reading the codes it "texted" from its outbox.
+      // The marketplace fixtures drive the child through REST, signing in with the codes it "texted" to its outbox.
       const child = {
         apiUrl: `${baseUrl}/api/v1`,
         sms: { lastCode: (phone: string) => lastCodeInOutbox(setup.outbox, phone) }
       } as unknown as TestServer
-      const scene = await chatScene(new Marketplace(child, client(child), adminPhone))
+      const scene = await chatScene(new Marketplace(child, client(child), adminPhone, signInOverHttp))
 
       const realtimeOf = async (phone: string) => {
         const live = (await sdkClient(baseUrl, setup.outbox, phone)).realtime({

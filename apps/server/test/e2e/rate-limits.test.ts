@@ -1,7 +1,15 @@
 import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectError } from "../support/foundation.js"
-import { backends, client, newPhone, type Response, signIn, startServer, useServer } from "../support/harness.js"
+import {
+  backends,
+  client,
+  newPhone,
+  type Response,
+  signInOverHttp,
+  startServer,
+  useServer
+} from "../support/harness.js"
 
 const MINUTE = 60_000
 const json = { "content-type": "application/json" }
@@ -45,7 +53,7 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
   describe("auth: 10 per minute per IP on /auth/*", () => {
     it("counts every /auth/* call, logout and refused ones included, and refuses the 11th with 429", async () => {
       const ip = newIp()
-      const signedIn = await signIn(server(), client(server()), newPhone()) // from another address
+      const signedIn = await signInOverHttp(server(), client(server()), newPhone()) // from another address
       const calls = [
         // A valid number would show its own, tighter budget of 3 codes; a fixed line is refused before that.
         () => requestOtp("+966112345678", ip),
@@ -117,7 +125,7 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
     })
 
     it("counts logout on the auth limit per IP, not on the user's API limit", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       const logout = await api().post("/auth/logout", { token: me.token, headers: from(newIp()) })
       expect(logout.status).toBe(200)
       expect(limitHeaders(logout)).toMatchObject({ limit: "10", remaining: "9" })
@@ -219,8 +227,8 @@ describe.each(backends)("API limit per user (lowered to 5 per minute) on %s", (b
   const api = () => client(server())
 
   it("counts every authenticated call of a user and refuses the 6th with 429; others are not affected", async () => {
-    const me = await signIn(server(), api())
-    const other = await signIn(server(), api())
+    const me = await signInOverHttp(server(), api())
+    const other = await signInOverHttp(server(), api())
     const seen: Array<ReturnType<typeof limitHeaders>> = []
     const calls = [
       () => api().get("/users/me", { token: me.token }),
@@ -248,7 +256,7 @@ describe.each(backends)("API limit per user (lowered to 5 per minute) on %s", (b
   })
 
   it("answers 429 before 400, and a refused write changes nothing", async () => {
-    const me = await signIn(server(), api())
+    const me = await signInOverHttp(server(), api())
     for (let i = 0; i < 5; i++) await api().get("/users/me", { token: me.token })
     expectRateLimited(await api().put("/users/me", { token: me.token, rawBody: "{", headers: json }), 5, 60)
     expectRateLimited(await api().put("/users/me", { token: me.token, body: { name: "Sneaky" } }), 5, 60)
@@ -257,14 +265,14 @@ describe.each(backends)("API limit per user (lowered to 5 per minute) on %s", (b
   })
 
   it("answers 401 to a bad token whatever the budget, and does not count it", async () => {
-    const me = await signIn(server(), api())
+    const me = await signInOverHttp(server(), api())
     for (let i = 0; i < 3; i++)
       expectError(await api().get("/users/me", { token: `${me.token}x` }), 401, "UNAUTHORIZED")
     expect(limitHeaders(await api().get("/users/me", { token: me.token })).remaining).toBe("4")
   })
 
   it("lets the user in again once the minute has passed", async () => {
-    const me = await signIn(server(), api())
+    const me = await signInOverHttp(server(), api())
     for (let i = 0; i < 5; i++) await api().get("/users/me", { token: me.token })
     expect((await api().get("/users/me", { token: me.token })).status).toBe(429)
     server().clock.advance(MINUTE)
@@ -274,14 +282,14 @@ describe.each(backends)("API limit per user (lowered to 5 per minute) on %s", (b
   })
 
   it("shares one budget among the sessions of a user", async () => {
-    const first = await signIn(server(), api())
-    const second = await signIn(server(), api(), first.phone)
+    const first = await signInOverHttp(server(), api())
+    const second = await signInOverHttp(server(), api(), first.phone)
     for (let i = 0; i < 5; i++) await api().get("/users/me", { token: i % 2 === 0 ? first.token : second.token })
     expect((await api().get("/users/me", { token: second.token })).status).toBe(429)
   })
 
   it("does not count the auth endpoints on the user's budget", async () => {
-    const me = await signIn(server(), api())
+    const me = await signInOverHttp(server(), api())
     for (let i = 0; i < 6; i++)
       expect((await api().post("/auth/refresh", { body: { refresh_token: me.refreshToken } })).status).toBe(200)
     expect(limitHeaders(await api().get("/users/me", { token: me.token })).remaining).toBe("4")

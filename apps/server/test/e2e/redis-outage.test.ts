@@ -1,7 +1,7 @@
 import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { expectError } from "../support/flows.js"
-import { backends, client, newPhone, type Response, signIn, startServer } from "../support/harness.js"
+import { backends, client, newPhone, type Response, signInOverHttp, startServer } from "../support/harness.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { privateRedis } from "../support/redis-server.js"
 
@@ -57,7 +57,7 @@ describe.each(backends)("rate limits while Redis is down on %s", (backend) => {
   const linesSaying = (message: string) => server.logs.lines.filter((line) => line.message === message)
 
   it("keeps every limit through the outage, logs it once each way, and counts in Redis again after it", async () => {
-    const user = await signIn(server, client(server))
+    const user = await signInOverHttp(server, client(server))
     authCalls += 2
     const early = newPhone()
     for (let i = 0; i < 2; i++) expect((await requestOtp(early)).status).toBe(200)

@@ -7,7 +7,7 @@ import {
   newPhone,
   relaxedLimits,
   type SignedIn,
-  signIn,
+  signInOverHttp,
   useServer,
   useServerWithDatabase
 } from "../support/harness.js"
@@ -31,8 +31,8 @@ describe.each(backends)("sessions on %s", (backend) => {
   /** The same user signed in on two devices: the first (older) and the second (newer). */
   const twoDevices = async () => {
     const phone = newPhone()
-    const older = await signIn(server(), api(), phone, iphone)
-    const newer = await signIn(server(), api(), phone)
+    const older = await signInOverHttp(server(), api(), phone, iphone)
+    const newer = await signInOverHttp(server(), api(), phone)
     return { older, newer }
   }
   const list = (token: string) => api().get("/auth/sessions", { token, headers: en })
@@ -46,7 +46,7 @@ describe.each(backends)("sessions on %s", (backend) => {
   describe("GET /auth/sessions", () => {
     it("lists the caller's live sessions newest first, with device, network and the current one marked", async () => {
       const { older, newer } = await twoDevices()
-      const someoneElse = await signIn(server(), api())
+      const someoneElse = await signInOverHttp(server(), api())
       const response = await list(older.token)
       expect(response.status).toBe(200)
       const sessions = response.body.data.sessions
@@ -73,7 +73,7 @@ describe.each(backends)("sessions on %s", (backend) => {
     })
 
     it("moves last_used_at at most once a minute, and at every refresh", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       const lastUsed = async () => new Date((await list(me.token)).body.data.sessions[0].last_used_at).getTime()
       const signedInAt = await lastUsed()
       server().clock.advance("30 seconds")
@@ -136,14 +136,14 @@ describe.each(backends)("sessions on %s", (backend) => {
     })
 
     it("ends the caller's own session too, like logout", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       expect((await api().delete(`/auth/sessions/${sessionIdOf(me)}`, { token: me.token })).status).toBe(200)
       expectError(await api().get("/auth/sessions", { token: me.token }), 401, "UNAUTHORIZED")
     })
 
     it("answers the same 404 for another user's session, an unknown, a malformed or an ended id, and ends nothing", async () => {
       const { older, newer } = await twoDevices()
-      const other = await signIn(server(), api())
+      const other = await signInOverHttp(server(), api())
       expect((await api().post("/auth/logout", { token: newer.token })).status).toBe(200)
       const answers = []
       for (const id of [sessionIdOf(other), randomUUID(), "not-a-session", sessionIdOf(newer)]) {
@@ -160,11 +160,11 @@ describe.each(backends)("sessions on %s", (backend) => {
     it("ends every other session of the caller, keeps the current one and answers how many", async () => {
       const phone = newPhone()
       const [first, second, current] = [
-        await signIn(server(), api(), phone),
-        await signIn(server(), api(), phone),
-        await signIn(server(), api(), phone)
+        await signInOverHttp(server(), api(), phone),
+        await signInOverHttp(server(), api(), phone),
+        await signInOverHttp(server(), api(), phone)
       ]
-      const other = await signIn(server(), api())
+      const other = await signInOverHttp(server(), api())
       const sockets2 = await Promise.all([first, second].map((s) => connectAs(server().wsUrl, s.token)))
       sockets.push(...sockets2)
       const pushToken = `push-${randomUUID()}`
@@ -215,14 +215,14 @@ describe.each(backends)("sessions on %s", (backend) => {
       ["DELETE", "/auth/sessions"],
       ["DELETE", `/auth/sessions/${randomUUID()}`]
     ])("%s %s answers 401 without a token and to a refresh token", async (method, path) => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       expectError(await api().call(method, path), 401, "UNAUTHORIZED")
       expectError(await api().call(method, path, { token: me.refreshToken }), 401, "UNAUTHORIZED")
       expect((await list(me.token)).body.data.sessions).toHaveLength(1)
     })
 
     it("answers a token signed with the server's key whose sid or sub is not a UUID as an unknown session, logging no error", async () => {
-      const me = await signIn(server(), api())
+      const me = await signInOverHttp(server(), api())
       const since = new Date()
       // The signature is right, so only the ids decide: the token verifier refuses them before any look-up.
       for (const ids of [{ sid: "not-a-uuid" }, { sub: "not-a-uuid" }, { sid: "1' OR '1'='1" }]) {
@@ -263,9 +263,9 @@ describe("ending sessions while they register push tokens, on PostgreSQL", () =>
 
   it("leaves no push token under an ended session: each registration either lands first and goes, or answers 401", async () => {
     const phone = newPhone()
-    const current = await signIn(server(), api(), phone)
+    const current = await signInOverHttp(server(), api(), phone)
     const others: Array<SignedIn> = []
-    for (let i = 0; i < 8; i++) others.push(await signIn(server(), api(), phone))
+    for (let i = 0; i < 8; i++) others.push(await signInOverHttp(server(), api(), phone))
     const registrations = others.flatMap((session) =>
       [0, 1].map((n) =>
         api().post("/device-tokens", {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest"
-import { bothBackends, client, relaxedLimits, signIn, useServer } from "../support/harness.js"
+import { bothBackends, client, relaxedLimits, signInOverHttp, useServer } from "../support/harness.js"
 
 describe.each(bothBackends)("sign-in smoke on %s", (backend) => {
   const server = useServer(backend, { settings: relaxedLimits })
 
   it("signs a new user in and reads their profile", async () => {
     const api = client(server())
-    const me = await signIn(server(), api)
+    const me = await signInOverHttp(server(), api)
     expect(me.user.language).toBe("ar")
     const profile = await api.get("/users/me", { token: me.token })
     expect(profile.status).toBe(200)

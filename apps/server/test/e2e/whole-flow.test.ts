@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { ADMIN_PHONE, anOfferBody, aProfileBody, aRequestBody, expectError, useMarketServer } from "../support/flows.js"
-import { bothBackends, client, signIn } from "../support/harness.js"
+import { bothBackends, client, signInOverHttp } from "../support/harness.js"
 
 /**
  * One marketplace story end to end, every step through the public API: sellers apply and are approved,
@@ -19,11 +19,11 @@ describe.each(bothBackends)("the whole marketplace flow on %s", (backend) => {
     }
 
     // Sign in: an admin, a buyer and two sellers-to-be.
-    const admin = await signIn(server(), api, ADMIN_PHONE)
+    const admin = await signInOverHttp(server(), api, ADMIN_PHONE)
     expect(admin.user.is_admin).toBe(true)
-    const buyer = await signIn(server(), api)
-    const alice = await signIn(server(), api)
-    const bob = await signIn(server(), api)
+    const buyer = await signInOverHttp(server(), api)
+    const alice = await signInOverHttp(server(), api)
+    const bob = await signInOverHttp(server(), api)
     expect(buyer.user.is_admin).toBe(false)
     await ok(api.put("/users/me", { token: buyer.token, body: { name: "Buyer" } }))
     await ok(api.put("/users/me", { token: alice.token, body: { name: "Alice" } }))

@@ -92,31 +92,35 @@ export interface DealScene {
   readonly deal: any
 }
 
-/** The marketplace driven through its REST API by named actors. */
+/**
+ * The marketplace driven through its REST API by named actors, signed in with the test server's fixture unless
+ * told otherwise (a child process has none: `signInOverHttp`).
+ */
 export class Marketplace {
   private admin?: Promise<SignedIn>
   constructor(
     readonly server: TestServer,
     readonly api: Client,
-    readonly adminPhone: string
+    readonly adminPhone: string,
+    private readonly signInWith: typeof signIn = signIn
   ) {}
 
   /** The administrator (signed in once). */
   adminUser(): Promise<SignedIn> {
-    this.admin ??= signIn(this.server, this.api, this.adminPhone)
+    this.admin ??= this.signInWith(this.server, this.api, this.adminPhone)
     return this.admin
   }
 
   /** A new signed-in user with a name. */
   async buyer(name = "Buyer"): Promise<SignedIn> {
-    const user = await signIn(this.server, this.api, newPhone())
+    const user = await this.signInWith(this.server, this.api, newPhone())
     expectStatus(await this.api.put("/users/me", { token: user.token, body: { name } }), 200, "PUT /users/me")
     return { ...user, user: { ...user.user, name } }
   }
 
   /** A user signed in with a given phone (e.g. a spare admin). */
   signInPhone(phone: string): Promise<SignedIn> {
-    return signIn(this.server, this.api, phone)
+    return this.signInWith(this.server, this.api, phone)
   }
 
   async createRequest(owner: SignedIn, overrides: Record<string, unknown> = {}): Promise<any> {

@@ -32,6 +32,15 @@ export const TokensView = Schema.Struct({
 /** The device a sign-in comes from, as the app names it (shown in the user's list of sessions). */
 export const SessionDeviceView = entityView(SessionDevice.fields)
 
+/** The device a sign-in names (verify-otp's `device`): trimmed, 1 to 100 characters. */
+export const SignInDevice = Payload({ platform: OneOf(...Platform.literals), name: Text(1, 100) })
+
+/** What a sign-in answers: the user, with whether they have a seller profile, and their tokens. */
+export const SignedInView = Schema.Struct({
+  user: Schema.Struct({ ...UserView.fields, ...snakeCaseKeys({ hasSellerProfile: Schema.Boolean }).fields }),
+  tokens: TokensView
+})
+
 /** One of the caller's sessions; the network it signed in from is shown as `approximate_ip`. */
 export const SessionView = Schema.Struct({
   ...entityView(Session.fields).pick("id", "createdAt", "lastUsedAt", "device").fields,
@@ -54,17 +63,10 @@ export class AuthApi extends HttpApiGroup.make("auth")
         Payload({
           phone_number: PhoneNumber,
           otp_code: OtpCode,
-          device: Optional(Payload({ platform: OneOf(...Platform.literals), name: Text(1, 100) }))
+          device: Optional(SignInDevice)
         })
       )
-      .addSuccess(
-        Ok(
-          Schema.Struct({
-            user: Schema.Struct({ ...UserView.fields, ...snakeCaseKeys({ hasSellerProfile: Schema.Boolean }).fields }),
-            tokens: TokensView
-          })
-        )
-      )
+      .addSuccess(Ok(SignedInView))
       .addError(UnauthorizedResponse)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)

@@ -33,10 +33,7 @@ const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
               device: payload.device ?? null,
               ipPrefix: networkPrefixOf(clientIp(request, trustProxy))
             }),
-            ({ user, tokens, hasSellerProfile }) => ({
-              success: true as const,
-              data: { user: { ...user, hasSellerProfile }, tokens }
-            })
+            (data) => ({ success: true as const, data })
           )
         )
       )

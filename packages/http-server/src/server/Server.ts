@@ -9,6 +9,7 @@ import { SellerAlertsLive } from "../alerts/Http.js"
 import { AlertMatcher } from "../alerts/Matcher.js"
 import { AuthLive } from "../auth/Http.js"
 import { ServerKeys } from "../auth/Secrets.js"
+import { AuthService } from "../auth/Service.js"
 import { SessionCache } from "../auth/SessionCache.js"
 import { Tokens } from "../auth/Tokens.js"
 import { ChatLive } from "../chat/Http.js"
@@ -122,14 +123,16 @@ const ServerSecrets = Tokens.layer.pipe(Layer.provideMerge(ServerKeys.layer))
 /**
  * The application (HTTP app, push dispatcher, alert matcher, expiry job, metrics) on a database and adapters
  * supplied by the caller: what production and the testkit share. Requires AppConfig, SqlClient, the port
- * adapters and an HttpServer.
+ * adapters and an HttpServer. It also gives the auth handlers' own AuthService (a layer is built once), which
+ * the testkit signs its fixtures' users in with.
  */
 export const AppLive = Layer.mergeAll(
   HttpAppLive,
   PushDispatcher.layer(),
   AlertMatcher.layer(),
   ExpiryJob.layer,
-  MetricsLive
+  MetricsLive,
+  AuthService.Default
 ).pipe(
   // Counted and traced ports when telemetry is on (METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT); else the adapters.
   Layer.provide(InstrumentedPorts),
