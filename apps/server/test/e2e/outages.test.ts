@@ -80,7 +80,11 @@ describe("PostgreSQL stopped and started again", () => {
     await sleep(3_000)
     const during = server.logs.lines.filter((line) => line.at >= stoppedAt)
     expect(during.filter((line) => line.message.startsWith("Push dispatch paused"))).toHaveLength(1)
-    expect(during.filter((line) => line.level === "ERROR").map((line) => line.message)).toEqual([])
+    // The expiry job runs a pass every 30 s (and one as the server starts): one may fall into these seconds of
+    // outage and fail, once. Nothing else may log an error.
+    const errors = during.filter((line) => line.level === "ERROR").map((line) => line.message)
+    expect(errors.filter((message) => message !== "expiry failed")).toEqual([])
+    expect(errors.filter((message) => message === "expiry failed").length).toBeLessThanOrEqual(1)
 
     await postgres.start()
     const me = await eventually(async () => {
