@@ -6,7 +6,8 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
     exclude: ["**/node_modules/**", ...packagingTests],
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Hooks start servers and databases: seconds of CPU each, many more on a loaded machine.
+    hookTimeout: 120_000,
     // One migrated PostgreSQL template and PGlite dump per run, copied by each suite, and one bundle of the
     // server for the suites that start it as a child process (see the files).
     globalSetup: [
