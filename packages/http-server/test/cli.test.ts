@@ -11,10 +11,12 @@ import { DatabaseOptions } from "../src/db/Database.js"
 import { MigratedDatabaseLayer } from "../src/db/Migrations.js"
 import { runCli } from "../src/ops/Cli.js"
 import { ControlChannelLive, controlFile } from "../src/ops/Control.js"
+import { migratedDataDir } from "./support/migrated-databases.js"
 
 /*
  * Every `talab` command and its refusals, in this process, on an embedded database in a temporary DATA_DIR
- * (the commands run the same SQL on PostgreSQL). The CLI opens the data directory itself when no server
+ * (the commands run the same SQL on PostgreSQL): an empty one where the test is about what the command does to
+ * it, else a copy of the run's migrated one (initdb and the migrations cost seconds of CPU each time). The CLI opens the data directory itself when no server
  * holds it, and hands the command to the server when one does.
  */
 const directories: Array<string> = []
@@ -154,7 +156,7 @@ describe("talab on the embedded database, no server running", () => {
 
     const garbage = join(freshDataDir(), "garbage.tar.gz")
     writeFileSync(garbage, "not a backup")
-    const target = freshDataDir()
+    const target = await migratedDataDir()
     expect(await talab(target, "restore", join(target, "missing.tar.gz"))).toMatchObject({ code: 1 })
     expect(await talab(target, "restore", garbage)).toMatchObject({ code: 1 })
 
@@ -171,7 +173,7 @@ describe("talab on the embedded database, no server running", () => {
 
 describe("talab while a server holds the embedded database", () => {
   it("hands the command to the server, and restore refuses until it stops", async () => {
-    const dataDir = freshDataDir()
+    const dataDir = await migratedDataDir()
     const server = ControlChannelLive.pipe(
       Layer.provideMerge(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir }))),
       Layer.provide(AppConfig.layer({ dataDir, adminPhoneNumbers: [ENV_ADMIN] }))
@@ -204,7 +206,7 @@ describe("talab while a server holds the embedded database", () => {
   }, 180_000)
 
   it("sessions revoke and admin grant handed to the server reach its session events (sockets, session cache) and drop the push tokens", async () => {
-    const dataDir = freshDataDir()
+    const dataDir = await migratedDataDir()
     const ended: Array<string> = []
     const changed: Array<string> = []
     const server = ControlChannelLive.pipe(

@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { newPhoneNumber, startTestServer, type TestServer } from "../src/index.js"
+import { withMigratedDump } from "../../http-server/test/support/migrated-databases.js"
+import { newPhoneNumber, startTestServer, type TestServer, type TestServerOptions } from "../src/index.js"
 
 describe("TestServer.signIn", () => {
   const adminPhone = newPhoneNumber()
   let server: TestServer
   beforeAll(async () => {
-    server = await startTestServer({ settings: { adminPhoneNumbers: [adminPhone] } })
+    server = await startTestServer(
+      await withMigratedDump<TestServerOptions>({ settings: { adminPhoneNumbers: [adminPhone] } })
+    )
   }, 60_000)
   afterAll(() => server.close())
 

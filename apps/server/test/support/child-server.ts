@@ -13,14 +13,15 @@ import {
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
+import { migratedDataDirToCopy } from "../../../../packages/http-server/test/support/migrated-databases.js"
 import { freePort, killStarted, type Started, startProcess, waitUntilLive as waitForProcess } from "./process.js"
 
 /*
  * The real entry point in a child process, as an operator runs it: `src/main.ts` bundled by the server's own
  * tsup config (what `pnpm build` ships as dist/main.js), run by plain Node. The bundle is built once per test run,
- * by the first file that starts a server, into a folder of the run's (see server-build.global.ts), with an
- * embedded database migrated by the bundled `talab migrate`: loading the bundle takes half the time tsx takes to
- * compile the sources, and a copy of that database (`migratedDataDir`) half the time of initdb and the migrations.
+ * by the first file that starts a server, into a folder of the run's (see server-build.global.ts): loading the
+ * bundle takes half the time tsx takes to compile the sources. Its `DATA_DIR` is a copy of the run's migrated
+ * embedded database (`migratedDataDir`), a fraction of the CPU of initdb and the migrations.
  */
 const appDirectory = fileURLToPath(new URL("../..", import.meta.url))
 const tsup = fileURLToPath(new URL("../../../../node_modules/.bin/tsup", import.meta.url))
@@ -28,7 +29,7 @@ const tsup = fileURLToPath(new URL("../../../../node_modules/.bin/tsup", import.
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
 let built: string | undefined
-/** The run's build folder: the bundle (`main.js`, `cli.js`) and a migrated `DATA_DIR` (`data`), made on first use. */
+/** The run's build folder with the bundle (`main.js`, `cli.js`), made on first use. */
 const serverBuild = (): string => {
   if (built !== undefined) return built
   const folder = inject("talabServerBuild")
@@ -49,11 +50,6 @@ const serverBuild = (): string => {
     const scratch = `${folder}.${process.pid}`
     try {
       execFileSync(tsup, ["--out-dir", scratch, "--no-sourcemap", "--silent"], { cwd: appDirectory, stdio: "pipe" })
-      execFileSync(process.execPath, [join(scratch, "cli.js"), "migrate"], {
-        cwd: appDirectory,
-        env: { PATH: process.env.PATH ?? "", DATA_DIR: join(scratch, "data") },
-        stdio: "pipe"
-      })
       renameSync(scratch, folder)
     } catch (error) {
       rmSync(scratch, { recursive: true, force: true })
@@ -77,7 +73,7 @@ export const migratedDataDir = (): string => {
   const folder = serverBuild()
   mkdirSync(`${folder}.data`, { recursive: true })
   const directory = mkdtempSync(join(`${folder}.data`, "data-"))
-  cpSync(join(folder, "data"), directory, { recursive: true })
+  cpSync(migratedDataDirToCopy(), directory, { recursive: true })
   return directory
 }
 

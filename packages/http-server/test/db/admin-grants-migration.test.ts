@@ -5,9 +5,8 @@ import { PgMigrator } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { UserRepo } from "@talab/core"
 import { Duration, Effect, Layer } from "effect"
-import { DatabaseLayer, DatabaseOptions } from "../../src/db/Database.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
-import { emptyPostgresDatabase, repositoriesOver } from "./support/databases.js"
+import { emptyPostgresDatabase, repositoriesOver, unmigratedPgliteInMemory } from "./support/databases.js"
 import { aUser } from "./support/fixtures.js"
 
 /*
@@ -48,5 +47,5 @@ const suite = (name: string, empty: Empty) =>
     )
   })
 
-suite("migration 0006 on PGlite in memory", DatabaseLayer(DatabaseOptions.Memory()))
+suite("migration 0006 on PGlite in memory", unmigratedPgliteInMemory)
 suite("migration 0006 on PostgreSQL", emptyPostgresDatabase)

@@ -4,9 +4,8 @@ import type { PgClient } from "@effect/sql-pg"
 import { PgMigrator } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
-import { DatabaseLayer, DatabaseOptions } from "../../src/db/Database.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
-import { emptyPostgresDatabase, violatedConstraint } from "./support/databases.js"
+import { emptyPostgresDatabase, unmigratedPgliteInMemory, violatedConstraint } from "./support/databases.js"
 import { oldSchemaConversation } from "./support/old-schema.js"
 
 /*
@@ -64,5 +63,5 @@ const suite = (name: string, empty: Empty) =>
     )
   })
 
-suite("migration 0010 on PGlite in memory", DatabaseLayer(DatabaseOptions.Memory()))
+suite("migration 0010 on PGlite in memory", unmigratedPgliteInMemory)
 suite("migration 0010 on PostgreSQL", emptyPostgresDatabase)

@@ -9,6 +9,7 @@ import { DatabaseOptions } from "../../src/db/Database.js"
 import { MigratedDatabaseLayer } from "../../src/db/Migrations.js"
 import { runCli } from "../../src/ops/Cli.js"
 import { ControlChannelLive } from "../../src/ops/Control.js"
+import { migratedDataDir } from "../support/migrated-databases.js"
 import { repositoryContract } from "./repositoryContract.js"
 
 /*
@@ -22,7 +23,8 @@ const restoredBackup = Layer.unwrapScoped(
       Effect.promise(() => mkdtemp(join(tmpdir(), "talab-backup-"))),
       (directory) => Effect.promise(() => rm(directory, { recursive: true, force: true }))
     )
-    const source = join(work, "source")
+    // The server's DATA_DIR: a copy of the run's migrated embedded database.
+    const source = yield* Effect.promise(migratedDataDir)
     const target = join(work, "target")
     const file = join(work, "talab.tar.gz")
 

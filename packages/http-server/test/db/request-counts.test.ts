@@ -18,10 +18,9 @@ import {
 } from "@talab/core"
 import { Duration, Effect, Exit, Layer } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
-import { DatabaseLayer, DatabaseOptions } from "../../src/db/Database.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
 import { type RequestFilters, RequestQueries } from "../../src/requests/Queries.js"
-import { emptyPostgresDatabase, repositoriesOver } from "./support/databases.js"
+import { emptyPostgresDatabase, repositoriesOver, unmigratedPgliteInMemory } from "./support/databases.js"
 import { aRequest, aSellerProfile, at, aUser } from "./support/fixtures.js"
 import { oldSchemaRequest, oldSchemaUser } from "./support/old-schema.js"
 
@@ -303,5 +302,5 @@ const suite = (name: string, empty: Empty) =>
     )
   })
 
-suite("buy_request_counts on PGlite in memory", DatabaseLayer(DatabaseOptions.Memory()))
+suite("buy_request_counts on PGlite in memory", unmigratedPgliteInMemory)
 suite("buy_request_counts on PostgreSQL", emptyPostgresDatabase)

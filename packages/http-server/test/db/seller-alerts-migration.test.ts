@@ -5,9 +5,13 @@ import type { PgClient } from "@effect/sql-pg"
 import { PgMigrator } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
-import { DatabaseLayer, DatabaseOptions } from "../../src/db/Database.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
-import { emptyPostgresDatabase, repositoriesOver, violatedConstraint } from "./support/databases.js"
+import {
+  emptyPostgresDatabase,
+  repositoriesOver,
+  unmigratedPgliteInMemory,
+  violatedConstraint
+} from "./support/databases.js"
 import { seedRequest } from "./support/fixtures.js"
 
 /*
@@ -73,5 +77,5 @@ const suite = (name: string, empty: Empty) =>
     )
   })
 
-suite("migration 0013 on PGlite in memory", DatabaseLayer(DatabaseOptions.Memory()))
+suite("migration 0013 on PGlite in memory", unmigratedPgliteInMemory)
 suite("migration 0013 on PostgreSQL", emptyPostgresDatabase)

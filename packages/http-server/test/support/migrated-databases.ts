@@ -1,3 +1,6 @@
+import { mkdtemp } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { inject } from "vitest"
 import * as TestRun from "./test-run.js"
 
@@ -15,6 +18,28 @@ export const createMigratedPostgresDatabase = (prefix: string) => TestRun.create
 export const migratedPgliteDump = async (): Promise<Blob | undefined> => {
   const current = run()
   return current === undefined ? undefined : TestRun.migratedPgliteDump(current)
+}
+
+/** A tarball of a PGlite after initdb and before the migrations, when the run has made one. */
+export const initializedPgliteDump = async (): Promise<Blob | undefined> => {
+  const current = run()
+  return current === undefined ? undefined : TestRun.initializedPgliteDump(current)
+}
+
+/**
+ * A new `DATA_DIR` for the embedded database on disk: a copy of the run's migrated one, or an empty temporary
+ * directory (the server migrates it) without the run's global setup. The run's teardown removes it.
+ */
+export const migratedDataDir = async (): Promise<string> => {
+  const current = run()
+  return current === undefined ? mkdtemp(join(tmpdir(), "talab-data-")) : TestRun.copyMigratedDataDir(current)
+}
+
+/** The run's migrated `DATA_DIR`, made by the global setup, for synchronous callers to copy; not to be changed. */
+export const migratedDataDirToCopy = (): string => {
+  const current = run()
+  if (current === undefined) throw new Error("no test run: the global setup test-run.global.ts did not run")
+  return TestRun.migratedDataDirPath(current)
 }
 
 interface ServerDatabaseOptions {

@@ -4,7 +4,14 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { TestProject } from "vitest/node"
-import { dropDatabase, migratedPgliteDump, type TestRun, templateMarker, templateName } from "./test-run.js"
+import {
+  dropDatabase,
+  migratedDataDir,
+  migratedPgliteDump,
+  type TestRun,
+  templateMarker,
+  templateName
+} from "./test-run.js"
 
 /**
  * vitest global setup: a directory and an id for this run (see test-run.ts), and after the last file, the
@@ -16,10 +23,11 @@ export default async function setup(project: TestProject) {
     id: `${process.pid}_${randomBytes(4).toString("hex")}`
   }
   project.provide("talabTestRun", run)
-  // The migrated PGlite dump made once, here, before the workers start: made by the first suites that need it,
-  // it was made by several workers at once on a clean clone (no recorded durations, so the largest files first,
-  // and most of them start an embedded server), each spending the CPU of a whole migration.
+  // The PGlite dumps and the migrated DATA_DIR made once, here, before the workers start: made by the first
+  // suites that need them, they were made by several workers at once on a clean clone (no recorded durations, so
+  // the largest files first, and most of them start an embedded server), each spending the CPU of a migration.
   await migratedPgliteDump(run)
+  await migratedDataDir(run)
   return async () => {
     if (existsSync(templateMarker(run))) await dropDatabase(templateName(run))
     await rm(run.directory, { recursive: true, force: true })

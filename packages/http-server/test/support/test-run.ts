@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto"
 import { existsSync } from "node:fs"
-import { readFile, rename, writeFile } from "node:fs/promises"
+import { cp, mkdir, mkdtemp, readFile, rename, writeFile } from "node:fs/promises"
 import { join } from "node:path"
+import { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer, Logger, Option, Redacted } from "effect"
 import Pg from "pg"
 import { DatabaseOptions, EmbeddedPglite } from "../../src/db/Database.js"
@@ -9,10 +10,11 @@ import { MigratedDatabaseLayer } from "../../src/db/Migrations.js"
 
 /*
  * One migrated database per test run, copied for each suite: a PostgreSQL template database the suites'
- * databases are created from (CREATE DATABASE … TEMPLATE), and a tarball of a migrated PGlite the in-memory
- * databases load. Both are made by the first suite that needs them (nothing is paid by a run of unit tests
- * only) and removed by the run's global teardown (test-run.global.ts). A copy still runs the migrator, so a
- * migration added since the copy was made is applied to it like to any older database.
+ * databases are created from (CREATE DATABASE … TEMPLATE), made by the first suite that needs it; and for
+ * PGlite, made by the global setup (test-run.global.ts) before the workers start, a tarball of one after initdb,
+ * a tarball of a migrated one for the in-memory databases to load, and a migrated `DATA_DIR` for the suites on
+ * disk to copy. The global teardown removes them all. A copy still runs the migrator, so a migration added
+ * since the copy was made is applied to it like to any older database.
  *
  * No vitest import here: the global setup loads this module outside a test worker.
  */
@@ -151,22 +153,74 @@ export const createPostgresDatabase = async (run: TestRun | undefined, prefix: s
   return { name, url: databaseUrl(name), drop: () => dropDatabase(name) }
 }
 
+/** Writes `bytes` to `file` under a temporary name and renames it, so a reader never sees half of it. */
+const writeWhole = async (file: string, bytes: Uint8Array) => {
+  const temporary = `${file}.${randomBytes(4).toString("hex")}.tmp`
+  await writeFile(temporary, bytes)
+  await rename(temporary, file)
+}
+
+/** A `dumpDataDir` tarball kept in the run's directory under `name`, made by `make` when it is not there yet. */
+const pgliteDump = (name: string, make: (run: TestRun) => Promise<Blob>) =>
+  once(async (run) => {
+    const file = join(run.directory, name)
+    if (existsSync(file)) return new Blob([await readFile(file)])
+    const dump = await make(run)
+    await writeWhole(file, new Uint8Array(await dump.arrayBuffer()))
+    return dump
+  })
+
 /**
- * A `dumpDataDir` tarball of a migrated in-memory PGlite, made once per run and kept in the run's directory
- * (written under a temporary name and renamed, so a reader never sees half of it; two workers making it at
- * once both write a whole one).
+ * A PGlite after initdb and before any migration: what `new PGlite()` spends seconds of CPU on, loaded in a
+ * fraction of that by the suites that run migrations themselves.
  */
-export const migratedPgliteDump = once(async (run) => {
-  const file = join(run.directory, "pglite-migrated.tar")
-  if (existsSync(file)) return new Blob([await readFile(file)])
-  const dump = await Effect.runPromise(
+export const initializedPgliteDump = pgliteDump("pglite-initialized.tar", async () => {
+  const db = new PGlite()
+  try {
+    await db.waitReady
+    return await db.dumpDataDir("none")
+  } finally {
+    await db.close()
+  }
+})
+
+/**
+ * A `dumpDataDir` tarball of a migrated in-memory PGlite, made once per run and kept in the run's directory (two
+ * workers making it at once both write a whole one).
+ */
+export const migratedPgliteDump = pgliteDump("pglite-migrated.tar", async (run) => {
+  const initialized = await initializedPgliteDump(run)
+  return Effect.runPromise(
     Effect.serviceOption(EmbeddedPglite).pipe(
       Effect.flatMap((embedded) => Effect.promise(() => Option.getOrThrow(embedded).db.dumpDataDir("none"))),
-      Effect.provide(quiet(MigratedDatabaseLayer(DatabaseOptions.Memory())))
+      Effect.provide(quiet(MigratedDatabaseLayer(DatabaseOptions.MemoryFromDump({ dump: initialized }))))
     )
   )
-  const temporary = `${file}.${randomBytes(4).toString("hex")}.tmp`
-  await writeFile(temporary, new Uint8Array(await dump.arrayBuffer()))
-  await rename(temporary, file)
-  return dump
 })
+
+/** Where the run keeps its migrated `DATA_DIR` (see `migratedDataDir`). */
+export const migratedDataDirPath = (run: TestRun) => join(run.directory, "migrated-data-dir")
+
+/**
+ * A `DATA_DIR` whose embedded database (`pgdata`) is the run's migrated one, made once per run from its dump;
+ * suites copy it (`copyMigratedDataDir`) rather than run initdb and the migrations on disk.
+ */
+export const migratedDataDir = once(async (run) => {
+  const directory = migratedDataDirPath(run)
+  if (existsSync(directory)) return directory
+  const scratch = `${directory}.${randomBytes(4).toString("hex")}.tmp`
+  await mkdir(scratch)
+  const db = new PGlite(join(scratch, "pgdata"), { loadDataDir: await migratedPgliteDump(run) })
+  await db.waitReady
+  await db.close()
+  await rename(scratch, directory)
+  return directory
+})
+
+/** A new `DATA_DIR` in the run's directory holding a copy of the run's migrated embedded database. */
+export const copyMigratedDataDir = async (run: TestRun) => {
+  const source = await migratedDataDir(run)
+  const directory = await mkdtemp(join(run.directory, "data-"))
+  await cp(source, directory, { recursive: true })
+  return directory
+}

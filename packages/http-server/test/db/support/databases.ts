@@ -8,7 +8,11 @@ import type { BackgroundSqlClient } from "../../../src/db/BackgroundSqlClient.js
 import { DatabaseLayer, DatabaseOptions } from "../../../src/db/Database.js"
 import { MigratedDatabaseLayer } from "../../../src/db/Migrations.js"
 import { DeviceTokenRow, SqlRepositoriesLayer } from "../../../src/db/Repositories.js"
-import { createMigratedPostgresDatabase, migratedPgliteDump } from "../../support/migrated-databases.js"
+import {
+  createMigratedPostgresDatabase,
+  initializedPgliteDump,
+  migratedPgliteDump
+} from "../../support/migrated-databases.js"
 import { createPostgresDatabase } from "../../support/test-run.js"
 
 /** A database of its own on the PostgreSQL server, from `create`, dropped when the layer closes. */
@@ -42,6 +46,13 @@ export const freshPostgresDatabase = ownPostgresDatabase(
 export const pgliteInMemory = Layer.unwrapEffect(
   Effect.map(Effect.promise(migratedPgliteDump), (dump) =>
     MigratedDatabaseLayer(dump === undefined ? DatabaseOptions.Memory() : DatabaseOptions.MemoryFromDump({ dump }))
+  )
+)
+
+/** PGlite in memory before any migration (loaded from the run's dump of one after initdb when there is one). */
+export const unmigratedPgliteInMemory = Layer.unwrapEffect(
+  Effect.map(Effect.promise(initializedPgliteDump), (dump) =>
+    DatabaseLayer(dump === undefined ? DatabaseOptions.Memory() : DatabaseOptions.MemoryFromDump({ dump }))
   )
 )
 
