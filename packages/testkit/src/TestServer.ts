@@ -28,6 +28,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { AdjustableClock } from "./Clock.js"
+import { trackConnections } from "./Connections.js"
 import { LogRecorder } from "./Logs.js"
 import { newPhoneNumber } from "./Phones.js"
 import { PushRecorder, SmsRecorder } from "./Recorders.js"
@@ -189,7 +190,11 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       ).pipe(Layer.provide(recordLogs))
     )
     // The port is known only once the socket listens, and PUBLIC_URL must name it; so listen first.
-    const listening = await build(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+    const server = createServer()
+    const connections = trackConnections(server)
+    const listening = await build(NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" }))
+    // Closed after the app (which closes the WebSockets with 1001) and before the socket.
+    await build(Layer.scopedDiscard(Effect.addFinalizer(() => connections.cutLingering)))
     const address = Context.get(listening, HttpServer.HttpServer).address as HttpServer.TcpAddress
     const baseUrl = `http://127.0.0.1:${address.port}`
     const redisUrl = options.redisUrl ?? options.settings?.redisUrl

@@ -674,6 +674,27 @@ describe.each(backends)("WebSocket shutdown on %s", (backend) => {
   })
 })
 
+describe.each(backends)("WebSocket shutdown with a client that stopped reading, on %s", (backend) => {
+  it("cuts a socket whose client started the close and stopped reading, rather than wait for it (ws waits 30 s)", async () => {
+    const database = backend === "postgres" ? await createPostgresDatabase() : undefined
+    const server = await startServer(database ? { databaseUrl: database.url } : {})
+    const user = await signIn(server, client(server))
+    const stalled = await connectAs(server.wsUrl, user.token)
+    try {
+      // The client's close frame reaches the server, whose answer is never read: the server's socket is closing.
+      ;(stalled.ws as any)._socket.pause()
+      stalled.ws.close(1000)
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const started = Date.now()
+      await server.close()
+      expect(Date.now() - started).toBeLessThan(10_000)
+    } finally {
+      stalled.ws.terminate()
+      await database?.drop()
+    }
+  })
+})
+
 describe.each(backends)("WebSocket session end on %s", (backend) => {
   const server = useServer(backend)
 

@@ -128,6 +128,12 @@ interface PoolOptions {
   readonly maxConnections?: number
   /** Runs `SELECT 1` before the layer is built, so a wrong URL stops the start (default true). */
   readonly checkAtStart?: boolean
+  /**
+   * Cancels the statement of an interrupted fiber with `pg_cancel_backend` on another connection (default true).
+   * Off for the embedded database: its pool has one connection, held by that very statement, so the cancel
+   * waited the whole connect timeout (5 s, at every shutdown that met a statement) and then failed.
+   */
+  readonly cancelOnInterrupt?: boolean
 }
 
 /** The most connections a pool opens when not told otherwise (node-postgres' own default). */
@@ -161,6 +167,12 @@ const pooledClient = (options: PoolOptions) =>
         })
         // An idle client's error (server restart) is reported again by the query that next uses the pool.
         pool.on("error", () => {})
+        if (options.cancelOnInterrupt === false) {
+          // Without a backend process id, @effect/sql-pg does not try to cancel the query of an interrupted fiber.
+          pool.on("connect", (client) => {
+            ;(client as { processID?: number | undefined }).processID = undefined
+          })
+        }
         return pool
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1000))
@@ -224,7 +236,8 @@ const embeddedLayer = (dataDir: string | undefined, dump?: Blob) =>
         port: SOCKET_PORT,
         username: "postgres",
         database: "postgres",
-        maxConnections: 1
+        maxConnections: 1,
+        cancelOnInterrupt: false
       }).pipe((main) => BackgroundSqlClient.sameAsMain.pipe(Layer.provideMerge(main)), Layer.merge(embedded))
     })
   )

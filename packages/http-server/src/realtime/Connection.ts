@@ -36,6 +36,7 @@ export class Connection {
   identity: Identity | undefined = undefined
   language: Language
   private answeredLastPing = true
+  private cutScheduled = false
   // Both made at the socket's first catch-up: an empty Map would be ~180 bytes of every idle socket (issue 10).
   /** Live message frames of conversations whose catch-up is running, held until it has been sent. */
   private held: Map<string, Array<HeldFrame>> | undefined = undefined
@@ -120,9 +121,15 @@ export class Connection {
     this.send(errorFrame(code, this.language, extra))
   }
 
+  /**
+   * Starts the closing handshake, and cuts the socket if it has not ended within the grace. Also for a socket
+   * already closing: when the client started the close and then stopped reading, `ws` would wait 30 s for it, and
+   * so would the server's shutdown.
+   */
   close(code: number, reason: string) {
-    if (this.ws.readyState === WebSocket.CLOSED || this.ws.readyState === WebSocket.CLOSING) return
-    this.ws.close(code, reason)
+    if (this.ws.readyState === WebSocket.CLOSED || this.cutScheduled) return
+    if (this.ws.readyState !== WebSocket.CLOSING) this.ws.close(code, reason)
+    this.cutScheduled = true
     setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS).unref()
   }
 

@@ -7,11 +7,11 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { UserRepo } from "@talab/core"
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Either, Fiber, Redacted } from "effect"
 import { DatabaseOptions, databaseOptionsFromUrl } from "../../src/db/Database.js"
 import { migrations as allMigrations, MigratedDatabaseLayer } from "../../src/db/Migrations.js"
 import { parseArray, parseTimestamp, pgTypes } from "../../src/db/PgTypes.js"
-import { repositoriesOver } from "./support/databases.js"
+import { repositoriesOver, unmigratedPgliteInMemory } from "./support/databases.js"
 import { aUser } from "./support/fixtures.js"
 
 describe("databaseOptionsFromUrl", () => {
@@ -125,5 +125,24 @@ describe("embedded database", () => {
         })
       }),
     180_000
+  )
+})
+
+describe("embedded database, a transaction's statement in flight when its fiber is interrupted", () => {
+  it.scopedLive(
+    "lets the statement finish instead of waiting 5 s for a second connection to cancel it",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // In a transaction the one connection stays held until the rollback, after the cancel.
+        const statement = yield* Effect.fork(sql.withTransaction(sql`SELECT pg_sleep(0.5)`))
+        yield* Effect.sleep("100 millis")
+        const started = Date.now()
+        yield* Fiber.interrupt(statement)
+        // The statement's own half second, not the pool's connect timeout (the cancel found no free connection).
+        expect(Date.now() - started).toBeLessThan(3_000)
+        expect(yield* sql`SELECT 1 AS one`).toEqual([{ one: 1 }])
+      }).pipe(Effect.provide(unmigratedPgliteInMemory)),
+    60_000
   )
 })
