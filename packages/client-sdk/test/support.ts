@@ -1,6 +1,6 @@
 import { newPhoneNumber, startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
 import { afterAll, beforeAll } from "vitest"
-import { withMigratedDump } from "../../http-server/test/support/migrated-databases.js"
+import { createMigratedPostgresDatabase, withMigratedDump } from "../../http-server/test/support/migrated-databases.js"
 import { createTalabClient, type TalabClient, type TalabClientOptions } from "../src/index.js"
 
 /** The admin of every test server here. */
@@ -18,16 +18,31 @@ export const relaxedSettings: NonNullable<TestServerOptions["settings"]> = {
   }
 }
 
-/** Starts a test server for the suite it is called in and stops it after; access it through the getter. */
-export const useTestServer = (options: TestServerOptions = { settings: relaxedSettings }) => {
+/**
+ * Starts a test server for the suite it is called in and stops it after; access it through the getter. It runs on
+ * a PostgreSQL database of its own, a copy of the run's migrated template (the SDK does not see the database, and
+ * a copy costs far less CPU than loading PGlite), or on PGlite from the run's dump when `pglite` is set.
+ */
+export const useTestServer = (
+  options: TestServerOptions = { settings: relaxedSettings },
+  database: "postgres" | "pglite" = "postgres"
+) => {
   let server: TestServer | undefined
+  let dropDatabase: (() => Promise<void>) | undefined
   // No limit of its own: the configuration's applies (the packaging checks, which CI runs at a low priority beside
   // everything else, allow minutes).
   beforeAll(async () => {
-    server = await startTestServer(await withMigratedDump(options))
+    if (database === "pglite") {
+      server = await startTestServer(await withMigratedDump(options))
+      return
+    }
+    const created = await createMigratedPostgresDatabase("talab_sdk_")
+    dropDatabase = created.drop
+    server = await startTestServer({ ...options, databaseUrl: created.url })
   })
   afterAll(async () => {
     await server?.close()
+    await dropDatabase?.()
   })
   return () => {
     if (!server) throw new Error("server not started")

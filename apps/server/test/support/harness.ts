@@ -127,12 +127,42 @@ export const signInOverHttp = async (
   return signedIn(phone, verified.body.data)
 }
 
+const namesDatabase = (options: TestServerOptions) =>
+  options.databaseUrl !== undefined || options.dataDir !== undefined || options.databaseDump !== undefined
+
 /**
- * `startTestServer` with the in-memory database loaded from the run's migrated dump instead of running initdb and
- * the migrations (seconds of CPU per server); options that name a database are passed on unchanged.
+ * `startTestServer` on PGlite in memory, loaded from the run's migrated dump instead of running initdb and the
+ * migrations (seconds of CPU per server); options that name a database are passed on unchanged.
  */
-export const startServer = async (options: TestServerOptions = {}): Promise<TestServer> =>
+export const startPgliteServer = async (options: TestServerOptions = {}): Promise<TestServer> =>
   startTestServer(await withMigratedDump(options))
+
+/**
+ * `startTestServer` on a PostgreSQL database of its own (a copy of the run's migrated template), which its
+ * `close()` drops; options that name a database are passed on unchanged. End-to-end suites run on PostgreSQL:
+ * a copy costs a statement, where loading PGlite costs a second or more of the worker's CPU, and its queries
+ * run in PostgreSQL's processes rather than in WebAssembly on the worker's thread.
+ */
+export const startServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
+  if (namesDatabase(options)) return startTestServer(options)
+  const database = await createPostgresDatabase()
+  try {
+    const server = await startTestServer({ ...options, databaseUrl: database.url })
+    return {
+      ...server,
+      close: async () => {
+        try {
+          await server.close()
+        } finally {
+          await database.drop()
+        }
+      }
+    }
+  } catch (error) {
+    await database.drop()
+    throw error
+  }
+}
 
 /**
  * Like `useServer`, but also gives the PostgreSQL URL of the suite's database (undefined on PGlite), for
@@ -143,7 +173,7 @@ export const useServerWithDatabase = (backend: Backend, options: TestServerOptio
   let database: { url: string; drop: () => Promise<void> } | undefined
   beforeAll(async () => {
     if (backend === "postgres") database = await createPostgresDatabase()
-    server = await startServer(database ? { ...options, databaseUrl: database.url } : options)
+    server = database ? await startServer({ ...options, databaseUrl: database.url }) : await startPgliteServer(options)
   }, 60_000)
   afterAll(async () => {
     await server?.close()
