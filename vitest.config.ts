@@ -8,11 +8,11 @@ export default defineConfig({
     testTimeout: 30_000,
     // Hooks start servers and databases: seconds of CPU each, many more on a loaded machine.
     hookTimeout: 120_000,
-    // One migrated PostgreSQL template and PGlite dump per run, copied by each suite, and one bundle of the
-    // server for the suites that start it as a child process (see the files).
+    // One bundle of the server for the suites that start it as a child process, built in the background from the
+    // start, and one migrated PostgreSQL template and PGlite dump per run, copied by each suite (see the files).
     globalSetup: [
-      "packages/http-server/test/support/test-run.global.ts",
-      "apps/server/test/support/server-build.global.ts"
+      "apps/server/test/support/server-build.global.ts",
+      "packages/http-server/test/support/test-run.global.ts"
     ],
     // A worker process runs many files and keeps their modules: it loads Effect, the platform and the whole
     // server once for all of them, instead of once per file (that load was a third of the run's CPU). Every

@@ -19,7 +19,8 @@ import { freePort, killStarted, type Started, startProcess, waitUntilLive as wai
 /*
  * The real entry point in a child process, as an operator runs it: `src/main.ts` bundled by the server's own
  * tsup config (what `pnpm build` ships as dist/main.js), run by plain Node. The bundle is built once per test run,
- * by the first file that starts a server, into a folder of the run's (see server-build.global.ts): loading the
+ * in the background by the global setup (server-build.global.ts), or else by the first file that starts a server,
+ * into a folder of the run's: loading the
  * bundle takes half the time tsx takes to compile the sources. Its `DATA_DIR` is a copy of the run's migrated
  * embedded database (`migratedDataDir`), a fraction of the CPU of initdb and the migrations.
  */

@@ -1,7 +1,5 @@
 import { existsSync, statSync } from "node:fs"
-import { mkdtemp, rm } from "node:fs/promises"
 import { connect } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
@@ -11,6 +9,7 @@ import { Effect, Either, Fiber, Redacted } from "effect"
 import { DatabaseOptions, databaseOptionsFromUrl } from "../../src/db/Database.js"
 import { migrations as allMigrations, MigratedDatabaseLayer } from "../../src/db/Migrations.js"
 import { parseArray, parseTimestamp, pgTypes } from "../../src/db/PgTypes.js"
+import { migratedDataDir } from "../support/migrated-databases.js"
 import { repositoriesOver, unmigratedPgliteInMemory } from "./support/databases.js"
 import { aUser } from "./support/fixtures.js"
 
@@ -62,11 +61,6 @@ describe("pg type parsers", () => {
   })
 })
 
-const tempDir = Effect.acquireRelease(
-  Effect.promise(() => mkdtemp(join(tmpdir(), "talab-db-"))),
-  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-)
-
 const socketIsClosed = (path: string) =>
   Effect.async<boolean>((resume) => {
     const socket = connect({ path })
@@ -82,7 +76,9 @@ describe("embedded database", () => {
     "keeps its data across two lifetimes under DATA_DIR, migrates once, and answers numbers and Dates",
     () =>
       Effect.gen(function* () {
-        const dataDir = yield* tempDir
+        // A copy of the run's migrated DATA_DIR: initdb and the migrations on an empty one are `talab migrate`'s
+        // test (cli.test.ts).
+        const dataDir = yield* Effect.promise(migratedDataDir)
         const database = repositoriesOver(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir })))
         const user = aUser()
 

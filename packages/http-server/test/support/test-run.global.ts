@@ -6,6 +6,7 @@ import { join } from "node:path"
 import type { TestProject } from "vitest/node"
 import {
   dropDatabase,
+  ensureTemplate,
   migratedDataDir,
   migratedPgliteDump,
   type TestRun,
@@ -26,8 +27,12 @@ export default async function setup(project: TestProject) {
   // The PGlite dumps and the migrated DATA_DIR made once, here, before the workers start: made by the first
   // suites that need them, they were made by several workers at once on a clean clone (no recorded durations, so
   // the largest files first, and most of them start an embedded server), each spending the CPU of a migration.
+  // The PostgreSQL template at the same time (its migrations run mostly in PostgreSQL's process); a run without
+  // PostgreSQL goes on, and the first suite that needs it reports why it cannot have it.
+  const template = ensureTemplate(run).catch(() => undefined)
   await migratedPgliteDump(run)
   await migratedDataDir(run)
+  await template
   return async () => {
     if (existsSync(templateMarker(run))) await dropDatabase(templateName(run))
     await rm(run.directory, { recursive: true, force: true })

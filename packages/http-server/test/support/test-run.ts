@@ -1,7 +1,9 @@
-import { randomBytes } from "node:crypto"
-import { existsSync } from "node:fs"
+import { createHash, randomBytes } from "node:crypto"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { cp, mkdir, mkdtemp, readFile, rename, writeFile } from "node:fs/promises"
+import { createRequire } from "node:module"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { PGlite } from "@electric-sql/pglite"
 import { Effect, Layer, Logger, Option, Redacted } from "effect"
 import Pg from "pg"
@@ -13,7 +15,7 @@ import { MigratedDatabaseLayer } from "../../src/db/Migrations.js"
  * databases are created from (CREATE DATABASE … TEMPLATE), made by the first suite that needs it; and for
  * PGlite, made by the global setup (test-run.global.ts) before the workers start, a tarball of one after initdb,
  * a tarball of a migrated one for the in-memory databases to load, and a migrated `DATA_DIR` for the suites on
- * disk to copy. The global teardown removes them all. A copy still runs the migrator, so a migration added
+ * disk to copy (the dumps are kept between runs too, see `dumpCache`). The global teardown removes the run's. A copy still runs the migrator, so a migration added
  * since the copy was made is applied to it like to any older database.
  *
  * No vitest import here: the global setup loads this module outside a test worker.
@@ -114,7 +116,7 @@ const dropOrphanTemplates = async (client: Pg.Client) => {
  * Under an advisory lock held by one connection, so that of the workers starting at once one migrates and the
  * others wait for it; a worker that dies releases the lock with its connection.
  */
-const ensureTemplate = once((run) =>
+export const ensureTemplate = once((run) =>
   onMaintenanceDatabase(async (client) => {
     const name = templateName(run)
     await client.query("SELECT pg_advisory_lock(hashtext($1))", [name])
@@ -160,13 +162,44 @@ const writeWhole = async (file: string, bytes: Uint8Array) => {
   await rename(temporary, file)
 }
 
-/** A `dumpDataDir` tarball kept in the run's directory under `name`, made by `make` when it is not there yet. */
+/*
+ * The dumps are also kept between runs, under a key of what makes them: PGlite (its resolved path names its
+ * version) and the sources of the migrations. A run after a change of either makes them again.
+ */
+const dumpCache = fileURLToPath(new URL("../../../../node_modules/.cache/talab-test-run/", import.meta.url))
+const migrationsDirectory = fileURLToPath(new URL("../../src/db/migrations/", import.meta.url))
+const dumpKey = (() => {
+  let key: string | undefined
+  return () => {
+    if (key !== undefined) return key
+    const hash = createHash("sha256").update(createRequire(import.meta.url).resolve("@electric-sql/pglite"))
+    hash.update(readFileSync(fileURLToPath(new URL("../../src/db/Migrations.ts", import.meta.url))))
+    for (const name of readdirSync(migrationsDirectory).sort())
+      hash.update(name).update(readFileSync(join(migrationsDirectory, name)))
+    key = hash.digest("hex").slice(0, 16)
+    return key
+  }
+})()
+
+/**
+ * A `dumpDataDir` tarball kept in the run's directory under `name`: copied from the cache between runs, or made
+ * by `make` and cached.
+ */
 const pgliteDump = (name: string, make: (run: TestRun) => Promise<Blob>) =>
   once(async (run) => {
     const file = join(run.directory, name)
     if (existsSync(file)) return new Blob([await readFile(file)])
+    const cached = join(dumpCache, `${dumpKey()}-${name}`)
+    if (existsSync(cached)) {
+      const bytes = await readFile(cached)
+      await writeWhole(file, bytes)
+      return new Blob([bytes])
+    }
     const dump = await make(run)
-    await writeWhole(file, new Uint8Array(await dump.arrayBuffer()))
+    const bytes = new Uint8Array(await dump.arrayBuffer())
+    await writeWhole(file, bytes)
+    await mkdir(dumpCache, { recursive: true })
+    await writeWhole(cached, bytes)
     return dump
   })
 
