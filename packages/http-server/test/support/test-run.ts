@@ -11,12 +11,13 @@ import { DatabaseOptions, EmbeddedPglite } from "../../src/db/Database.js"
 import { MigratedDatabaseLayer } from "../../src/db/Migrations.js"
 
 /*
- * One migrated database per test run, copied for each suite: a PostgreSQL template database the suites'
- * databases are created from (CREATE DATABASE … TEMPLATE), made by the first suite that needs it; and for
- * PGlite, made by the global setup (test-run.global.ts) before the workers start, a tarball of one after initdb,
- * a tarball of a migrated one for the in-memory databases to load, and a migrated `DATA_DIR` for the suites on
- * disk to copy (the dumps are kept between runs too, see `dumpCache`). The global teardown removes the run's. A copy still runs the migrator, so a migration added
- * since the copy was made is applied to it like to any older database.
+ * One migrated database per test run, copied for each suite, made by the global setup (test-run.global.ts)
+ * before the workers start: a PostgreSQL template database the suites' databases are created from (CREATE
+ * DATABASE … TEMPLATE; a worker that needs it first makes it when the setup could not), and for PGlite a tarball
+ * of one after initdb, a tarball of a migrated one for the in-memory databases to load, and a migrated `DATA_DIR`
+ * for the suites on disk to copy. The dumps are kept between runs too (see `dumpCache`); the global teardown
+ * removes the run's own. A copy still runs the migrator, so a migration added since the copy was made is
+ * applied to it like to any older database.
  *
  * No vitest import here: the global setup loads this module outside a test worker.
  */
