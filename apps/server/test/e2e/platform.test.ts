@@ -398,6 +398,21 @@ describe("database faults on postgres", () => {
     )
   const databaseName = () => new URL(databaseUrl()!).pathname.slice(1)
 
+  it("answers an unknown path 404 NOT_FOUND and logs it as a request, not as an error", async () => {
+    for (const path of ["/api/v1/no-such-thing", "/api/v1/health/live", "/wp-login.php"]) {
+      const requestId = `unknown-${crypto.randomUUID()}`
+      const response = await fetch(`${server().baseUrl}${path}`, { headers: { "x-request-id": requestId } })
+      expect(response.status, path).toBe(404)
+      expect((await response.json()).error.code).toBe("NOT_FOUND")
+      const logged = server().logs.matching({ request_id: requestId })
+      expect(logged.find((line) => line.message === "request")?.annotations.status, path).toBe(404)
+      expect(
+        logged.filter((line) => line.level === "ERROR"),
+        path
+      ).toEqual([])
+    }
+  })
+
   it("answers 500 INTERNAL_ERROR without internals when the database fails a query, and logs the cause", async () => {
     const me = await signIn(server(), api())
     await runSql(databaseUrl()!, (sql) => sql`ALTER TABLE device_tokens RENAME TO device_tokens_away`)

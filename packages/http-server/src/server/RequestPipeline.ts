@@ -159,9 +159,12 @@ export const requestPipeline =
       })
       if (request.method !== "GET" && request.method !== "HEAD") parseJsonOnce(request)
       return yield* limitedApp(app, request).pipe(
-        // A defect becomes a bare 500 for the client; the log keeps what happened.
+        // A defect becomes a bare 500 for the client; the log keeps what happened. The router dies with a response
+        // for a path it does not know (a 404 the platform answers): that is a client's mistake, not an error.
         Effect.tapDefect((cause) =>
-          Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs("error", describeDefects(cause)))
+          Chunk.every(Cause.defects(cause), HttpServerResponse.isServerResponse)
+            ? Effect.void
+            : Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs("error", describeDefects(cause)))
         ),
         Effect.annotateLogs("request_id", requestId),
         withRequestState(state)
