@@ -111,7 +111,10 @@ export interface ExpiryJobService {
 
 /** The expiry job of this instance. */
 export class ExpiryJob extends Context.Tag("Requests/ExpiryJob")<ExpiryJob, ExpiryJobService>() {
-  /** Runs a pass at start, then every EXPIRY_INTERVAL or when woken, for the life of the app; a failed pass is logged. */
+  /**
+   * Runs a pass at start, then every EXPIRY_INTERVAL or when woken, for the life of the app; a run of failed passes
+   * is logged when it starts and when it ends.
+   */
   static readonly layer = Layer.scoped(
     ExpiryJob,
     Effect.gen(function* () {
@@ -131,7 +134,25 @@ export class ExpiryJob extends Context.Tag("Requests/ExpiryJob")<ExpiryJob, Expi
         ),
         Effect.provide(context)
       )
-      const pass = runNow.pipe(Effect.catchAllCause((cause) => Effect.logError("expiry failed", cause)))
+      // A run of failed passes (the database down) is logged twice, when it starts and when it ends, like the push
+      // dispatcher and the alert matcher: a pass every 30 s would otherwise log an error each time.
+      let failedPasses = 0
+      const pass = runNow.pipe(
+        Effect.zipRight(
+          Effect.suspend(() => {
+            if (failedPasses === 0) return Effect.void
+            const failed = failedPasses
+            failedPasses = 0
+            return Effect.logInfo("Expiry resumed").pipe(Effect.annotateLogs({ failed_passes: failed }))
+          })
+        ),
+        Effect.catchAllCause((cause) => {
+          failedPasses += 1
+          return failedPasses === 1
+            ? Effect.logWarning("Expiry paused: a pass failed; the next pass retries", cause)
+            : Effect.void
+        })
+      )
       const nextWake = Effect.race(Queue.take(wakeups), Effect.sleep(EXPIRY_INTERVAL))
       yield* pass.pipe(Effect.zipRight(nextWake), Effect.forever, Effect.forkScoped)
       return { wake: Queue.offer(wakeups, undefined).pipe(Effect.asVoid), runNow }
