@@ -16,8 +16,7 @@ import {
   MemoryFileStore,
   MigratedDatabaseLayer,
   parseTestPhoneNumbers,
-  rateLimiterLayer,
-  trackConnections
+  rateLimiterLayer
 } from "@talab/http-server"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -29,12 +28,10 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import { AdjustableClock } from "./Clock.js"
+import { trackConnections } from "./Connections.js"
 import { LogRecorder } from "./Logs.js"
 import { newPhoneNumber } from "./Phones.js"
 import { PushRecorder, SmsRecorder } from "./Recorders.js"
-
-/** How long `close()` lets the connections still open end by themselves before it cuts them. */
-export const CLOSE_GRACE_MS = 2_000
 
 /**
  * How {@link startTestServer} builds the server: its settings, the database it runs on (in-memory PGlite unless
@@ -196,20 +193,8 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     const server = createServer()
     const connections = trackConnections(server)
     const listening = await build(NodeHttpServer.layer(() => server, { port: 0, host: "127.0.0.1" }))
-    // Run after the app has closed (its WebSockets with 1001) and before the socket closes, which waits for every
-    // connection: idle ones (every fetch leaves one) are closed, and what is still open after the grace is cut, as
-    // the production server does at its deadline.
-    await build(
-      Layer.scopedDiscard(
-        Effect.addFinalizer(() =>
-          Effect.suspend(() => {
-            connections.draining = true
-            connections.closeIdle()
-            return connections.endWithin(CLOSE_GRACE_MS)
-          })
-        )
-      )
-    )
+    // Closed after the app (which closes the WebSockets with 1001) and before the socket.
+    await build(Layer.scopedDiscard(Effect.addFinalizer(() => connections.cutLingering)))
     const address = Context.get(listening, HttpServer.HttpServer).address as HttpServer.TcpAddress
     const baseUrl = `http://127.0.0.1:${address.port}`
     const redisUrl = options.redisUrl ?? options.settings?.redisUrl

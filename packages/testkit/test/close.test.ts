@@ -1,8 +1,8 @@
 import { connect } from "node:net"
 import { describe, expect, it } from "vitest"
 import { withMigratedDump } from "../../http-server/test/support/migrated-databases.js"
+import { CLOSE_GRACE_MS } from "../src/Connections.js"
 import { startTestServer, type TestServerOptions } from "../src/index.js"
-import { CLOSE_GRACE_MS } from "../src/TestServer.js"
 
 describe("TestServer.close", () => {
   it("does not wait on a client that sent half a request and went quiet", async () => {

@@ -38,7 +38,7 @@ export class NodeServer extends Context.Tag("Server/NodeServer")<
  * Every open connection and how many requests it is serving. Upgraded ones (WebSockets) are counted apart:
  * the app closes those itself, with 1001.
  */
-export class Connections {
+class Connections {
   private readonly http = new Map<Socket, { active: number }>()
   private readonly upgraded = new Set<Duplex>()
   private emptied: Array<() => void> = []
@@ -95,41 +95,15 @@ export class Connections {
     return count
   }
 
-  /**
-   * Waits for every connection to end, for at most `ms`; then cuts what is left, and answers how many it cut. A
-   * timer, not a timeout raced against a wait: run in a finalizer (uninterruptible), the race's loser could not be
-   * interrupted and the timeout would never end it.
-   */
-  endWithin(ms: number) {
-    return Effect.async<number>((resume) => {
-      if (this.size === 0) return resume(Effect.succeed(0))
-      let settled = false
-      const settle = (cut: number) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        resume(Effect.succeed(cut))
-      }
-      const timer = setTimeout(() => settle(this.closeAll()), ms)
-      this.emptied.push(() => settle(0))
-    })
-  }
+  whenEmpty = Effect.async<void>((resume) => {
+    if (this.size === 0) return resume(Effect.void)
+    this.emptied.push(() => resume(Effect.void))
+  })
 
   private checkEmpty() {
     if (this.size > 0) return
     for (const resolve of this.emptied.splice(0)) resolve()
   }
-}
-
-/** The connections of `server`, tracked from its first one (its requests and upgrades included). */
-export const trackConnections = (server: Http.Server) => {
-  const connections = new Connections()
-  server.on("connection", (socket: Socket) => connections.add(socket))
-  server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) =>
-    connections.requestStarted(request, response)
-  )
-  server.on("upgrade", (_request: Http.IncomingMessage, socket: Duplex) => connections.upgrading(socket))
-  return connections
 }
 
 /*
@@ -164,11 +138,17 @@ export const NodeServerLayer = (options: NodeServerOptions) =>
         connectionsCheckingInterval: SERVER_TIMEOUTS.checkIntervalMs
       })
       server.keepAliveTimeout = SERVER_TIMEOUTS.keepAliveTimeoutMs
-      // Tracked first, so a request is counted before the app sees it.
-      const connections = trackConnections(server)
+      const connections = new Connections()
       const handlers = handlerSink(options)
-      server.on("request", (request, response) => handlers.emit("request", request, response))
-      server.on("upgrade", (request, socket, head) => handlers.emit("upgrade", request, socket, head))
+      server.on("connection", (socket) => connections.add(socket))
+      server.on("request", (request, response) => {
+        connections.requestStarted(request, response)
+        handlers.emit("request", request, response)
+      })
+      server.on("upgrade", (request, socket, head) => {
+        connections.upgrading(socket)
+        handlers.emit("upgrade", request, socket, head)
+      })
       const { lifecycle, startDrain } = makeLifecycle(options.shutdownTimeoutMs)
 
       const drain = Effect.gen(function* () {
@@ -180,7 +160,13 @@ export const NodeServerLayer = (options: NodeServerOptions) =>
         )
         server.close()
         connections.closeIdle()
-        const drained = yield* connections.endWithin(connectionBudgetMs(options.shutdownTimeoutMs))
+        const drained = yield* connections.whenEmpty.pipe(
+          Effect.timeoutTo({
+            duration: connectionBudgetMs(options.shutdownTimeoutMs),
+            onSuccess: () => 0,
+            onTimeout: () => connections.closeAll()
+          })
+        )
         yield* Effect.logInfo("Connections drained").pipe(
           Effect.annotateLogs({ duration_ms: Date.now() - startedAt, cut_at_deadline: drained })
         )
