@@ -18,6 +18,7 @@ import sellerAlerts from "./migrations/0013_seller_alerts.js"
 import sellerTrust from "./migrations/0015_seller_trust.js"
 import requestListPaging from "./migrations/0017_request_list_paging.js"
 import offerAndRequestExpiry from "./migrations/0018_offer_and_request_expiry.js"
+import stripedRequestCounts from "./migrations/0019_striped_request_counts.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -36,7 +37,8 @@ export const migrations = {
   "0015_seller_trust": sellerTrust,
   "0017_request_list_paging": requestListPaging,
   // Numbered after 0017, which landed first: the migrator only runs ids above the last one applied.
-  "0018_offer_and_request_expiry": offerAndRequestExpiry
+  "0018_offer_and_request_expiry": offerAndRequestExpiry,
+  "0019_striped_request_counts": stripedRequestCounts
 }
 
 /**

@@ -16,7 +16,7 @@ import {
   type User,
   UserRepo
 } from "@talab/core"
-import { Duration, Effect, Exit, Layer } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Layer } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
 import { type RequestFilters, RequestQueries } from "../../src/requests/Queries.js"
@@ -25,9 +25,9 @@ import { aRequest, aSellerProfile, at, aUser } from "./support/fixtures.js"
 import { oldSchemaRequest, oldSchemaUser } from "./support/old-schema.js"
 
 /*
- * buy_request_counts (migration 0005) against count(*), through the services that write requests, on both
- * backends. Each suite has a database of its own; tests use cities of their own, and compare the whole
- * table too, so every key is checked, not only the ones a test touched.
+ * buy_request_counts (migrations 0005 and 0019) against count(*), through the services that write requests, on
+ * both backends. Each suite has a database of its own; tests use cities of their own, and compare the whole
+ * table too, so every key is checked, not only the ones a test touched. A key's count is the sum of its stripes.
  */
 
 type Empty = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
@@ -73,8 +73,8 @@ const expectCountsExact = Effect.gen(function* () {
     SELECT status, category, COALESCE(location_city, '') AS key, count(*)::int AS n
     FROM buy_requests GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`
   const kept = yield* sql<KeyCount>`
-    SELECT status, category, location_city_key AS key, n
-    FROM buy_request_counts WHERE n <> 0 ORDER BY 1, 2, 3`
+    SELECT status, category, location_city_key AS key, sum(n)::int AS n
+    FROM buy_request_counts GROUP BY 1, 2, 3 HAVING sum(n) <> 0 ORDER BY 1, 2, 3`
   expect(counted.length).toBeGreaterThan(0)
   expect(kept).toEqual(counted)
 })
@@ -177,10 +177,10 @@ const suite = (name: string, empty: Empty) =>
           const seller = yield* anApprovedSeller
           const city = aCity()
           const [request] = yield* createAll(buyer, [anInput("phone", city)])
-          // xmin is the transaction that last wrote the row: unchanged means not written, hence not locked either
+          // xmin is the transaction that last wrote a row: unchanged means not written, hence not locked either
           const version = sql<{ xmin: string }>`
           SELECT xmin::text AS xmin FROM buy_request_counts
-          WHERE status = 'active' AND category = 'phone' AND location_city_key = ${city}`
+          WHERE status = 'active' AND category = 'phone' AND location_city_key = ${city} ORDER BY stripe`
           const before = yield* version
 
           const offer = yield* offerOn(seller, request!.id)
@@ -289,7 +289,8 @@ const suite = (name: string, empty: Empty) =>
         const kept = yield* Effect.flatMap(
           sql,
           (sql) => sql<KeyCount>`
-            SELECT status, category, location_city_key AS key, n FROM buy_request_counts ORDER BY 1, 2, 3`
+            SELECT status, category, location_city_key AS key, sum(n)::int AS n
+            FROM buy_request_counts GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`
         ).pipe(Effect.provide(database))
         expect(kept).toEqual([
           { status: "active", category: "accessory", key: city, n: 1 },
@@ -304,3 +305,46 @@ const suite = (name: string, empty: Empty) =>
 
 suite("buy_request_counts on PGlite in memory", unmigratedPgliteInMemory)
 suite("buy_request_counts on PostgreSQL", emptyPostgresDatabase)
+
+// PostgreSQL only: PGlite has one connection, so its transactions never overlap.
+layer(servicesOver(emptyPostgresDatabase), { timeout: Duration.minutes(1), excludeTestServices: true })(
+  "buy_request_counts under concurrent creates on PostgreSQL",
+  (it) => {
+    it.effect("a create does not wait for another create of the same key to commit (the counts are striped)", () =>
+      Effect.gen(function* () {
+        const buyer = yield* aBuyer
+        const city = aCity()
+        const requests = yield* RequestRepo
+        const inserted = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        // Holds a create of the key open, its count written and locked, until the second create is done (or 5 s).
+        const holder = yield* (yield* Transactor)
+          .transaction(
+            requests
+              .insert(
+                aRequest(buyer.id, {
+                  category: "phone",
+                  locationCity: city,
+                  expiresAt: new Date(Date.now() + 86_400_000)
+                })
+              )
+              .pipe(
+                Effect.zipRight(Deferred.succeed(inserted, undefined)),
+                Effect.zipRight(Effect.timeout(Deferred.await(release), Duration.seconds(5)))
+              )
+          )
+          .pipe(Effect.fork)
+        yield* Deferred.await(inserted)
+        const second = yield* createAll(buyer, [anInput("phone", city)]).pipe(
+          Effect.timeout(Duration.seconds(2)),
+          Effect.exit
+        )
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder).pipe(Effect.ignore)
+        expect(Exit.isSuccess(second), "the second create waited for the first one's commit").toBe(true)
+        yield* expectTotal({ status: "active", category: "phone", locationCity: city }, 2)
+        yield* expectCountsExact
+      })
+    )
+  }
+)
