@@ -1,20 +1,18 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
+import { migratedDataDir } from "../../../../packages/http-server/test/support/migrated-databases.js"
 import { freePort, halfSentRequest, killStarted, startProcess, waitUntilLive } from "../support/process.js"
 
 /*
  * `pnpm start` at the repository root, as the README's first command runs it: it builds the server and
  * execs Node, so the signal a container or systemd sends to the pnpm process reaches the server itself.
+ * Like the README's command it sets no DATABASE_URL: the embedded database on DATA_DIR, here a copy of the
+ * run's migrated one (the run's teardown removes it), so the start does not pay initdb and the migrations again.
  */
 const workspaceDirectory = fileURLToPath(new URL("../../../..", import.meta.url))
-const dataDir = mkdtempSync(join(tmpdir(), "talab-start-"))
 
 afterAll(() => {
   killStarted()
-  rmSync(dataDir, { recursive: true, force: true })
 })
 
 describe("pnpm start", () => {
@@ -23,8 +21,7 @@ describe("pnpm start", () => {
     const { child, output, exited } = startProcess("pnpm", ["start"], workspaceDirectory, {
       PORT: String(port),
       HOST: "127.0.0.1",
-      DATABASE_URL: "memory://",
-      DATA_DIR: dataDir
+      DATA_DIR: await migratedDataDir()
     })
     await waitUntilLive(port, exited)
     const inFlight = await halfSentRequest(

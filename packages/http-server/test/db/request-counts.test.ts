@@ -20,7 +20,12 @@ import { Deferred, Duration, Effect, Exit, Fiber, Layer } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
 import { type RequestFilters, RequestQueries } from "../../src/requests/Queries.js"
-import { emptyPostgresDatabase, repositoriesOver, unmigratedPgliteInMemory } from "./support/databases.js"
+import {
+  emptyPostgresDatabase,
+  freshPostgresDatabase,
+  repositoriesOver,
+  unmigratedPgliteInMemory
+} from "./support/databases.js"
 import { aRequest, aSellerProfile, at, aUser } from "./support/fixtures.js"
 import { oldSchemaRequest, oldSchemaUser } from "./support/old-schema.js"
 
@@ -306,8 +311,9 @@ const suite = (name: string, empty: Empty) =>
 suite("buy_request_counts on PGlite in memory", unmigratedPgliteInMemory)
 suite("buy_request_counts on PostgreSQL", emptyPostgresDatabase)
 
-// PostgreSQL only: PGlite has one connection, so its transactions never overlap.
-layer(servicesOver(emptyPostgresDatabase), { timeout: Duration.minutes(1), excludeTestServices: true })(
+// PostgreSQL only: PGlite has one connection, so its transactions never overlap. A copy of the run's migrated
+// template, since this suite needs no schema history.
+layer(servicesOver(freshPostgresDatabase), { timeout: Duration.minutes(1), excludeTestServices: true })(
   "buy_request_counts under concurrent creates on PostgreSQL",
   (it) => {
     it.effect("a create does not wait for another create of the same key to commit (the counts are striped)", () =>
