@@ -10,7 +10,7 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
 import { Effect, Redacted } from "effect"
-import { percentile } from "./load.js"
+import { type Call, percentile } from "./load.js"
 import { createBenchDatabase } from "./seed.js"
 
 const HIGH = 100_000_000
@@ -91,6 +91,22 @@ export const approvedSeller = async (server: TestServer, adminToken: string, pho
   await call(server, "PUT", `/admin/seller-profiles/${profile.id}/approve`, adminToken)
   return seller
 }
+
+/** POST /requests of a new phone request, the `k`-th of client `c`, in `city` (every call a new request). */
+export const newRequestCall = (c: number, k: number, city: string, token?: string): Call => ({
+  method: "POST",
+  path: "/requests",
+  ...(token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } }),
+  body: {
+    category: "phone",
+    product_brand: "Apple",
+    product_model: `iPhone ${c}-${k}`,
+    budget_min: 1000,
+    budget_max: 2000,
+    location_district: "Olaya",
+    location_city: city
+  }
+})
 
 /** Runs plain-JavaScript `source` in a worker thread with `workerData`; resolves with its one message. */
 export const runWorker = <A>(source: string, workerData: unknown) =>

@@ -11,8 +11,15 @@
  * A real server (testkit's startTestServer, rate limits out of the way) on a fresh database dropped at the end.
  */
 import { Redacted } from "effect"
-import { benchSettings, type Call, type LoadReport, runLoad } from "../load.js"
-import { formatPercentiles, runScenario, signIn, unlimitedRateLimits, withBenchServer } from "../setup.js"
+import { benchSettings, type LoadReport, runLoad } from "../load.js"
+import {
+  formatPercentiles,
+  newRequestCall,
+  runScenario,
+  signIn,
+  unlimitedRateLimits,
+  withBenchServer
+} from "../setup.js"
 
 const { seconds, clients } = benchSettings()
 const ROUNDS = 3
@@ -31,25 +38,7 @@ const main = () =>
       for (let c = 0; c < clients; c++) tokens.push((await signIn(server, phone(c))).token)
       /** Each client's creates, in the city `cityOf` gives it; every call a new request. */
       const creates = (cityOf: (client: number) => string) =>
-        tokens.map((token, c) =>
-          Array.from(
-            { length: 20 },
-            (_, k): Call => ({
-              method: "POST",
-              path: "/requests",
-              headers: { authorization: `Bearer ${token}` },
-              body: {
-                category: "phone",
-                product_brand: "Apple",
-                product_model: `iPhone ${c}-${k}`,
-                budget_min: 1000,
-                budget_max: 2000,
-                location_district: "Olaya",
-                location_city: cityOf(c)
-              }
-            })
-          )
-        )
+        tokens.map((token, c) => Array.from({ length: 20 }, (_, k) => newRequestCall(c, k, cityOf(c), token)))
       const loads = [
         ["one key (phone, Riyadh)", creates(() => "Riyadh")],
         [`${clients} keys (a city per client)`, creates((c) => `City ${c}`)]

@@ -22,6 +22,7 @@ import {
   approvedSeller,
   call,
   formatPercentiles,
+  newRequestCall,
   onDatabase,
   runScenario,
   signIn,
@@ -259,22 +260,7 @@ const main = () =>
       const requestClients = sellers.slice(0, CLIENTS).map((token, c) =>
         as(
           token,
-          Array.from(
-            { length: 20 },
-            (_, k): Call => ({
-              method: "POST",
-              path: "/requests",
-              body: {
-                category: "phone",
-                product_brand: "Apple",
-                product_model: `iPhone ${c}-${k}`,
-                budget_min: 1000,
-                budget_max: 2000,
-                location_district: "Olaya",
-                location_city: "Riyadh"
-              }
-            })
-          )
+          Array.from({ length: 20 }, (_, k) => newRequestCall(c, k, "Riyadh"))
         )
       )
       await load("warm-up", requestClients, 1_000, true)
