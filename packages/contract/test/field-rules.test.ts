@@ -436,9 +436,9 @@ const accepted = (name: string, input: Body, decoded: Record<string, unknown>): 
 const acceptedBodies: Partial<Record<BodyEndpoint, ReadonlyArray<Accepted>>> = {
   "POST /requests": [
     accepted(
-      "only the required fields (condition_pref left to the server, which stores `any`)",
+      "only the required fields (condition_pref: any)",
       { category: "accessory", budget_min: 10, budget_max: 10, location_district: "Malaz" },
-      { category: "accessory", budget_min: 10, budget_max: 10, location_district: "Malaz" }
+      { category: "accessory", budget_min: 10, budget_max: 10, location_district: "Malaz", condition_pref: "any" }
     ),
     accepted(
       "bounds: 100-char brand and model, 2000-char notes",
@@ -534,9 +534,16 @@ describe("field rules (decisions.md section 2): what a body accepts, decoded", (
     })
   })
 
-  it("POST /requests: an absent condition_pref stays absent (the default `any` is the server's, tested end to end)", () => {
-    const decoded = Either.getOrThrow(decode(bodies["POST /requests"].schema, without(requestBody(), "condition_pref")))
-    expect(decoded).not.toHaveProperty("condition_pref")
+  it("POST /requests: an absent or null condition_pref is `any`", () => {
+    const schema = bodies["POST /requests"].schema
+    expect(Either.getOrThrow(decode(schema, without(requestBody(), "condition_pref")))).toHaveProperty(
+      "condition_pref",
+      "any"
+    )
+    expect(Either.getOrThrow(decode(schema, requestBody({ condition_pref: null })))).toHaveProperty(
+      "condition_pref",
+      "any"
+    )
   })
 
   it("POST /requests: an optional field sent as null is absent", () => {

@@ -298,7 +298,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
     /** What the server adds to a decoded body (defaults), and what the database must hold (its own length checks). */
     const acceptedRequests: ReadonlyArray<Accepted> = [
       {
-        // The schema leaves condition_pref out; the handler stores `any`.
+        // The contract decodes an absent condition_pref as `any`; this shows it is what is stored.
         name: "only the required fields: condition_pref defaults to any",
         body: { category: "accessory", budget_min: 10, budget_max: 10, location_district: "Malaz" },
         stored: {

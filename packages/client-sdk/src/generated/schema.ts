@@ -4509,6 +4509,7 @@ export interface operations {
                     category: "phone" | "accessory";
                     product_brand?: string | null;
                     product_model?: string | null;
+                    /** @default any */
                     condition_pref?: ("new" | "used" | "refurbished" | "any") | null;
                     budget_min: number;
                     budget_max: number;

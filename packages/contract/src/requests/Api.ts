@@ -42,11 +42,18 @@ export const RequestListItem = RequestView.pick(
 /** A page of buy requests, newest first, as GET /requests and GET /requests/my answer it. */
 export const RequestList = Schema.Struct({ requests: Schema.Array(RequestListItem), pagination: Pagination })
 
+/** The condition a buyer who names none accepts. */
+const ANY_CONDITION = "any" as const
+
 const NewRequest = Payload({
   category: OneOf(...Category.literals),
   product_brand: Optional(Text(1, 100)),
   product_model: Optional(Text(1, 100)),
-  condition_pref: Optional(OneOf(...ConditionPref.literals)),
+  // Absent or null: the one place this default is written; the OpenAPI document shows it.
+  condition_pref: Schema.optionalWith(OneOf(...ConditionPref.literals).annotations({ default: ANY_CONDITION }), {
+    nullable: true,
+    default: () => ANY_CONDITION
+  }),
   budget_min: Money,
   budget_max: Money,
   location_district: Text(1, 100),

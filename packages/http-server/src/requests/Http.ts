@@ -27,7 +27,7 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
               category: payload.category,
               productBrand: payload.product_brand ?? null,
               productModel: payload.product_model ?? null,
-              conditionPref: payload.condition_pref ?? "any",
+              conditionPref: payload.condition_pref,
               budgetMin: payload.budget_min,
               budgetMax: payload.budget_max,
               locationDistrict: payload.location_district,
