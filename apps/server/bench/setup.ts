@@ -137,6 +137,10 @@ export const percentiles = (values: ReadonlyArray<number>): Percentiles => {
   }
 }
 
+/** The middle of unsorted values (the upper one of the two middles when there is an even number of them). */
+export const median = (values: ReadonlyArray<number>) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
 /** `p50 … p95 … p99 … max …` in milliseconds, shown with `digits` decimals. */
 export const formatPercentiles = ({ p50, p95, p99, max }: Percentiles, digits = 1) => {
   const ms = (n: number) => `${n.toFixed(digits)} ms`

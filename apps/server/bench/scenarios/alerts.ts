@@ -14,7 +14,7 @@
 import { SqlClient } from "@effect/sql"
 import type { TestServer } from "@talab/testkit"
 import { Effect } from "effect"
-import { call, onDatabase, runScenario, signIn, unlimitedRateLimits, withBenchServer } from "../setup.js"
+import { call, median, onDatabase, runScenario, signIn, unlimitedRateLimits, withBenchServer } from "../setup.js"
 
 const MATCHING_SELLERS = 10_000
 const OTHER_SELLERS = 10_000
@@ -87,8 +87,6 @@ const queuedPushes = (databaseUrl: string, requestId: string) =>
         WHERE type = 'request_match' AND payload -> 'data' ->> 'request_id' = ${requestId}`
     )
   )
-
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 const round = async (server: TestServer, databaseUrl: string, buyerToken: string, n: number) => {
   const posted = performance.now()

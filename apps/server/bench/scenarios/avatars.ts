@@ -15,6 +15,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks"
 import { largePng } from "../../test/support/images.js"
 import {
   formatPercentiles,
+  median,
   percentiles,
   runScenario,
   runWorker,
@@ -114,8 +115,7 @@ const main = () =>
       console.log(`  GET /health/live during the burst (${result.probes.length} probes): ${formatPercentiles(live)}`)
       console.log(`  server event-loop delay: ${result.loopDelay}`)
     }
-    const median = [...p99s].sort((a, b) => a - b)[Math.floor(p99s.length / 2)]!
-    console.log(`\nmedian of the rounds' /health/live p99: ${median.toFixed(1)} ms`)
+    console.log(`\nmedian of the rounds' /health/live p99: ${median(p99s).toFixed(1)} ms`)
   })
 
 runScenario(main)

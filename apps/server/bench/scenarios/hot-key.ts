@@ -14,6 +14,7 @@ import { Redacted } from "effect"
 import { benchSettings, type LoadReport, runLoad } from "../load.js"
 import {
   formatPercentiles,
+  median,
   newRequestCall,
   runScenario,
   signIn,
@@ -26,8 +27,6 @@ const ROUNDS = 3
 
 /** Saudi mobile numbers of this scenario's buyers. */
 const phone = (n: number) => `+9665${String(82_000_000 + n).padStart(8, "0")}`
-
-const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
 const main = () =>
   withBenchServer(

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
  * market, ran one at a time, each waiting out the other's outbox insert and commit (a bench of 50 clients
  * posting phones in one city measured it).
  *
- * Each key now has up to STRIPES rows, and a change writes the stripe a sequence deals it: consecutive changes
+ * Each key now has up to 16 rows (stripes), and a change writes the stripe a sequence deals it: consecutive changes
  * take different stripes, so concurrent creates of one key no longer wait for each other (sixteen at once
  * before two share a row). A key's count is the sum of its stripes; a stripe may go negative, since a close
  * need not decrement the stripe its create incremented. A move still locks its two rows in key order (the
