@@ -2,7 +2,7 @@
  * What the scenarios that drive a seeded marketplace share: a server on a fresh database, sign-in and approved
  * sellers over the REST API, SQL against the bench database, a worker thread for the load, latency lines.
  */
-import { writeFileSync } from "node:fs"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { Session } from "node:inspector/promises"
 import { join } from "node:path"
 import { Worker } from "node:worker_threads"
@@ -147,7 +147,6 @@ export const formatPercentiles = ({ p50, p95, p99, max }: Percentiles, digits = 
   return `p50 ${ms(p50)}  p95 ${ms(p95)}  p99 ${ms(p99)}  max ${ms(max)}`
 }
 
-/** Runs a scenario's `main`, reporting a failure on stderr and in the exit code. */
 /**
  * Runs `run` under a CPU profile of this process's main thread when BENCH_PROFILE names a directory, written
  * there as `<name>.cpuprofile` (open it in Chrome's DevTools or speedscope); else just runs it.
@@ -163,11 +162,13 @@ export const withProfile = async <A>(name: string, run: () => Promise<A>): Promi
     return await run()
   } finally {
     const { profile } = await session.post("Profiler.stop")
+    mkdirSync(directory, { recursive: true })
     writeFileSync(join(directory, `${name.replace(/[^A-Za-z0-9]+/g, "-")}.cpuprofile`), JSON.stringify(profile))
     session.disconnect()
   }
 }
 
+/** Runs a scenario's `main`, reporting a failure on stderr and in the exit code. */
 export const runScenario = (main: () => Promise<void>) =>
   main().catch((error) => {
     console.error(error)

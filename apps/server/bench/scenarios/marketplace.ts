@@ -263,6 +263,10 @@ const main = () =>
           Array.from({ length: 20 }, (_, k) => newRequestCall(c, k, "Riyadh"))
         )
       )
+      // Alone first: one client's latency shows the round trips a create costs, without queueing behind others.
+      const soloCreates = [requestClients[0]!]
+      await load("warm-up", soloCreates, 500, true)
+      measure(await load("POST /requests, 1 client, 3 s (no queueing)", soloCreates, 3_000, true))
       await load("warm-up", requestClients, 1_000, true)
       await profiled("create-request", () =>
         load(`POST /requests, ${CLIENTS} clients, ${SECONDS} s`, requestClients, SECONDS * 1_000, true)

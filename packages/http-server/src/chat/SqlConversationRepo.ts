@@ -3,6 +3,7 @@ import { Conversation, ConversationRepo, OfferStatus, snakeCaseKeys } from "@tal
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { deferredWrite } from "../db/DeferredWrites.js"
 
 /** A conversation as stored: the entity under its column names. */
 export const ConversationRow = snakeCaseKeys(Conversation.fields)
@@ -31,7 +32,7 @@ export const SqlConversationRepo = Layer.effect(
     })
     const insert = SqlSchema.void({
       Request: ConversationRow,
-      execute: (row) => sql`INSERT INTO conversations ${sql.insert(row)}`
+      execute: (row) => deferredWrite(sql, sql`INSERT INTO conversations ${sql.insert(row)}`)
     })
 
     return ConversationRepo.of({

@@ -3,6 +3,7 @@ import { EventOutbox, notificationsFor } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { afterCommit } from "../db/AfterCommit.js"
+import { deferredWrites } from "../db/DeferredWrites.js"
 import { pendingNotificationRows } from "./NotificationStore.js"
 import { NotificationWakeup } from "./Wakeup.js"
 
@@ -21,16 +22,17 @@ export const SqlEventOutbox = Layer.effect(
           created_at: at
         }))
         // Written with the events, so in the caller's transaction: a commit never leaves an event without its
-        // pushes, and a rollback takes both away. One statement writes both: a round trip less per event.
+        // pushes, and a rollback takes both away. Deferred: they go with the transaction's other waiting writes.
         const notifications = pendingNotificationRows(events.flatMap(notificationsFor), at)
-        const insertEvents = sql`INSERT INTO outbox_events ${sql.insert(rows)}`
+        const insertEvents = { statement: sql`INSERT INTO outbox_events ${sql.insert(rows)}` }
         const write =
           notifications.length === 0
-            ? insertEvents
-            : sql`WITH events AS (${insertEvents}) INSERT INTO notifications ${sql.insert(notifications)}`.pipe(
-                Effect.zipRight(afterCommit(wakeup.signal))
-              )
-        return write.pipe(Effect.asVoid, Effect.orDie)
+            ? deferredWrites(sql, [insertEvents])
+            : deferredWrites(sql, [
+                insertEvents,
+                { statement: sql`INSERT INTO notifications ${sql.insert(notifications)}` }
+              ]).pipe(Effect.zipRight(afterCommit(wakeup.signal)))
+        return write.pipe(Effect.orDie)
       }
     })
   })

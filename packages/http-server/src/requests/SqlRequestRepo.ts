@@ -3,6 +3,7 @@ import { BuyRequest, RequestRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { deferredWrite } from "../db/DeferredWrites.js"
 
 /** BuyRequest as stored: the entity under its column names. */
 export const BuyRequestRow = snakeCaseKeys(BuyRequest.fields)
@@ -18,12 +19,16 @@ export const SqlRequestRepo = Layer.effect(
     const lock = findOne((id) => sql`SELECT * FROM buy_requests WHERE id = ${id} FOR UPDATE`)
     const insert = SqlSchema.void({
       Request: BuyRequestRow,
-      execute: (row) => sql`INSERT INTO buy_requests ${sql.insert(row)}`
+      execute: (row) => deferredWrite(sql, sql`INSERT INTO buy_requests ${sql.insert(row)}`, `buy_requests ${row.id}`)
     })
     const update = SqlSchema.void({
       Request: BuyRequestRow,
       execute: (row) =>
-        sql`UPDATE buy_requests SET ${sql.update(row, ["id", "buyer_id", "created_at"])} WHERE id = ${row.id}`
+        deferredWrite(
+          sql,
+          sql`UPDATE buy_requests SET ${sql.update(row, ["id", "buyer_id", "created_at"])} WHERE id = ${row.id}`,
+          `buy_requests ${row.id}`
+        )
     })
 
     return RequestRepo.of({
