@@ -56,7 +56,7 @@ const seedRules = (databaseUrl: string) =>
     })
   )
 
-/** The candidate step of the matcher's statement (alerts/Matcher.ts), as EXPLAIN ANALYZE shows it. */
+/** The candidate step of the matcher's statement (alerts/Matcher.ts) for a batch of one request, as EXPLAIN ANALYZE shows it. */
 const matchingPlan = (databaseUrl: string) =>
   onDatabase(
     databaseUrl,
@@ -64,15 +64,17 @@ const matchingPlan = (databaseUrl: string) =>
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql.unsafe<{ "QUERY PLAN": string }>(`
         EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
-        SELECT DISTINCT ON (rule.seller_user_id) rule.seller_user_id, rule.id AS rule_id
-        FROM seller_alert_rules rule
+        SELECT DISTINCT ON (b.request_id, rule.seller_user_id) b.request_id, rule.seller_user_id, rule.id AS rule_id
+        FROM (VALUES (gen_random_uuid(), 'riyadh', 'phone', 1000::numeric, 2000::numeric,
+                      '00000000-0000-0000-0000-000000000000'::uuid))
+          AS b(request_id, city_key, category, budget_min, budget_max, buyer_id)
+        JOIN seller_alert_rules rule
+          ON rule.city_keys @> ARRAY[b.city_key]::text[] AND rule.categories @> ARRAY[b.category]::text[]
         JOIN seller_profiles sp ON sp.user_id = rule.seller_user_id AND sp.status = 'approved'
-        WHERE rule.city_keys @> ARRAY['riyadh']::text[]
-          AND rule.categories @> ARRAY['phone']::text[]
-          AND (rule.price_min IS NULL OR rule.price_min <= 2000)
-          AND (rule.price_max IS NULL OR rule.price_max >= 1000)
-          AND rule.seller_user_id <> '00000000-0000-0000-0000-000000000000'
-        ORDER BY rule.seller_user_id, rule.created_at, rule.id`)
+        WHERE (rule.price_min IS NULL OR rule.price_min <= b.budget_max)
+          AND (rule.price_max IS NULL OR rule.price_max >= b.budget_min)
+          AND rule.seller_user_id <> b.buyer_id
+        ORDER BY b.request_id, rule.seller_user_id, rule.created_at, rule.id`)
       return rows.map((row) => row["QUERY PLAN"])
     })
   )

@@ -75,76 +75,93 @@ const make = (options: MatcherOptions) =>
     const hub = yield* RealtimeHub
     const wakeup = yield* NotificationWakeup
 
-    /** The sellers alerted about one request, written with their pushes; none when nothing matches. */
-    const matchRequest = (requestId: string, now: Date) =>
-      Effect.gen(function* () {
-        const [request] = yield* sql<MatchedRequest>`
-          SELECT ${sql.literal(matchedColumns)} FROM buy_requests WHERE id = ${requestId} AND status = 'active'`
-        // A request without a city matches no rule: every rule names its cities.
-        if (request === undefined || request.locationCity === null) return undefined
-        const payload = JSON.stringify({ data: { request_id: request.id } })
-        const sellers = yield* sql<{ sellerUserId: string }>`
-          WITH candidates AS (
-            SELECT DISTINCT ON (rule.seller_user_id) rule.seller_user_id, rule.id AS rule_id
-            FROM seller_alert_rules rule
-            JOIN seller_profiles sp ON sp.user_id = rule.seller_user_id AND sp.status = 'approved'
-            WHERE rule.city_keys @> ARRAY[${cityKey(request.locationCity)}]::text[]
-              AND rule.categories @> ARRAY[${request.category}]::text[]
-              AND (rule.price_min IS NULL OR rule.price_min <= ${request.budgetMax})
-              AND (rule.price_max IS NULL OR rule.price_max >= ${request.budgetMin})
-              AND rule.seller_user_id <> ${request.buyerId}
-            ORDER BY rule.seller_user_id, rule.created_at, rule.id
-          ), timed AS (
-            SELECT c.seller_user_id, c.rule_id, quiet.held_until
-            FROM candidates c
-            LEFT JOIN seller_alert_settings s ON s.seller_user_id = c.seller_user_id
-            LEFT JOIN LATERAL (
-              SELECT CASE
-                WHEN s.seller_user_id IS NULL THEN NULL
-                WHEN CASE WHEN s.quiet_from < s.quiet_to
-                          THEN l.t::time >= s.quiet_from AND l.t::time < s.quiet_to
-                          ELSE l.t::time >= s.quiet_from OR l.t::time < s.quiet_to END
-                THEN (CASE WHEN l.t::date + s.quiet_to > l.t THEN l.t::date + s.quiet_to
-                           ELSE (l.t::date + 1) + s.quiet_to END) AT TIME ZONE s.time_zone
-              END AS held_until
-              FROM (SELECT ${now}::timestamptz AT TIME ZONE s.time_zone AS t) l
-            ) quiet ON true
-          ), inserted AS (
-            INSERT INTO request_matches (request_id, seller_user_id, matched_at, rule_id, push_held_until, push_queued_at)
-            SELECT ${request.id}, seller_user_id, ${now}, rule_id, held_until,
-                   CASE WHEN held_until IS NULL THEN ${now}::timestamptz END
-            FROM timed
-            ON CONFLICT (request_id, seller_user_id) DO NOTHING
-            RETURNING seller_user_id, push_held_until
-          ), pushes AS (
-            INSERT INTO notifications (user_id, type, payload, status, next_attempt_at, created_at)
-            SELECT seller_user_id, 'request_match', ${payload}::jsonb, 'pending', ${now}, ${now}
-            FROM inserted WHERE push_held_until IS NULL
-          )
-          SELECT seller_user_id AS "sellerUserId" FROM inserted`
-        const { buyerId: _buyerId, ...event } = request
-        return { sellerIds: sellers.map((row) => row.sellerUserId), event }
-      })
+    /**
+     * Claims a batch of RequestCreated events (SKIP LOCKED, so instances share them) and marks them processed, in
+     * one statement; answers one row per event, with its request when that can match (active, with a city).
+     */
+    const claimBatch = (now: Date) =>
+      sql<{ eventId: string } & Partial<MatchedRequest>>`
+        WITH claimed AS (
+          SELECT id, payload->>'requestId' AS request_id FROM outbox_events
+          WHERE processed_at IS NULL AND type = 'RequestCreated'
+          ORDER BY created_at, id
+          LIMIT ${options.batchSize}
+          FOR UPDATE SKIP LOCKED
+        ), processed AS (
+          UPDATE outbox_events SET processed_at = ${now} FROM claimed WHERE outbox_events.id = claimed.id
+        )
+        SELECT claimed.id AS "eventId", ${sql.literal(matchedColumns)}
+        FROM claimed
+        LEFT JOIN buy_requests ON buy_requests.id = claimed.request_id::uuid
+          AND buy_requests.status = 'active' AND buy_requests.location_city IS NOT NULL`
 
+    /**
+     * The sellers alerted about each request of a batch, in one statement: for each request, one row of
+     * request_matches per approved seller (not the buyer) with a matching rule (the GIN index of
+     * seller_alert_rules finds them; the key keeps it to one per request and seller), and a `request_match` push
+     * queued for those not in quiet hours. City keys are made here (`cityKey`), as the rules' were.
+     */
+    const matchBatch = (requests: ReadonlyArray<MatchedRequest>, now: Date) =>
+      sql<{ requestId: string; sellerUserId: string }>`
+        WITH batch AS (
+          SELECT b.request_id, b.city_key, r.category, r.budget_min, r.budget_max, r.buyer_id
+          FROM jsonb_to_recordset(${JSON.stringify(
+            requests.map((request) => ({ request_id: request.id, city_key: cityKey(request.locationCity!) }))
+          )}::jsonb) AS b(request_id uuid, city_key text)
+          JOIN buy_requests r ON r.id = b.request_id
+        ), candidates AS (
+          SELECT DISTINCT ON (b.request_id, rule.seller_user_id) b.request_id, rule.seller_user_id, rule.id AS rule_id
+          FROM batch b
+          JOIN seller_alert_rules rule
+            ON rule.city_keys @> ARRAY[b.city_key]::text[] AND rule.categories @> ARRAY[b.category]::text[]
+          JOIN seller_profiles sp ON sp.user_id = rule.seller_user_id AND sp.status = 'approved'
+          WHERE (rule.price_min IS NULL OR rule.price_min <= b.budget_max)
+            AND (rule.price_max IS NULL OR rule.price_max >= b.budget_min)
+            AND rule.seller_user_id <> b.buyer_id
+          ORDER BY b.request_id, rule.seller_user_id, rule.created_at, rule.id
+        ), timed AS (
+          SELECT c.request_id, c.seller_user_id, c.rule_id, quiet.held_until
+          FROM candidates c
+          LEFT JOIN seller_alert_settings s ON s.seller_user_id = c.seller_user_id
+          LEFT JOIN LATERAL (
+            SELECT CASE
+              WHEN s.seller_user_id IS NULL THEN NULL
+              WHEN CASE WHEN s.quiet_from < s.quiet_to
+                        THEN l.t::time >= s.quiet_from AND l.t::time < s.quiet_to
+                        ELSE l.t::time >= s.quiet_from OR l.t::time < s.quiet_to END
+              THEN (CASE WHEN l.t::date + s.quiet_to > l.t THEN l.t::date + s.quiet_to
+                         ELSE (l.t::date + 1) + s.quiet_to END) AT TIME ZONE s.time_zone
+            END AS held_until
+            FROM (SELECT ${now}::timestamptz AT TIME ZONE s.time_zone AS t) l
+          ) quiet ON true
+        ), inserted AS (
+          INSERT INTO request_matches (request_id, seller_user_id, matched_at, rule_id, push_held_until, push_queued_at)
+          SELECT request_id, seller_user_id, ${now}, rule_id, held_until,
+                 CASE WHEN held_until IS NULL THEN ${now}::timestamptz END
+          FROM timed
+          ON CONFLICT (request_id, seller_user_id) DO NOTHING
+          RETURNING request_id, seller_user_id, push_held_until
+        ), pushes AS (
+          INSERT INTO notifications (user_id, type, payload, status, next_attempt_at, created_at)
+          SELECT seller_user_id, 'request_match', jsonb_build_object('data', jsonb_build_object('request_id', request_id)),
+                 'pending', ${now}, ${now}
+          FROM inserted WHERE push_held_until IS NULL
+        )
+        SELECT request_id AS "requestId", seller_user_id AS "sellerUserId" FROM inserted`
+
+    // A batch costs four statements (BEGIN, claim, match, COMMIT) whatever its size; one transaction, so a crash
+    // between the claim and the match leaves the events unprocessed rather than the sellers unalerted.
     const matchNewRequests = Effect.gen(function* () {
       const now = yield* currentDate
       return yield* sql.withTransaction(
         Effect.gen(function* () {
-          const events = yield* sql<{ id: string; requestId: string | null }>`
-            SELECT id, payload->>'requestId' AS "requestId" FROM outbox_events
-            WHERE processed_at IS NULL AND type = 'RequestCreated'
-            ORDER BY created_at, id
-            LIMIT ${options.batchSize}
-            FOR UPDATE SKIP LOCKED`
-          const matched = []
-          for (const event of events) {
-            if (event.requestId === null) continue
-            const result = yield* matchRequest(event.requestId, now)
-            if (result !== undefined && result.sellerIds.length > 0) matched.push(result)
-          }
-          if (events.length > 0) {
-            yield* sql`UPDATE outbox_events SET processed_at = ${now} WHERE id IN ${sql.in(events.map((e) => e.id))}`
-          }
+          const events = yield* claimBatch(now)
+          const requests = events.filter((row): row is typeof row & MatchedRequest => row.id != null)
+          const alerted = requests.length === 0 ? [] : yield* matchBatch(requests, now)
+          const matched = requests.flatMap(({ buyerId: _buyerId, eventId: _eventId, ...event }) => {
+            const sellerIds = alerted.filter((row) => row.requestId === event.id).map((row) => row.sellerUserId)
+            return sellerIds.length === 0 ? [] : [{ sellerIds, event }]
+          })
           return { requests: events.length, matched }
         })
       )

@@ -1,0 +1,168 @@
+import { SqlClient } from "@effect/sql"
+import type { PgClient } from "@effect/sql-pg"
+import { expect, layer } from "@effect/vitest"
+import type { UserEvent } from "@talab/contract"
+import { DomainEvent, EventOutbox, RequestRepo, SellerProfileRepo, Transactor, UserRepo } from "@talab/core"
+import { Duration, Effect, Layer } from "effect"
+import Pg from "pg"
+import { vi } from "vitest"
+import { AlertMatcher } from "../../src/alerts/Matcher.js"
+import { AppConfig } from "../../src/config/AppConfig.js"
+import { RealtimeHub, type RealtimeHubService } from "../../src/realtime/Hub.js"
+import { freshPostgresDatabase, pgliteInMemory, repositoriesOver } from "../db/support/databases.js"
+import { aRequest, aSellerProfile, at, aUser } from "../db/support/fixtures.js"
+
+/*
+ * The alert matcher's round (alerts/Matcher.ts) run by hand, so one round takes a known batch: several
+ * requests matched together in one statement must each reach their own sellers, and only the requests that can
+ * match (active, with a city) reach anyone. The end-to-end behaviour (languages, quiet hours, two instances) is
+ * apps/server/test/e2e/seller-alerts.test.ts's and alerts-cluster.test.ts's.
+ */
+
+type Database = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
+
+const published: Array<{ readonly userIds: ReadonlyArray<string>; readonly event: UserEvent }> = []
+const recordingHub = Layer.succeed(RealtimeHub, {
+  publishToUsers: (userIds: ReadonlyArray<string>, event: UserEvent) =>
+    Effect.sync(() => void published.push({ userIds, event }))
+} as unknown as RealtimeHubService)
+
+const services = (database: Database) =>
+  AlertMatcher.Test().pipe(
+    Layer.provideMerge(repositoriesOver(database)),
+    Layer.provide(recordingHub),
+    Layer.provide(AppConfig.layer())
+  )
+
+/** An approved seller with one alert rule for `categories` in `city` (its key as the service makes it). */
+const sellerAlertedFor = (categories: ReadonlyArray<string>, city: string) =>
+  Effect.gen(function* () {
+    const seller = yield* Effect.flatMap(UserRepo, (users) => users.insertOrGet(aUser()))
+    yield* Effect.flatMap(SellerProfileRepo, (profiles) =>
+      profiles.insertIfAbsent(
+        aSellerProfile(seller.id, { status: "approved", approvedAt: at("2025-01-02T11:00:00.000Z") })
+      )
+    )
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      INSERT INTO seller_alert_rules (id, seller_user_id, categories, cities, city_keys, created_at)
+      VALUES (gen_random_uuid(), ${seller.id}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(categories)}::jsonb)), ARRAY[${city}]::text[],
+              ARRAY[${city.trim().toLowerCase()}]::text[], now())`.pipe(Effect.orDie)
+    return seller.id
+  })
+
+/** A request posted as the use case posts it: the row and its RequestCreated event, in one transaction. */
+const posted = (overrides: Parameters<typeof aRequest>[1]) =>
+  Effect.gen(function* () {
+    const buyer = yield* Effect.flatMap(UserRepo, (users) => users.insertOrGet(aUser()))
+    const request = aRequest(buyer.id, overrides)
+    const [transactor, requests, outbox] = yield* Effect.all([Transactor, RequestRepo, EventOutbox])
+    yield* transactor.transaction(
+      Effect.zipRight(
+        requests.insert(request),
+        outbox.append([DomainEvent.RequestCreated({ requestId: request.id, buyerId: buyer.id })], request.createdAt)
+      )
+    )
+    return request
+  })
+
+const matchesOf = (requestId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ sellerUserId: string }>`
+      SELECT m.seller_user_id AS "sellerUserId" FROM request_matches m
+      JOIN notifications n ON n.user_id = m.seller_user_id AND n.type = 'request_match'
+        AND n.payload -> 'data' ->> 'request_id' = ${requestId}
+      WHERE m.request_id = ${requestId}
+      ORDER BY 1`
+  ).pipe(
+    Effect.orDie,
+    Effect.map((rows) => rows.map((row) => row.sellerUserId))
+  )
+
+const suite = (name: string, database: Database) =>
+  layer(services(database), { timeout: Duration.minutes(1), excludeTestServices: true })(name, (it) => {
+    it.effect("one round matches a batch of requests, each to its own sellers, and only those that can match", () =>
+      Effect.gen(function* () {
+        const matcher = yield* AlertMatcher
+        // Events of earlier tests of the suite, out of the way.
+        let earlier = yield* matcher.runOnce
+        while (earlier.requests > 0) earlier = yield* matcher.runOnce
+        const city = `Tabuk ${crypto.randomUUID().slice(0, 8)}`
+        const [phones, accessories, spelledOtherwise, both] = [
+          yield* sellerAlertedFor(["phone"], city),
+          yield* sellerAlertedFor(["accessory"], city),
+          yield* sellerAlertedFor(["phone"], ` ${city.toUpperCase()} `),
+          yield* sellerAlertedFor(["phone", "accessory"], city)
+        ]
+        published.length = 0
+        const phone = yield* posted({ category: "phone", locationCity: city })
+        const accessory = yield* posted({ category: "accessory", locationCity: city })
+        const cityless = yield* posted({ category: "phone", locationCity: null })
+        const closed = yield* posted({ category: "phone", locationCity: city })
+        yield* Effect.flatMap(RequestRepo, (requests) =>
+          requests.update({ ...closed, status: "closed", closedAt: closed.createdAt })
+        )
+
+        expect(yield* matcher.runOnce).toEqual({ requests: 4, matches: 5, summaries: 0 })
+        expect(yield* matchesOf(phone.id)).toEqual([phones, spelledOtherwise, both].sort())
+        expect(yield* matchesOf(accessory.id)).toEqual([accessories, both].sort())
+        expect(yield* matchesOf(cityless.id)).toEqual([])
+        expect(yield* matchesOf(closed.id)).toEqual([])
+        expect(
+          published.map(({ event, userIds }) => ({ requestId: event.data.id, userIds: [...userIds].sort() }))
+        ).toEqual(
+          expect.arrayContaining([
+            { requestId: phone.id, userIds: [phones, spelledOtherwise, both].sort() },
+            { requestId: accessory.id, userIds: [accessories, both].sort() }
+          ])
+        )
+        expect(published).toHaveLength(2)
+        expect(published.find(({ event }) => event.data.id === phone.id)?.event).toEqual({
+          event: "request_match",
+          data: {
+            id: phone.id,
+            category: "phone",
+            productBrand: phone.productBrand,
+            productModel: phone.productModel,
+            budgetMin: phone.budgetMin,
+            budgetMax: phone.budgetMax,
+            locationCity: phone.locationCity,
+            locationDistrict: phone.locationDistrict,
+            createdAt: phone.createdAt
+          }
+        })
+        // Every event of the batch was processed, the ones that matched nobody too.
+        expect((yield* matcher.runOnce).requests).toBe(0)
+      })
+    )
+
+    it.effect("a round sends as many statements for a batch of six requests as for one", () =>
+      Effect.gen(function* () {
+        const matcher = yield* AlertMatcher
+        let earlier = yield* matcher.runOnce
+        while (earlier.requests > 0) earlier = yield* matcher.runOnce
+        const city = `Hail ${crypto.randomUUID().slice(0, 8)}`
+        yield* sellerAlertedFor(["phone"], city)
+        const statementsOfARound = (requests: number) =>
+          Effect.gen(function* () {
+            for (let i = 0; i < requests; i++) yield* posted({ category: "phone", locationCity: city })
+            const spy = vi.spyOn(Pg.Client.prototype, "query")
+            const round = yield* Effect.ensuring(
+              Effect.map(matcher.runOnce, (round) => ({ ...round, statements: spy.mock.calls.length })),
+              Effect.sync(() => spy.mockRestore())
+            )
+            expect(round.requests).toBe(requests)
+            return round.statements
+          })
+        const one = yield* statementsOfARound(1)
+        expect(yield* statementsOfARound(6)).toBe(one)
+        // BEGIN, the claim, the match, COMMIT, and the look for held alerts whose quiet hours ended.
+        expect(one).toBe(5)
+      })
+    )
+  })
+
+suite("the alert matcher on PostgreSQL", freshPostgresDatabase)
+suite("the alert matcher on PGlite", pgliteInMemory)
