@@ -166,11 +166,13 @@ const make = (options: DispatcherOptions) =>
           : Settlement.Sent({ deviceOutcomes: outcomes })
       })
 
+    /** The recipient's devices this notification has not settled yet. */
+    const devicesLeft = (notification: ClaimedNotification, recipient: Recipient | undefined) =>
+      (recipient?.devices ?? []).filter((device) => notification.deviceOutcomes[device.pushToken] === undefined)
+
     const attempt = (notification: ClaimedNotification, recipient: Recipient | undefined, facts: Facts) =>
       Effect.gen(function* () {
-        const devices = (recipient?.devices ?? []).filter(
-          (device) => notification.deviceOutcomes[device.pushToken] === undefined
-        )
+        const devices = devicesLeft(notification, recipient)
         // A recipient who is gone, or has no device left to reach: nothing to deliver, so nothing owed.
         if (recipient === undefined || devices.length === 0) {
           return { claimed: notification, settlement: Settlement.Sent({ deviceOutcomes: notification.deviceOutcomes }) }
@@ -198,7 +200,11 @@ const make = (options: DispatcherOptions) =>
     const deliverClaimed = (claimed: ReadonlyArray<ClaimedNotification>) =>
       Effect.gen(function* () {
         const recipients = yield* content.recipientsOf(claimed.map((notification) => notification.userId))
-        const factsOf = yield* content.factsFor(claimed)
+        // Only what will be worded needs its facts: with no device left to reach, none are read (no query at all
+        // when no recipient of the batch has one).
+        const factsOf = yield* content.factsFor(
+          claimed.filter((notification) => devicesLeft(notification, recipients.get(notification.userId)).length > 0)
+        )
         const attempts = yield* Effect.forEach(
           claimed,
           (notification) => attempt(notification, recipients.get(notification.userId), factsOf(notification)),

@@ -3,6 +3,8 @@ import type { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { DomainEvent, EventOutbox, MessageRepo, PushOutcome, Transactor, UserRepo } from "@talab/core"
 import { Duration, Effect, Layer, TestClock } from "effect"
+import Pg from "pg"
+import { vi } from "vitest"
 import { type DispatcherOptions, PushDispatcher } from "../../src/notifications/Dispatcher.js"
 import { NotificationStore, Settlement } from "../../src/notifications/NotificationStore.js"
 import { deviceTokensOf, repositoriesOver } from "../db/support/databases.js"
@@ -82,6 +84,41 @@ export const dispatcherContract = <E>(
 
         expect((yield* drainWith(pushes)).attempted).toBe(0)
         expect(pushes.calls).toHaveLength(2)
+      }))
+
+    test("reads what a push is about only for recipients it can reach, and settles the others all the same", () =>
+      Effect.gen(function* () {
+        const unreachable = yield* seedOffer
+        const reachable = yield* seedOffer
+        const pushes = scriptedPush()
+        /** The statements of a drain that read an offer's facts (Content.ts's offerRows). */
+        const factReadsOfADrain = Effect.acquireUseRelease(
+          Effect.sync(() => vi.spyOn(Pg.Client.prototype, "query")),
+          (spy) =>
+            Effect.map(drainWith(pushes), (report) => ({
+              report,
+              factReads: spy.mock.calls.filter(([query]) =>
+                (typeof query === "string" ? query : (query as { text: string }).text).includes('AS "offerId"')
+              ).length
+            })),
+          (spy) => Effect.sync(() => spy.mockRestore())
+        )
+
+        yield* commit(offerCreated(unreachable))
+        const alone = yield* factReadsOfADrain
+        expect(alone).toMatchObject({ report: { attempted: 1 }, factReads: 0 })
+        expect(pushes.calls).toEqual([])
+        expect(yield* notificationsOf(unreachable.buyer.id)).toMatchObject([{ status: "sent", attempts: 1 }])
+
+        yield* registerDevice(reachable.buyer.id, "android", "reachable-android")
+        yield* commit(offerCreated(unreachable), offerCreated(reachable))
+        const mixed = yield* factReadsOfADrain
+        expect(mixed).toMatchObject({ report: { attempted: 2 }, factReads: 1 })
+        expect(pushes.calls).toHaveLength(1)
+        expect(pushes.calls[0]).toMatchObject({
+          userId: reachable.buyer.id,
+          body: "عرض من Riyadh Phones: Apple iPhone 15 بسعر 2,100.25"
+        })
       }))
 
     test("words the push in English for a recipient who chose English", () =>
