@@ -66,6 +66,9 @@ const main = () =>
       const buyer = await signIn(server, "+966583000001")
       const seller = await approvedSeller(server, admin.token, "+966583000002", "CPU Bench Shop")
       const request = await call(server, "POST", "/requests", buyer.token, newRequestCall(0, 0, "Riyadh").body)
+      // A full first page for the list.
+      for (let k = 1; k <= 25; k++)
+        await call(server, "POST", "/requests", buyer.token, newRequestCall(0, k, "Riyadh").body)
       await call(server, "POST", "/offers", seller.token, {
         request_id: request.id,
         price: 1500,
@@ -79,6 +82,7 @@ const main = () =>
       const scenarios: ReadonlyArray<readonly [string, ReadonlyArray<Call>]> = [
         ["GET /requests/{id}", detail],
         ["GET /users/me", as(buyer.token, [{ method: "GET", path: "/users/me" }])],
+        ["GET /requests (a page of 20)", as(seller.token, [{ method: "GET", path: "/requests" }])],
         [
           "POST /requests",
           as(
