@@ -37,12 +37,39 @@ interface Deferred {
 class LazyTransactionConnection implements Connection {
   private deferred: Array<Deferred> = []
   private opened: Connection | undefined
+  /** The connection, acquired and the transaction begun on the first call; the same one after. */
+  private open: Effect.Effect<Connection, SqlError> = Effect.dieMessage("LazyTransactionConnection.make opens it")
 
-  constructor(
-    private readonly sql: SqlClient.SqlClient,
-    /** Acquires a connection and begins the transaction on it, once. */
-    private readonly open: Effect.Effect<Connection, SqlError>
-  ) {}
+  private constructor(private readonly sql: SqlClient.SqlClient) {}
+
+  /**
+   * A lazy transaction that runs `begin` (acquire a connection and begin on it) once, when first needed. `begin`
+   * and the record that it ran are one uninterruptible step, so an interruption cannot leave a begun
+   * transaction unknown to the end of the transaction (and its connection back in the pool still open).
+   */
+  static make(sql: SqlClient.SqlClient, begin: Effect.Effect<Connection, SqlError>) {
+    const connection = new LazyTransactionConnection(sql)
+    return Effect.map(
+      Effect.cached(
+        Effect.uninterruptible(
+          Effect.tap(begin, (opened) =>
+            Effect.sync(() => {
+              connection.opened = opened
+            })
+          )
+        )
+      ),
+      (open) => {
+        connection.open = open
+        return connection
+      }
+    )
+  }
+
+  /** Ends the transaction if it was begun: `end` runs on its connection. */
+  ifOpen(end: (connection: Connection) => Effect.Effect<unknown, SqlError>): Effect.Effect<unknown, SqlError> {
+    return this.opened === undefined ? Effect.void : end(this.opened)
+  }
 
   get isOpen() {
     return this.opened !== undefined
@@ -75,7 +102,6 @@ class LazyTransactionConnection implements Connection {
   /** Opens the transaction if needed and runs the deferred writes in it. */
   get sendDeferred(): Effect.Effect<Connection, SqlError> {
     return Effect.flatMap(this.open, (connection) => {
-      this.opened = connection
       const writes = this.takeDeferred()
       return writes === undefined
         ? Effect.succeed(connection)
@@ -145,16 +171,12 @@ export const lazyTransaction =
         : Effect.uninterruptibleMask((restore) =>
             Effect.gen(function* () {
               const scope = yield* Scope.make()
-              // Uninterruptible like sql.withTransaction's own acquisition: a connection handed over after an
-              // interruption would never go back to the pool.
-              const open = yield* Effect.cached(
-                Effect.uninterruptible(
-                  Effect.tap(Scope.extend(sql.reserve, scope), (connection) =>
-                    connection.executeUnprepared("BEGIN", [], undefined)
-                  )
+              const connection = yield* LazyTransactionConnection.make(
+                sql,
+                Effect.tap(Scope.extend(sql.reserve, scope), (reserved) =>
+                  reserved.executeUnprepared("BEGIN", [], undefined)
                 )
               )
-              const connection = new LazyTransactionConnection(sql, open)
               const exit = yield* restore(effect).pipe(
                 Effect.provideService(SqlClient.TransactionConnection, [connection, 0]),
                 Effect.exit
@@ -166,12 +188,9 @@ export const lazyTransaction =
                     )
                   : // Never opened: what waits is the whole transaction, and one statement is atomic by itself.
                     (connection.takeDeferred() ?? Effect.void)
-                : connection.isOpen
-                  ? Effect.flatMap(open, (opened) => opened.executeUnprepared("ROLLBACK", [], undefined))
-                  : Effect.void
+                : connection.ifOpen((opened) => opened.executeUnprepared("ROLLBACK", [], undefined))
               const ended = yield* Effect.exit(ending)
-              // A failed COMMIT or ROLLBACK leaves the connection in doubt: the pool closes it with the scope's failure.
-              yield* Scope.close(scope, Exit.isFailure(ended) ? ended : exit)
+              yield* Scope.close(scope, exit)
               return yield* Effect.zipRight(Effect.orDie(ended), exit)
             }).pipe(Effect.withSpan("sql.transaction", { kind: "client", captureStackTrace: false }))
           )

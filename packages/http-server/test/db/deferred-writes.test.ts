@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { DomainEvent, EventOutbox, RequestRepo, Transactor, UserRepo } from "@talab/core"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
 import Pg from "pg"
 import { afterEach, vi } from "vitest"
 import { AppConfig } from "../../src/config/AppConfig.js"
@@ -58,7 +58,7 @@ const storedOf = ({ buyerId, id: requestId }: { id: string; buyerId: string }) =
 
 const services = (database: Database) => repositoriesOver(database).pipe(Layer.provide(AppConfig.layer()))
 
-const suite = (name: string, database: Database) =>
+const suite = (name: string, database: Database, onServer: boolean) =>
   layer(services(database), { timeout: Duration.minutes(1), excludeTestServices: true })(name, (it) => {
     afterEach(() => {
       vi.restoreAllMocks()
@@ -204,6 +204,38 @@ const suite = (name: string, database: Database) =>
       })
     )
 
+    it.effect.skipIf(!onServer)(
+      "an interrupted transaction is rolled back: no connection is left idle in a transaction",
+      () =>
+        Effect.gen(function* () {
+          const [transactor, requests, sql] = yield* Effect.all([Transactor, RequestRepo, SqlClient.SqlClient])
+          const request = aRequest((yield* aBuyer).id)
+          const begun = yield* Deferred.make<void>()
+          const fiber = yield* Effect.fork(
+            transactor.transaction(
+              requests
+                .insert(request)
+                .pipe(
+                  Effect.zipRight(requests.findById(request.id)),
+                  Effect.zipRight(Deferred.succeed(begun, undefined)),
+                  Effect.zipRight(Effect.never)
+                )
+            )
+          )
+          yield* Deferred.await(begun)
+          const inTransaction = sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND state LIKE 'idle in transaction%'`.pipe(
+            Effect.orDie,
+            Effect.map(([row]) => row!.n)
+          )
+          expect(yield* inTransaction).toBe(1)
+          yield* Fiber.interrupt(fiber)
+          expect(yield* inTransaction).toBe(0)
+          expect(yield* storedOf(request)).toEqual({ statuses: [], events: 0, notifications: 0 })
+        })
+    )
+
     it.effect("outside a transaction the outbox's event and notification rows are still one statement", () =>
       Effect.gen(function* () {
         const outbox = yield* EventOutbox
@@ -216,5 +248,5 @@ const suite = (name: string, database: Database) =>
     )
   })
 
-suite("deferred writes on PostgreSQL", freshPostgresDatabase)
-suite("deferred writes on PGlite", pgliteInMemory)
+suite("deferred writes on PostgreSQL", freshPostgresDatabase, true)
+suite("deferred writes on PGlite", pgliteInMemory, false)
