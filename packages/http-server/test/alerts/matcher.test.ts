@@ -81,14 +81,19 @@ const matchesOf = (requestId: string) =>
     Effect.map((rows) => rows.map((row) => row.sellerUserId))
   )
 
+/** The matcher, after rounds that took the events earlier tests of the suite left. */
+const matcherWithNothingWaiting = Effect.gen(function* () {
+  const matcher = yield* AlertMatcher
+  let earlier = yield* matcher.runOnce
+  while (earlier.requests > 0) earlier = yield* matcher.runOnce
+  return matcher
+})
+
 const suite = (name: string, database: Database) =>
   layer(services(database), { timeout: Duration.minutes(1), excludeTestServices: true })(name, (it) => {
     it.effect("one round matches a batch of requests, each to its own sellers, and only those that can match", () =>
       Effect.gen(function* () {
-        const matcher = yield* AlertMatcher
-        // Events of earlier tests of the suite, out of the way.
-        let earlier = yield* matcher.runOnce
-        while (earlier.requests > 0) earlier = yield* matcher.runOnce
+        const matcher = yield* matcherWithNothingWaiting
         const city = `Tabuk ${crypto.randomUUID().slice(0, 8)}`
         const [phones, accessories, spelledOtherwise, both] = [
           yield* sellerAlertedFor(["phone"], city),
@@ -140,9 +145,7 @@ const suite = (name: string, database: Database) =>
 
     it.effect("a round sends as many statements for a batch of six requests as for one", () =>
       Effect.gen(function* () {
-        const matcher = yield* AlertMatcher
-        let earlier = yield* matcher.runOnce
-        while (earlier.requests > 0) earlier = yield* matcher.runOnce
+        const matcher = yield* matcherWithNothingWaiting
         const city = `Hail ${crypto.randomUUID().slice(0, 8)}`
         yield* sellerAlertedFor(["phone"], city)
         const statementsOfARound = (requests: number) =>
