@@ -92,6 +92,10 @@ export const approvedSeller = async (server: TestServer, adminToken: string, pho
   return seller
 }
 
+/** `calls` made as the user of `token`. */
+export const as = (token: string, calls: ReadonlyArray<Call>): Array<Call> =>
+  calls.map((c) => ({ ...c, headers: { authorization: `Bearer ${token}` } }))
+
 /** POST /requests of a new phone request, the `k`-th of client `c`, in `city` (every call a new request). */
 export const newRequestCall = (c: number, k: number, city: string, token?: string): Call => ({
   method: "POST",

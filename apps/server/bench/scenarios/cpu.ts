@@ -20,6 +20,7 @@ import { startFloorServer } from "../floor.js"
 import { type Call, runLoad } from "../load.js"
 import {
   approvedSeller,
+  as,
   call,
   median,
   newRequestCall,
@@ -76,8 +77,6 @@ const main = () =>
       })
       const conversationId: string = (await call(server, "GET", "/conversations/my?per_page=1", seller.token))
         .conversations[0].id
-      const as = (token: string, calls: ReadonlyArray<Call>) =>
-        calls.map((c) => ({ ...c, headers: { authorization: `Bearer ${token}` } }))
       const detail = as(buyer.token, [{ method: "GET", path: `/requests/${request.id}` }])
       const scenarios: ReadonlyArray<readonly [string, ReadonlyArray<Call>]> = [
         ["GET /requests/{id}", detail],

@@ -20,6 +20,7 @@ import { type Call, type LoadReport, runLoad } from "../load.js"
 import { SEED, seedId, seedMarketplace } from "../seed.js"
 import {
   approvedSeller,
+  as,
   call,
   formatPercentiles,
   newRequestCall,
@@ -36,10 +37,6 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50)
 /** BENCH_PROFILE=<dir> writes a CPU profile of the server's thread during each measured Talab load there. */
 /** BENCH_EXTRA=1 adds control reads (GET /users/me, a narrow filter, own lists) to tell fixed cost from COUNT cost. */
 const EXTRA = process.env.BENCH_EXTRA === "1"
-
-/** `calls` made as the user of `token`. */
-const as = (token: string, calls: ReadonlyArray<Call>): Array<Call> =>
-  calls.map((c) => ({ ...c, headers: { authorization: `Bearer ${token}` } }))
 
 const report = (result: LoadReport) => {
   console.log(`\n${result.name}`)

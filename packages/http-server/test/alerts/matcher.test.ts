@@ -4,13 +4,13 @@ import { expect, layer } from "@effect/vitest"
 import type { UserEvent } from "@talab/contract"
 import { DomainEvent, EventOutbox, RequestRepo, SellerProfileRepo, Transactor, UserRepo } from "@talab/core"
 import { Duration, Effect, Layer } from "effect"
-import Pg from "pg"
-import { vi } from "vitest"
 import { AlertMatcher } from "../../src/alerts/Matcher.js"
+import { cityKey } from "../../src/alerts/Service.js"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { RealtimeHub, type RealtimeHubService } from "../../src/realtime/Hub.js"
 import { freshPostgresDatabase, pgliteInMemory, repositoriesOver } from "../db/support/databases.js"
 import { aRequest, aSellerProfile, at, aUser } from "../db/support/fixtures.js"
+import { statementsSentBy } from "../support/statements-sent.js"
 
 /*
  * The alert matcher's round (alerts/Matcher.ts) run by hand, so one round takes a known batch: several
@@ -34,7 +34,7 @@ const services = (database: Database) =>
     Layer.provide(AppConfig.layer())
   )
 
-/** An approved seller with one alert rule for `categories` in `city` (its key as the service makes it). */
+/** An approved seller with one alert rule for `categories` in `city` (its key made as the service makes it). */
 const sellerAlertedFor = (categories: ReadonlyArray<string>, city: string) =>
   Effect.gen(function* () {
     const seller = yield* Effect.flatMap(UserRepo, (users) => users.insertOrGet(aUser()))
@@ -47,7 +47,7 @@ const sellerAlertedFor = (categories: ReadonlyArray<string>, city: string) =>
     yield* sql`
       INSERT INTO seller_alert_rules (id, seller_user_id, categories, cities, city_keys, created_at)
       VALUES (gen_random_uuid(), ${seller.id}, ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(categories)}::jsonb)), ARRAY[${city}]::text[],
-              ARRAY[${city.trim().toLowerCase()}]::text[], now())`.pipe(Effect.orDie)
+              ARRAY[${cityKey(city)}]::text[], now())`.pipe(Effect.orDie)
     return seller.id
   })
 
@@ -151,13 +151,9 @@ const suite = (name: string, database: Database) =>
         const statementsOfARound = (requests: number) =>
           Effect.gen(function* () {
             for (let i = 0; i < requests; i++) yield* posted({ category: "phone", locationCity: city })
-            const spy = vi.spyOn(Pg.Client.prototype, "query")
-            const round = yield* Effect.ensuring(
-              Effect.map(matcher.runOnce, (round) => ({ ...round, statements: spy.mock.calls.length })),
-              Effect.sync(() => spy.mockRestore())
-            )
+            const { result: round, statements } = yield* statementsSentBy(matcher.runOnce)
             expect(round.requests).toBe(requests)
-            return round.statements
+            return statements.length
           })
         const one = yield* statementsOfARound(1)
         expect(yield* statementsOfARound(6)).toBe(one)

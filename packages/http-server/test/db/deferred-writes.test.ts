@@ -3,9 +3,9 @@ import type { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { DomainEvent, EventOutbox, RequestRepo, Transactor, UserRepo } from "@talab/core"
 import { Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
-import Pg from "pg"
 import { afterEach, vi } from "vitest"
 import { AppConfig } from "../../src/config/AppConfig.js"
+import { statementsSentBy } from "../support/statements-sent.js"
 import { defectOf, freshPostgresDatabase, pgliteInMemory, repositoriesOver } from "./support/databases.js"
 import { aRequest, aUser } from "./support/fixtures.js"
 
@@ -16,17 +16,6 @@ import { aRequest, aUser } from "./support/fixtures.js"
  */
 
 type Database = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
-
-/** Counts the statements node-postgres sends while `effect` runs (BEGIN and COMMIT included). */
-const statementsSentBy = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() => vi.spyOn(Pg.Client.prototype, "query")),
-    (spy) => Effect.map(effect, (result) => ({ result, statements: spy.mock.calls.map(([text]) => textOf(text)) })),
-    (spy) => Effect.sync(() => spy.mockRestore())
-  )
-
-const textOf = (query: unknown) =>
-  (typeof query === "string" ? query : (query as { text: string }).text).trim().replace(/\s+/g, " ").slice(0, 60)
 
 const aBuyer = Effect.flatMap(UserRepo, (users) => users.insertOrGet(aUser()))
 

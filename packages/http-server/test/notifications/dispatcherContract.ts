@@ -3,12 +3,11 @@ import type { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { DomainEvent, EventOutbox, MessageRepo, PushOutcome, Transactor, UserRepo } from "@talab/core"
 import { Duration, Effect, Layer, TestClock } from "effect"
-import Pg from "pg"
-import { vi } from "vitest"
 import { type DispatcherOptions, PushDispatcher } from "../../src/notifications/Dispatcher.js"
 import { NotificationStore, Settlement } from "../../src/notifications/NotificationStore.js"
 import { deviceTokensOf, repositoriesOver } from "../db/support/databases.js"
 import { aMessage, seedDeal, seedOffer } from "../db/support/fixtures.js"
+import { statementsSentBy } from "../support/statements-sent.js"
 import {
   clearQueue,
   commit,
@@ -92,17 +91,10 @@ export const dispatcherContract = <E>(
         const reachable = yield* seedOffer
         const pushes = scriptedPush()
         /** The statements of a drain that read an offer's facts (Content.ts's offerRows). */
-        const factReadsOfADrain = Effect.acquireUseRelease(
-          Effect.sync(() => vi.spyOn(Pg.Client.prototype, "query")),
-          (spy) =>
-            Effect.map(drainWith(pushes), (report) => ({
-              report,
-              factReads: spy.mock.calls.filter(([query]) =>
-                (typeof query === "string" ? query : (query as { text: string }).text).includes('AS "offerId"')
-              ).length
-            })),
-          (spy) => Effect.sync(() => spy.mockRestore())
-        )
+        const factReadsOfADrain = Effect.map(statementsSentBy(drainWith(pushes)), ({ result, statements }) => ({
+          report: result,
+          factReads: statements.filter((text) => text.includes('AS "offerId"')).length
+        }))
 
         yield* commit(offerCreated(unreachable))
         const alone = yield* factReadsOfADrain
