@@ -42,7 +42,8 @@ export const withBenchServer = <A>(
   body: (server: TestServer, database: BenchDatabase) => Promise<A>
 ) =>
   withBenchDatabase(prefix, async (database) => {
-    const server = await startTestServer({ databaseUrl: database.url, settings })
+    // Logs at error, as production is measured (issue 10): the request line of every answered call is not written.
+    const server = await startTestServer({ databaseUrl: database.url, settings: { logLevel: "error", ...settings } })
     try {
       return await body(server, database)
     } finally {

@@ -13,6 +13,7 @@ import {
   ExpiryJob,
   type ExpiryReport,
   fileStoreLayer,
+  logLevelOf,
   MemoryFileStore,
   MigratedDatabaseLayer,
   parseTestPhoneNumbers,
@@ -23,6 +24,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
@@ -174,7 +176,11 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
   const clock = new AdjustableClock()
   const scope = Effect.runSync(Scope.make())
   const build = <A, E>(layer: Layer.Layer<A, E>) => Effect.runPromise(Layer.buildWithScope(layer, scope))
-  const recordLogs = logs.layer(options.printLogs ?? process.env.TALAB_TEST_LOGS === "1")
+  // From settings.logLevel up (info unless told), as the server logs from LOG_LEVEL up.
+  const recordLogs = Layer.merge(
+    logs.layer(options.printLogs ?? process.env.TALAB_TEST_LOGS === "1"),
+    Logger.minimumLogLevel(logLevelOf(options.settings?.logLevel ?? "info"))
+  )
   try {
     // Built in this order so that closing runs the other way: stop serving, let requests in flight
     // finish, then close the database.

@@ -193,7 +193,7 @@ const redisAnswers = () =>
 const main = () =>
   withBenchDatabase("talab_ws_bench", async (database) => {
     const adminPhone = phone(0)
-    const settings = { rateLimits: unlimitedRateLimits, adminPhoneNumbers: [adminPhone] }
+    const settings = { rateLimits: unlimitedRateLimits, adminPhoneNumbers: [adminPhone], logLevel: "error" as const }
     const a = await startTestServer({ databaseUrl: database.url, settings })
     let pair: [TestServer, TestServer] | undefined
     try {

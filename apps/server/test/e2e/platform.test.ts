@@ -458,3 +458,51 @@ describe("database faults on postgres", () => {
     expect((await ready()).status).toBe(200)
   })
 })
+
+describe("the request line at LOG_LEVEL=warning on postgres", () => {
+  const { server, databaseUrl } = useServerWithDatabase("postgres", {
+    settings: { ...relaxedLimits, logLevel: "warning" }
+  })
+  const admin = (statement: string) =>
+    runSql(process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres", (sql) =>
+      sql.unsafe(statement)
+    )
+  const requestLines = (requestId: string) =>
+    server()
+      .logs.matching({ request_id: requestId })
+      .filter((line) => line.message === "request")
+  const get = (url: string, requestId: string) => fetch(url, { headers: { "x-request-id": requestId } })
+
+  it("leaves out the lines of answered requests and keeps those of 503s (warning) and 500s (error)", async () => {
+    const answered = `quiet-${crypto.randomUUID()}`
+    expect((await get(`${server().apiUrl}/users/me`, answered)).status).toBe(401)
+    expect((await get(`${server().apiUrl}/no-such-thing`, answered)).status).toBe(404)
+    expect(requestLines(answered)).toEqual([])
+
+    const me = await signIn(server(), client(server()))
+    await runSql(databaseUrl()!, (sql) => sql`ALTER TABLE device_tokens RENAME TO device_tokens_away`)
+    const failed = `fault-${crypto.randomUUID()}`
+    try {
+      const response = await client(server()).post("/device-tokens", {
+        token: me.token,
+        body: { platform: "ios", push_token: "fault" },
+        headers: { "x-request-id": failed }
+      })
+      expect(response.status).toBe(500)
+    } finally {
+      await runSql(databaseUrl()!, (sql) => sql`ALTER TABLE device_tokens_away RENAME TO device_tokens`)
+    }
+    expect(requestLines(failed).map((line) => [line.level, line.annotations.status])).toEqual([["ERROR", 500]])
+
+    const databaseName = new URL(databaseUrl()!).pathname.slice(1)
+    const unavailable = `down-${crypto.randomUUID()}`
+    await admin(`ALTER DATABASE "${databaseName}" WITH ALLOW_CONNECTIONS false`)
+    try {
+      await admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${databaseName}'`)
+      expect((await get(`${server().baseUrl}/health/ready`, unavailable)).status).toBe(503)
+    } finally {
+      await admin(`ALTER DATABASE "${databaseName}" WITH ALLOW_CONNECTIONS true`)
+    }
+    expect(requestLines(unavailable).map((line) => [line.level, line.annotations.status])).toEqual([["WARN", 503]])
+  })
+})

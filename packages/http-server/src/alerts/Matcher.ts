@@ -39,12 +39,13 @@ const matchedColumns = columnsAs("buy_requests", [...fieldNames(RequestMatchEven
 
 /**
  * Alerts sellers about new requests (docs/DECISIONS.md, "Seller alerts for matching requests"). Each round:
- * 1. claims RequestCreated events of the outbox (written with the request, so none is lost) with SKIP LOCKED, so
+ * 1. queues one `request_match_summary` push per seller whose quiet hours ended, for the alerts they held, and
+ *    looks whether RequestCreated events wait (one statement, all an idle round sends);
+ * 2. if they do, claims RequestCreated events of the outbox (written with the request, so none is lost) with SKIP LOCKED, so
  *    instances share them; for each, one statement asks the GIN index of seller_alert_rules for the approved
  *    sellers (not the buyer) with a matching rule, records one request_matches row per seller (the key keeps it
  *    to one per request) and queues a `request_match` push for those not in quiet hours; the events are marked
  *    processed in the same transaction. After the commit, connected sellers get an `event` frame.
- * 2. queues one `request_match_summary` push per seller whose quiet hours ended, for the alerts they held.
  * The request's own transaction only writes its event: matching 10,000 sellers does not slow the create.
  */
 export class AlertMatcher extends Context.Tag("Alerts/Matcher")<
@@ -149,8 +150,9 @@ const make = (options: MatcherOptions) =>
         )
         SELECT request_id AS "requestId", seller_user_id AS "sellerUserId" FROM inserted`
 
-    // A batch costs four statements (BEGIN, claim, match, COMMIT) whatever its size; one transaction, so a crash
-    // between the claim and the match leaves the events unprocessed rather than the sellers unalerted.
+    // A batch costs four statements (BEGIN, claim, match, COMMIT) whatever its size, run only when events wait (see
+    // releaseHeld); one transaction, so a crash between the claim and the match leaves the events unprocessed
+    // rather than the sellers unalerted.
     const matchNewRequests = Effect.gen(function* () {
       const now = yield* currentDate
       return yield* sql.withTransaction(
@@ -168,12 +170,14 @@ const make = (options: MatcherOptions) =>
     })
 
     /**
-     * Queues one summary per seller for the alerts held until now. The UPDATE takes each held row once: a second
-     * instance running it at the same time waits for the first one's rows and then finds them queued.
+     * Queues one summary per seller for the alerts held until now, and answers whether RequestCreated events wait,
+     * in one statement: an idle round (most of them) is this statement alone, with no transaction. The UPDATE takes
+     * each held row once: a second instance running it at the same time waits for the first one's rows and then
+     * finds them queued.
      */
     const releaseHeld = Effect.gen(function* () {
       const now = yield* currentDate
-      const queued = yield* sql`
+      const [round] = yield* sql<{ summaries: number; requestsWaiting: boolean }>`
         WITH released AS (
           UPDATE request_matches SET push_queued_at = ${now}
           WHERE push_queued_at IS NULL AND push_held_until <= ${now}
@@ -184,18 +188,23 @@ const make = (options: MatcherOptions) =>
           JOIN buy_requests r ON r.id = released.request_id AND r.status = 'active'
           JOIN seller_profiles sp ON sp.user_id = released.seller_user_id AND sp.status = 'approved'
           GROUP BY released.seller_user_id
+        ), queued AS (
+          INSERT INTO notifications (user_id, type, payload, status, next_attempt_at, created_at)
+          SELECT seller_user_id, 'request_match_summary',
+                 jsonb_build_object('data', jsonb_build_object('match_count', n::text)), 'pending', ${now}, ${now}
+          FROM counted
+          RETURNING id
         )
-        INSERT INTO notifications (user_id, type, payload, status, next_attempt_at, created_at)
-        SELECT seller_user_id, 'request_match_summary',
-               jsonb_build_object('data', jsonb_build_object('match_count', n::text)), 'pending', ${now}, ${now}
-        FROM counted
-        RETURNING id`
-      return queued.length
+        SELECT (SELECT count(*) FROM queued)::int AS summaries,
+               EXISTS (
+                 SELECT 1 FROM outbox_events WHERE processed_at IS NULL AND type = 'RequestCreated'
+               ) AS "requestsWaiting"`
+      return round!
     })
 
     const runOnce: Effect.Effect<MatchRound> = Effect.gen(function* () {
-      const { requests, matched } = yield* matchNewRequests
-      const summaries = yield* releaseHeld
+      const { summaries, requestsWaiting } = yield* releaseHeld
+      const { requests, matched } = requestsWaiting ? yield* matchNewRequests : { requests: 0, matched: [] }
       for (const { sellerIds, event } of matched) {
         yield* hub.publishToUsers(sellerIds, { event: "request_match", data: event })
       }

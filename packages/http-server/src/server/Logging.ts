@@ -14,6 +14,9 @@ const levels: Readonly<Record<LogLevelName, LogLevel.LogLevel>> = {
   none: LogLevel.None
 }
 
+/** Effect's level for a LOG_LEVEL name. */
+export const logLevelOf = (name: LogLevelName): LogLevel.LogLevel => levels[name]
+
 /**
  * Runs `effect` (the server's whole life) logging as the settings say: from LOG_LEVEL up, as JSON lines under
  * NODE_ENV=production and as logfmt otherwise.
@@ -22,6 +25,6 @@ export const withLogging =
   (settings: Pick<AppSettings, "logLevel" | "nodeEnv">) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     effect.pipe(
-      Logger.withMinimumLogLevel(levels[settings.logLevel]),
+      Logger.withMinimumLogLevel(logLevelOf(settings.logLevel)),
       Effect.provide(settings.nodeEnv === "production" ? Logger.json : Logger.logFmt)
     )

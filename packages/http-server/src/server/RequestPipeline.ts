@@ -7,6 +7,8 @@ import { type ErrorCode, translate } from "@talab/contract"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import { AVATAR_BODY_LIMIT, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
 import { parseJsonOnce } from "../http/JsonBody.js"
@@ -113,19 +115,24 @@ const logRequest = (
   response: HttpServerResponse.HttpServerResponse,
   requestId: string,
   startedAt: number
-) =>
+) => {
   // A 503 (database down, server draining) is the client's to retry later, not a bug; a 500 is.
-  (response.status === 503 ? Effect.logWarning : response.status >= 500 ? Effect.logError : Effect.logInfo)(
-    "request"
-  ).pipe(
-    Effect.annotateLogs({
-      request_id: requestId,
-      method: request.method,
-      path: pathOf(request),
-      status: response.status,
-      duration_ms: Math.round((performance.now() - startedAt) * 10) / 10
-    })
+  const level = response.status === 503 ? LogLevel.Warning : response.status >= 500 ? LogLevel.Error : LogLevel.Info
+  // Below LOG_LEVEL the line is not written, so its annotations (a copy of the fiber's log context) are not made.
+  return Effect.flatMap(FiberRef.get(FiberRef.currentMinimumLogLevel), (minimum) =>
+    LogLevel.lessThan(level, minimum)
+      ? Effect.void
+      : Effect.logWithLevel(level, "request").pipe(
+          Effect.annotateLogs({
+            request_id: requestId,
+            method: request.method,
+            path: pathOf(request),
+            status: response.status,
+            duration_ms: Math.round((performance.now() - startedAt) * 10) / 10
+          })
+        )
   )
+}
 
 /** The app under the body size limit of its path. */
 const limitedApp = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest.HttpServerRequest) =>

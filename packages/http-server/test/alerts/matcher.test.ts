@@ -157,9 +157,27 @@ const suite = (name: string, database: Database) =>
           })
         const one = yield* statementsOfARound(1)
         expect(yield* statementsOfARound(6)).toBe(one)
-        // BEGIN, the claim, the match, COMMIT, and the look for held alerts whose quiet hours ended.
+        // The look for held alerts whose quiet hours ended (and for waiting events), BEGIN, the claim, the match,
+        // COMMIT.
         expect(one).toBe(5)
       })
+    )
+
+    it.effect(
+      "a round with no request waiting sends one statement, and a request posted after it is matched by the next",
+      () =>
+        Effect.gen(function* () {
+          const matcher = yield* matcherWithNothingWaiting
+          const city = `Abha ${crypto.randomUUID().slice(0, 8)}`
+          const seller = yield* sellerAlertedFor(["phone"], city)
+          const idle = yield* statementsSentBy(matcher.runOnce)
+          expect(idle.result).toEqual({ requests: 0, matches: 0, summaries: 0 })
+          expect(idle.statements).toHaveLength(1)
+          expect(idle.statements[0]).not.toMatch(/^BEGIN/)
+          const request = yield* posted({ category: "phone", locationCity: city })
+          expect(yield* matcher.runOnce).toEqual({ requests: 1, matches: 1, summaries: 0 })
+          expect(yield* matchesOf(request.id)).toEqual([seller])
+        })
     )
   })
 
