@@ -146,6 +146,37 @@ export const percentiles = (values: ReadonlyArray<number>): Percentiles => {
 export const median = (values: ReadonlyArray<number>) =>
   [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
+/** CPU and wall time of one request or statement, in microseconds, as one round measured them. */
+export interface CpuRound {
+  readonly cpuMicros: number
+  readonly wallMicros: number
+}
+
+/**
+ * One line per measure: the median CPU µs, each round's, the median wall µs, and the CPU as a multiple of the
+ * first measure's (the baseline, named `baseline` in the heading).
+ */
+export const printCpuTable = (
+  heading: string,
+  baseline: string,
+  measures: ReadonlyArray<readonly [string, ReadonlyArray<CpuRound>]>
+) => {
+  const cpuOf = (rounds: ReadonlyArray<CpuRound>) => median(rounds.map((r) => r.cpuMicros))
+  const base = cpuOf(measures[0]![1])
+  const width = Math.max(...measures.map(([name]) => name.length))
+  console.log(`\n${heading}:`)
+  console.log(
+    `  ${"".padEnd(width)} ${"CPU µs".padStart(8)} ${"rounds".padStart(16)} ${"wall µs".padStart(8)}  × ${baseline}`
+  )
+  for (const [name, rounds] of measures) {
+    const each = rounds.map((r) => r.cpuMicros.toFixed(0)).join("/")
+    const wall = median(rounds.map((r) => r.wallMicros))
+    console.log(
+      `  ${name.padEnd(width)} ${cpuOf(rounds).toFixed(0).padStart(8)} ${each.padStart(16)} ${wall.toFixed(0).padStart(8)}  ${(cpuOf(rounds) / base).toFixed(2)}`
+    )
+  }
+}
+
 /** `p50 … p95 … p99 … max …` in milliseconds, shown with `digits` decimals. */
 export const formatPercentiles = ({ p50, p95, p99, max }: Percentiles, digits = 1) => {
   const ms = (n: number) => `${n.toFixed(digits)} ms`

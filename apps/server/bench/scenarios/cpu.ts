@@ -21,9 +21,10 @@ import { type Call, runLoad } from "../load.js"
 import {
   approvedSeller,
   as,
+  type CpuRound,
   call,
-  median,
   newRequestCall,
+  printCpuTable,
   runScenario,
   signIn,
   unlimitedRateLimits,
@@ -53,7 +54,7 @@ const busyPerRequest = async (baseUrl: string, calls: ReadonlyArray<Call>, secon
     throw new Error(`${calls[0]?.method} ${calls[0]?.path}: ${JSON.stringify(report.statuses)} ${report.firstError}`)
   }
   return {
-    busyMicros: busy / report.requests,
+    cpuMicros: busy / report.requests,
     wallMicros: (report.elapsedMs * 1_000) / report.requests
   }
 }
@@ -102,9 +103,8 @@ const main = () =>
       ]
 
       const floor = await startFloorServer(database.url, JWT_SECRET)
-      const results = new Map<string, Array<{ busyMicros: number; wallMicros: number }>>()
-      const record = (name: string, result: { busyMicros: number; wallMicros: number }) =>
-        results.set(name, [...(results.get(name) ?? []), result])
+      const results = new Map<string, Array<CpuRound>>()
+      const record = (name: string, result: CpuRound) => results.set(name, [...(results.get(name) ?? []), result])
       try {
         await busyPerRequest(floor.apiUrl, detail, 1)
         for (const [, calls] of scenarios) await busyPerRequest(server.apiUrl, calls, 1)
@@ -119,22 +119,9 @@ const main = () =>
         await floor.close()
       }
 
-      const floorBusy = median(results.get("floor: GET /requests/{id}")!.map((r) => r.busyMicros))
-      console.log(`\nserver thread CPU per request, one client, median of ${ROUNDS} rounds of ${SECONDS} s:`)
-      console.log(
-        `  ${"scenario".padEnd(36)} ${"CPU µs".padStart(8)} ${"rounds".padStart(16)} ${"wall µs".padStart(8)}  × floor`
-      )
-      for (const [name, rounds] of results) {
-        const busy = median(rounds.map((r) => r.busyMicros))
-        console.log(
-          `  ${name.padEnd(36)} ${busy.toFixed(0).padStart(8)} ${rounds
-            .map((r) => r.busyMicros.toFixed(0))
-            .join("/")
-            .padStart(16)} ${median(rounds.map((r) => r.wallMicros))
-            .toFixed(0)
-            .padStart(8)}  ${(busy / floorBusy).toFixed(2)}`
-        )
-      }
+      printCpuTable(`server thread CPU per request, one client, median of ${ROUNDS} rounds of ${SECONDS} s`, "floor", [
+        ...results
+      ])
     }
   )
 

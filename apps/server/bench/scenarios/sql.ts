@@ -16,7 +16,7 @@ import { SqlClient } from "@effect/sql"
 import { DatabaseOptions, MigratedDatabaseLayer } from "@talab/http-server"
 import { Effect, ManagedRuntime, Redacted } from "effect"
 import Pg from "pg"
-import { median, runScenario, withBenchDatabase } from "../setup.js"
+import { type CpuRound, printCpuTable, runScenario, withBenchDatabase } from "../setup.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2)
 const ROUNDS = 3
@@ -28,18 +28,13 @@ const cpuMicros = () => {
   return user + system
 }
 
-interface Measure {
-  readonly cpuMicros: number
-  readonly wallMicros: number
-}
-
-const measured = (cpuBefore: number, started: number, count: number): Measure => ({
+const measured = (cpuBefore: number, started: number, count: number): CpuRound => ({
   cpuMicros: (cpuMicros() - cpuBefore) / count,
   wallMicros: ((performance.now() - started) * 1_000) / count
 })
 
 /** node-postgres alone: `statement` one at a time for `seconds`. */
-const withPg = async (statement: () => Promise<unknown>, seconds: number): Promise<Measure> => {
+const withPg = async (statement: () => Promise<unknown>, seconds: number): Promise<CpuRound> => {
   const cpuBefore = cpuMicros()
   const started = performance.now()
   let count = 0
@@ -96,33 +91,22 @@ const main = () =>
       await withPg(viaPg, 0.5)
       await viaEffect(0.5)
       await viaConnection(0.5)
-      const results = { pg: [] as Array<Measure>, effect: [] as Array<Measure>, connection: [] as Array<Measure> }
+      const results = { pg: [] as Array<CpuRound>, effect: [] as Array<CpuRound>, connection: [] as Array<CpuRound> }
       for (let round = 0; round < ROUNDS; round++) {
         results.pg.push(await withPg(viaPg, SECONDS))
         results.effect.push(await viaEffect(SECONDS))
         results.connection.push(await viaConnection(SECONDS))
       }
 
-      const pgCpu = median(results.pg.map((m) => m.cpuMicros))
-      console.log(`\none primary-key read at a time, CPU of this process per statement, median of ${ROUNDS} rounds:`)
-      console.log(
-        `  ${"client".padEnd(34)} ${"CPU µs".padStart(7)} ${"rounds".padStart(14)} ${"wall µs".padStart(8)}  × pg`
+      printCpuTable(
+        `one primary-key read at a time, CPU of this process per statement, median of ${ROUNDS} rounds`,
+        "pg",
+        [
+          ["node-postgres alone", results.pg],
+          ["@effect/sql (the server's)", results.effect],
+          ["its connection alone", results.connection]
+        ]
       )
-      for (const [name, rounds] of [
-        ["node-postgres alone", results.pg],
-        ["@effect/sql (the server's)", results.effect],
-        ["its connection alone", results.connection]
-      ] as const) {
-        const cpu = median(rounds.map((m) => m.cpuMicros))
-        console.log(
-          `  ${name.padEnd(34)} ${cpu.toFixed(0).padStart(7)} ${rounds
-            .map((m) => m.cpuMicros.toFixed(0))
-            .join("/")
-            .padStart(14)} ${median(rounds.map((m) => m.wallMicros))
-            .toFixed(0)
-            .padStart(8)}  ${(cpu / pgCpu).toFixed(2)}`
-        )
-      }
     } finally {
       await pool.end()
       await server.dispose()
