@@ -41,11 +41,12 @@ const matchedColumns = columnsAs("buy_requests", [...fieldNames(RequestMatchEven
  * Alerts sellers about new requests (docs/DECISIONS.md, "Seller alerts for matching requests"). Each round:
  * 1. queues one `request_match_summary` push per seller whose quiet hours ended, for the alerts they held, and
  *    looks whether RequestCreated events wait (one statement, all an idle round sends);
- * 2. if they do, claims RequestCreated events of the outbox (written with the request, so none is lost) with SKIP LOCKED, so
- *    instances share them; for each, one statement asks the GIN index of seller_alert_rules for the approved
- *    sellers (not the buyer) with a matching rule, records one request_matches row per seller (the key keeps it
- *    to one per request) and queues a `request_match` push for those not in quiet hours; the events are marked
- *    processed in the same transaction. After the commit, connected sellers get an `event` frame.
+ * 2. if they do, claims RequestCreated events of the outbox (written with the request, so none is lost) with
+ *    SKIP LOCKED, so instances share them; one statement asks the GIN index of seller_alert_rules for the
+ *    approved sellers (not the buyer) with a rule matching each request, records one request_matches row per
+ *    request and seller (the key keeps it to one) and queues a `request_match` push for those not in quiet hours;
+ *    the events are marked processed in the same transaction. After the commit, connected sellers get an `event`
+ *    frame.
  * The request's own transaction only writes its event: matching 10,000 sellers does not slow the create.
  */
 export class AlertMatcher extends Context.Tag("Alerts/Matcher")<
