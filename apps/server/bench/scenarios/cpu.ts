@@ -3,10 +3,12 @@
  * own work is not counted), and the CPU time of the server's thread (JavaScript, garbage collection and its
  * system calls; Linux's /proc/self/task/<pid>/stat, in 10 ms ticks, so seconds of load keep the error under 1%)
  * divided by the requests answered. It includes the background work the requests cause on that thread (the push
- * dispatcher after a message, the alert matcher after a create): that is what they cost the server. Beside it, the same for
- * the floor (bench/floor.ts: bare node:http + pg answering GET /requests/{id}), so each figure is also a
- * multiple of the floor's cost. Three rounds, alternating; medians printed. Busy time per request moves far
- * less between runs than requests per second under load do, so this is the figure to follow a change by.
+ * dispatcher after a message, the alert matcher after a create): that is what they cost the server. Beside it,
+ * the same for the floor (bench/floor.ts: bare node:http + pg answering GET /requests/{id}), so each figure is
+ * also a multiple of the floor's cost, and for the stack's floor (bench/stack-floor.ts: the same answer from a
+ * bare HttpApi endpoint on @effect/sql-pg), which says how much of that multiple the stack itself takes. Three
+ * rounds, alternating; medians printed. Busy time per request moves far less between runs than requests per
+ * second under load do, so this is the figure to follow a change by.
  *
  *   pnpm bench cpu                          (or: npx tsx apps/server/bench/scenarios/cpu.ts)
  *   BENCH_SECONDS=3 …                       seconds per measure (default 3)
@@ -31,6 +33,7 @@ import {
   withBenchServer,
   withProfile
 } from "../setup.js"
+import { startStackFloorServer } from "../stack-floor.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const ROUNDS = 3
@@ -103,13 +106,20 @@ const main = () =>
       ]
 
       const floor = await startFloorServer(database.url, JWT_SECRET)
+      const stackFloor = await startStackFloorServer(database.url, JWT_SECRET)
       const results = new Map<string, Array<CpuRound>>()
       const record = (name: string, result: CpuRound) => results.set(name, [...(results.get(name) ?? []), result])
       try {
         await busyPerRequest(floor.apiUrl, detail, 1)
+        await busyPerRequest(stackFloor.apiUrl, detail, 1)
         for (const [, calls] of scenarios) await busyPerRequest(server.apiUrl, calls, 1)
         for (let round = 1; round <= ROUNDS; round++) {
           record("floor: GET /requests/{id}", await busyPerRequest(floor.apiUrl, detail, SECONDS))
+          const stack = () => busyPerRequest(stackFloor.apiUrl, detail, SECONDS)
+          record(
+            "stack floor: GET /requests/{id}",
+            await (round === ROUNDS ? withProfile("cpu stack floor", stack) : stack())
+          )
           for (const [name, calls] of scenarios) {
             const measure = () => busyPerRequest(server.apiUrl, calls, SECONDS)
             record(name, await (round === ROUNDS ? withProfile(`cpu ${name}`, measure) : measure()))
@@ -117,6 +127,7 @@ const main = () =>
         }
       } finally {
         await floor.close()
+        await stackFloor.close()
       }
 
       printCpuTable(`server thread CPU per request, one client, median of ${ROUNDS} rounds of ${SECONDS} s`, "floor", [

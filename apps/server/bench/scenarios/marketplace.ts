@@ -2,7 +2,8 @@
  * Marketplace benchmark on PostgreSQL: GET /requests/{id}, GET /requests (a page of 20 out of 100,000 requests),
  * POST /offers, POST /requests and POST /conversations/{id}/messages, each under 50 concurrent clients for ~10 s, printing p50/p95/p99 latency and requests per
  * second, and each as a ratio to the floor measured in the same run (bench/floor.ts: bare node:http + pg
- * answering GET /requests/{id}), which is the figure to compare between runs.
+ * answering GET /requests/{id}), which is the figure to compare between runs. Beside it the stack's floor
+ * (bench/stack-floor.ts: the same answer from a bare HttpApi endpoint on @effect/sql-pg).
  *
  *   npx tsx apps/server/bench/scenarios/marketplace.ts       (from the repository root)
  *   BENCH_SECONDS=10 BENCH_CLIENTS=50 …            to change the load
@@ -31,6 +32,7 @@ import {
   withBenchServer,
   withProfile
 } from "../setup.js"
+import { startStackFloorServer } from "../stack-floor.js"
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50)
@@ -83,8 +85,7 @@ const measure = (result: LoadReport) => {
   return result
 }
 
-/** `run`, profiled on this thread (the servers'; the load is in a worker) when BENCH_PROFILE is set. */
-/** A Talab figure, profiled when BENCH_PROFILE is set. */
+/** A figure, profiled on this thread (the servers'; the load is in a worker) when BENCH_PROFILE is set. */
 const profiled = async (name: string, run: () => Promise<LoadReport>) => measure(await withProfile(name, run))
 
 const printRatios = (floor: LoadReport) => {
@@ -166,6 +167,20 @@ const main = () =>
         report(floor)
       } finally {
         await floorServer.close()
+      }
+      // The stack's own floor: HttpApi + @effect/sql-pg answering the same (bench/stack-floor.ts).
+      const stackFloor = await startStackFloorServer(database.url, JWT_SECRET)
+      try {
+        await detailLoad("warm-up", stackFloor.apiUrl, 1_000)
+        await profiled("stack floor", () =>
+          detailLoad(
+            `stack floor: GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`,
+            stackFloor.apiUrl,
+            SECONDS * 1_000
+          )
+        )
+      } finally {
+        await stackFloor.close()
       }
       await detailLoad("warm-up", server.apiUrl, 1_000)
       await profiled("detail", () =>
