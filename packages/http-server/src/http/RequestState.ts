@@ -24,8 +24,8 @@ export const requestState: Effect.Effect<RequestState> = Effect.map(
   (state) => state ?? new RequestState()
 )
 
-/** Runs `effect` (a request's handling, middlewares and handler) with `state` as its request state. */
-export const withRequestState =
-  (state: RequestState) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.locally(effect, currentRequestState, state)
+/**
+ * Makes `state` the request state of the running fiber: the request's own, which the server forks for that
+ * request alone and which ends with it, so the value is set rather than scoped (no restore to pay for).
+ */
+export const setRequestState = (state: RequestState): Effect.Effect<void> => FiberRef.set(currentRequestState, state)

@@ -152,6 +152,5 @@ export const IdempotencyLive = HttpApiBuilder.middleware(
           Effect.uninterruptible
         )
       })
-  }),
-  { withContext: true }
+  })
 )

@@ -43,6 +43,5 @@ export const AuthRateLimitLive = HttpApiBuilder.middleware(
         yield* recordRateLimit(decision)
         return decision.allowed ? yield* app : yield* errorEnvelopeResponse("RATE_LIMITED", 429)
       })
-  }),
-  { withContext: true }
+  })
 )

@@ -10,10 +10,8 @@ import { errorEnvelopeResponse } from "./RequestPipeline.js"
  * be skipped by spelling a path differently (docs/DECISIONS.md). An API middleware rather than part of
  * the request pipeline, so its 404 goes through the pre-response handler (headers, log line).
  */
-export const CanonicalPathLive = HttpApiBuilder.middleware(
-  (app) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-      canonicalPathOf(request.url) === undefined ? errorEnvelopeResponse("NOT_FOUND", 404) : app
-    ),
-  { withContext: true }
+export const CanonicalPathLive = HttpApiBuilder.middleware((app) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+    canonicalPathOf(request.url) === undefined ? errorEnvelopeResponse("NOT_FOUND", 404) : app
+  )
 )

@@ -110,6 +110,5 @@ export const DecodeFailureLive = HttpApiBuilder.middleware(
           onSome: (error) => Effect.catchAll(redecode, () => answerFormattedIssues(error))
         })
       )
-  }),
-  { withContext: true }
+  })
 )

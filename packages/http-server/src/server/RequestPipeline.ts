@@ -1,21 +1,29 @@
 import { randomUUID } from "node:crypto"
+import * as Etag from "@effect/platform/Etag"
+import * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpPlatform from "@effect/platform/HttpPlatform"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Path from "@effect/platform/Path"
 import { type ErrorCode, translate } from "@talab/contract"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
+import * as Tracer from "effect/Tracer"
 import { AVATAR_BODY_LIMIT, JSON_BODY_LIMIT } from "../http/BodyCheck.js"
 import { parseJsonOnce } from "../http/JsonBody.js"
 import { envelope } from "../http/Localize.js"
 import { rateLimitHeaders } from "../http/RateLimitHeaders.js"
 import { AVATAR_PATH, isAuthPath, pathOf as pathOfUrl } from "../http/RequestPath.js"
-import { RequestState, requestState, withRequestState } from "../http/RequestState.js"
+import { RequestState, requestState, setRequestState } from "../http/RequestState.js"
 import { negotiateLanguage } from "../i18n/Language.js"
 import { answerConditionally } from "./ConditionalGet.js"
 import { securityHeaders } from "./SecurityHeaders.js"
@@ -134,12 +142,46 @@ const logRequest = (
   )
 }
 
-/** The app under the body size limit of its path. */
+/**
+ * The app under the body size limit of its path. A GET or HEAD has no body any route reads (an endpoint's GET
+ * payload is its query string), so those run as they are.
+ */
 const limitedApp = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest.HttpServerRequest) =>
-  HttpIncomingMessage.withMaxBodySize(
-    app,
-    Option.some(pathOf(request) === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT)
-  )
+  hasNoBody(request)
+    ? app
+    : HttpIncomingMessage.withMaxBodySize(
+        app,
+        Option.some(pathOf(request) === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT)
+      )
+
+const hasNoBody = (request: HttpServerRequest.HttpServerRequest) =>
+  request.method === "GET" || request.method === "HEAD"
+
+/**
+ * What a request's handling reads from its context: the request, its scope, the platform's services for
+ * responses (files, tags) and the request's span (telemetry). The server's context holds every service of the
+ * app (about 45), and the framework copies the request's context at each step (router, middlewares,
+ * handlers); everything else a route or middleware uses it took when it was built, and a handler runs in its
+ * group's context. So the request runs in these alone, copied cheaply.
+ */
+const requestContextOf: (context: Context.Context<RequestServices>) => Context.Context<RequestServices> = Context.pick(
+  HttpServerRequest.HttpServerRequest,
+  Scope.Scope,
+  HttpPlatform.HttpPlatform,
+  Etag.Generator,
+  FileSystem.FileSystem,
+  Path.Path,
+  Tracer.ParentSpan
+)
+
+type RequestServices =
+  | HttpServerRequest.HttpServerRequest
+  | Scope.Scope
+  | HttpPlatform.HttpPlatform
+  | Etag.Generator
+  | FileSystem.FileSystem
+  | Path.Path
+  | Tracer.ParentSpan
 
 export interface PipelineOptions {
   /** Send `Strict-Transport-Security` on every response (HSTS=true). */
@@ -154,7 +196,7 @@ export interface PipelineOptions {
  */
 export const requestPipeline =
   (options: PipelineOptions) =>
-  <E, R>(app: HttpApp.Default<E, R>) =>
+  <E, R extends RequestServices>(app: HttpApp.Default<E, R>) =>
     Effect.gen(function* () {
       const startedAt = performance.now()
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -164,16 +206,18 @@ export const requestPipeline =
         const final = finalizeResponse(request, response, requestId, state, options)
         return Effect.as(logRequest(request, final, requestId, startedAt), final)
       })
-      if (request.method !== "GET" && request.method !== "HEAD") parseJsonOnce(request)
+      if (!hasNoBody(request)) parseJsonOnce(request)
+      // Set, not scoped: this fiber is the request's own and ends with it.
+      yield* setRequestState(state)
+      yield* FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("request_id", requestId as unknown))
       return yield* limitedApp(app, request).pipe(
+        Effect.mapInputContext(requestContextOf),
         // A defect becomes a bare 500 for the client; the log keeps what happened. The router dies with a response
         // for a path it does not know (a 404 the platform answers): that is a client's mistake, not an error.
         Effect.tapDefect((cause) =>
           Chunk.every(Cause.defects(cause), HttpServerResponse.isServerResponse)
             ? Effect.void
             : Effect.logError("unhandled defect", cause).pipe(Effect.annotateLogs("error", describeDefects(cause)))
-        ),
-        Effect.annotateLogs("request_id", requestId),
-        withRequestState(state)
+        )
       )
     })
