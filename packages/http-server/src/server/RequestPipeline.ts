@@ -164,7 +164,16 @@ const hasNoBody = (request: HttpServerRequest.HttpServerRequest) =>
  * handlers); everything else a route or middleware uses it took when it was built, and a handler runs in its
  * group's context. So the request runs in these alone, copied cheaply.
  */
-const requestContextOf: (context: Context.Context<RequestServices>) => Context.Context<RequestServices> = Context.pick(
+type RequestServices =
+  | HttpServerRequest.HttpServerRequest
+  | Scope.Scope
+  | HttpPlatform.HttpPlatform
+  | Etag.Generator
+  | FileSystem.FileSystem
+  | Path.Path
+
+// The span is kept when there is one (telemetry on) and required by nobody.
+const pickRequestServices = Context.pick(
   HttpServerRequest.HttpServerRequest,
   Scope.Scope,
   HttpPlatform.HttpPlatform,
@@ -173,15 +182,8 @@ const requestContextOf: (context: Context.Context<RequestServices>) => Context.C
   Path.Path,
   Tracer.ParentSpan
 )
-
-type RequestServices =
-  | HttpServerRequest.HttpServerRequest
-  | Scope.Scope
-  | HttpPlatform.HttpPlatform
-  | Etag.Generator
-  | FileSystem.FileSystem
-  | Path.Path
-  | Tracer.ParentSpan
+const requestContextOf = <R extends RequestServices>(context: Context.Context<R>) =>
+  pickRequestServices(context) as Context.Context<R>
 
 export interface PipelineOptions {
   /** Send `Strict-Transport-Security` on every response (HSTS=true). */
@@ -211,7 +213,7 @@ export const requestPipeline =
       yield* setRequestState(state)
       yield* FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("request_id", requestId as unknown))
       return yield* limitedApp(app, request).pipe(
-        Effect.mapInputContext(requestContextOf),
+        Effect.mapInputContext(requestContextOf<R | HttpServerRequest.HttpServerRequest>),
         // A defect becomes a bare 500 for the client; the log keeps what happened. The router dies with a response
         // for a path it does not know (a 404 the platform answers): that is a client's mistake, not an error.
         Effect.tapDefect((cause) =>
