@@ -15,10 +15,12 @@ export interface FloorServer {
   readonly close: () => Promise<void>
 }
 
-const DETAIL = `SELECT r.*, u.name AS buyer_name FROM buy_requests r JOIN users u ON u.id = r.buyer_id WHERE r.id = $1`
+/** The detail read both floors send. */
+export const DETAIL = `SELECT r.*, u.name AS buyer_name FROM buy_requests r JOIN users u ON u.id = r.buyer_id WHERE r.id = $1`
 const REQUEST_PATH = /^\/api\/v1\/requests\/([0-9a-f-]{36})$/
 
-const detailOf = (row: Record<string, any>) => ({
+/** The body of a detail row (its dates are written as ISO strings by JSON.stringify or by a schema). */
+export const detailOf = (row: Record<string, any>) => ({
   id: row.id,
   buyer: { id: row.buyer_id, name: row.buyer_name },
   category: row.category,
@@ -32,8 +34,8 @@ const detailOf = (row: Record<string, any>) => ({
   notes: row.notes,
   status: row.status,
   offer_count: row.offer_count,
-  created_at: row.created_at.toISOString(),
-  closed_at: row.closed_at === null ? null : row.closed_at.toISOString()
+  created_at: row.created_at as Date,
+  closed_at: row.closed_at as Date | null
 })
 
 const send = (response: import("node:http").ServerResponse, status: number, body: unknown) => {

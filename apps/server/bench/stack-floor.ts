@@ -23,7 +23,7 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Layer, ManagedRuntime, Redacted, Schema } from "effect"
 import { jwtVerify } from "jose"
-import type { FloorServer } from "./floor.js"
+import { DETAIL, detailOf, type FloorServer } from "./floor.js"
 
 const Detail = Schema.Struct({
   id: Schema.String,
@@ -62,26 +62,6 @@ const Api = HttpApi.make("stack-floor")
     )
   )
   .prefix("/api/v1")
-
-const DETAIL = `SELECT r.*, u.name AS buyer_name FROM buy_requests r JOIN users u ON u.id = r.buyer_id WHERE r.id = $1`
-
-const detailOf = (row: Record<string, any>): typeof Detail.Type => ({
-  id: row.id,
-  buyer: { id: row.buyer_id, name: row.buyer_name },
-  category: row.category,
-  product_brand: row.product_brand,
-  product_model: row.product_model,
-  condition_pref: row.condition_pref,
-  budget_min: Number(row.budget_min),
-  budget_max: Number(row.budget_max),
-  location_district: row.location_district,
-  location_city: row.location_city,
-  notes: row.notes,
-  status: row.status,
-  offer_count: row.offer_count,
-  created_at: row.created_at,
-  closed_at: row.closed_at
-})
 
 const RequestsLive = HttpApiBuilder.group(Api, "requests", (handlers) =>
   Effect.gen(function* () {
