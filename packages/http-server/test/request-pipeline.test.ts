@@ -10,7 +10,7 @@ import { requestPipeline } from "../src/server/RequestPipeline.js"
 
 class ServerWide extends Context.Tag("test/ServerWide")<ServerWide, string>() {}
 
-/** An app answering with the keys of the context it runs in, served through the pipeline on a runtime holding `ServerWide`. */
+/** An app answering with the keys of its context, served through the pipeline on a runtime holding `ServerWide`. */
 const serveContextKeys = async () => {
   const runtime = ManagedRuntime.make(Layer.succeed(ServerWide, "a service of the whole server"))
   const app = Effect.map(Effect.context<HttpServerRequest.HttpServerRequest>(), (context) =>
