@@ -16,7 +16,7 @@
 
 import { SqlClient } from "@effect/sql"
 import { Effect, Logger, LogLevel, Redacted } from "effect"
-import { startFloorServer } from "../floor.js"
+import { type FloorServer, startFloorServer } from "../floor.js"
 import { type Call, type LoadReport, runLoad } from "../load.js"
 import { SEED, seedId, seedMarketplace } from "../seed.js"
 import {
@@ -153,7 +153,6 @@ const main = () =>
         runLoad(name, { baseUrl: server.apiUrl, clients, durationMs, cycle })
 
       // GET /requests/{id}: the floor, then Talab, on the same rows with the same clients' tokens.
-      const floorServer = await startFloorServer(database.url, JWT_SECRET)
       const detailClients = sellers.slice(0, CLIENTS).map((token, c) =>
         as(
           token,
@@ -165,30 +164,26 @@ const main = () =>
       )
       const detailLoad = (name: string, baseUrl: string, durationMs: number) =>
         runLoad(name, { baseUrl, clients: detailClients, durationMs, cycle: true, expectStatuses: [200] })
-      let floor: LoadReport
-      try {
-        await detailLoad("warm-up", floorServer.apiUrl, 1_000)
-        floor = await withProfile("floor", () =>
-          detailLoad(`floor: GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`, floorServer.apiUrl, SECONDS * 1_000)
-        )
-        report(floor)
-      } finally {
-        await floorServer.close()
-      }
-      // The stack's own floor: HttpApi + @effect/sql-pg answering the same (bench/stack-floor.ts).
-      const stackFloor = await startStackFloorServer(database.url, JWT_SECRET)
-      try {
-        await detailLoad("warm-up", stackFloor.apiUrl, 1_000)
-        await profiled("stack floor", () =>
-          detailLoad(
-            `stack floor: GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`,
-            stackFloor.apiUrl,
-            SECONDS * 1_000
+      /** Warms up, then measures the detail read on a reference server started for it alone. */
+      const detailOnReference = async (name: string, start: () => Promise<FloorServer>) => {
+        const reference = await start()
+        try {
+          await detailLoad("warm-up", reference.apiUrl, 1_000)
+          return await withProfile(name, () =>
+            detailLoad(
+              `${name}: GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`,
+              reference.apiUrl,
+              SECONDS * 1_000
+            )
           )
-        )
-      } finally {
-        await stackFloor.close()
+        } finally {
+          await reference.close()
+        }
       }
+      const floor = await detailOnReference("floor", () => startFloorServer(database.url, JWT_SECRET))
+      report(floor)
+      // The stack's own floor: HttpApi + @effect/sql-pg answering the same (bench/stack-floor.ts).
+      measure(await detailOnReference("stack floor", () => startStackFloorServer(database.url, JWT_SECRET)))
       await detailLoad("warm-up", server.apiUrl, 1_000)
       await profiled("detail", () =>
         detailLoad(`GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`, server.apiUrl, SECONDS * 1_000)

@@ -142,6 +142,9 @@ const logRequest = (
   )
 }
 
+const hasNoBody = (request: HttpServerRequest.HttpServerRequest) =>
+  request.method === "GET" || request.method === "HEAD"
+
 /**
  * The app under the body size limit of its path. A GET or HEAD has no body any route reads (an endpoint's GET
  * payload is its query string), so those run as they are.
@@ -153,9 +156,6 @@ const limitedApp = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest
         app,
         Option.some(pathOf(request) === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT)
       )
-
-const hasNoBody = (request: HttpServerRequest.HttpServerRequest) =>
-  request.method === "GET" || request.method === "HEAD"
 
 /**
  * What a request's handling reads from its context: the request, its scope, the platform's services for
