@@ -30,7 +30,7 @@ import {
   type SellerProfile,
   withdrawOffer
 } from "../src/index.js"
-import { at, BUYER, newRequestInput, right } from "./helpers.js"
+import { at, BUYER, newRequestInput, right } from "./support/helpers.js"
 
 // ---------------------------------------------------------------------------------------------------------------
 // Actors

@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-import { Category } from "./Values.js"
+import { Category } from "../shared/Values.js"
 
 /** A seller's alert rule: requests of one of `categories`, in one of `cities`, whose budget meets [priceMin, priceMax]. */
 export const AlertRule = Schema.Struct({

@@ -1,11 +1,13 @@
 import * as Effect from "effect/Effect"
-import { type LockedConversation, MESSAGE_MAX_LENGTH, type Message, otherParty } from "../Conversation.js"
-import { ValidationFailed } from "../Errors.js"
-import { DomainEvent } from "../Events.js"
-import { Ids } from "../ports/Ids.js"
-import { ConversationRepo, EventOutbox, MessageRepo, Transactor } from "../ports/Repositories.js"
-import { asConversationParty } from "./Access.js"
-import { currentDate } from "./Now.js"
+import { Ids } from "../platform/Ids.js"
+import { ValidationFailed } from "../shared/Errors.js"
+import { EventOutbox } from "../shared/EventOutbox.js"
+import { DomainEvent } from "../shared/Events.js"
+import { currentDate } from "../shared/Now.js"
+import { Transactor } from "../shared/Transactor.js"
+import { type LockedConversation, MESSAGE_MAX_LENGTH, type Message, otherParty } from "./Conversation.js"
+import { asConversationParty } from "./Policy.js"
+import { ConversationRepo, MessageRepo } from "./Repo.js"
 
 /** A message one party sends to a conversation. */
 export interface MessageToSend {

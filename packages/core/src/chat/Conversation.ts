@@ -1,5 +1,5 @@
 import * as Schema from "effect/Schema"
-import type { OfferStatus } from "./Offer.js"
+import type { OfferStatus } from "../offers/Offer.js"
 
 /** The one-to-one chat between the buyer of a request and the seller of an offer on it. */
 export const Conversation = Schema.Struct({

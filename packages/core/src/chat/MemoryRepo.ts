@@ -2,10 +2,10 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type { Message } from "../Conversation.js"
-import { ConversationRepo, MessageRepo } from "../ports/Repositories.js"
-import { insertNew, rowsWhere, rowWhere, unchanged } from "./Rows.js"
-import { MemoryStore, UniqueViolation } from "./Store.js"
+import { insertNew, rowsWhere, rowWhere, unchanged } from "../memory/Rows.js"
+import { MemoryStore, UniqueViolation } from "../memory/Store.js"
+import type { Message } from "./Conversation.js"
+import { ConversationRepo, MessageRepo } from "./Repo.js"
 
 /** {@link ConversationRepo} over the {@link MemoryStore}: one conversation per offer. */
 export const MemoryConversationRepo = Layer.effect(

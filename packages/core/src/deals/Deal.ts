@@ -1,8 +1,8 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { DomainEvent } from "../shared/Events.js"
+import { moved, type Transition } from "../shared/Transition.js"
 import { DealNotActive } from "./Errors.js"
-import { DomainEvent } from "./Events.js"
-import { moved, type Transition } from "./Transition.js"
 
 /**
  * Where a deal stands: `accepted` from the offer's acceptance, then `completed` or `cancelled` by the buyer; only

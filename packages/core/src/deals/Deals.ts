@@ -1,9 +1,12 @@
 import * as Effect from "effect/Effect"
-import { cancelDeal, completeDeal } from "../Deal.js"
-import { DealRepo, EventOutbox, Transactor } from "../ports/Repositories.js"
-import type { User } from "../User.js"
-import { requireDealBuyer, requireFound } from "./Access.js"
-import { currentDate } from "./Now.js"
+import { EventOutbox } from "../shared/EventOutbox.js"
+import { currentDate } from "../shared/Now.js"
+import { requireFound } from "../shared/Policy.js"
+import { Transactor } from "../shared/Transactor.js"
+import type { User } from "../users/User.js"
+import { cancelDeal, completeDeal } from "./Deal.js"
+import { requireDealBuyer } from "./Policy.js"
+import { DealRepo } from "./Repo.js"
 
 /** Why the buyer cancels a deal. */
 export interface DealCancellation {

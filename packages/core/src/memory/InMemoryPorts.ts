@@ -1,19 +1,18 @@
 import * as Layer from "effect/Layer"
-import { Ids } from "../ports/Ids.js"
-import { MemoryDeviceTokenRepo, MemoryOtpRepo, MemorySessionRepo, MemoryUserRepo } from "./Accounts.js"
-import { MemoryConversationRepo, MemoryMessageRepo } from "./Chat.js"
-import { MemoryFileStore } from "./FileStore.js"
-import {
-  MemoryDealRepo,
-  MemoryOfferRepo,
-  MemoryRatingRepo,
-  MemoryReportRepo,
-  MemoryRequestRepo,
-  MemorySellerProfileRepo
-} from "./Marketplace.js"
+import { MemoryOtpRepo, MemorySessionRepo } from "../auth/MemoryRepo.js"
+import { MemoryConversationRepo, MemoryMessageRepo } from "../chat/MemoryRepo.js"
+import { MemoryDealRepo } from "../deals/MemoryRepo.js"
+import { MemoryOfferRepo } from "../offers/MemoryRepo.js"
+import { Ids } from "../platform/Ids.js"
+import { MemoryFileStore } from "../platform/MemoryFileStore.js"
+import { memoryRateLimiterLayer } from "../platform/MemoryRateLimiter.js"
+import { MemorySenders } from "../platform/MemorySenders.js"
+import { MemoryRatingRepo } from "../ratings/MemoryRepo.js"
+import { MemoryReportRepo } from "../reports/MemoryRepo.js"
+import { MemoryRequestRepo } from "../requests/MemoryRepo.js"
+import { MemorySellerProfileRepo } from "../sellers/MemoryRepo.js"
+import { MemoryDeviceTokenRepo, MemoryUserRepo } from "../users/MemoryRepo.js"
 import { MemoryEventOutbox } from "./Outbox.js"
-import { memoryRateLimiterLayer } from "./RateLimiter.js"
-import { MemorySenders } from "./Senders.js"
 import { MemoryStoreLayer } from "./Store.js"
 import { MemoryTransactor } from "./Transactor.js"
 

@@ -1,7 +1,7 @@
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { EventOutbox } from "../ports/Repositories.js"
+import { EventOutbox } from "../shared/EventOutbox.js"
 import { MemoryStore } from "./Store.js"
 
 /** {@link EventOutbox} over the {@link MemoryStore}: events join the caller's transaction, read back from `outbox`. */

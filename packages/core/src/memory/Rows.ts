@@ -32,3 +32,21 @@ export const insertNew = <K extends keyof Tables, V>(
   if (HashMap.has(rows, key)) throw new UniqueViolation({ constraint })
   return { ...tables, [table]: HashMap.set(rows, key, value) }
 }
+
+/** Writes `row` over the stored row of the same id, keeping the columns an update never changes; no row, no write. */
+export const updateRow =
+  <K extends "sellerProfiles" | "requests" | "deals" | "reports", V extends { readonly id: string }>(
+    table: K,
+    row: V,
+    immutable: ReadonlyArray<keyof V>
+  ) =>
+  (tables: Tables): readonly [undefined, Tables] => {
+    const rows = tables[table] as unknown as HashMap.HashMap<string, V>
+    return Option.match(HashMap.get(rows, row.id), {
+      onNone: () => unchanged(undefined, tables),
+      onSome: (stored) => {
+        const kept = Object.fromEntries(immutable.map((key) => [key, stored[key]]))
+        return [undefined, { ...tables, [table]: HashMap.set(rows, row.id, { ...row, ...kept }) }]
+      }
+    })
+  }

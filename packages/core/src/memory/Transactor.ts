@@ -1,6 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Transactor } from "../ports/Repositories.js"
+import { Transactor } from "../shared/Transactor.js"
 import { MemoryStore } from "./Store.js"
 
 /**

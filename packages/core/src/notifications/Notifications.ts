@@ -1,5 +1,5 @@
-import type { DomainEvent } from "./Events.js"
-import type { PushType } from "./ports/PushSender.js"
+import type { PushType } from "../platform/PushSender.js"
+import type { DomainEvent } from "../shared/Events.js"
 
 /**
  * The ids a push carries to the device, as strings. The keys a device reads are the transport's to choose

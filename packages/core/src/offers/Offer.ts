@@ -1,20 +1,19 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { BuyRequest } from "./BuyRequest.js"
-import { closeRequest } from "./BuyRequest.js"
-import type { Deal } from "./Deal.js"
+import type { Deal } from "../deals/Deal.js"
+import { type BuyRequest, closeRequest } from "../requests/BuyRequest.js"
+import { RequestNotActive } from "../requests/Errors.js"
+import { SellerNotApproved } from "../sellers/Errors.js"
+import type { SellerProfile } from "../sellers/SellerProfile.js"
+import { DomainEvent } from "../shared/Events.js"
+import { moved, type Transition } from "../shared/Transition.js"
 import {
   CannotOfferOnOwnRequest,
   DuplicatePendingOffer,
   OfferAlreadyAccepted,
   OfferExpired,
-  OfferNotPending,
-  RequestNotActive,
-  SellerNotApproved
+  OfferNotPending
 } from "./Errors.js"
-import { DomainEvent } from "./Events.js"
-import type { SellerProfile } from "./SellerProfile.js"
-import { moved, type Transition } from "./Transition.js"
 
 /**
  * Where an offer stands: `pending` until the buyer answers; `accepted` (a deal is made), `rejected` (another offer

@@ -1,7 +1,19 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { effectiveRequest, priceOutsideBudget } from "../BuyRequest.js"
-import { DuplicatePendingOffer, ValidationFailed } from "../Errors.js"
+import { ConversationRepo } from "../chat/Repo.js"
+import { DealRepo } from "../deals/Repo.js"
+import { Ids } from "../platform/Ids.js"
+import { effectiveRequest, priceOutsideBudget } from "../requests/BuyRequest.js"
+import { requireRequestOwner } from "../requests/Policy.js"
+import { RequestRepo } from "../requests/Repo.js"
+import { SellerProfileRepo } from "../sellers/Repo.js"
+import { ValidationFailed } from "../shared/Errors.js"
+import { EventOutbox } from "../shared/EventOutbox.js"
+import { currentDate } from "../shared/Now.js"
+import { requireFound } from "../shared/Policy.js"
+import { Transactor } from "../shared/Transactor.js"
+import type { User } from "../users/User.js"
+import { DuplicatePendingOffer } from "./Errors.js"
 import {
   acceptOffer,
   createOffer,
@@ -9,20 +21,9 @@ import {
   expireLapsedOffers,
   validUntilInRange,
   withdrawOffer
-} from "../Offer.js"
-import { Ids } from "../ports/Ids.js"
-import {
-  ConversationRepo,
-  DealRepo,
-  EventOutbox,
-  OfferRepo,
-  RequestRepo,
-  SellerProfileRepo,
-  Transactor
-} from "../ports/Repositories.js"
-import type { User } from "../User.js"
-import { requireFound, requireOfferOwner, requireRequestOwner } from "./Access.js"
-import { currentDate } from "./Now.js"
+} from "./Offer.js"
+import { requireOfferOwner } from "./Policy.js"
+import { OfferRepo } from "./Repo.js"
 
 /** What a seller writes to offer on a request. */
 export interface OfferInput {

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { FileStore, type StoredFile } from "../ports/FileStore.js"
+import { FileStore, type StoredFile } from "./FileStore.js"
 
 // Bytes are copied in and out so that a caller mutating its buffer cannot change what is stored.
 const copyOf = (file: StoredFile): StoredFile => ({ bytes: Uint8Array.from(file.bytes), contentType: file.contentType })

@@ -1,7 +1,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { type RateLimitDecision, RateLimiter } from "../ports/RateLimiter.js"
+import { type RateLimitDecision, RateLimiter } from "./RateLimiter.js"
 
 /** Options for the in-process sliding-window log. */
 export interface MemoryRateLimiterOptions {

@@ -3,8 +3,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
-import { type Push, PushOutcome, PushSender } from "../ports/PushSender.js"
-import { type Sms, SmsSender } from "../ports/SmsSender.js"
+import { type Push, PushOutcome, PushSender } from "./PushSender.js"
+import { type Sms, SmsSender } from "./SmsSender.js"
 
 /** What the in-memory {@link SmsSender} and {@link PushSender} were given, oldest first: nothing leaves the process. */
 export class SentMessages extends Context.Tag("@talab/core/SentMessages")<

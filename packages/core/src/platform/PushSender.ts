@@ -2,7 +2,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import type { Platform } from "../Values.js"
+import type { Platform } from "../shared/Values.js"
 
 /**
  * What a push notification is about: a new offer (to the buyer), an accepted offer (to both parties), a message

@@ -1,9 +1,9 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { Deal } from "./Deal.js"
-import { ValidationFailed } from "./Errors.js"
-import { DomainEvent } from "./Events.js"
-import { moved, type Transition } from "./Transition.js"
+import type { Deal } from "../deals/Deal.js"
+import { ValidationFailed } from "../shared/Errors.js"
+import { DomainEvent } from "../shared/Events.js"
+import { moved, type Transition } from "../shared/Transition.js"
 
 /** A buyer's rating of the seller of a completed deal. */
 export const Rating = Schema.Struct({

@@ -1,9 +1,9 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { DomainEvent } from "../shared/Events.js"
+import { moved, type Transition } from "../shared/Transition.js"
+import { ReportReason, ResolveAction } from "../shared/Values.js"
 import { CannotReportSelf, ReportNotPending } from "./Errors.js"
-import { DomainEvent } from "./Events.js"
-import { moved, type Transition } from "./Transition.js"
-import { ReportReason, ResolveAction } from "./Values.js"
 
 /**
  * Where a report stands: `pending` until an administrator acts; `dismissed` (action `dismiss`) or `resolved`

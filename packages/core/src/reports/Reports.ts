@@ -1,23 +1,24 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { DomainEvent } from "../Events.js"
-import { rejectPendingOffers } from "../Offer.js"
-import { Ids } from "../ports/Ids.js"
-import {
-  DealRepo,
-  EventOutbox,
-  OfferRepo,
-  ReportRepo,
-  SellerProfileRepo,
-  Transactor,
-  UserRepo
-} from "../ports/Repositories.js"
-import { fileReport, resolveReport } from "../Report.js"
-import { suspendSellerProfile } from "../SellerProfile.js"
-import type { User } from "../User.js"
-import type { ReportReason, ResolveAction } from "../Values.js"
-import { requireAdmin, requireDealParty, requireFound, requireReportedInDeal } from "./Access.js"
-import { currentDate } from "./Now.js"
+import { requireDealParty } from "../deals/Policy.js"
+import { DealRepo } from "../deals/Repo.js"
+import { rejectPendingOffers } from "../offers/Offer.js"
+import { OfferRepo } from "../offers/Repo.js"
+import { Ids } from "../platform/Ids.js"
+import { SellerProfileRepo } from "../sellers/Repo.js"
+import { suspendSellerProfile } from "../sellers/SellerProfile.js"
+import { EventOutbox } from "../shared/EventOutbox.js"
+import type { DomainEvent } from "../shared/Events.js"
+import { currentDate } from "../shared/Now.js"
+import { requireFound } from "../shared/Policy.js"
+import { Transactor } from "../shared/Transactor.js"
+import type { ReportReason, ResolveAction } from "../shared/Values.js"
+import { requireAdmin } from "../users/Policy.js"
+import { UserRepo } from "../users/Repo.js"
+import type { User } from "../users/User.js"
+import { requireReportedInDeal } from "./Policy.js"
+import { ReportRepo } from "./Repo.js"
+import { fileReport, resolveReport } from "./Report.js"
 
 /** What a user reports: who, why, and optionally the deal it happened in. */
 export interface ReportInput {

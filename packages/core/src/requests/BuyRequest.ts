@@ -1,9 +1,9 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { DomainEvent } from "../shared/Events.js"
+import { moved, type Transition, type Transitioned } from "../shared/Transition.js"
+import { Category, ConditionPref } from "../shared/Values.js"
 import { RequestAlreadyClosed, RequestAlreadyExtended, RequestExpired, RequestNotActive } from "./Errors.js"
-import { DomainEvent } from "./Events.js"
-import { moved, type Transition, type Transitioned } from "./Transition.js"
-import { Category, ConditionPref } from "./Values.js"
 
 /**
  * Where a buy request stands: `active` takes offers, `closed` was closed by its buyer or by accepting an offer,

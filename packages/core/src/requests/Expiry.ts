@@ -1,8 +1,10 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { expireRequest, remindOfExpiry } from "../BuyRequest.js"
-import { expireLapsedOffers, rejectPendingOffers } from "../Offer.js"
-import { EventOutbox, OfferRepo, RequestRepo } from "../ports/Repositories.js"
+import { expireLapsedOffers, rejectPendingOffers } from "../offers/Offer.js"
+import { OfferRepo } from "../offers/Repo.js"
+import { EventOutbox } from "../shared/EventOutbox.js"
+import { expireRequest, remindOfExpiry } from "./BuyRequest.js"
+import { RequestRepo } from "./Repo.js"
 
 /**
  * The expiry job's steps on one request: writing down what the clock already shows, and queueing the pushes

@@ -1,6 +1,14 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { expireLapsedOffers, rejectPendingOffers } from "../offers/Offer.js"
+import { OfferRepo } from "../offers/Repo.js"
+import { Ids } from "../platform/Ids.js"
+import { EventOutbox } from "../shared/EventOutbox.js"
+import { currentDate } from "../shared/Now.js"
+import { requireFound } from "../shared/Policy.js"
+import { Transactor } from "../shared/Transactor.js"
+import type { User } from "../users/User.js"
 import {
   closeRequest,
   createRequest,
@@ -8,13 +16,9 @@ import {
   effectiveRequest,
   extendRequest,
   type NewBuyRequest
-} from "../BuyRequest.js"
-import { expireLapsedOffers, rejectPendingOffers } from "../Offer.js"
-import { Ids } from "../ports/Ids.js"
-import { EventOutbox, OfferRepo, RequestRepo, Transactor } from "../ports/Repositories.js"
-import type { User } from "../User.js"
-import { requireFound, requireRequestOwner } from "./Access.js"
-import { currentDate } from "./Now.js"
+} from "./BuyRequest.js"
+import { requireRequestOwner } from "./Policy.js"
+import { RequestRepo } from "./Repo.js"
 
 /** What the buyer writes: a new request less the ids the workflow assigns. */
 export type RequestInput = Omit<NewBuyRequest, "id" | "buyerId">

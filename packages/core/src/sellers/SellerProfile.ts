@@ -1,8 +1,8 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { DomainEvent } from "../shared/Events.js"
+import { moved, type Transition } from "../shared/Transition.js"
 import { SellerProfileExists, SellerProfileNotPending } from "./Errors.js"
-import { DomainEvent } from "./Events.js"
-import { moved, type Transition } from "./Transition.js"
 
 /**
  * Where a seller profile stands: `pending` after applying, then `approved` or `rejected` by an administrator;

@@ -1,12 +1,16 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { SellerProfileExists } from "../Errors.js"
-import { Ids } from "../ports/Ids.js"
-import { EventOutbox, SellerProfileRepo, Transactor } from "../ports/Repositories.js"
-import { applyForSellerProfile, approveSellerProfile, rejectSellerProfile } from "../SellerProfile.js"
-import type { User } from "../User.js"
-import { publiclyVisible, requireAdmin, requireFound } from "./Access.js"
-import { currentDate } from "./Now.js"
+import { Ids } from "../platform/Ids.js"
+import { EventOutbox } from "../shared/EventOutbox.js"
+import { currentDate } from "../shared/Now.js"
+import { requireFound } from "../shared/Policy.js"
+import { Transactor } from "../shared/Transactor.js"
+import { requireAdmin } from "../users/Policy.js"
+import type { User } from "../users/User.js"
+import { SellerProfileExists } from "./Errors.js"
+import { publiclyVisible } from "./Policy.js"
+import { SellerProfileRepo } from "./Repo.js"
+import { applyForSellerProfile, approveSellerProfile, rejectSellerProfile } from "./SellerProfile.js"
 
 /** What a user writes to apply for a seller profile. */
 export interface SellerApplication {

@@ -1,10 +1,12 @@
 import * as Effect from "effect/Effect"
-import { Unauthorized } from "../Errors.js"
-import { Ids } from "../ports/Ids.js"
-import { DeviceTokenRepo, SessionRepo, Transactor, UserRepo } from "../ports/Repositories.js"
-import type { User } from "../User.js"
-import type { Language, Platform } from "../Values.js"
-import { currentDate } from "./Now.js"
+import { SessionRepo } from "../auth/Repo.js"
+import { Ids } from "../platform/Ids.js"
+import { Unauthorized } from "../shared/Errors.js"
+import { currentDate } from "../shared/Now.js"
+import { Transactor } from "../shared/Transactor.js"
+import type { Language, Platform } from "../shared/Values.js"
+import { DeviceTokenRepo, UserRepo } from "./Repo.js"
+import type { User } from "./User.js"
 
 /** What a user may change of their own profile; what is absent stays. */
 export interface ProfileChanges {

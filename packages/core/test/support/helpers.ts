@@ -8,7 +8,7 @@ import type {
   NewSellerProfile,
   Offer,
   SellerProfile
-} from "../src/index.js"
+} from "../../src/index.js"
 
 /** Fixed instants used across the tests. */
 export const T0 = new Date("2025-01-01T10:00:00.000Z")

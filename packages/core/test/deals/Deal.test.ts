@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { cancelDeal, completeDeal, DealNotActive, DomainEvent } from "../src/index.js"
-import { at, BUYER, dealOf, left, right, SELLER } from "./helpers.js"
+import { cancelDeal, completeDeal, DealNotActive, DomainEvent } from "../../src/index.js"
+import { at, BUYER, dealOf, left, right, SELLER } from "../support/helpers.js"
 
 describe("completeDeal", () => {
   it("completes an accepted deal, sets completedAt and raises DealCompleted", () => {

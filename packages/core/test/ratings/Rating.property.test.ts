@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { addRating } from "../src/index.js"
+import { addRating } from "../../src/index.js"
 
 /** The mean of `sum / n` to 2 decimals, halves up, in integer arithmetic only: floor((200·sum + n) / 2n) hundredths. */
 const exactRound2 = (sum: number, n: number) => Math.floor((200 * sum + n) / (2 * n)) / 100

@@ -11,8 +11,8 @@ import {
   OtpExpired,
   type OtpVerdict,
   otpResult
-} from "../src/index.js"
-import { at, T0 } from "./helpers.js"
+} from "../../src/index.js"
+import { at, T0 } from "../support/helpers.js"
 
 const PHONE = "+201001234567"
 const fresh = () => issueOtp(PHONE, "hash-of-123456", T0)

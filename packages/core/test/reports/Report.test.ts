@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { CannotReportSelf, DomainEvent, fileReport, ReportNotPending, resolveReport } from "../src/index.js"
-import { at, BUYER, left, newReportInput, right, SELLER } from "./helpers.js"
+import { CannotReportSelf, DomainEvent, fileReport, ReportNotPending, resolveReport } from "../../src/index.js"
+import { at, BUYER, left, newReportInput, right, SELLER } from "../support/helpers.js"
 
 const pendingReport = () => right(fileReport(newReportInput(), at(0))).state
 

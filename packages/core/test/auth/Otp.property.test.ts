@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { attemptOtp, issueOtp, OTP_MAX_ATTEMPTS, OTP_TTL_MS, type OtpChallenge } from "../src/index.js"
-import { T0 } from "./helpers.js"
+import { attemptOtp, issueOtp, OTP_MAX_ATTEMPTS, OTP_TTL_MS, type OtpChallenge } from "../../src/index.js"
+import { T0 } from "../support/helpers.js"
 
 const attemptArb = fc.record({
   right: fc.boolean(),

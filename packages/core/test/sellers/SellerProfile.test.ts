@@ -10,8 +10,8 @@ import {
   SellerProfileNotPending,
   type SellerProfileStatus,
   suspendSellerProfile
-} from "../src/index.js"
-import { at, left, newProfileInput, profileOf, right, SELLER } from "./helpers.js"
+} from "../../src/index.js"
+import { at, left, newProfileInput, profileOf, right, SELLER } from "../support/helpers.js"
 
 describe("applyForSellerProfile", () => {
   it("creates a pending profile with no ratings and raises SellerProfileApplied", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { DomainEvent, isValidRatingValue, rateDeal, ValidationFailed } from "../src/index.js"
-import { at, BUYER, dealOf, left, right, SELLER } from "./helpers.js"
+import { DomainEvent, isValidRatingValue, rateDeal, ValidationFailed } from "../../src/index.js"
+import { at, BUYER, dealOf, left, right, SELLER } from "../support/helpers.js"
 
 const args = (overrides: Partial<Parameters<typeof rateDeal>[0]> = {}): Parameters<typeof rateDeal>[0] => ({
   id: "rating-1",

@@ -15,8 +15,8 @@ import {
   RequestExpired,
   remindOfExpiry,
   validUntilInRange
-} from "../src/index.js"
-import { activeRequest, at, BUYER, left, newRequestInput, offerOf, right, SELLER, T0 } from "./helpers.js"
+} from "../../src/index.js"
+import { activeRequest, at, BUYER, left, newRequestInput, offerOf, right, SELLER, T0 } from "../support/helpers.js"
 
 const HOUR = 60 * 60 * 1000
 const DAY = 24 * HOUR

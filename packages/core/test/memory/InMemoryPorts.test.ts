@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, HashMap, Layer, Option } from "effect"
-import { Memory, newUser, OfferRepo, PushOutcome, PushSender, SmsSender, UserRepo } from "../src/index.js"
-import { aUser, seedOffer } from "./ports/fixtures.js"
-import { RepositoryProbe, repositoryContract, violatedUniqueRule } from "./ports/repositoryContract.js"
+import { Memory, newUser, OfferRepo, PushOutcome, PushSender, SmsSender, UserRepo } from "../../src/index.js"
+import { aUser, seedOffer } from "../ports/fixtures.js"
+import { RepositoryProbe, repositoryContract, violatedUniqueRule } from "../ports/repositoryContract.js"
 
 /** Reads what the in-memory adapters stored straight from their store. */
 const memoryProbe = Layer.effect(

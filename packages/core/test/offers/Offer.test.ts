@@ -14,8 +14,8 @@ import {
   SellerNotApproved,
   type SellerProfileStatus,
   withdrawOffer
-} from "../src/index.js"
-import { activeRequest, at, BUYER, left, offerOf, right, SELLER, SELLER_2, T0, tagsOf } from "./helpers.js"
+} from "../../src/index.js"
+import { activeRequest, at, BUYER, left, offerOf, right, SELLER, SELLER_2, T0, tagsOf } from "../support/helpers.js"
 
 const newOffer = (overrides: Partial<NewOffer> = {}): NewOffer => ({
   validUntil: null,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { DomainEvent, notificationsFor } from "../src/index.js"
-import { BUYER, SELLER } from "./helpers.js"
+import { DomainEvent, notificationsFor } from "../../src/index.js"
+import { BUYER, SELLER } from "../support/helpers.js"
 
 describe("notificationsFor", () => {
   it("owes the buyer of the request an offer_created push with the request, offer and conversation ids", () => {

@@ -7,8 +7,8 @@ import {
   priceOutsideBudget,
   RequestAlreadyClosed,
   RequestNotActive
-} from "../src/index.js"
-import { activeRequest, at, BUYER, left, newRequestInput, right, T0 } from "./helpers.js"
+} from "../../src/index.js"
+import { activeRequest, at, BUYER, left, newRequestInput, right, T0 } from "../support/helpers.js"
 
 describe("createRequest", () => {
   it("creates an active request with no offers and raises RequestCreated", () => {

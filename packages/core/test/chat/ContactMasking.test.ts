@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { isPhoneLike, MASK, maskContacts } from "../src/ContactMasking.js"
+import { isPhoneLike, MASK, maskContacts } from "../../src/chat/ContactMasking.js"
 
 /** Real-world ways sellers and buyers write contact details, each with what the recipient must see. */
 const masked: ReadonlyArray<readonly [string, string]> = [

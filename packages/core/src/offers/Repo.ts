@@ -1,0 +1,25 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { Offer } from "./Offer.js"
+
+/** Port: stores offers; at most one pending offer per seller and request. */
+export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
+  OfferRepo,
+  {
+    /**
+     * Inserts a pending offer unless its seller already has one pending on the request (committed, or
+     * committing meanwhile); answers whether it did. The check and the insert are one statement.
+     */
+    readonly insertUnlessPending: (offer: Offer) => Effect.Effect<boolean>
+    readonly findById: (id: string) => Effect.Effect<Option.Option<Offer>>
+    readonly lock: (id: string) => Effect.Effect<Option.Option<Offer>>
+    /** Every offer of a request, locked for update; lock the request first, so racing transitions queue on it. */
+    readonly lockByRequest: (requestId: string) => Effect.Effect<ReadonlyArray<Offer>>
+    /** A request's pending offers whose `valid_until` is at or before `now`, locked; lock the request first. */
+    readonly lockLapsed: (requestId: string, now: Date) => Effect.Effect<ReadonlyArray<Offer>>
+    /** A seller's pending offers on every request, locked for update; lock the seller's profile first. */
+    readonly lockPendingBySeller: (sellerId: string) => Effect.Effect<ReadonlyArray<Offer>>
+    readonly updateStatus: (offers: ReadonlyArray<Pick<Offer, "id" | "status">>) => Effect.Effect<void>
+  }
+>() {}

@@ -1,0 +1,20 @@
+import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import { insertNew, unchanged, updateRow } from "../memory/Rows.js"
+import { MemoryStore } from "../memory/Store.js"
+import { RequestRepo } from "./Repo.js"
+
+/** {@link RequestRepo} over the {@link MemoryStore}. */
+export const MemoryRequestRepo = Layer.effect(
+  RequestRepo,
+  Effect.map(MemoryStore, (store) =>
+    RequestRepo.of({
+      insert: (request) =>
+        store.write((t) => [undefined, insertNew(t, "requests", request.id, request, "buy_requests_pkey")] as const),
+      findById: (id) => store.read((t) => HashMap.get(t.requests, id)),
+      lock: (id) => store.write((t) => unchanged(HashMap.get(t.requests, id), t)),
+      update: (request) => store.write(updateRow("requests", request, ["buyerId", "createdAt"]))
+    })
+  )
+)

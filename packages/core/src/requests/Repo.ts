@@ -1,0 +1,15 @@
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { BuyRequest } from "./BuyRequest.js"
+
+/** Port: stores buy requests. */
+export class RequestRepo extends Context.Tag("@talab/core/RequestRepo")<
+  RequestRepo,
+  {
+    readonly insert: (request: BuyRequest) => Effect.Effect<void>
+    readonly findById: (id: string) => Effect.Effect<Option.Option<BuyRequest>>
+    readonly lock: (id: string) => Effect.Effect<Option.Option<BuyRequest>>
+    readonly update: (request: BuyRequest) => Effect.Effect<void>
+  }
+>() {}
