@@ -1,13 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import type { MyOfferItem, OfferSort, RequestOfferItem } from "@talab/contract"
-import { BuyRequest, Offer, OfferStatus, SellerProfile, SellerTrust, User } from "@talab/core"
+import { BuyRequest, Offer, OfferStatus, type OffersAudience, SellerProfile, SellerTrust, User } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 import { trustColumns } from "../trust/View.js"
-import type { OffersAudience } from "./Policy.js"
 
 /** An offer of a request with its seller, as `nested` gathers the row. */
 const RequestOfferRow = Schema.Struct({

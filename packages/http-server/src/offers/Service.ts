@@ -1,7 +1,6 @@
 import type { OfferSort } from "@talab/contract"
-import { RequestRepo, requireFound, type User } from "@talab/core"
+import { audienceOf, RequestRepo, requireFound, requireOffersVisible, type User } from "@talab/core"
 import * as Effect from "effect/Effect"
-import { audienceOf, requireOffersVisible } from "./Policy.js"
 import { OfferQueries } from "./Queries.js"
 
 /**
