@@ -237,11 +237,14 @@ const step = (world0: World, command: Command): Stepped => {
         },
         request: world.request,
         sellerProfile: actor.profile,
-        sellerHasPendingOffer: world.offers.some((o) => o.sellerId === actor.id && o.status === "pending"),
         conversationId: `conversation-${world.seq}`,
         now
       })
       if (Either.isLeft(result)) return unchanged(errorKey(result.left))
+      // The use case's insert (`OfferRepo.insertUnlessPending`) refuses a seller's second pending offer.
+      if (world.offers.some((o) => o.sellerId === actor.id && o.status === "pending")) {
+        return unchanged("DuplicatePendingOffer")
+      }
       const { offer, request } = result.right.state
       return {
         world: { ...world, seq: world.seq + 1, request, offers: [...world.offers, offer] },

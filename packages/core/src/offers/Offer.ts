@@ -7,13 +7,7 @@ import { SellerNotApproved } from "../sellers/Errors.js"
 import type { SellerProfile } from "../sellers/SellerProfile.js"
 import { DomainEvent } from "../shared/Events.js"
 import { moved, type Transition } from "../shared/Transition.js"
-import {
-  CannotOfferOnOwnRequest,
-  DuplicatePendingOffer,
-  OfferAlreadyAccepted,
-  OfferExpired,
-  OfferNotPending
-} from "./Errors.js"
+import { CannotOfferOnOwnRequest, OfferAlreadyAccepted, OfferExpired, OfferNotPending } from "./Errors.js"
 
 /**
  * Where an offer stands: `pending` until the buyer answers; `accepted` (a deal is made), `rejected` (another offer
@@ -58,10 +52,6 @@ export const validUntilInRange = (validUntil: Date, now: Date) => {
 export const offerLapsed = (offer: Offer, now: Date) =>
   offer.status === "pending" && offer.validUntil !== null && offer.validUntil.getTime() <= now.getTime()
 
-/** The offer as the API shows it at `now`: a pending offer past its `valid_until` is `expired` already. */
-export const effectiveOffer = (offer: Offer, now: Date): Offer =>
-  offerLapsed(offer, now) ? { ...offer, status: "expired" } : offer
-
 /**
  * The offer as the API shows it at `now` beside its request: lapsed, it is `expired`; pending on a request that
  * expired (by the clock), it is `rejected`, as the expiry job will write it.
@@ -93,25 +83,24 @@ export const expireLapsedOffers = (request: BuyRequest, offers: ReadonlyArray<Of
 }
 
 /**
- * An approved seller offers on an active request of somebody else, when they have no pending offer on it.
- * The conversation between buyer and seller is created with the offer.
+ * An approved seller offers on an active request of somebody else. The conversation between buyer and seller
+ * is created with the offer. One pending offer per seller and request is the repository's rule
+ * (`OfferRepo.insertUnlessPending`): only the insert also sees an offer committed meanwhile.
  */
 export const createOffer = (args: {
   readonly input: NewOffer
   readonly request: BuyRequest
   readonly sellerProfile: Pick<SellerProfile, "status"> | null
-  readonly sellerHasPendingOffer: boolean
   readonly conversationId: string
   readonly now: Date
 }): Transition<
   { readonly offer: Offer; readonly request: BuyRequest },
-  SellerNotApproved | RequestNotActive | CannotOfferOnOwnRequest | DuplicatePendingOffer
+  SellerNotApproved | RequestNotActive | CannotOfferOnOwnRequest
 > => {
   const { input, request } = args
   if (args.sellerProfile?.status !== "approved") return Either.left(new SellerNotApproved())
   if (request.buyerId === input.sellerId) return Either.left(new CannotOfferOnOwnRequest())
   if (request.status !== "active") return Either.left(new RequestNotActive())
-  if (args.sellerHasPendingOffer) return Either.left(new DuplicatePendingOffer())
   const offer: Offer = { ...input, status: "pending", createdAt: args.now }
   return moved({ offer, request: { ...request, offerCount: request.offerCount + 1 } }, [
     DomainEvent.OfferCreated({

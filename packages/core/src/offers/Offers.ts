@@ -77,9 +77,6 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
             input: { id: yield* ids.next, sellerId: seller.id, ...input, requestId: request.id },
             request,
             sellerProfile: profile,
-            // Asked of the insert below instead, a round trip less: it is the last rule createOffer checks, so
-            // the answer is the same, and the insert's own check also sees a racing offer.
-            sellerHasPendingOffer: false,
             conversationId,
             now: at
           })

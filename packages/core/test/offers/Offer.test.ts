@@ -4,7 +4,6 @@ import {
   CannotOfferOnOwnRequest,
   createOffer,
   DomainEvent,
-  DuplicatePendingOffer,
   type NewOffer,
   type Offer,
   OfferAlreadyAccepted,
@@ -33,7 +32,6 @@ const offerArgs = (overrides: Partial<Parameters<typeof createOffer>[0]> = {}): 
   input: newOffer(),
   request: activeRequest({ offerCount: 2 }),
   sellerProfile: { status: "approved" },
-  sellerHasPendingOffer: false,
   conversationId: "conversation-1",
   now: at(1_000),
   ...overrides
@@ -81,36 +79,23 @@ describe("createOffer", () => {
     expect(error.code).toBe("REQUEST_NOT_ACTIVE")
   })
 
-  it("refuses a second pending offer of the same seller with DuplicatePendingOffer (422)", () => {
-    const error = left(createOffer(offerArgs({ sellerHasPendingOffer: true })))
-    expect(error).toBeInstanceOf(DuplicatePendingOffer)
-    expect(error.code).toBe("DUPLICATE_PENDING_OFFER")
-  })
-
   describe("checks its refusals in order", () => {
     const closed = activeRequest({ status: "closed", closedAt: T0 })
-    it("not approved wins over own request, closed request and duplicate", () => {
+    it("not approved wins over own request and closed request", () => {
       const error = left(
         createOffer(
           offerArgs({
             sellerProfile: { status: "suspended" },
             input: newOffer({ sellerId: BUYER }),
-            request: closed,
-            sellerHasPendingOffer: true
+            request: closed
           })
         )
       )
       expect(error).toBeInstanceOf(SellerNotApproved)
     })
-    it("own request wins over closed request and duplicate", () => {
-      const error = left(
-        createOffer(offerArgs({ input: newOffer({ sellerId: BUYER }), request: closed, sellerHasPendingOffer: true }))
-      )
+    it("own request wins over closed request", () => {
+      const error = left(createOffer(offerArgs({ input: newOffer({ sellerId: BUYER }), request: closed })))
       expect(error).toBeInstanceOf(CannotOfferOnOwnRequest)
-    })
-    it("closed request wins over duplicate", () => {
-      const error = left(createOffer(offerArgs({ request: closed, sellerHasPendingOffer: true })))
-      expect(error).toBeInstanceOf(RequestNotActive)
     })
   })
 })
@@ -151,9 +136,7 @@ describe("withdrawOffer", () => {
     const withdrawn = right(withdrawOffer(created.offer, created.request)).state
     expect(withdrawn.request.offerCount).toBe(0)
     const again = right(
-      createOffer(
-        offerArgs({ input: newOffer({ id: "offer-2" }), request: withdrawn.request, sellerHasPendingOffer: false })
-      )
+      createOffer(offerArgs({ input: newOffer({ id: "offer-2" }), request: withdrawn.request }))
     ).state
     expect(again.offer.status).toBe("pending")
     expect(again.request.offerCount).toBe(1)
