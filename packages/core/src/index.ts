@@ -1,7 +1,4 @@
-/*
- * The public API, one block per feature folder. The in-memory adapters are only under `Memory`, so an embedder
- * never picks one up by accident.
- */
+// The in-memory adapters are exported only under `Memory`, so an embedder never picks one up by accident.
 export * from "./alerts/Errors.js"
 export * from "./alerts/SellerAlerts.js"
 export * from "./auth/Errors.js"

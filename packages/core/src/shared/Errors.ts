@@ -1,5 +1,6 @@
 import * as Data from "effect/Data"
 
+/** A field-level problem: a message key of the catalogue and its parameters, localized at the edge. */
 export interface FieldProblem {
   readonly key: string
   readonly params?: Readonly<Record<string, string | number>>
