@@ -11,8 +11,16 @@ export * from "./chat/Views.js"
 export * from "./deals/Api.js"
 export { asyncApiDocument } from "./docs/AsyncApiDocument.js"
 export { openApiDocument } from "./docs/OpenApiDocument.js"
+export {
+  type CodeOfStatus,
+  codesOfStatus,
+  type ErrorCode,
+  type ErrorStatus,
+  errorCatalogue,
+  isErrorCode,
+  statusOfCode
+} from "./errors/Catalogue.js"
 export * from "./http/Envelope.js"
-export * from "./http/ErrorCodes.js"
 export * from "./http/Fields.js"
 export * from "./http/Paths.js"
 export * from "./http/Problems.js"

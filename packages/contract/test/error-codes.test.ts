@@ -1,91 +1,107 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
+import * as Core from "@talab/core"
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import {
   codesOfStatus,
   type ErrorCode,
-  type ErrorStatus,
+  errorCatalogue,
   errorMessages,
   errorResponseOf,
-  IdempotencyKeyReusedResponse,
   isErrorCode,
+  openApiDocument,
   statusOfCode
 } from "../src/index.js"
 
-/** decisions.md section 6 status by status, plus UPGRADE_REQUIRED of GET /ws and the idempotency codes of POSTs. */
-const codesBySpecifiedStatus: Record<number, ReadonlyArray<string>> = {
-  400: ["VALIDATION_ERROR"],
-  401: ["UNAUTHORIZED", "INVALID_OTP", "OTP_EXPIRED", "OTP_ATTEMPTS_EXCEEDED", "INVALID_REFRESH_TOKEN"],
-  403: ["FORBIDDEN", "SELLER_NOT_APPROVED"],
-  404: ["NOT_FOUND"],
-  409: ["IDEMPOTENCY_KEY_IN_USE"],
-  413: ["PAYLOAD_TOO_LARGE"],
-  415: ["UNSUPPORTED_MEDIA_TYPE"],
-  422: [
-    "REQUEST_NOT_ACTIVE",
-    "REQUEST_ALREADY_CLOSED",
-    "DUPLICATE_PENDING_OFFER",
-    "OFFER_ALREADY_ACCEPTED",
-    "OFFER_NOT_PENDING",
-    "CANNOT_OFFER_ON_OWN_REQUEST",
-    "DEAL_NOT_ACTIVE",
-    "REPORT_NOT_PENDING",
-    "SELLER_PROFILE_EXISTS",
-    "SELLER_PROFILE_NOT_PENDING",
-    "CANNOT_REPORT_SELF",
-    "OFFER_EXPIRED",
-    "REQUEST_EXPIRED",
-    "REQUEST_ALREADY_EXTENDED",
-    "ALERT_RULE_LIMIT_REACHED",
-    "IDEMPOTENCY_KEY_REUSED"
-  ],
-  426: ["UPGRADE_REQUIRED"],
-  429: ["RATE_LIMITED"],
-  500: ["INTERNAL_ERROR"],
-  503: ["SERVICE_UNAVAILABLE"]
+const codes = Object.keys(errorCatalogue) as Array<ErrorCode>
+
+/** The code of each error class of @talab/core that carries one (its domain errors), by class name. */
+const coreErrorCodes: ReadonlyArray<readonly [string, unknown]> = Object.entries(Core).flatMap(([name, value]) => {
+  if (typeof value !== "function" || !(value.prototype instanceof Error)) return []
+  const error = new (value as new (args: object) => { readonly code?: unknown })({})
+  return error.code === undefined ? [] : [[name, error.code] as const]
+})
+
+/** The status and the response class that encodes the envelope of `code`, through the contract's mapping. */
+const answerOf = (code: ErrorCode) => {
+  const body = { success: false as const, error: { code, message: "m", details: {} } }
+  const response = errorResponseOf(code, body)
+  const Response = response.constructor as unknown as Schema.Schema<any, any>
+  return { status: HttpApiSchema.getStatusError(Response), encoded: Schema.encodeSync(Response)(response), body }
 }
 
-const codes = Object.keys(statusOfCode) as Array<ErrorCode>
+type Json = Record<string, any>
+const document = openApiDocument() as Json
+const codesOfSchema = (schema: Json | undefined): ReadonlyArray<string> => {
+  if (schema?.anyOf) return schema.anyOf.flatMap(codesOfSchema)
+  const named = schema?.$ref ? document.components.schemas[String(schema.$ref).split("/").pop()!] : schema
+  return named?.properties?.error?.properties?.code?.enum ?? []
+}
+const codesOfResponse = (response: Json) => codesOfSchema(response.content?.["application/json"]?.schema)
+const errorResponses = Object.values<Json>(document.paths)
+  .flatMap((item) => Object.values<Json>(item))
+  .flatMap((operation) =>
+    Object.entries<Json>(operation.responses)
+      .filter(([status]) => Number(status) >= 400)
+      .map(([status, response]) => ({ id: operation.operationId as string, status: Number(status), response }))
+  )
 
-describe("the table of error codes", () => {
-  it("gives every code the status decisions.md gives it, and has no other code", () => {
-    for (const [status, specified] of Object.entries(codesBySpecifiedStatus)) {
-      expect([...codesOfStatus(Number(status) as ErrorStatus)].sort(), status).toEqual([...specified].sort())
-    }
-    expect([...codes].sort()).toEqual(Object.values(codesBySpecifiedStatus).flat().sort())
-  })
-
-  it("lists a status's codes in the table's order, and knows its codes from any other string", () => {
-    expect(codesOfStatus(401)).toEqual([
-      "UNAUTHORIZED",
-      "INVALID_OTP",
-      "OTP_EXPIRED",
-      "OTP_ATTEMPTS_EXCEEDED",
-      "INVALID_REFRESH_TOKEN"
-    ])
-    expect(codesOfStatus(404)).toEqual(["NOT_FOUND"])
-    expect(codes.every(isErrorCode)).toBe(true)
-    for (const notACode of ["not_found", "toString", "__proto__", "", 404, null])
-      expect(isErrorCode(notACode)).toBe(false)
-  })
-
-  it("has a message in Arabic and English for every code", () => {
-    expect(Object.keys(errorMessages).sort()).toEqual([...codes].sort())
-    for (const code of codes) {
-      expect(errorMessages[code].ar.length, code).toBeGreaterThan(0)
-      expect(errorMessages[code].en.length, code).toBeGreaterThan(0)
+describe("the error catalogue", () => {
+  it("has every error class of @talab/core, answered with the catalogue's status", () => {
+    expect(coreErrorCodes.length).toBeGreaterThan(20)
+    for (const [name, code] of coreErrorCodes) {
+      expect(isErrorCode(code), `${name} carries ${String(code)}`).toBe(true)
+      expect(answerOf(code as ErrorCode).status, name).toBe(errorCatalogue[code as ErrorCode].status)
     }
   })
 
   it.each(codes.filter((code) => code !== "UPGRADE_REQUIRED"))(
-    "%s becomes the response class of its status, which encodes it as the envelope",
+    "answers %s with a response class of its status, which encodes it as the envelope",
     (code) => {
-      const body = { success: false as const, error: { code, message: "m", details: {} } }
-      const response = errorResponseOf(code, body)
-      const Response = response.constructor as unknown as Schema.Schema<any, any>
-      expect(HttpApiSchema.getStatusError(Response)).toBe(statusOfCode[code])
-      expect(Schema.encodeSync(Response)(response)).toEqual(body)
-      if (code === "IDEMPOTENCY_KEY_REUSED") expect(response).toBeInstanceOf(IdempotencyKeyReusedResponse)
+      const { status, encoded, body } = answerOf(code)
+      expect(status).toBe(statusOfCode[code])
+      expect(encoded).toEqual(body)
     }
   )
+
+  it("is what the served document says: each error response lists codes of its status only", () => {
+    for (const { id, status, response } of errorResponses) {
+      const listed = codesOfResponse(response)
+      expect(listed.length, `${id} ${status}`).toBeGreaterThan(0)
+      for (const code of listed) expect(statusOfCode[code as ErrorCode], `${id} ${status} ${code}`).toBe(status)
+      for (const example of Object.values<Json>(response.content["application/json"].examples)) {
+        expect(example.value.error.message).toBe(errorCatalogue[example.value.error.code as ErrorCode].en)
+      }
+    }
+  })
+
+  it("has no code the REST API cannot answer, but the WebSocket upgrade's", () => {
+    const answerable = new Set(errorResponses.flatMap(({ response }) => codesOfResponse(response)))
+    expect(codes.filter((code) => !answerable.has(code))).toEqual(["UPGRADE_REQUIRED"])
+  })
+
+  it("gives every code its own message in Arabic and in English", () => {
+    const arabicLetter = /[\u0600-\u06FF]/
+    for (const code of codes) {
+      expect(errorMessages[code].ar, code).toMatch(arabicLetter)
+      expect(errorMessages[code].en.trim().length, code).toBeGreaterThan(0)
+      expect(errorMessages[code].en, code).not.toMatch(arabicLetter)
+    }
+    for (const language of ["ar", "en"] as const) {
+      const texts = codes.map((code) => errorMessages[code][language])
+      expect(new Set(texts).size, language).toBe(codes.length)
+    }
+  })
+
+  it("puts the general code of a status first, the one the reference shows when an operation names none", () => {
+    expect(codesOfStatus(401)[0]).toBe("UNAUTHORIZED")
+    expect(codesOfStatus(403)[0]).toBe("FORBIDDEN")
+  })
+
+  it("knows its codes from any other value, prototype keys included", () => {
+    expect(codes.every(isErrorCode)).toBe(true)
+    for (const notACode of ["not_found", "toString", "__proto__", "constructor", "", 404, null, undefined]) {
+      expect(isErrorCode(notACode), String(notACode)).toBe(false)
+    }
+  })
 })

@@ -1,7 +1,9 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { AlertRule, Category, QuietHours } from "@talab/core"
 import * as Schema from "effect/Schema"
+import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
   BusinessRuleResponse,
   ForbiddenResponse,
@@ -105,12 +107,24 @@ export const AlertSettingsInput = Payload({
   )
 )
 
+const approvedSellerOnly = "Approved sellers only; anybody else gets 403 `SELLER_NOT_APPROVED`."
+
 /** An approved seller's alerts for new requests that match their rules, and their quiet hours. */
 export class SellerAlertsApi extends HttpApiGroup.make("sellerAlerts")
+  .annotate(OpenApi.Title, "Seller alerts")
+  .annotate(
+    OpenApi.Description,
+    "An approved seller's alert rules: a new request matching one (category, city, budget meeting the price range) sends them one `request_match` push and an `event` frame on their WebSocket user channel. Quiet hours hold the pushes and send one `request_match_summary` when they end. Any other caller gets 403 SELLER_NOT_APPROVED."
+  )
   .add(
     HttpApiEndpoint.get("listRules", "/alerts")
       .addSuccess(Ok(Schema.Struct({ alerts: Schema.Array(AlertRuleView) })))
       .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "List my alert rules")
+      .annotate(
+        OpenApi.Description,
+        `${approvedSellerOnly} The caller's alert rules (at most 20), newest first, in \`data.alerts\`.`
+      )
   )
   .add(
     HttpApiEndpoint.post("createRule", "/alerts")
@@ -120,6 +134,18 @@ export class SellerAlertsApi extends HttpApiGroup.make("sellerAlerts")
       .addError(BusinessRuleResponse)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
+      .annotate(OpenApi.Summary, "Add an alert rule")
+      .annotate(
+        OpenApi.Description,
+        `${approvedSellerOnly} A request matches when its category is one of \`categories\`, its city one of \`cities\` (compared trimmed and case-insensitively) and its budget range meets [\`price_min\`, \`price_max\`] (either may be left out). Only requests created afterwards are matched; a request without a city matches no rule.`
+      )
+      .annotate(ErrorCases, { ALERT_RULE_LIMIT_REACHED: "the seller already has 20 rules; delete one first" })
+      .annotate(RequestExample, {
+        categories: ["phone"],
+        cities: ["Riyadh", "Jeddah"],
+        price_min: 1000,
+        price_max: 4000
+      })
   )
   .add(
     HttpApiEndpoint.del("deleteRule", "/alerts/:id")
@@ -127,15 +153,31 @@ export class SellerAlertsApi extends HttpApiGroup.make("sellerAlerts")
       .addSuccess(OkMessage)
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "Delete an alert rule")
+      .annotate(OpenApi.Description, `${approvedSellerOnly} Deletes one of the caller's rules.`)
+      .annotate(ErrorCases, { NOT_FOUND: "no rule of the caller has this id (another seller's rule included)" })
   )
   .add(
-    HttpApiEndpoint.get("getSettings", "/alert-settings").addSuccess(Ok(AlertSettingsView)).addError(ForbiddenResponse)
+    HttpApiEndpoint.get("getSettings", "/alert-settings")
+      .addSuccess(Ok(AlertSettingsView))
+      .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "Get my quiet hours")
+      .annotate(
+        OpenApi.Description,
+        `${approvedSellerOnly} The caller's quiet hours; all three fields null when there are none (the default).`
+      )
   )
   .add(
     HttpApiEndpoint.put("putSettings", "/alert-settings")
       .setPayload(AlertSettingsInput)
       .addSuccess(Ok(AlertSettingsView))
       .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "Set my quiet hours")
+      .annotate(
+        OpenApi.Description,
+        `${approvedSellerOnly} From \`quiet_from\` to \`quiet_to\` (HH:MM, may wrap past midnight) in \`time_zone\` (IANA), alert pushes are held and sent as one \`request_match_summary\` push when the quiet hours end. All three null removes them.`
+      )
+      .annotate(RequestExample, { quiet_from: "22:00", quiet_to: "07:00", time_zone: "Asia/Riyadh" })
   )
   .middleware(BodyCheck)
   .middleware(ApiRateLimit)

@@ -1,7 +1,9 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Platform, Session, SessionDevice, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
+import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
   IdempotencyKeyInUseResponse,
   IdempotencyKeyReusedResponse,
@@ -50,12 +52,26 @@ export const SessionView = Schema.Struct({
 
 /** Sign-in by phone number and one-time code, and the caller's sessions. */
 export class AuthApi extends HttpApiGroup.make("auth")
+  .annotate(OpenApi.Title, "Sign-in")
+  .annotate(
+    OpenApi.Description,
+    "Phone sign-in with a one-time code sent by SMS, token refresh, sign-out, and the sessions a user can see and end. The access token (JWT, 24 hours) goes in `Authorization: Bearer …`; the refresh token (30 days) is exchanged at `/auth/refresh`."
+  )
   .add(
     HttpApiEndpoint.post("requestOtp", "/request-otp")
       .setPayload(Payload({ phone_number: PhoneNumber }))
       .addSuccess(Ok(Schema.Struct({ expires_at: Schema.Date, message: Schema.String })))
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
+      .annotate(OpenApi.Summary, "Send a sign-in code by SMS")
+      .annotate(
+        OpenApi.Description,
+        "Anyone may call it. Sends a 6-digit code, valid for 10 minutes, to the phone number (international format, with its `+country` code); a new code replaces the previous one. At most 3 codes per number every 10 minutes."
+      )
+      .annotate(ErrorCases, {
+        RATE_LIMITED: "more than 3 codes for this number in 10 minutes, or too many auth calls from this IP"
+      })
+      .annotate(RequestExample, { phone_number: "+966501234567" })
   )
   .add(
     HttpApiEndpoint.post("verifyOtp", "/verify-otp")
@@ -70,6 +86,21 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addError(UnauthorizedResponse)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
+      .annotate(OpenApi.Summary, "Sign in with the code")
+      .annotate(
+        OpenApi.Description,
+        "Anyone may call it. Checks the code sent to the phone number; the first sign-in creates the user. Answers the user and a new session's tokens. A code allows 3 attempts. The optional `device` (`platform`: ios, android or web; `name`: one line, 1-100 characters) names the session in `GET /auth/sessions`."
+      )
+      .annotate(ErrorCases, {
+        INVALID_OTP: "the code is wrong",
+        OTP_EXPIRED: "the code is older than 10 minutes, or none was sent",
+        OTP_ATTEMPTS_EXCEEDED: "3 wrong attempts: request a new code"
+      })
+      .annotate(RequestExample, {
+        phone_number: "+966501234567",
+        otp_code: "123456",
+        device: { platform: "ios", name: "Sara's iPhone" }
+      })
   )
   .add(
     HttpApiEndpoint.post("refresh", "/refresh")
@@ -78,6 +109,14 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addError(UnauthorizedResponse)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
+      .annotate(OpenApi.Summary, "Get a new access token")
+      .annotate(
+        OpenApi.Description,
+        "Anyone holding a refresh token may call it. Answers a new access token; the refresh token stays valid until it expires or the session signs out."
+      )
+      .annotate(ErrorCases, {
+        INVALID_REFRESH_TOKEN: "the refresh token is unknown, expired, or its session signed out"
+      })
   )
   .add(
     HttpApiEndpoint.post("logout", "/logout")
@@ -86,11 +125,22 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .middleware(Authentication)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
+      .annotate(OpenApi.Summary, "Sign out")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user. Ends the session of the access token (its refresh token stops working and its WebSockets close with 4401). With `device_token`, that device stops receiving pushes. Counts toward the auth rate limit."
+      )
+      .annotate(RequestExample, { device_token: "fcm-device-token-123" })
   )
   .add(
     HttpApiEndpoint.get("listSessions", "/sessions")
       .addSuccess(Ok(Schema.Struct({ sessions: Schema.Array(SessionView) })))
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "List my sessions")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user. Answers their live sessions (not ended, not expired), newest first: when each signed in and was last used (refreshed at most once a minute, and at every token refresh), the device named at sign-in (null when none was), the network it signed in from (`approximate_ip`: an IPv4 /24 or an IPv6 /48, never the address), and `current: true` on the caller's own. Counts toward the auth rate limit."
+      )
   )
   .add(
     HttpApiEndpoint.del("endSession", "/sessions/:id")
@@ -98,11 +148,24 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(OkMessage)
       .addError(NotFoundResponse)
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "End one of my sessions")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user. Ends one of their live sessions (the current one too, like logout): its access and refresh tokens answer 401 at once on every instance, its WebSockets close with 4401, and the push tokens registered under it are removed. Counts toward the auth rate limit."
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no live session of the caller has this id (another user's, ended, expired or unknown)"
+      })
   )
   .add(
     HttpApiEndpoint.del("endOtherSessions", "/sessions")
       .addSuccess(Ok(Schema.Struct({ ended: Schema.Int })))
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "End all my other sessions")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user. Ends every live session of theirs except the caller's own, as `DELETE /auth/sessions/{id}` ends one; answers how many it ended (`ended`, 0 when there were none). Counts toward the auth rate limit."
+      )
   )
   .middleware(BodyCheck)
   .prefix("/auth") {}

@@ -1,6 +1,8 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import * as Schema from "effect/Schema"
+import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
   ForbiddenResponse,
   IdempotencyKeyInUseResponse,
@@ -46,10 +48,20 @@ const HistoryParams = Schema.Struct({
 
 /** The caller's conversations and their messages (parties only). */
 export class ChatApi extends HttpApiGroup.make("chat")
+  .annotate(OpenApi.Title, "Chat")
+  .annotate(
+    OpenApi.Description,
+    "Every offer opens a conversation between the buyer and the seller. Messages can be read and sent here or live over the WebSocket at `/ws` (see `/api/v1/asyncapi.json`)."
+  )
   .add(
     HttpApiEndpoint.get("listMine", "/conversations/my")
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(Ok(Schema.Struct({ conversations: Schema.Array(ConversationSummary), pagination: Pagination })))
+      .annotate(OpenApi.Summary, "List my conversations")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user's conversations (one per offer), by last activity, with the last message (its text, contact details masked as in the history, `masked`, `seq` and time) and the unread count."
+      )
   )
   .add(
     HttpApiEndpoint.get("listMessages", "/conversations/:id/messages")
@@ -58,6 +70,15 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .addSuccess(Ok(Schema.Struct({ messages: Schema.Array(MessageItem), has_more: Schema.Boolean })))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "Read a conversation's messages")
+      .annotate(
+        OpenApi.Description,
+        "The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more` (older ones exist). With `after_seq=N` instead: up to `limit` messages whose `seq` is greater than N, oldest first, with `has_more` (newer ones exist: ask again with the last `seq` returned); this is how a client resumes a conversation. `before` and `after_seq` together are a 400. Every message carries `seq`: 1, 2, 3, … within the conversation, with no gaps. Marks the other party's messages as read. Until the offer is accepted, phone numbers, e-mail addresses and links in the other party's messages read `***` (`masked: true`); your own never do."
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no conversation has this id",
+        FORBIDDEN: "the caller is not a party of the conversation"
+      })
   )
   .add(
     HttpApiEndpoint.post("sendMessage", "/conversations/:id/messages")
@@ -68,6 +89,16 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .addError(ForbiddenResponse)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
+      .annotate(OpenApi.Summary, "Send a message")
+      .annotate(
+        OpenApi.Description,
+        "The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push."
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no conversation has this id",
+        FORBIDDEN: "the caller is not a party of the conversation"
+      })
+      .annotate(RequestExample, { message_text: "Is it still available?" })
   )
   .add(
     HttpApiEndpoint.put("markRead", "/conversations/:id/read")
@@ -76,6 +107,16 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .addSuccess(Ok(Schema.Struct({ ...SentMessage.pick("conversationId").fields, ...UnreadCount.fields })))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "Mark messages as read up to a seq")
+      .annotate(
+        OpenApi.Description,
+        "The conversation's two parties. Marks the other party's messages with `seq` up to `up_to_seq` as read (those read already keep their `read_at`; the caller's own messages are never touched) and answers how many of the other party's messages the caller still has unread, the `unread_count` every device sees in the conversation list. A `seq` not stored yet marks what there is; 0 marks nothing."
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no conversation has this id",
+        FORBIDDEN: "the caller is not a party of the conversation"
+      })
+      .annotate(RequestExample, { up_to_seq: 12 })
   )
   .middleware(BodyCheck)
   .middleware(ApiRateLimit)

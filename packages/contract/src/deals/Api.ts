@@ -1,7 +1,9 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { DealStatus, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
+import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
@@ -51,8 +53,15 @@ export const DealDetail = Schema.Struct({
 export const DealRole = Schema.Literal("buyer", "seller")
 export type DealRole = typeof DealRole.Type
 
+const partiesOnly = "Only the deal's two parties (buyer and seller) may call it."
+
 /** Deals: the caller's list, one deal, complete and cancel. */
 export class DealsApi extends HttpApiGroup.make("deals")
+  .annotate(OpenApi.Title, "Deals")
+  .annotate(
+    OpenApi.Description,
+    "An accepted offer becomes a deal between buyer and seller, completed or cancelled by either party."
+  )
   .add(
     HttpApiEndpoint.get("listMine", "/deals/my")
       .setUrlParams(
@@ -63,6 +72,11 @@ export class DealsApi extends HttpApiGroup.make("deals")
         })
       )
       .addSuccess(Ok(Schema.Struct({ deals: Schema.Array(DealListItem), pagination: Pagination })))
+      .annotate(OpenApi.Summary, "List my deals")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user's deals as buyer and as seller (`role` narrows), newest first, in every state unless `status` filters."
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/deals/:id")
@@ -70,6 +84,9 @@ export class DealsApi extends HttpApiGroup.make("deals")
       .addSuccess(Ok(DealDetail))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "Get a deal")
+      .annotate(OpenApi.Description, `${partiesOnly} The deal with its offer, request and conversation.`)
+      .annotate(ErrorCases, { NOT_FOUND: "no deal has this id", FORBIDDEN: "the caller is not a party of the deal" })
   )
   .add(
     HttpApiEndpoint.put("complete", "/deals/:id/complete")
@@ -85,6 +102,16 @@ export class DealsApi extends HttpApiGroup.make("deals")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
+      .annotate(OpenApi.Summary, "Complete a deal")
+      .annotate(
+        OpenApi.Description,
+        `${partiesOnly} An accepted deal becomes \`completed\`; the buyer gets a \`rating_prompt\` push.`
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no deal has this id",
+        FORBIDDEN: "the caller is not a party of the deal",
+        DEAL_NOT_ACTIVE: "the deal is completed or cancelled already"
+      })
   )
   .add(
     HttpApiEndpoint.put("cancel", "/deals/:id/cancel")
@@ -101,6 +128,17 @@ export class DealsApi extends HttpApiGroup.make("deals")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
+      .annotate(OpenApi.Summary, "Cancel a deal")
+      .annotate(
+        OpenApi.Description,
+        `${partiesOnly} An accepted deal becomes \`cancelled\`, with a reason; the request stays closed.`
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no deal has this id",
+        FORBIDDEN: "the caller is not a party of the deal",
+        DEAL_NOT_ACTIVE: "the deal is completed or cancelled already"
+      })
+      .annotate(RequestExample, { reason: "The buyer found the phone elsewhere", description: "Agreed by phone" })
   )
   .middleware(BodyCheck)
   .middleware(ApiRateLimit)

@@ -1,8 +1,10 @@
+import * as HttpApi from "@effect/platform/HttpApi"
+import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
+import * as Context from "effect/Context"
 import { Api } from "../Api.js"
-import { statusOfCode } from "../http/ErrorCodes.js"
-import { errorMessages } from "../i18n/messages.js"
-import { commonErrorWhen, operationDocs, tagDocs } from "./ApiDocs.js"
+import { type ErrorCode, errorCatalogue, isErrorCode, statusOfCode, whenAnswered } from "../errors/Catalogue.js"
+import { ErrorCases, RequestExample } from "./Annotations.js"
 import { exampleOf } from "./Examples.js"
 
 type Json = Record<string, any>
@@ -93,17 +95,6 @@ its frames are in the AsyncAPI document at [/api/v1/asyncapi.json](/api/v1/async
 
 **SDK.** \`@talab/client-sdk\` is typed from this document, with retries, the session and the realtime client.`
 
-/** Tags with readable names and descriptions, in the contract's order; operations follow the renaming. */
-const readableTags = (spec: OpenApi.OpenAPISpec) => {
-  const document = spec as Json
-  const renamed = (tag: string) => tagDocs[tag]?.name ?? tag
-  document.tags = (document.tags ?? []).map((tag: Json) => ({
-    name: renamed(tag.name),
-    description: tagDocs[tag.name]?.description ?? tag.description
-  }))
-  for (const operation of operationsOf(spec)) operation.tags = (operation.tags ?? []).map(renamed)
-}
-
 const codesOfSchema = (schema: Json | undefined, root: Json): ReadonlyArray<string> => {
   if (schema?.anyOf) return schema.anyOf.flatMap((branch: Json) => codesOfSchema(branch, root))
   const resolved = schema?.$ref
@@ -118,11 +109,31 @@ const errorCodesOf = (response: Json, root: Json): ReadonlyArray<string> =>
 /** Codes every operation that can answer them lists, whatever its docs name. */
 const IDEMPOTENCY_CODES: ReadonlyArray<string> = ["IDEMPOTENCY_KEY_IN_USE", "IDEMPOTENCY_KEY_REUSED"]
 
+/** What an endpoint's annotations say beyond its summary and description, by operation id. */
+interface OperationNotes {
+  readonly errorCases: Context.Tag.Service<ErrorCases>
+  readonly requestExample: Context.Tag.Service<RequestExample>
+}
+
+const notesOfOperations = (api: AnyApi): ReadonlyMap<string, OperationNotes> => {
+  const notes = new Map<string, OperationNotes>()
+  HttpApi.reflect(api, {
+    onGroup() {},
+    onEndpoint({ endpoint, group }) {
+      notes.set(`${group.identifier}.${endpoint.name}`, {
+        errorCases: Context.getOrElse(endpoint.annotations, ErrorCases, () => ({})),
+        requestExample: Context.getOrElse(endpoint.annotations, RequestExample, () => ({}))
+      })
+    }
+  })
+  return notes
+}
+
 /** The codes of one error response this operation answers: the ones its docs name, else the status's first. */
-const codesAnswered = (operationId: string, status: string, response: Json, root: Json) => {
+const codesAnswered = (notes: OperationNotes, status: string, response: Json, root: Json) => {
   const possible = errorCodesOf(response, root)
-  const named = Object.keys(operationDocs[operationId]?.errors ?? {}).filter(
-    (code) => possible.includes(code) && String(statusOfCode[code as keyof typeof statusOfCode]) === status
+  const named = Object.keys(notes.errorCases).filter(
+    (code) => possible.includes(code) && isErrorCode(code) && String(statusOfCode[code]) === status
   )
   const idempotency = IDEMPOTENCY_CODES.filter((code) => possible.includes(code))
   const others = possible.filter((code) => !IDEMPOTENCY_CODES.includes(code))
@@ -135,7 +146,7 @@ const errorExample = (code: string, when: string) => ({
     success: false,
     error: {
       code,
-      message: errorMessages[code as keyof typeof errorMessages]?.en ?? code,
+      message: isErrorCode(code) ? errorCatalogue[code].en : code,
       details: code === "VALIDATION_ERROR" ? { price: ["Must be greater than zero"] } : {}
     }
   }
@@ -143,14 +154,18 @@ const errorExample = (code: string, when: string) => ({
 
 /**
  * Each operation's summary, its rules and a table of the codes it answers and when, an example of its request
- * and of every response; fails loudly when an operation has no docs, so none ships bare.
+ * and of every response; fails loudly when an endpoint has no summary or description, so none ships bare.
  */
-const describedOperations = (spec: OpenApi.OpenAPISpec) => {
+const describedOperations = (api: AnyApi) => (spec: OpenApi.OpenAPISpec) => {
   const root = spec as Json
+  const notesOf = notesOfOperations(api)
   for (const operation of operationsOf(spec)) {
     const id: string = operation.operationId
-    const docs = operationDocs[id]
-    if (docs === undefined) throw new Error(`No reference docs for operation ${id}: add it to server/ApiDocs.ts`)
+    const { summary, description } = operation
+    if (summary === undefined || description === undefined) {
+      throw new Error(`Operation ${id} has no OpenApi.Summary or OpenApi.Description annotation on its endpoint`)
+    }
+    const notes = notesOf.get(id) ?? { errorCases: {}, requestExample: {} }
     const rows: Array<string> = []
     for (const [status, response] of Object.entries<Json>(operation.responses)) {
       if (Number(status) < 400) {
@@ -158,8 +173,11 @@ const describedOperations = (spec: OpenApi.OpenAPISpec) => {
         if (media?.schema) media.example = exampleOf(media.schema, root)
         continue
       }
-      const codes = codesAnswered(id, status, response, root)
-      const whenOf = (code: string) => docs.errors?.[code] ?? commonErrorWhen[code] ?? response.description
+      const codes = codesAnswered(notes, status, response, root)
+      const whenOf = (code: string) =>
+        notes.errorCases[code as ErrorCode] ??
+        (isErrorCode(code) ? whenAnswered(code) : undefined) ??
+        response.description
       for (const code of codes) rows.push(`| ${status} | \`${code}\` | ${whenOf(code)} |`)
       const media = response.content?.["application/json"]
       if (media !== undefined) {
@@ -167,9 +185,12 @@ const describedOperations = (spec: OpenApi.OpenAPISpec) => {
       }
     }
     const json = operation.requestBody?.content?.["application/json"]
-    if (json?.schema) json.example = { ...(exampleOf(json.schema, root) as Json), ...docs.request }
-    operation.summary = docs.summary
-    operation.description = [docs.description, "", "| Status | Code | When |", "|---|---|---|", ...rows].join("\n")
+    if (json?.schema) json.example = { ...(exampleOf(json.schema, root) as Json), ...notes.requestExample }
+    // Written last, after the request body, as the published document has always ordered them.
+    delete operation.summary
+    delete operation.description
+    operation.summary = summary
+    operation.description = [description, "", "| Status | Code | When |", "|---|---|---|", ...rows].join("\n")
   }
 }
 
@@ -214,6 +235,30 @@ const idempotencyKeys = (spec: OpenApi.OpenAPISpec) => {
   }
 }
 
+type AnyApi = HttpApi.HttpApi<string, HttpApiGroup.HttpApiGroup.Any, any, any>
+
+/**
+ * The document of `api` as the server serves it, with the reference's prose and examples; throws when an
+ * endpoint has no summary or description. It rewrites the framework's document of `api`, which the framework
+ * keeps, so each API is documented once.
+ */
+export const openApiDocumentOf = (api: AnyApi): OpenApi.OpenAPISpec => {
+  const spec = OpenApi.fromApi(api)
+  for (const rewrite of [
+    envelopeFor400,
+    optionalBodies,
+    singleFileParts,
+    dateTimes,
+    idempotencyKeys,
+    unusedComponents,
+    about,
+    describedOperations(api)
+  ]) {
+    rewrite(spec)
+  }
+  return spec
+}
+
 let cached: OpenApi.OpenAPISpec | undefined
 
 /**
@@ -222,22 +267,6 @@ let cached: OpenApi.OpenAPISpec | undefined
  * names whichever origin serves it.
  */
 export const openApiDocument = (): OpenApi.OpenAPISpec => {
-  if (cached === undefined) {
-    const spec = OpenApi.fromApi(Api)
-    for (const rewrite of [
-      envelopeFor400,
-      optionalBodies,
-      singleFileParts,
-      dateTimes,
-      idempotencyKeys,
-      unusedComponents,
-      about,
-      describedOperations,
-      readableTags
-    ]) {
-      rewrite(spec)
-    }
-    cached = spec
-  }
+  cached ??= openApiDocumentOf(Api)
   return cached
 }

@@ -1,6 +1,12 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Schema from "effect/Schema"
-import { type CodeOfStatus, codesOfStatus, type ErrorCode, type ErrorStatus, statusOfCode } from "./ErrorCodes.js"
+import {
+  type CodeOfStatus,
+  codesOfStatus,
+  type ErrorCode,
+  type ErrorStatus,
+  statusOfCode
+} from "../errors/Catalogue.js"
 
 /** `error.details`: a field name mapped to its messages, in the response language. */
 export const ErrorDetails = Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })
@@ -18,8 +24,8 @@ const codesOf = <S extends ErrorStatus>(status: S, except: ReadonlyArray<ErrorCo
   codesOfStatus(status).filter((code) => !except.includes(code))
 
 /*
- * One error class per status, each encoded as the spec's envelope, its codes taken from `statusOfCode`. The handler fills the localized
- * message before failing, because encoding cannot see the request.
+ * One error class per status, each encoded as the spec's envelope, its codes taken from the error catalogue. The
+ * handler fills the localized message before failing, because encoding cannot see the request.
  */
 /**
  * 400 `VALIDATION_ERROR`: the input is malformed or breaks a field's rule; `error.details` maps each failing field to

@@ -1,5 +1,5 @@
 import type { Language } from "@talab/core"
-import type { ErrorCode } from "../http/ErrorCodes.js"
+import { type ErrorCode, errorCatalogue } from "../errors/Catalogue.js"
 
 /** A text that depends on a number: the parameter it counts and one form per plural category of the language. */
 interface Plural {
@@ -36,68 +36,8 @@ const characters = (bound: "min" | "max") => ({
   en: plural(bound, { one: `{${bound}} character`, other: `{${bound}} characters` })
 })
 
-/** The message of each error code, in every language. */
-export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language, string>>>> = {
-  VALIDATION_ERROR: { ar: "البيانات المرسلة غير صالحة", en: "The data sent is not valid" },
-  UNAUTHORIZED: { ar: "يلزم تسجيل الدخول", en: "Authentication is required" },
-  INVALID_OTP: { ar: "رمز التحقق غير صحيح", en: "The verification code is incorrect" },
-  OTP_EXPIRED: { ar: "انتهت صلاحية رمز التحقق", en: "The verification code has expired" },
-  OTP_ATTEMPTS_EXCEEDED: {
-    ar: "تم تجاوز عدد محاولات التحقق المسموح بها، اطلب رمزاً جديداً",
-    en: "Too many verification attempts; request a new code"
-  },
-  INVALID_REFRESH_TOKEN: { ar: "رمز التحديث غير صالح", en: "The refresh token is not valid" },
-  FORBIDDEN: { ar: "ليست لديك صلاحية لهذا الإجراء", en: "You are not allowed to do this" },
-  SELLER_NOT_APPROVED: { ar: "حساب البائع غير معتمد", en: "Your seller profile is not approved" },
-  NOT_FOUND: { ar: "المورد غير موجود", en: "The resource was not found" },
-  PAYLOAD_TOO_LARGE: { ar: "حجم البيانات المرسلة كبير جداً", en: "The request body is too large" },
-  UNSUPPORTED_MEDIA_TYPE: { ar: "نوع المحتوى غير مدعوم", en: "The content type is not supported" },
-  REQUEST_NOT_ACTIVE: { ar: "الطلب غير نشط", en: "The request is not active" },
-  REQUEST_ALREADY_CLOSED: { ar: "الطلب مغلق بالفعل", en: "The request is already closed" },
-  DUPLICATE_PENDING_OFFER: {
-    ar: "لديك عرض قيد الانتظار على هذا الطلب بالفعل",
-    en: "You already have a pending offer on this request"
-  },
-  OFFER_ALREADY_ACCEPTED: { ar: "تم قبول العرض بالفعل", en: "The offer has already been accepted" },
-  OFFER_NOT_PENDING: { ar: "العرض ليس قيد الانتظار", en: "The offer is not pending" },
-  CANNOT_OFFER_ON_OWN_REQUEST: {
-    ar: "لا يمكنك تقديم عرض على طلبك",
-    en: "You cannot make an offer on your own request"
-  },
-  DEAL_NOT_ACTIVE: { ar: "الصفقة غير نشطة", en: "The deal is not active" },
-  REPORT_NOT_PENDING: { ar: "البلاغ ليس قيد الانتظار", en: "The report is not pending" },
-  SELLER_PROFILE_EXISTS: { ar: "لديك ملف بائع بالفعل", en: "You already have a seller profile" },
-  SELLER_PROFILE_NOT_PENDING: { ar: "طلب البائع ليس قيد المراجعة", en: "The seller application is not pending" },
-  CANNOT_REPORT_SELF: { ar: "لا يمكنك الإبلاغ عن نفسك", en: "You cannot report yourself" },
-  OFFER_EXPIRED: { ar: "انتهت صلاحية العرض", en: "The offer has expired" },
-  REQUEST_EXPIRED: { ar: "انتهت صلاحية الطلب", en: "The request has expired" },
-  REQUEST_ALREADY_EXTENDED: {
-    ar: "تم تمديد الطلب من قبل، ولا يمكن تمديده إلا مرة واحدة",
-    en: "The request has already been extended; it can be extended only once"
-  },
-  ALERT_RULE_LIMIT_REACHED: {
-    ar: "وصلت إلى الحد الأقصى لقواعد التنبيه (20)؛ احذف قاعدة قبل إضافة أخرى",
-    en: "You already have the most alert rules allowed (20); delete one before adding another"
-  },
-  IDEMPOTENCY_KEY_IN_USE: {
-    ar: "طلب آخر بمفتاح عدم التكرار نفسه لا يزال قيد التنفيذ؛ أعد المحاولة بعد قليل",
-    en: "Another request with this Idempotency-Key is still running; retry shortly"
-  },
-  IDEMPOTENCY_KEY_REUSED: {
-    ar: "استُخدم مفتاح عدم التكرار هذا مع طلب مختلف",
-    en: "This Idempotency-Key was used with a different request"
-  },
-  UPGRADE_REQUIRED: {
-    ar: "هذا العنوان يقبل اتصالات WebSocket فقط",
-    en: "This address only accepts WebSocket connections"
-  },
-  RATE_LIMITED: { ar: "عدد الطلبات كبير جداً، حاول لاحقاً", en: "Too many requests; try again later" },
-  INTERNAL_ERROR: { ar: "حدث خطأ في الخادم", en: "Something went wrong on the server" },
-  SERVICE_UNAVAILABLE: {
-    ar: "الخدمة غير متاحة مؤقتاً، حاول لاحقاً",
-    en: "The service is unavailable for now; try again later"
-  }
-}
+/** The message of each error code, in every language: the catalogue's entries, read for their texts. */
+export const errorMessages: Readonly<Record<ErrorCode, Readonly<Record<Language, string>>>> = errorCatalogue
 
 /** Field problems (validation `details`) and other texts; `{name}` is replaced by a parameter. */
 export const texts: Catalogue = {

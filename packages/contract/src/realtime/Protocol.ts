@@ -1,7 +1,7 @@
 import { BuyRequest } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { SentMessage } from "../chat/Views.js"
-import type { ErrorCode } from "../http/ErrorCodes.js"
+import type { ErrorCode } from "../errors/Catalogue.js"
 import { FreeText, SEQ_MAX, SeqField, Text } from "../http/Fields.js"
 import { RequestView, shownAs } from "../http/Views.js"
 

@@ -1,7 +1,9 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Report, ReportReason, ReportStatus, ResolveAction, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
+import { adminOnly, ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
   BusinessRuleResponse,
   ForbiddenResponse,
@@ -34,6 +36,8 @@ export const AdminReportItem = Schema.Struct({
 
 /** Reporting a user. */
 export class ReportsApi extends HttpApiGroup.make("reports")
+  .annotate(OpenApi.Title, "Reports")
+  .annotate(OpenApi.Description, "Any user can report another for a fake offer, a no-show, rudeness or a scam.")
   .add(
     HttpApiEndpoint.post("file", "/reports")
       .setPayload(
@@ -50,6 +54,22 @@ export class ReportsApi extends HttpApiGroup.make("reports")
       .addError(BusinessRuleResponse)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
+      .annotate(OpenApi.Summary, "Report a user")
+      .annotate(
+        OpenApi.Description,
+        "Any signed-in user, about someone else. With `deal_id`, the caller and the reported user must both be parties of that deal. Creates a `pending` report for the admins."
+      )
+      .annotate(ErrorCases, {
+        VALIDATION_ERROR: "a field is invalid, or the reported user is not a party of the deal given",
+        NOT_FOUND: "the reported user or the deal does not exist",
+        FORBIDDEN: "the caller is not a party of the deal given",
+        CANNOT_REPORT_SELF: "the caller reported themself"
+      })
+      .annotate(RequestExample, {
+        reported_user_id: "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+        reason: "no_show",
+        description: "Did not come to the meeting point."
+      })
   )
   .middleware(BodyCheck)
   .middleware(ApiRateLimit)
@@ -57,11 +77,21 @@ export class ReportsApi extends HttpApiGroup.make("reports")
 
 /** The admin's handling of reports. */
 export class AdminReportsApi extends HttpApiGroup.make("adminReports")
+  .annotate(OpenApi.Title, "Admin: reports")
+  .annotate(
+    OpenApi.Description,
+    "Admins review reports: dismiss, warn or suspend the reported seller. Every operation answers 403 to a non-admin before any other check."
+  )
   .add(
     HttpApiEndpoint.get("list", "/admin/reports")
       .setUrlParams(Schema.Struct({ status: Schema.optional(OneOf(...ReportStatus.literals)), ...PageParams }))
       .addSuccess(Ok(Schema.Struct({ reports: Schema.Array(AdminReportItem), pagination: Pagination })))
       .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "List reports")
+      .annotate(
+        OpenApi.Description,
+        `${adminOnly} Reports newest first, in every state unless \`status\` filters, a page at a time.`
+      )
   )
   .add(
     HttpApiEndpoint.put("resolve", "/admin/reports/:id/resolve")
@@ -80,6 +110,16 @@ export class AdminReportsApi extends HttpApiGroup.make("adminReports")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
+      .annotate(OpenApi.Summary, "Resolve a report")
+      .annotate(
+        OpenApi.Description,
+        `${adminOnly} \`dismiss\` makes the report \`dismissed\`; \`warn\` and \`suspend_seller\` make it \`resolved\`, and \`suspend_seller\` also suspends the reported user's seller profile (its pending offers are rejected).`
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no report has this id",
+        REPORT_NOT_PENDING: "the report was resolved or dismissed already"
+      })
+      .annotate(RequestExample, { action: "warn", notes: "Warned by phone" })
   )
   .middleware(BodyCheck)
   .middleware(AdminOnly)

@@ -1,7 +1,9 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { Category, ConditionPref, RequestStatus, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
+import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
   BusinessRuleResponse,
   ForbiddenResponse,
@@ -70,12 +72,33 @@ const StatusFilter = Schema.optional(OneOf(...RequestStatus.literals))
 
 /** Buy requests: post, browse, read, close. */
 export class RequestsApi extends HttpApiGroup.make("requests")
+  .annotate(OpenApi.Title, "Buy requests")
+  .annotate(
+    OpenApi.Description,
+    "A buyer posts what they want to buy (category, product, condition, budget, district); sellers browse active requests and answer with offers."
+  )
   .add(
     HttpApiEndpoint.post("create", "/requests")
       .setPayload(NewRequest)
       .addSuccess(Ok(RequestView), { status: 201 })
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
+      .annotate(OpenApi.Summary, "Post a buy request")
+      .annotate(
+        OpenApi.Description,
+        "Any signed-in user. Creates an `active` request the caller owns. `budget_max` must be at least `budget_min`; `condition_pref` defaults to `any`."
+      )
+      .annotate(RequestExample, {
+        category: "phone",
+        product_brand: "Apple",
+        product_model: "iPhone 15 Pro",
+        condition_pref: "used",
+        budget_min: 2500,
+        budget_max: 3500,
+        location_district: "Al Rawdah",
+        location_city: "Riyadh",
+        notes: "256 GB, any colour"
+      })
   )
   .add(
     HttpApiEndpoint.get("list", "/requests")
@@ -88,14 +111,30 @@ export class RequestsApi extends HttpApiGroup.make("requests")
         })
       )
       .addSuccess(Ok(RequestList))
+      .annotate(OpenApi.Summary, "Browse buy requests")
+      .annotate(
+        OpenApi.Description,
+        "Any signed-in user. Requests newest first, `active` ones unless `status` says otherwise, filtered by `category` and `location_city`."
+      )
   )
   .add(
     HttpApiEndpoint.get("listMine", "/requests/my")
       .setUrlParams(Schema.Struct({ status: StatusFilter, ...PageParams }))
       .addSuccess(Ok(RequestList))
+      .annotate(OpenApi.Summary, "List my buy requests")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user's own requests, newest first, in every state unless `status` filters."
+      )
   )
   .add(
-    HttpApiEndpoint.get("get", "/requests/:id").setPath(IdPath).addSuccess(Ok(RequestDetail)).addError(NotFoundResponse)
+    HttpApiEndpoint.get("get", "/requests/:id")
+      .setPath(IdPath)
+      .addSuccess(Ok(RequestDetail))
+      .addError(NotFoundResponse)
+      .annotate(OpenApi.Summary, "Get a buy request")
+      .annotate(OpenApi.Description, "Any signed-in user. The request with its buyer's id and name.")
+      .annotate(ErrorCases, { NOT_FOUND: "no request has this id" })
   )
   .add(
     HttpApiEndpoint.put("close", "/requests/:id/close")
@@ -111,6 +150,17 @@ export class RequestsApi extends HttpApiGroup.make("requests")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
+      .annotate(OpenApi.Summary, "Close my buy request")
+      .annotate(
+        OpenApi.Description,
+        "The request's owner. The request becomes `closed` and its pending offers `rejected`."
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no request has this id",
+        FORBIDDEN: "the caller does not own the request",
+        REQUEST_ALREADY_CLOSED: "the request is already closed",
+        REQUEST_EXPIRED: "the request has expired"
+      })
   )
   .add(
     HttpApiEndpoint.put("extend", "/requests/:id/extend")
@@ -126,6 +176,18 @@ export class RequestsApi extends HttpApiGroup.make("requests")
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
+      .annotate(OpenApi.Summary, "Extend my buy request")
+      .annotate(
+        OpenApi.Description,
+        "The request's owner, once, while it is active: `expires_at` moves REQUEST_TTL_DAYS (30 by default) further and the reminder push is owed again a day before the new expiry."
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no request has this id",
+        FORBIDDEN: "the caller does not own the request",
+        REQUEST_ALREADY_CLOSED: "the request is closed",
+        REQUEST_EXPIRED: "the request has expired (past `expires_at`, even before the expiry job ran)",
+        REQUEST_ALREADY_EXTENDED: "the request was extended once already"
+      })
   )
   .middleware(BodyCheck)
   .middleware(ApiRateLimit)

@@ -1,7 +1,9 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
+import { adminOnly, ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
   BusinessRuleResponse,
   ForbiddenResponse,
@@ -43,6 +45,11 @@ export const PendingSellerProfile = Schema.Struct({
 
 /** Applying to sell, and the public face of approved sellers (no token needed). */
 export class SellerProfilesApi extends HttpApiGroup.make("sellerProfiles")
+  .annotate(OpenApi.Title, "Seller profiles")
+  .annotate(
+    OpenApi.Description,
+    "A user becomes a seller by applying with a business profile; an admin approves it. Approved profiles are public."
+  )
   .add(
     HttpApiEndpoint.post("apply", "/seller-profiles")
       .setPayload(
@@ -60,21 +67,46 @@ export class SellerProfilesApi extends HttpApiGroup.make("sellerProfiles")
       .middleware(Authentication)
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
+      .annotate(OpenApi.Summary, "Apply to become a seller")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user without a seller profile. Creates their profile as `pending`; an admin approves it before they can offer."
+      )
+      .annotate(ErrorCases, { SELLER_PROFILE_EXISTS: "the user already has a seller profile, whatever its state" })
+      .annotate(RequestExample, {
+        business_name: "Rawdah Mobiles",
+        location_district: "Al Rawdah",
+        location_city: "Riyadh",
+        bio: "New and used phones since 2015."
+      })
   )
   .add(
     HttpApiEndpoint.get("getPublic", "/seller-profiles/:id")
       .setPath(IdPath)
       .addSuccess(Ok(PublicSellerProfile))
       .addError(NotFoundResponse)
+      .annotate(OpenApi.Summary, "Get a seller's public profile")
+      .annotate(OpenApi.Description, "Anyone, without a token. Approved profiles only, with their rating.")
+      .annotate(ErrorCases, { NOT_FOUND: "no profile has this id, or it is not approved" })
   ) {}
 
 /** The admin's review of seller applications. */
 export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfiles")
+  .annotate(OpenApi.Title, "Admin: seller applications")
+  .annotate(
+    OpenApi.Description,
+    "Admins review seller applications. Every operation answers 403 to a non-admin before any other check."
+  )
   .add(
     HttpApiEndpoint.get("listPending", "/pending")
       .setUrlParams(Schema.Struct(PageParams))
       .addSuccess(Ok(Schema.Struct({ profiles: Schema.Array(PendingSellerProfile), pagination: Pagination })))
       .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "List pending seller applications")
+      .annotate(
+        OpenApi.Description,
+        `${adminOnly} The applications waiting for review, newest first, a page at a time.`
+      )
   )
   .add(
     HttpApiEndpoint.put("approve", "/:id/approve")
@@ -90,6 +122,12 @@ export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfil
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
+      .annotate(OpenApi.Summary, "Approve a seller application")
+      .annotate(OpenApi.Description, `${adminOnly} The profile becomes \`approved\`: its user can make offers.`)
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no profile has this id",
+        SELLER_PROFILE_NOT_PENDING: "the profile is not pending"
+      })
   )
   .add(
     HttpApiEndpoint.put("reject", "/:id/reject")
@@ -98,6 +136,12 @@ export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfil
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
+      .annotate(OpenApi.Summary, "Reject a seller application")
+      .annotate(OpenApi.Description, `${adminOnly} The profile becomes \`rejected\`.`)
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no profile has this id",
+        SELLER_PROFILE_NOT_PENDING: "the profile is not pending"
+      })
   )
   .middleware(BodyCheck)
   .middleware(AdminOnly)

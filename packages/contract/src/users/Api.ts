@@ -2,9 +2,11 @@ import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Multipart from "@effect/platform/Multipart"
+import * as OpenApi from "@effect/platform/OpenApi"
 import { DeviceToken, Language, Platform, snakeCaseKeys } from "@talab/core"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
   IdempotencyKeyInUseResponse,
   IdempotencyKeyReusedResponse,
@@ -37,12 +39,22 @@ export const MeView = Schema.Struct({
 
 /** The signed-in user's own account and devices. */
 export class UsersApi extends HttpApiGroup.make("users")
+  .annotate(OpenApi.Title, "Profile and devices")
+  .annotate(
+    OpenApi.Description,
+    "The signed-in user's own profile, avatar and the device tokens that receive push notifications."
+  )
   .add(
     HttpApiEndpoint.get("getMe", "/users/me")
       .addSuccess(Ok(MeView))
       .middleware(BodyCheck)
       .middleware(ApiRateLimit)
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Get my profile")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user. Answers their profile, with their seller profile when they have one."
+      )
   )
   .add(
     HttpApiEndpoint.put("updateMe", "/users/me")
@@ -58,6 +70,12 @@ export class UsersApi extends HttpApiGroup.make("users")
       .middleware(BodyCheck)
       .middleware(ApiRateLimit)
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Update my profile")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user. Changes their name and language (`ar` or `en`, the language of their pushes)."
+      )
+      .annotate(RequestExample, { name: "Sara", language: "en" })
   )
   .add(
     HttpApiEndpoint.post("uploadAvatar", "/users/me/avatar")
@@ -76,6 +94,15 @@ export class UsersApi extends HttpApiGroup.make("users")
       // No BodyCheck: a multipart body, with its own limit (http-server's RequestPipeline) and content checks.
       .middleware(ApiRateLimit)
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Upload my avatar")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user. A JPEG, PNG or WebP image (told by its content) of at most 5 MiB in the multipart field `avatar`; it is re-encoded without its metadata and replaces the previous avatar."
+      )
+      .annotate(ErrorCases, {
+        PAYLOAD_TOO_LARGE: "the image is over 5 MiB",
+        UNSUPPORTED_MEDIA_TYPE: "the file is not a JPEG, PNG or WebP image"
+      })
   )
   .add(
     HttpApiEndpoint.post("registerDevice", "/device-tokens")
@@ -87,4 +114,10 @@ export class UsersApi extends HttpApiGroup.make("users")
       .middleware(BodyCheck)
       .middleware(ApiRateLimit)
       .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Register a device for push notifications")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user. Stores the device's FCM or APNs token; a token registered before moves to this user."
+      )
+      .annotate(RequestExample, { push_token: "fcm-device-token-123", platform: "android" })
   ) {}
