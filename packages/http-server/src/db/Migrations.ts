@@ -19,6 +19,7 @@ import sellerTrust from "./migrations/0015_seller_trust.js"
 import requestListPaging from "./migrations/0017_request_list_paging.js"
 import offerAndRequestExpiry from "./migrations/0018_offer_and_request_expiry.js"
 import stripedRequestCounts from "./migrations/0019_striped_request_counts.js"
+import expiryRules from "./migrations/0020_expiry_rules.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -38,7 +39,8 @@ export const migrations = {
   "0017_request_list_paging": requestListPaging,
   // Numbered after 0017, which landed first: the migrator only runs ids above the last one applied.
   "0018_offer_and_request_expiry": offerAndRequestExpiry,
-  "0019_striped_request_counts": stripedRequestCounts
+  "0019_striped_request_counts": stripedRequestCounts,
+  "0020_expiry_rules": expiryRules
 }
 
 /**

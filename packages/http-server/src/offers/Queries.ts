@@ -44,15 +44,9 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
     const sql = yield* SqlClient.SqlClient
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-    /*
-     * The status as the API shows it at `now`, before the expiry job writes it down: a pending offer past its
-     * valid_until is expired, a pending offer of an active request past its expiry is rejected (the request
-     * expired with it). `o` is the offer, `r` its request.
-     */
-    const effectiveStatus = (at: Date) => sql`CASE
-      WHEN o.status = 'pending' AND o.valid_until <= ${at} THEN 'expired'
-      WHEN o.status = 'pending' AND r.status = 'active' AND r.expires_at <= ${at} THEN 'rejected'
-      ELSE o.status END`
+    // The status as the API shows it at `at`, before the expiry job writes it down. `o` is the offer, `r` its request.
+    const effectiveStatus = (at: Date) =>
+      sql`talab_offer_status(o.status, o.valid_until, r.status, r.expires_at, ${at})`
 
     // The key of each order before the default one; a seller without the figure sorts last.
     const orderKey = (sort: OfferSort) => {

@@ -43,7 +43,7 @@ export const SqlOfferRepo = Layer.effect(
       Request: Schema.Struct({ requestId: Schema.String, now: Schema.DateFromSelf }),
       Result: OfferRow,
       execute: ({ requestId, now }) =>
-        sql`SELECT * FROM offers WHERE request_id = ${requestId} AND status = 'pending' AND valid_until <= ${now}
+        sql`SELECT * FROM offers WHERE request_id = ${requestId} AND talab_offer_lapsed(status, valid_until, ${now})
             ORDER BY created_at DESC, id DESC FOR UPDATE`
     })
     const setStatus = (status: Offer["status"], ids: ReadonlyArray<string>) =>

@@ -61,7 +61,7 @@ export const runExpiry = Effect.gen(function* () {
           SELECT r.id FROM buy_requests r
           WHERE r.id IN (
             SELECT o.request_id FROM offers o
-            WHERE o.status = 'pending' AND o.valid_until <= ${at}
+            WHERE talab_offer_lapsed(o.status, o.valid_until, ${at})
             ORDER BY o.valid_until LIMIT 50
           )
           LIMIT 1 FOR UPDATE SKIP LOCKED`
@@ -74,7 +74,7 @@ export const runExpiry = Effect.gen(function* () {
     Effect.gen(function* () {
       const id = Claimed(
         yield* sql<{ id: string }>`
-          SELECT id FROM buy_requests WHERE status = 'active' AND expires_at <= ${at}
+          SELECT id FROM buy_requests WHERE talab_request_lapsed(status, expires_at, ${at})
           ORDER BY expires_at LIMIT 1 FOR UPDATE SKIP LOCKED`
       )
       return Option.isSome(id) && (yield* expiry.expireIfLapsed(id.value, at))

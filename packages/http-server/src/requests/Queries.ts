@@ -38,24 +38,26 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /*
-     * Status and offer_count as the API shows them at `at`, before the expiry job writes them down: an active
-     * request past expires_at is expired; pending offers past their valid_until no longer count
-     * (offers_lapsing makes the subquery a probe of the few offers with a validity).
+     * Status and offer_count as the API shows them at `at`, before the expiry job writes them down (the rules
+     * are migration 0020's functions): lapsed offers no longer count (offers_lapsing makes the subquery a
+     * probe of the few offers with a validity).
      */
     const effectiveColumns = (at: Date) => sql`
-      CASE WHEN buy_requests.status = 'active' AND buy_requests.expires_at <= ${at} THEN 'expired'
-           ELSE buy_requests.status END AS status,
+      talab_request_status(buy_requests.status, buy_requests.expires_at, ${at}) AS status,
       buy_requests.offer_count - (
         SELECT count(*) FROM offers o
-        WHERE o.request_id = buy_requests.id AND o.status = 'pending' AND o.valid_until <= ${at}
+        WHERE o.request_id = buy_requests.id AND talab_offer_lapsed(o.status, o.valid_until, ${at})
       )::int AS "offerCount"`
 
-    /** Requests in the state `status` at `at`, the expiry job's lag included. */
+    /*
+     * Requests in the state `status` at `at`, the expiry job's lag included. The stored status is compared
+     * as well, outside the function, so the lists keep walking the status indexes.
+     */
     const inStatus = (status: RequestStatus, at: Date) =>
       status === "active"
-        ? sql`status = 'active' AND expires_at > ${at}`
+        ? sql`status = 'active' AND NOT talab_request_lapsed(status, expires_at, ${at})`
         : status === "expired"
-          ? sql`(status = 'expired' OR (status = 'active' AND expires_at <= ${at}))`
+          ? sql`(status = 'expired' OR talab_request_lapsed(status, expires_at, ${at}))`
           : sql`status = ${status}`
 
     /*
@@ -117,7 +119,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
               ])}`
         // Active requests past their expiry that the job has not moved yet (buy_requests_expiring): few.
         const lagging = sql`SELECT count(*) FROM buy_requests
-          WHERE ${sql.and([sql`status = 'active' AND expires_at <= ${at}`, ...category, ...cityFilter])}`
+          WHERE ${sql.and([sql`talab_request_lapsed(status, expires_at, ${at})`, ...category, ...cityFilter])}`
         const total =
           filters.status === "active"
             ? sql`SELECT ((${counted("active")}) - (${lagging}))::int AS total`
