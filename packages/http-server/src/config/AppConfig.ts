@@ -10,9 +10,10 @@ import { databaseOptionsFromUrl } from "../db/Database.js"
 import { readVariable as read, type VariableName } from "./Settings.js"
 
 /*
- * The variables themselves (name, format, default, README line) are declared in Settings.ts; this is the shape
- * the server uses and the rules between variables. Each rule fails where today's operators expect it, so the
- * variables are read in this order, and the ones only a rule needs are read only when it applies.
+ * The variables themselves (name, format, default, README line) are declared in Settings.ts; here is the shape
+ * the server uses and the rules between variables. The first bad variable stops the start and is the one named,
+ * so the order below decides which an operator hears of first; a variable only a rule needs (ALLOW_*, a
+ * provider's account) is read only when that rule applies, so a stray value elsewhere stops nothing.
  */
 
 /** A variable that must be set when another one says so (a provider's account, a store's bucket). */
@@ -78,27 +79,27 @@ const readSettings = Effect.gen(function* () {
   }
   const twilio =
     smsProvider === "twilio"
-      ? {
+      ? ({
           accountSid: yield* required("TWILIO_ACCOUNT_SID", "SMS_PROVIDER=twilio"),
           authToken: yield* required("TWILIO_AUTH_TOKEN", "SMS_PROVIDER=twilio"),
           from: yield* required("TWILIO_FROM", "SMS_PROVIDER=twilio")
-        }
+        } as const)
       : undefined
   const fcm =
     pushProvider === "fcm"
-      ? {
+      ? ({
           projectId: yield* required("FCM_PROJECT_ID", "PUSH_PROVIDER=fcm"),
           serviceAccountJson: yield* required("FCM_SERVICE_ACCOUNT_JSON", "PUSH_PROVIDER=fcm")
-        }
+        } as const)
       : undefined
   const apns =
     pushProvider === "apns"
-      ? {
+      ? ({
           keyId: yield* required("APNS_KEY_ID", "PUSH_PROVIDER=apns"),
           teamId: yield* required("APNS_TEAM_ID", "PUSH_PROVIDER=apns"),
           privateKey: yield* required("APNS_PRIVATE_KEY", "PUSH_PROVIDER=apns"),
           bundleId: yield* required("APNS_BUNDLE_ID", "PUSH_PROVIDER=apns")
-        }
+        } as const)
       : undefined
   const databaseUrl = yield* read("DATABASE_URL")
   const redisUrl = yield* read("REDIS_URL")
@@ -117,11 +118,11 @@ const readSettings = Effect.gen(function* () {
   }
   const s3 =
     fileStore === "s3"
-      ? {
+      ? ({
           bucket: yield* required("S3_BUCKET", "FILE_STORE=s3"),
           region: (yield* read("S3_REGION")) ?? (yield* read("AWS_REGION")),
           endpoint: yield* read("S3_ENDPOINT")
-        }
+        } as const)
       : undefined
   const invalidDatabaseUrl = Either.getLeft(databaseOptionsFromUrl(databaseUrl, "."))
   if (Option.isSome(invalidDatabaseUrl)) {
