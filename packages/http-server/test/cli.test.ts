@@ -71,6 +71,23 @@ describe("talab: usage", () => {
     expect(backup.code).toBe(1)
     expect(backup.stderr[0]).toContain("pg_dump")
   })
+
+  it("reads ADMIN_PHONE_NUMBERS and RETENTION_DAYS as the server does, refusing what the server refuses", async () => {
+    const dataDir = freshDataDir()
+    const badAdmin = await Effect.runPromise(
+      runCli(["admin", "list"], { DATA_DIR: dataDir, ADMIN_PHONE_NUMBERS: "+966500000001,0501234567" })
+    )
+    expect(badAdmin).toEqual({
+      code: 1,
+      stdout: [],
+      stderr: [
+        'talab: Invalid configuration: ADMIN_PHONE_NUMBERS: "0501234567" is not a mobile number in E.164 (+ country code)'
+      ]
+    })
+    const badRetention = await Effect.runPromise(runCli(["retention"], { DATA_DIR: dataDir, RETENTION_DAYS: "0" }))
+    expect(badRetention.code).toBe(1)
+    expect(badRetention.stderr[0]).toMatch(/^talab: Invalid configuration: RETENTION_DAYS: /)
+  })
 })
 
 describe("talab on the embedded database, no server running", () => {

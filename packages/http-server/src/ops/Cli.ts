@@ -1,7 +1,7 @@
-import * as Config from "effect/Config"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import { describeConfigError, isConfigError } from "../config/AppConfig.js"
+import { readVariable } from "../config/Settings.js"
 import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
 import { publishSessionEnds, publishUserChanges } from "../realtime/RedisFanout.js"
 import { restoreEmbedded } from "./Backup.js"
@@ -11,25 +11,13 @@ import { OperatorRefused } from "./Operator.js"
 
 const refusedOutcome = (message: string): Outcome => ({ code: 1, stdout: [], stderr: message.split("\n") })
 
-/** The variables the commands read, from the environment the server reads them from. */
-const readEnvironment = Effect.gen(function* () {
-  const list = (name: string) =>
-    Config.string(name).pipe(
-      Config.map((text) =>
-        text
-          .split(",")
-          .map((item) => item.trim())
-          .filter((item) => item !== "")
-      ),
-      Config.withDefault([] as Array<string>)
-    )
-  return {
-    databaseUrl: Option.getOrUndefined(yield* Config.option(Config.nonEmptyString("DATABASE_URL"))),
-    dataDir: yield* Config.nonEmptyString("DATA_DIR").pipe(Config.withDefault("./data")),
-    redisUrl: Option.getOrUndefined(yield* Config.option(Config.nonEmptyString("REDIS_URL"))),
-    adminPhoneNumbers: yield* list("ADMIN_PHONE_NUMBERS"),
-    retentionDays: yield* Config.integer("RETENTION_DAYS").pipe(Config.withDefault(30))
-  }
+/** The variables the commands read, as the server reads them (same defaults, same checks). */
+const readEnvironment = Effect.all({
+  databaseUrl: readVariable("DATABASE_URL"),
+  dataDir: readVariable("DATA_DIR"),
+  redisUrl: readVariable("REDIS_URL"),
+  adminPhoneNumbers: readVariable("ADMIN_PHONE_NUMBERS"),
+  retentionDays: readVariable("RETENTION_DAYS")
 })
 
 /**
@@ -88,7 +76,9 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string |
       Effect.catchAll((error) => Effect.succeed(refusedOutcome(`cannot open the database: ${String(error)}`)))
     )
   }).pipe(
-    Effect.catchAll((error) => Effect.succeed(refusedOutcome(`talab: ${String(error)}`))),
+    Effect.catchAll((error) =>
+      Effect.succeed(refusedOutcome(`talab: ${isConfigError(error) ? describeConfigError(error) : String(error)}`))
+    ),
     Effect.withConfigProvider(
       ConfigProvider.fromMap(
         new Map(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined))

@@ -1,7 +1,8 @@
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import type { AppSettings, LogLevelName } from "../config/AppConfig.js"
+import type { AppSettings } from "../config/AppConfig.js"
+import type { LogLevelName } from "../config/LogLevel.js"
 
 const levels: Readonly<Record<LogLevelName, LogLevel.LogLevel>> = {
   all: LogLevel.All,
