@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import { AppConfig } from "../config/AppConfig.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { isAuthPath, pathOf } from "../http/RequestPath.js"
-import { errorEnvelopeResponse } from "./RequestPipeline.js"
+import { errorEnvelopeResponse } from "./pipeline/ErrorEnvelope.js"
 
 /**
  * The client address: behind a trusted proxy, the last X-Forwarded-For hop, the one the proxy itself
