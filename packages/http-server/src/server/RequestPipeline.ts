@@ -2,20 +2,20 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import { RequestState, setRequestState } from "../http/RequestState.js"
-import { underBodyLimits } from "./pipeline/RequestBody.js"
+import { shareOneJsonRead, underBodySizeLimit } from "./pipeline/RequestBody.js"
 import { requestIdOf } from "./pipeline/RequestId.js"
 import { annotateLogsWithRequestId, logRequest, logUnexpectedDefects } from "./pipeline/RequestLog.js"
 import { inRequestServicesOnly, type RequestServices } from "./pipeline/RequestServices.js"
 import { finalizeResponse, type ResponseOptions } from "./pipeline/ResponseRewrites.js"
 
-// The edge middlewares, the WebSocket route and the idempotency middleware answer with it too.
+// Where the WebSocket route and the idempotency middleware, outside this folder, take it from.
 export { errorEnvelopeResponse } from "./pipeline/ErrorEnvelope.js"
 
 /**
  * The outermost middleware of every request: a request id (on every log line of the request, and echoed in
- * X-Request-Id), the request's state, its body limits, the final form of every response (`finalizeResponse`)
- * and one log line when it goes out. It must not answer by itself: a response it made would skip the
- * pre-response handler (and so the envelope, headers and log line).
+ * X-Request-Id), the request's state, one JSON read under the body's limits, the final form of every response
+ * (`finalizeResponse`) and one log line when it goes out. It must not answer by itself: a response it made
+ * would skip the pre-response handler (and so the envelope, headers and log line).
  */
 export const requestPipeline =
   (options: ResponseOptions) =>
@@ -32,5 +32,6 @@ export const requestPipeline =
       // Set, not scoped: this fiber is the request's own and ends with it.
       yield* setRequestState(state)
       yield* annotateLogsWithRequestId(requestId)
-      return yield* underBodyLimits(app, request).pipe(inRequestServicesOnly, logUnexpectedDefects)
+      yield* shareOneJsonRead(request)
+      return yield* underBodySizeLimit(app, request).pipe(inRequestServicesOnly, logUnexpectedDefects)
     })

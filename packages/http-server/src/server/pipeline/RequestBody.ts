@@ -1,6 +1,7 @@
 import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { AVATAR_BODY_LIMIT, JSON_BODY_LIMIT } from "../../http/BodyCheck.js"
 import { installLimitedJsonReader } from "../../http/JsonBody.js"
@@ -11,16 +12,21 @@ const hasNoBody = (request: HttpServerRequest.HttpServerRequest) =>
   request.method === "GET" || request.method === "HEAD"
 
 /**
- * The app with the request's body read under the limits of its path (the avatar's own, else the JSON one). The
- * request's JSON reader is replaced first, so that the body check and then the framework's payload decoding
- * share one read and one parse, and a body nested too deep is refused while it arrives (`JsonBody.ts`); the
- * reader takes its size limit when it first runs, so inside the limit set here.
+ * Replaces the request's JSON reader before anything reads the body, so that the body check and then the
+ * framework's payload decoding share one read and one parse, a `+json` body is decoded as JSON, and a body
+ * nested too deep is refused while it arrives (`JsonBody.ts`). The reader takes its size limit when it first
+ * runs, so inside `underBodySizeLimit`.
  */
-export const underBodyLimits = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest.HttpServerRequest) => {
-  if (hasNoBody(request)) return app
-  installLimitedJsonReader(request)
-  return HttpIncomingMessage.withMaxBodySize(
-    app,
-    Option.some(pathOf(request.url) === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT)
-  )
-}
+export const shareOneJsonRead = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.sync(() => {
+    if (!hasNoBody(request)) installLimitedJsonReader(request)
+  })
+
+/** The app with the request's body read under the size limit of its path (the avatar's own, else the JSON one). */
+export const underBodySizeLimit = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest.HttpServerRequest) =>
+  hasNoBody(request)
+    ? app
+    : HttpIncomingMessage.withMaxBodySize(
+        app,
+        Option.some(pathOf(request.url) === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT)
+      )
