@@ -45,7 +45,7 @@ const announcesBody = (request: HttpServerRequest.HttpServerRequest) => {
  * Checks the body of a JSON operation before the framework decodes it: over 1 MiB is 413; a body that is
  * not declared JSON (`application/json` or `+json`) is 415 and is never read; unparsable, nested deeper
  * than 64 levels or not an object is 400. It runs after authentication, since a missing token outranks
- * bad input. The body is parsed once (`JsonBody.parseJsonOnce`): the framework's decoding reuses it.
+ * bad input. The body is parsed once (`JsonBody.installLimitedJsonReader`): the framework's decoding reuses it.
  */
 export const checkJsonBody = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest

@@ -149,7 +149,7 @@ export const isJsonContentType = (header: string) => {
  * itself is kept (not wrapped), since rate-limit decisions and the user's language are remembered by its
  * identity. Other content types keep the platform's readers.
  */
-export const parseJsonOnce = (request: HttpServerRequest.HttpServerRequest) => {
+export const installLimitedJsonReader = (request: HttpServerRequest.HttpServerRequest) => {
   const contentType = request.headers["content-type"]
   if (contentType === undefined || !isJsonContentType(contentType)) return
   if (mediaTypeOf(contentType) !== "application/json") {

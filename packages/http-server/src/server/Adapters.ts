@@ -1,5 +1,6 @@
 import { join } from "node:path"
 import { NodeContext } from "@effect/platform-node"
+import { Ids } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -10,7 +11,9 @@ import { ApnsPush, FcmPush, LogPush, PushOutbox } from "../adapters/push/index.j
 import * as MemoryRateLimiter from "../adapters/ratelimit/MemoryRateLimiter.js"
 import * as RedisRateLimiter from "../adapters/ratelimit/RedisRateLimiter.js"
 import { ConsoleSms, SmsOutbox, TwilioSms } from "../adapters/sms/index.js"
-import type { AppSettings } from "../config/AppConfig.js"
+import { AppConfig, type AppSettings } from "../config/AppConfig.js"
+import { DatabaseLayer, databaseOptionsFromUrl } from "../db/Database.js"
+import { MigratedDatabaseLayer } from "../db/Migrations.js"
 
 /** SMS_PROVIDER's sender, writing to SMS_OUTBOX_FILE too when set. */
 export const smsLayer = (config: AppSettings) => {
@@ -61,3 +64,19 @@ export const fileStoreLayer = (config: AppSettings) =>
       : LocalFileStore.layer({ directory: join(config.dataDir, "uploads", "avatars") }).pipe(
           Layer.provide(NodeContext.layer)
         )
+
+/** The production adapters of every port but the database, chosen by the configuration. */
+export const PortAdaptersFromConfig = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Layer.mergeAll(smsLayer(config), pushLayer(config), rateLimiterLayer(config), fileStoreLayer(config), Ids.Random)
+  )
+)
+
+/** The database DATABASE_URL names, migrated unless MIGRATE_ON_START=false (migrations then run as `talab migrate`). */
+export const DatabaseFromConfig = Layer.unwrapEffect(
+  Effect.flatMap(AppConfig, (config) =>
+    Effect.map(databaseOptionsFromUrl(config.databaseUrl, config.dataDir), (options) =>
+      config.migrateOnStart ? MigratedDatabaseLayer(options) : DatabaseLayer(options)
+    )
+  )
+)

@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import { AppConfig } from "../config/AppConfig.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { isAuthPath, pathOf } from "../http/RequestPath.js"
-import { errorEnvelopeResponse } from "./RequestPipeline.js"
+import { errorEnvelopeResponse } from "./pipeline/ErrorEnvelope.js"
 
 /**
  * The client address: behind a trusted proxy, the last X-Forwarded-For hop, the one the proxy itself
@@ -22,8 +22,8 @@ export const clientIp = (request: HttpServerRequest.HttpServerRequest, trustProx
 /**
  * The per-IP limit of /auth/* (decisions.md section 8), counted before the request is routed, so a 429
  * outranks every other answer. It sits inside the CORS middleware so a browser can read the 429.
- * Only canonical paths get here (RequestPipeline answers 404 to any other spelling) and the router is
- * case-sensitive and strict about slashes, so this prefix is exactly the auth group's routes.
+ * Only canonical paths get here (`CanonicalPathLive`, outside it, answers 404 to any other spelling) and
+ * the router is case-sensitive and strict about slashes, so this prefix is exactly the auth group's routes.
  */
 export const AuthRateLimitLive = HttpApiBuilder.middleware(
   Effect.gen(function* () {

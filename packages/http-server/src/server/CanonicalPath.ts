@@ -2,7 +2,7 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import { canonicalPathOf } from "../http/RequestPath.js"
-import { errorEnvelopeResponse } from "./RequestPipeline.js"
+import { errorEnvelopeResponse } from "./pipeline/ErrorEnvelope.js"
 
 /**
  * Any other spelling of a route than its canonical one (case, `//`, trailing `/`, `%61`, dot segments)

@@ -16,7 +16,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { requestLanguage } from "../http/Localize.js"
 import { validationDetails } from "../http/ValidationDetails.js"
-import { errorEnvelopeResponse } from "./RequestPipeline.js"
+import { errorEnvelopeResponse } from "./pipeline/ErrorEnvelope.js"
 
 /** An endpoint as `HttpApi.reflect` lists it (its decoded types unknown here, which only needs its failures). */
 type Endpoint = HttpApiEndpoint.HttpApiEndpoint<string, HttpMethod.HttpMethod>

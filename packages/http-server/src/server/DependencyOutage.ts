@@ -3,7 +3,7 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import { causeIsUnreachable, RETRY_AFTER_SECONDS } from "../db/Availability.js"
-import { errorEnvelopeResponse } from "./RequestPipeline.js"
+import { errorEnvelopeResponse } from "./pipeline/ErrorEnvelope.js"
 
 /*
  * A call that needs the database while it cannot be reached is answered 503 SERVICE_UNAVAILABLE with

@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import { AppConfig } from "../config/AppConfig.js"
 import { makeLifecycle, ServerLifecycle } from "./Lifecycle.js"
 
 /** Node's HTTP timeouts, chosen rather than inherited (docs/DECISIONS.md, "Server timeouts"). */
@@ -204,3 +205,13 @@ export const NodeServerLayer = (options: NodeServerOptions) =>
       )
     })
   )
+
+/** The Node HTTP server for HOST:PORT; it listens once `Listening` is built. */
+export const NodeServerFromConfig = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    NodeServerLayer({ port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs })
+  )
+)
+
+/** Opens the port; at shutdown, drains it. */
+export const Listening = Layer.scopedDiscard(Effect.flatMap(NodeServer, (server) => server.listen))

@@ -1,8 +1,8 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import type * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware"
 import * as HttpRouter from "@effect/platform/HttpRouter"
 import { Api } from "@talab/contract"
-import { Ids } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SellerAlertsLive } from "../alerts/Http.js"
@@ -13,9 +13,7 @@ import { AuthService } from "../auth/Service.js"
 import { SessionCache } from "../auth/SessionCache.js"
 import { Tokens } from "../auth/Tokens.js"
 import { ChatLive } from "../chat/Http.js"
-import { AppConfig } from "../config/AppConfig.js"
-import { DatabaseLayer, databaseOptionsFromUrl } from "../db/Database.js"
-import { MigratedDatabaseLayer } from "../db/Migrations.js"
+import { AppConfig, type AppSettings } from "../config/AppConfig.js"
 import { SqlRepositoriesLayer } from "../db/Repositories.js"
 import { DealsLive } from "../deals/Http.js"
 import { AdminOnlyLive } from "../http/AdminOnly.js"
@@ -38,29 +36,30 @@ import { InstrumentedPorts } from "../telemetry/Instrumented.js"
 import { MetricsLive } from "../telemetry/MetricsEndpoint.js"
 import { isUntraced, requestMetrics } from "../telemetry/RequestMetrics.js"
 import { UsersLive } from "../users/Http.js"
-import { fileStoreLayer, pushLayer, rateLimiterLayer, smsLayer } from "./Adapters.js"
+import { DatabaseFromConfig, PortAdaptersFromConfig } from "./Adapters.js"
 import { AuthRateLimitLive } from "./AuthRateLimit.js"
 import { CanonicalPathLive } from "./CanonicalPath.js"
 import { corsFor } from "./Cors.js"
 import { DecodeFailureLive } from "./DecodeFailure.js"
 import { DependencyOutageLive } from "./DependencyOutage.js"
 import { withLogging } from "./Logging.js"
-import { NodeServer, NodeServerLayer } from "./NodeServer.js"
+import { nestOutermostFirst } from "./MiddlewareOrder.js"
+import { Listening, NodeServerFromConfig } from "./NodeServer.js"
 import { ReferenceRoutes } from "./Reference.js"
 import { requestPipeline } from "./RequestPipeline.js"
 import { ExtraRoutes } from "./Routes.js"
 import { describeStartFailure } from "./StartFailure.js"
 
 /*
- * The one place the server is composed, read top to bottom: the REST API, the HTTP app around it, the
- * application (the app and its background jobs over the shared infrastructure), then the production server on
- * the database, adapters and Node server its settings name. The testkit runs `AppLive` on its own.
- * Each layer appears once: a feature's layer provides its own services (its folder's Http.ts), what several
- * features share is provided once, below all of them, in `AppLive`.
+ * The one place the server is composed, read top to bottom: the REST API, the HTTP app around it (a request's
+ * path through the server, outermost first), the application (the app and its background jobs over the shared
+ * infrastructure), then the production server on the database, adapters and Node server its settings name.
+ * The testkit runs `AppLive` on its own. Each layer appears once: a feature's layer provides its own services
+ * (its folder's Http.ts); what several features share is provided once, below all of them, in `AppLive`.
  */
 
 /** Every feature's REST groups (and the chat's `/ws`), each with its own application services. */
-const Features = Layer.mergeAll(
+const FeatureGroups = Layer.mergeAll(
   AuthLive,
   UsersLive,
   SellerProfilesLive,
@@ -73,48 +72,69 @@ const Features = Layer.mergeAll(
   ChatLive
 )
 
-/** The implementations of the middlewares the contract's groups declare. */
-const Middlewares = Layer.mergeAll(AuthenticationLive, ApiRateLimitLive, AdminOnlyLive, BodyCheckLive)
+/**
+ * The implementations of the middlewares the contract declares on its groups and endpoints; the contract, not
+ * this list, says which endpoint runs which, in which order.
+ */
+const ContractMiddlewares = Layer.mergeAll(AuthenticationLive, ApiRateLimitLive, AdminOnlyLive, BodyCheckLive)
 
 /** The REST API: the contract with its handlers and middlewares. */
-export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(Features), Layer.provide(Middlewares))
+export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(FeatureGroups), Layer.provide(ContractMiddlewares))
 
 /**
- * The whole HTTP app: REST, `/ws`, health, OpenAPI, docs, CORS, served on whatever HttpServer is provided.
- * Requires the configuration, the database and the adapters of every port.
+ * Around everything the app answers, the framework's own answers (unknown route, malformed JSON) included:
+ * the request pipeline (request id, body limits, the envelope and headers of every response, the log line),
+ * then, when telemetry is on, the request count, inside it so it counts the status the client gets.
+ */
+const outermostOf = (config: AppSettings) => {
+  const tracing = config.telemetry.otlpEndpoint !== undefined
+  const counting = tracing || config.telemetry.metricsPort !== undefined
+  const pipeline = requestPipeline({ hsts: config.hsts })
+  const countRequests = requestMetrics({ tracing })
+  return counting ? (app: HttpApp.Default) => pipeline(countRequests(app)) : pipeline
+}
+
+/** The middlewares around the API and the other routes, outermost first: each wraps all those after it. */
+const edgeMiddlewaresOf = (config: AppSettings) =>
+  [
+    // Outside every answer below, so a browser can read them all (the 404, the 429, the 503).
+    corsFor(config.corsOrigins),
+    // Another spelling of a route is 404 before any limit below is counted, or skipped.
+    CanonicalPathLive,
+    // /auth/* is counted per IP before anything below answers, so its 429 outranks every other answer.
+    AuthRateLimitLive,
+    // A database outage below, the idempotency store's own calls included, answers 503, not 500.
+    DependencyOutageLive,
+    // Outside idempotency, which so sees a decode failure as a failure and keeps no answer for it.
+    DecodeFailureLive,
+    // Innermost: keeps, or replays, the endpoint's own answer to a POST with an Idempotency-Key.
+    IdempotencyLive
+  ] as const
+
+/** One spelling per route: no case folding, no merged or trailing slashes (with `CanonicalPathLive`). */
+const StrictRouter = HttpRouter.setRouterConfig({
+  caseSensitive: true,
+  ignoreTrailingSlash: false,
+  ignoreDuplicateSlashes: false
+})
+
+/**
+ * The whole HTTP app: REST, `/ws`, health, OpenAPI, docs, served on whatever HttpServer is provided, inside
+ * the outermost middleware and the edge middlewares. Requires the configuration, the database and the
+ * adapters of every port.
  */
 export const HttpAppLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => {
-    const tracing = config.telemetry.otlpEndpoint !== undefined
-    const counting = tracing || config.telemetry.metricsPort !== undefined
-    const countRequests = requestMetrics({ tracing })
-    const pipeline = requestPipeline({ hsts: config.hsts })
-    return HttpApiBuilder.serve(counting ? (app) => pipeline(countRequests(app)) : pipeline).pipe(
-      Layer.provide(ExtraRoutes),
-      Layer.provide(ReferenceRoutes),
-      Layer.provide(corsFor(config.corsOrigins)),
-      // Built before CORS, so inside it; built after the auth limit, so outside it: a 404 for another
-      // spelling of a route comes before any limit could be counted (or skipped).
-      Layer.provide(CanonicalPathLive),
-      // Built before CORS, so inside it: a browser can read the 429 and the 503.
-      Layer.provide(AuthRateLimitLive),
-      Layer.provide(DependencyOutageLive),
-      // Outside the idempotency middleware, which so sees a decode failure as a failure and keeps no answer.
-      Layer.provide(DecodeFailureLive),
-      // Inside the auth limit (an /auth/* call is counted per IP first) and inside the outage middleware (its
-      // own database calls answer 503 when the database is unreachable).
-      Layer.provide(IdempotencyLive),
+  Effect.map(AppConfig, (config) =>
+    HttpApiBuilder.serve(outermostOf(config)).pipe(
+      Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes)),
+      nestOutermostFirst(edgeMiddlewaresOf(config)),
       Layer.provide(ApiLive),
       // Without an exporter the framework's span per request (URL parse, header redaction, attributes) would go
       // nowhere: ~50 µs of every request. With one, every request but health probes and sockets gets its span.
-      HttpMiddleware.withTracerDisabledWhen(tracing ? isUntraced : () => true),
-      // One spelling per route: no case folding, no merged or trailing slashes (with the canonical-path
-      // check of the request pipeline, which also refuses `%` escapes and dot segments).
-      Layer.provide(
-        HttpRouter.setRouterConfig({ caseSensitive: true, ignoreTrailingSlash: false, ignoreDuplicateSlashes: false })
-      )
+      HttpMiddleware.withTracerDisabledWhen(config.telemetry.otlpEndpoint !== undefined ? isUntraced : () => true),
+      Layer.provide(StrictRouter)
     )
-  })
+  )
 )
 
 /** The server's keys and the token codec every session check (REST, `/ws`, idempotency) uses. */
@@ -146,32 +166,6 @@ export const AppLive = Layer.mergeAll(
   Layer.provide(ServerSecrets)
 )
 
-/** The Node HTTP server for HOST:PORT; it listens once `Listening` is built. */
-const NodeServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    NodeServerLayer({ port: config.port, host: config.host, shutdownTimeoutMs: config.shutdownTimeoutMs })
-  )
-)
-
-/** Opens the port; at shutdown, drains it. */
-const Listening = Layer.scopedDiscard(Effect.flatMap(NodeServer, (server) => server.listen))
-
-/** The production adapters of every port but the database, chosen by the configuration. */
-const AdaptersFromConfig = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    Layer.mergeAll(smsLayer(config), pushLayer(config), rateLimiterLayer(config), fileStoreLayer(config), Ids.Random)
-  )
-)
-
-/** The database DATABASE_URL names, migrated unless MIGRATE_ON_START=false (migrations then run as `talab migrate`). */
-const DatabaseFromConfig = Layer.unwrapEffect(
-  Effect.flatMap(AppConfig, (config) =>
-    Effect.map(databaseOptionsFromUrl(config.databaseUrl, config.dataDir), (options) =>
-      config.migrateOnStart ? MigratedDatabaseLayer(options) : DatabaseLayer(options)
-    )
-  )
-)
-
 /**
  * The production server, built from its settings (AppConfig): the application, the retention job and the
  * operator's control channel. The port opens only once the app is built (`Layer.provide` builds AppLive
@@ -180,8 +174,8 @@ const DatabaseFromConfig = Layer.unwrapEffect(
  */
 export const ProductionServer = Listening.pipe(
   Layer.provide(Layer.mergeAll(RetentionJobLive, ControlChannelLive).pipe(Layer.provideMerge(AppLive))),
-  Layer.provide(NodeServerLive),
-  Layer.provide(AdaptersFromConfig),
+  Layer.provide(NodeServerFromConfig),
+  Layer.provide(PortAdaptersFromConfig),
   Layer.provide(DatabaseFromConfig)
 )
 
