@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { chatScene, postMessage } from "../support/chat-fixtures.js"
+import { chatScene, Marketplace, marketplaceSettings, postMessage } from "../support/fixtures.js"
 import { backends, client, newPhone, type SignedIn, useServer } from "../support/harness.js"
-import { Marketplace, marketplaceSettings } from "../support/marketplace-fixtures.js"
 import { connectAs, type WsClient } from "../support/ws-client.js"
 
 /*

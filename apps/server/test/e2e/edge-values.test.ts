@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { aRequestBody, expectError, market, useMarketServer } from "../support/flows.js"
+import { aRequestBody, expectError, market, useMarketServer } from "../support/fixtures.js"
 import { backends, type Response, type SignedIn } from "../support/harness.js"
 import { connectAs } from "../support/ws-client.js"
 
@@ -67,7 +67,7 @@ describe.each(backends)("values at the edge on %s", (backend) => {
   /** Everything the refused calls below could have touched, as the API shows it. */
   const snapshot = async () => {
     const read = async (path: string, token: string) => {
-      const response = await api().get(path, { token })
+      const response = await api().raw.get(path, { token })
       return { status: response.status, body: response.body }
     }
     return {
@@ -83,7 +83,7 @@ describe.each(backends)("values at the edge on %s", (backend) => {
 
   /** Sends a JSON body written by hand (numbers exactly as spelled). */
   const sendRaw = (method: "POST" | "PUT", path: string, token: string, json: string) =>
-    api().call(method, path, { token, rawBody: json, headers: { "content-type": "application/json" } })
+    api().raw.call(method, path, { token, rawBody: json, headers: { "content-type": "application/json" } })
 
   const expectFieldRefused = (response: Response, field: string) => {
     const error = expectError(response, 400, "VALIDATION_ERROR")
@@ -138,7 +138,7 @@ describe.each(backends)("values at the edge on %s", (backend) => {
 
     it("names the rule broken, in the caller's language", async () => {
       const detailOf = async (amount: string, language: string) => {
-        const response = await api().call("POST", "/offers", {
+        const response = await api().raw.call("POST", "/offers", {
           token: seller.token,
           rawBody: `{"request_id":"${requestId}","price":${amount},"availability":"Today"}`,
           headers: { "content-type": "application/json", "accept-language": language }

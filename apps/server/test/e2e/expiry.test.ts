@@ -1,6 +1,6 @@
 import type { TestServer } from "@talab/testkit"
 import { describe, expect, it } from "vitest"
-import { anOfferBody, expectError, market, unknownId, useMarketServer } from "../support/flows.js"
+import { anOfferBody, expectError, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import { bothBackends, client, type SignedIn, signIn } from "../support/harness.js"
 
 /*
@@ -116,7 +116,7 @@ describe.each(bothBackends)("offer validity and request expiry on %s", (backend)
       m.expectStatus(await api().put(`/requests/${closed.id}/close`, { token: buyer.token }), 200, "close")
 
       expectError(await api().put(`/requests/${posted.id}/extend`, { token: stranger.token }), 403, "FORBIDDEN")
-      expectError(await api().put(`/requests/${unknownId}/extend`, { token: buyer.token }), 404, "NOT_FOUND")
+      expectError(await api().put(`/requests/${unknownId()}/extend`, { token: buyer.token }), 404, "NOT_FOUND")
       expectError(await api().put(`/requests/${posted.id}/extend`), 401, "UNAUTHORIZED")
       const extended = m.expectStatus(
         await api().put(`/requests/${posted.id}/extend`, { token: buyer.token }),

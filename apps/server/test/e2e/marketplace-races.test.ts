@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
+import { Marketplace, marketplaceSettings, offerBody, profileBody } from "../support/fixtures.js"
 import { client, newPhone, type Response, type SignedIn, useServer } from "../support/harness.js"
-import { Marketplace, marketplaceSettings, offerBody, profileBody } from "../support/marketplace-fixtures.js"
 
 /*
  * Races settled by the database (decisions.md section 3: "of any number of simultaneous accepts on one

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { anOfferBody, expectError, market, marketSettings } from "../support/flows.js"
+import { anOfferBody, expectError, market, marketSettings } from "../support/fixtures.js"
 import type { SignedIn } from "../support/harness.js"
 import { backends, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
@@ -277,7 +277,7 @@ describe.each(backends)("seller trust on %s", (backend) => {
       }
       const order = async (query: string) => {
         const listed = m.expectStatus(
-          await m.api().get(`/requests/${posted.id}/offers${query}`, { token: buyer.token }),
+          await m.api().raw.get(`/requests/${posted.id}/offers${query}`, { token: buyer.token }),
           200,
           `list ${query}`
         )

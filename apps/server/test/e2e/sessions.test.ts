@@ -103,7 +103,9 @@ describe.each(backends)("sessions on %s", (backend) => {
       const phone = newPhone()
       await api().post("/auth/request-otp", { body: { phone_number: phone } })
       const code = server().sms.lastCode(phone)
-      const refused = await api().post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code, device } })
+      const refused = await api().raw.post("/auth/verify-otp", {
+        body: { phone_number: phone, otp_code: code, device }
+      })
       expectError(refused, 400, "VALIDATION_ERROR", fields)
       const verified = await api().post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code } })
       expect(verified.status).toBe(200)
@@ -216,8 +218,8 @@ describe.each(backends)("sessions on %s", (backend) => {
       ["DELETE", `/auth/sessions/${randomUUID()}`]
     ])("%s %s answers 401 without a token and to a refresh token", async (method, path) => {
       const me = await signInOverHttp(server(), api())
-      expectError(await api().call(method, path), 401, "UNAUTHORIZED")
-      expectError(await api().call(method, path, { token: me.refreshToken }), 401, "UNAUTHORIZED")
+      expectError(await api().raw.call(method, path), 401, "UNAUTHORIZED")
+      expectError(await api().raw.call(method, path, { token: me.refreshToken }), 401, "UNAUTHORIZED")
       expect((await list(me.token)).body.data.sessions).toHaveLength(1)
     })
 
