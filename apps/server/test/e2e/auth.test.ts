@@ -169,7 +169,7 @@ describe.each(backends)("auth on %s", (backend) => {
       const phone = newPhone()
       const code = await requestCode(phone)
       for (let i = 0; i < 4; i++) {
-        const response = await api().post("/auth/verify-otp", {
+        const response = await api().raw.post("/auth/verify-otp", {
           body: { phone_number: phone, otp_code: otpCode },
           headers: en
         })

@@ -183,7 +183,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       })
       seen.push(...page.body.data.messages.map((x: any) => x.message_text))
       if (!page.body.data.has_more) break
-      before = `&before=${encodeURIComponent(page.body.data.messages.at(-1).created_at)}`
+      before = `&before=${encodeURIComponent(page.body.data.messages.at(-1)!.created_at)}`
     }
     expect([...seen].sort()).toEqual([...texts].sort())
     const times = (

@@ -42,7 +42,7 @@ describe.each(backends)("message seq on %s", (backend) => {
   const unreadOf = async (token: string, conversationId: string) =>
     (await market().api.get("/conversations/my?per_page=50", { token })).body.data.conversations.find(
       (c: any) => c.id === conversationId
-    ).unread_count
+    )!.unread_count
 
   it("numbers messages 1, 2, 3 per conversation on every view: send response, ack, message frame, history, list", async () => {
     const m = market()
@@ -65,7 +65,7 @@ describe.each(backends)("message seq on %s", (backend) => {
       [1, "one"]
     ])
     const listed = (await m.api.get("/conversations/my", { token: scene.buyer.token })).body.data.conversations
-    expect(listed.find((c: any) => c.id === scene.conversationId).last_message).toMatchObject({ text: "two", seq: 2 })
+    expect(listed.find((c: any) => c.id === scene.conversationId)!.last_message).toMatchObject({ text: "two", seq: 2 })
   })
 
   it("GET messages?after_seq answers what came after, oldest first; limit applies and has_more says more follow", async () => {

@@ -61,7 +61,7 @@ describe.each(backends)("values at the edge on %s", (backend) => {
     requestId = (await m.request(buyer)).id
     const offerOnRequest = await m.offer(seller, requestId)
     const conversations = await api().get("/conversations/my?per_page=50", { token: buyer.token })
-    conversationId = conversations.body.data.conversations.find((c: any) => c.offer_id === offerOnRequest.id).id
+    conversationId = conversations.body.data.conversations.find((c: any) => c.offer_id === offerOnRequest.id)!.id
   }, 60_000)
 
   /** Everything the refused calls below could have touched, as the API shows it. */
@@ -176,7 +176,7 @@ describe.each(backends)("values at the edge on %s", (backend) => {
         const offers = await api().get(`/requests/${posted.body.data.id}/offers`, { token: buyer.token })
         expect(offers.body.data.offers.map((o: any) => o.price)).toEqual([expected])
         const mine = await api().get("/offers/my?per_page=50", { token: seller.token })
-        expect(mine.body.data.offers.find((o: any) => o.id === offered.body.data.id).price).toBe(expected)
+        expect(mine.body.data.offers.find((o: any) => o.id === offered.body.data.id)!.price).toBe(expected)
       }
     })
   })

@@ -42,9 +42,9 @@ describe.each(bothBackends)("offer validity and request expiry on %s", (backend)
       const seller = await m.seller()
       const posted = await m.request(buyer)
       for (const validUntil of [ahead(HOUR - 60_000), ahead(30 * DAY + 60_000), ahead(-HOUR), "tomorrow", 12]) {
-        const response = await api().post("/offers", {
+        const response = await api().raw.post("/offers", {
           token: seller.token,
-          body: anOfferBody(posted.id, { valid_until: validUntil }),
+          body: { ...anOfferBody(posted.id), valid_until: validUntil },
           headers: { "accept-language": "en" }
         })
         const error = expectError(response, 400, "VALIDATION_ERROR")

@@ -320,7 +320,7 @@ describe("marketplace races on postgres", () => {
       expect(count(statuses(decisions), 200), show(decisions)).toBe(1)
       expect(new Set(codes(decisions))).toEqual(new Set(["SELLER_PROFILE_NOT_PENDING"]))
       expect((await m.me(applicant)).seller_profile.status).toBe(
-        decisions.find((r) => r.status === 200)!.body.data.status
+        (decisions.find((r) => r.status === 200) as Response).body.data.status
       )
     }
   })

@@ -284,7 +284,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
     it("without Accept-Language the user's language is used, then Arabic", async () => {
       const english = await m.buyer("English Speaker")
       await m.api.put("/users/me", { token: english.token, body: { language: "en" } })
-      const bad = { method: "POST", path: "/requests", body: requestBody({ category: "laptop" }) } as const
+      const bad = { method: "POST", path: "/requests", body: { ...requestBody(), category: "laptop" } } as const
       expectValidation(await send(bad, english), "category", "en")
       expectValidation(await send(bad, await buyer()), "category", "ar")
       expectValidation(await send(bad, english, "ar"), "category", "ar")
@@ -1015,7 +1015,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         `/requests?location_city=${encodeURIComponent(request.location_city)}&per_page=50`,
         { token: buyer.token }
       )
-      expect(listed.body.data.requests.find((r: any) => r.id === request.id).offer_count).toBe(1)
+      expect(listed.body.data.requests.find((r: any) => r.id === request.id)!.offer_count).toBe(1)
       expect((await m.myOffers(seller)).find((o: any) => o.id === offer.id).status).toBe("withdrawn")
 
       const again = await m.offer(seller, request.id, { price: 3900 })

@@ -214,7 +214,7 @@ describe.each(backends)("offers on %s", (backend) => {
       const seller = await m.seller()
       const posted = await m.request(buyer)
       const error = expectError(
-        await m.api().post("/offers", { token: seller.token, body: anOfferBody(posted.id, change) }),
+        await m.api().raw.post("/offers", { token: seller.token, body: { ...anOfferBody(posted.id), ...change } }),
         400,
         "VALIDATION_ERROR"
       )

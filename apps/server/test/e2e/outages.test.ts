@@ -144,7 +144,7 @@ describe("Redis stopped and started again", () => {
       await api.get("/requests", { token: user.token })
     ]
     expect(during.map((response) => response.status)).toEqual([200, 200, 200])
-    expect(during[1]!.body.data.name).toBe("During Redis Outage")
+    expect((during[1] as Response).body.data.name).toBe("During Redis Outage")
 
     await redis.start()
     await eventually(async () => {

@@ -128,7 +128,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
     ])("refuses %s with 400 VALIDATION_ERROR naming the field, storing nothing", async (_, change, field) => {
       const buyer = await m.user()
       const error = expectError(
-        await m.api().post("/requests", { token: buyer.token, body: aRequestBody(change) }),
+        await m.api().raw.post("/requests", { token: buyer.token, body: { ...aRequestBody(), ...change } }),
         400,
         "VALIDATION_ERROR"
       )
@@ -173,7 +173,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
         "VALIDATION_ERROR"
       )
       expectError(
-        await m.api().post("/requests", { token: buyer.token, body: [aRequestBody()] }),
+        await m.api().raw.post("/requests", { token: buyer.token, body: [aRequestBody()] }),
         400,
         "VALIDATION_ERROR"
       )

@@ -65,7 +65,7 @@ describe.each(bothBackends)("seller alerts on %s", (backend) => {
     for (let i = 1; i < 20; i++) await rule(seller, { categories: ["accessory"], cities: [`City ${i}`] })
     const listed = m.expectStatus(await m.api().get(alerts, { token: seller.token }), 200, "list").body.data.alerts
     expect(listed).toHaveLength(20)
-    expect(listed.at(-1).id).toBe(first.id)
+    expect(listed.at(-1)!.id).toBe(first.id)
 
     const refused = await m
       .api()

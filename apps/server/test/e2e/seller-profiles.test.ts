@@ -110,7 +110,7 @@ describe.each(backends)("seller profiles and their review on %s", (backend) => {
     ])("refuses %s with 400 VALIDATION_ERROR naming the field, creating nothing", async (_, change, field) => {
       const user = await m.user()
       const error = expectError(
-        await m.api().post("/seller-profiles", { token: user.token, body: aProfileBody(change) }),
+        await m.api().raw.post("/seller-profiles", { token: user.token, body: { ...aProfileBody(), ...change } }),
         400,
         "VALIDATION_ERROR"
       )

@@ -229,8 +229,8 @@ describe.each(backends)("seller trust on %s", (backend) => {
     const asSeller = (await m.api().get(`/requests/${posted.id}/offers`, { token: seller.token })).body.data.offers
     const profileTrust = await trustOf(seller)
     expect(profileTrust).toMatchObject({ completion_rate: 1, rating_avg: 4, rating_count: 1, completed_deals: 1 })
-    expect(asBuyer.find((o: any) => o.seller.id === seller.userId).seller.trust).toEqual(profileTrust)
-    expect(asBuyer.find((o: any) => o.seller.id === other.userId).seller.trust).toEqual(await trustOf(other))
+    expect(asBuyer.find((o: any) => o.seller.id === seller.userId)!.seller.trust).toEqual(profileTrust)
+    expect(asBuyer.find((o: any) => o.seller.id === other.userId)!.seller.trust).toEqual(await trustOf(other))
     expect(asSeller.map((o: any) => o.seller.trust)).toEqual([profileTrust])
   })
 

@@ -16,7 +16,7 @@ import { runSql } from "../support/postgres.js"
 import { connectAs, WsClient } from "../support/ws-client.js"
 
 const en = { "accept-language": "en" }
-const iphone = { platform: "ios", name: "Sara's iPhone" }
+const iphone = { platform: "ios", name: "Sara's iPhone" } as const
 
 const sessionIdOf = (signedIn: SignedIn) => claimsOf(signedIn.token).sid as string
 
@@ -107,7 +107,7 @@ describe.each(backends)("sessions on %s", (backend) => {
         body: { phone_number: phone, otp_code: code, device }
       })
       expectError(refused, 400, "VALIDATION_ERROR", fields)
-      const verified = await api().post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code } })
+      const verified = await api().post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code! } })
       expect(verified.status).toBe(200)
       expect((await list(verified.body.data.tokens.access_token)).body.data.sessions).toHaveLength(1)
     })

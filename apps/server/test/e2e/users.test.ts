@@ -321,7 +321,7 @@ describe.each(backends)("users on %s", (backend) => {
       ]
     ])("refuses %s with 400 on avatar and changes nothing", async (_, request) => {
       const me = await signIn(server(), api())
-      expectError(await api().post("/users/me/avatar", { token: me.token, ...request }), 400, "VALIDATION_ERROR", [
+      expectError(await api().raw.post("/users/me/avatar", { token: me.token, ...request }), 400, "VALIDATION_ERROR", [
         "avatar"
       ])
       expect((await api().get("/users/me", { token: me.token })).body.data.avatar_url).toBeNull()

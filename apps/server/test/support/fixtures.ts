@@ -23,6 +23,12 @@ export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 export const ARABIC = /[\u0600-\u06FF]/
 export const LATIN = /[A-Za-z]/
 
+/**
+ * Fields of a body to change: the operation's own, plus any other, for the tests that send fields the API must
+ * ignore (a forged `id` or `status`).
+ */
+export type Overrides<Body> = Partial<Body> & Record<string, unknown>
+
 export type Language = "ar" | "en"
 export const languages: ReadonlyArray<Language> = ["ar", "en"]
 
@@ -65,7 +71,7 @@ export const expectInLanguage = (text: unknown, language: Language) => {
 }
 
 export const requestBody = (
-  overrides: Partial<RequestBody<"/requests", "post">> = {}
+  overrides: Overrides<RequestBody<"/requests", "post">> = {}
 ): RequestBody<"/requests", "post"> => ({
   category: "phone",
   product_brand: "Apple",
@@ -81,7 +87,7 @@ export const requestBody = (
 
 export const offerBody = (
   requestId: string,
-  overrides: Partial<RequestBody<"/offers", "post">> = {}
+  overrides: Overrides<RequestBody<"/offers", "post">> = {}
 ): RequestBody<"/offers", "post"> => ({
   request_id: requestId,
   price: 4000,
@@ -92,7 +98,7 @@ export const offerBody = (
 })
 
 export const profileBody = (
-  overrides: Partial<RequestBody<"/seller-profiles", "post">> = {}
+  overrides: Overrides<RequestBody<"/seller-profiles", "post">> = {}
 ): RequestBody<"/seller-profiles", "post"> => ({
   business_name: "Olaya Mobiles",
   location_district: "Al Olaya",
@@ -142,7 +148,7 @@ export class Marketplace {
     return this.signInWith(this.server, this.api, phone)
   }
 
-  async createRequest(owner: SignedIn, overrides: Partial<RequestBody<"/requests", "post">> = {}): Promise<any> {
+  async createRequest(owner: SignedIn, overrides: Overrides<RequestBody<"/requests", "post">> = {}): Promise<any> {
     const body = expectStatus(
       await this.api.post("/requests", { token: owner.token, body: requestBody(overrides) }),
       201,
@@ -151,7 +157,7 @@ export class Marketplace {
     return body.data
   }
 
-  async apply(user: SignedIn, overrides: Partial<RequestBody<"/seller-profiles", "post">> = {}): Promise<any> {
+  async apply(user: SignedIn, overrides: Overrides<RequestBody<"/seller-profiles", "post">> = {}): Promise<any> {
     const body = expectStatus(
       await this.api.post("/seller-profiles", { token: user.token, body: profileBody(overrides) }),
       201,
@@ -185,7 +191,7 @@ export class Marketplace {
   async report(
     reporter: SignedIn,
     reportedUserId: string,
-    extra: Partial<RequestBody<"/reports", "post">> = {}
+    extra: Overrides<RequestBody<"/reports", "post">> = {}
   ): Promise<any> {
     const body = expectStatus(
       await this.api.post("/reports", {
@@ -223,7 +229,7 @@ export class Marketplace {
   async offer(
     seller: SignedIn,
     requestId: string,
-    overrides: Partial<RequestBody<"/offers", "post">> = {}
+    overrides: Overrides<RequestBody<"/offers", "post">> = {}
   ): Promise<any> {
     const body = expectStatus(
       await this.api.post("/offers", { token: seller.token, body: offerBody(requestId, overrides) }),
@@ -260,7 +266,7 @@ export class Marketplace {
   }
 
   /** A new request of the buyer with a pending offer of the seller. */
-  async pendingOffer(buyer: SignedIn, seller: SignedIn, overrides: Partial<RequestBody<"/offers", "post">> = {}) {
+  async pendingOffer(buyer: SignedIn, seller: SignedIn, overrides: Overrides<RequestBody<"/offers", "post">> = {}) {
     const request = await this.createRequest(buyer)
     const offer = await this.offer(seller, request.id, overrides)
     return { request, offer }
@@ -379,7 +385,7 @@ export const marketSettings = { ...relaxedLimits, adminPhoneNumbers: [ADMIN_PHON
 export const useMarketServer = (backend: Backend) => useServer(backend, { settings: marketSettings })
 
 export const aRequestBody = (
-  overrides: Partial<RequestBody<"/requests", "post">> = {}
+  overrides: Overrides<RequestBody<"/requests", "post">> = {}
 ): RequestBody<"/requests", "post"> => ({
   category: "phone",
   product_brand: "Apple",
@@ -395,7 +401,7 @@ export const aRequestBody = (
 
 export const anOfferBody = (
   requestId: string,
-  overrides: Partial<RequestBody<"/offers", "post">> = {}
+  overrides: Overrides<RequestBody<"/offers", "post">> = {}
 ): RequestBody<"/offers", "post"> => ({
   request_id: requestId,
   price: 1500,
@@ -406,7 +412,7 @@ export const anOfferBody = (
 })
 
 export const aProfileBody = (
-  overrides: Partial<RequestBody<"/seller-profiles", "post">> = {}
+  overrides: Overrides<RequestBody<"/seller-profiles", "post">> = {}
 ): RequestBody<"/seller-profiles", "post"> => ({
   business_name: "Riyadh Phones",
   location_district: "Al Malaz",
@@ -438,7 +444,7 @@ export const market = (server: () => TestServer) => {
   }
 
   /** A user who applied for a seller profile (pending). */
-  const applicant = async (name?: string, profile: Partial<RequestBody<"/seller-profiles", "post">> = {}) => {
+  const applicant = async (name?: string, profile: Overrides<RequestBody<"/seller-profiles", "post">> = {}) => {
     const signed = await user(name)
     const applied = expectStatus(
       await api().post("/seller-profiles", { token: signed.token, body: aProfileBody(profile) }),
@@ -449,14 +455,14 @@ export const market = (server: () => TestServer) => {
   }
 
   /** A user whose seller profile an admin approved. */
-  const seller = async (name?: string, profile: Partial<RequestBody<"/seller-profiles", "post">> = {}) => {
+  const seller = async (name?: string, profile: Overrides<RequestBody<"/seller-profiles", "post">> = {}) => {
     const applied = await applicant(name, profile)
     const { token } = await signInAdmin()
     expectStatus(await api().put(`/admin/seller-profiles/${applied.profileId}/approve`, { token }), 200, "approve")
     return applied
   }
 
-  const request = async (buyer: SignedIn, overrides: Partial<RequestBody<"/requests", "post">> = {}) =>
+  const request = async (buyer: SignedIn, overrides: Overrides<RequestBody<"/requests", "post">> = {}) =>
     expectStatus(
       await api().post("/requests", { token: buyer.token, body: aRequestBody(overrides) }),
       201,
@@ -466,7 +472,7 @@ export const market = (server: () => TestServer) => {
   const offer = async (
     sellerUser: SignedIn,
     requestId: string,
-    overrides: Partial<RequestBody<"/offers", "post">> = {}
+    overrides: Overrides<RequestBody<"/offers", "post">> = {}
   ) =>
     expectStatus(
       await api().post("/offers", { token: sellerUser.token, body: anOfferBody(requestId, overrides) }),
