@@ -1,15 +1,23 @@
-import { describe, expect, it } from "vitest"
-import { createTalabClient, type ErrorCode, type RequestBody, type ResponseData, TalabApiError } from "../src/index.js"
+import { describe, expectTypeOf, it } from "vitest"
+import {
+  createTalabClient,
+  type ErrorCode,
+  type RequestBody,
+  type ResponseBody,
+  type ResponseData,
+  TalabApiError
+} from "../src/index.js"
 
 /*
- * Compile-time checks: `tsc -p tsconfig.json` fails if a `@ts-expect-error` below stops being an error,
- * that is if the client stopped rejecting a wrong call. The calls are never sent.
+ * Type tests: they pass or fail when `tsc -p tsconfig.json` (the package's typecheck) runs, not when vitest does.
+ * A `@ts-expect-error` line that stops being an error fails the typecheck: the client stopped rejecting a wrong call.
+ * The calls are never sent.
  */
 const talab = createTalabClient({ baseUrl: "http://127.0.0.1:9" })
 const never = false
 
 describe("types", () => {
-  it("reject wrong paths, missing parameters and wrong bodies; type the answers", () => {
+  it("reject wrong paths, missing parameters and wrong bodies", () => {
     if (never) {
       // @ts-expect-error an endpoint the API does not have
       void talab.GET("/requestz")
@@ -22,23 +30,34 @@ describe("types", () => {
       // @ts-expect-error page and per_page are integers (documented as such), not strings
       void talab.GET("/requests", { params: { query: { page: "2" } } })
       void talab.GET("/conversations/{id}/messages", { params: { path: { id: "x" }, query: { limit: 50 } } })
-      void talab.GET("/deals/{id}", { params: { path: { id: "x" } } }).then(({ data }) => {
-        const conversation: string = data.conversation_id
-        // @ts-expect-error no such field on a deal
-        void data.conversation
-        return conversation
-      })
-      void talab
-        .items("/requests")
-        .next()
-        .then(({ value }) => value?.budget_max satisfies number | undefined)
-      const error = new TalabApiError({ code: "NOT_FOUND", status: 404, message: "" })
-      // @ts-expect-error codes are a closed union
-      void (error.code === "NOPE")
     }
-    const code: ErrorCode = "DEAL_NOT_ACTIVE"
-    const body: RequestBody<"/offers", "post"> = { request_id: "r", price: 10, availability: "now" }
-    const status: ResponseData<"/deals/{id}/complete", "put">["status"] = "completed"
-    expect([code, body.price, status]).toEqual(["DEAL_NOT_ACTIVE", 10, "completed"])
+  })
+
+  it("type the answers by the document", () => {
+    expectTypeOf(talab.GET<"/deals/{id}">)
+      .returns.resolves.toHaveProperty("data")
+      .toHaveProperty("conversation_id")
+      .toEqualTypeOf<string>()
+    expectTypeOf<ResponseData<"/deals/{id}", "get">>().not.toHaveProperty("conversation")
+    expectTypeOf<ResponseData<"/deals/{id}/complete", "put">["status"]>().toEqualTypeOf<
+      "accepted" | "completed" | "cancelled"
+    >()
+    expectTypeOf<ResponseBody<"/users/me", "get">["success"]>().toEqualTypeOf<true>()
+  })
+
+  it("type the bodies a call takes", () => {
+    expectTypeOf<{ request_id: string; price: number; availability: string }>().toExtend<
+      RequestBody<"/offers", "post">
+    >()
+    expectTypeOf<{ request_id: string; price: string; availability: string }>().not.toExtend<
+      RequestBody<"/offers", "post">
+    >()
+    expectTypeOf<RequestBody<"/requests", "post">["category"]>().toEqualTypeOf<"phone" | "accessory">()
+  })
+
+  it("close the union of error codes", () => {
+    expectTypeOf<"DEAL_NOT_ACTIVE">().toExtend<ErrorCode>()
+    expectTypeOf<"NOPE">().not.toExtend<ErrorCode>()
+    expectTypeOf<TalabApiError["code"]>().toEqualTypeOf<ErrorCode>()
   })
 })

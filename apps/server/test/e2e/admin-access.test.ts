@@ -5,7 +5,7 @@ import { runCli } from "@talab/http-server"
 import type { TestServer } from "@talab/testkit"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ADMIN_PHONE, expectError, market, unknownId, useMarketServer } from "../support/flows.js"
+import { ADMIN_PHONE, expectError, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import { backends, client, newPhone, relaxedLimits, type SignedIn, signIn, startServer } from "../support/harness.js"
 import { createPostgresDatabase, runSql } from "../support/postgres.js"
 
@@ -54,7 +54,7 @@ describe.each(backends)("admin routes on %s", (backend) => {
   }, 60_000)
 
   const idOf = (kind: IdKind, known: string) =>
-    ({ unknown: unknownId, known, malformed: "not-an-id", uppercase: known.toUpperCase() })[kind]
+    ({ unknown: unknownId(), known, malformed: "not-an-id", uppercase: known.toUpperCase() })[kind]
 
   const idRoutes = () => [
     {
@@ -91,14 +91,14 @@ describe.each(backends)("admin routes on %s", (backend) => {
     let calls = 0
     for (const caller of [buyer, seller]) {
       for (const path of listRoutes) {
-        const response = await api().get(path, { token: caller.token })
+        const response = await api().raw.get(path, { token: caller.token })
         expectError(response, 403, "FORBIDDEN")
         calls++
       }
       for (const route of idRoutes()) {
         for (const kind of ["unknown", "known", "malformed", "uppercase"] as const) {
           for (const [what, body] of bodies) {
-            const response = await api().put(route.path(idOf(kind, route.known)), {
+            const response = await api().raw.put(route.path(idOf(kind, route.known)), {
               token: caller.token,
               ...(body?.rawBody !== undefined
                 ? { rawBody: body.rawBody, headers: { "content-type": "application/json" } }
@@ -129,12 +129,12 @@ describe.each(backends)("admin routes on %s", (backend) => {
       })
       return expectError(response, 403, "FORBIDDEN").message
     }
-    expect(await messageOf(unknownId, "en")).toBe(await messageOf(reportId, "en"))
-    expect(await messageOf(unknownId, "ar")).toMatch(/[\u0600-\u06FF]/)
+    expect(await messageOf(unknownId(), "en")).toBe(await messageOf(reportId, "en"))
+    expect(await messageOf(unknownId(), "ar")).toMatch(/[\u0600-\u06FF]/)
   })
 
   it("answers 401 before 403: no token, whatever the id", async () => {
-    for (const id of [unknownId, reportId, "not-an-id"]) {
+    for (const id of [unknownId(), reportId, "not-an-id"]) {
       expectError(await api().put(`/admin/reports/${id}/resolve`, { body: { action: "dismiss" } }), 401, "UNAUTHORIZED")
     }
     expectError(await api().get("/admin/reports", { token: "not-a-token" }), 401, "UNAUTHORIZED")
@@ -142,12 +142,12 @@ describe.each(backends)("admin routes on %s", (backend) => {
 
   it("lets the admin past the check: 404 for an unknown or malformed id, 400 for a bad body", async () => {
     expectError(
-      await api().put(`/admin/seller-profiles/${unknownId}/approve`, { token: admin.token }),
+      await api().put(`/admin/seller-profiles/${unknownId()}/approve`, { token: admin.token }),
       404,
       "NOT_FOUND"
     )
     expectError(
-      await api().put(`/admin/reports/${unknownId}/resolve`, { token: admin.token, body: { action: "dismiss" } }),
+      await api().put(`/admin/reports/${unknownId()}/resolve`, { token: admin.token, body: { action: "dismiss" } }),
       404,
       "NOT_FOUND"
     )
@@ -157,7 +157,7 @@ describe.each(backends)("admin routes on %s", (backend) => {
       "NOT_FOUND"
     )
     expectError(
-      await api().put(`/admin/reports/${reportId}/resolve`, { token: admin.token, body: { action: "nope" } }),
+      await api().raw.put(`/admin/reports/${reportId}/resolve`, { token: admin.token, body: { action: "nope" } }),
       400,
       "VALIDATION_ERROR"
     )
@@ -177,7 +177,8 @@ describe("admin routes and the rate limit", () => {
     })
     try {
       const caller = await signIn(limited, client(limited))
-      const call = () => client(limited).put(`/admin/reports/${unknownId}/resolve`, { token: caller.token, body: {} })
+      const call = () =>
+        client(limited).raw.put(`/admin/reports/${unknownId()}/resolve`, { token: caller.token, body: {} })
       expectError(await call(), 403, "FORBIDDEN")
       expectError(await call(), 403, "FORBIDDEN")
       expectError(await call(), 429, "RATE_LIMITED")

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { aRequestBody, market, marketSettings } from "../support/flows.js"
+import { aRequestBody, market, marketSettings } from "../support/fixtures.js"
 import { client, type SignedIn } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 import { useTwoInstances } from "../support/two-instances.js"
@@ -78,15 +78,15 @@ describe("seller alerts with two instances on one PostgreSQL database", () => {
       for (const { data } of events) {
         const request = shown.find((r) => r.id === data.request_id)
         expect(data).toEqual({
-          request_id: request.id,
-          category: request.category,
-          product_brand: request.product_brand,
-          product_model: request.product_model,
-          budget_min: request.budget_min,
-          budget_max: request.budget_max,
-          location_city: request.location_city,
-          location_district: request.location_district,
-          created_at: request.created_at
+          request_id: request?.id,
+          category: request?.category,
+          product_brand: request?.product_brand,
+          product_model: request?.product_model,
+          budget_min: request?.budget_min,
+          budget_max: request?.budget_max,
+          location_city: request?.location_city,
+          location_district: request?.location_district,
+          created_at: request?.created_at
         })
       }
       socket.close()

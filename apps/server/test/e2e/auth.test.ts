@@ -103,7 +103,7 @@ describe.each(backends)("auth on %s", (backend) => {
       ["a number where a string is due", '{"phone_number": 966501234567}', json, "phone_number"]
     ])("refuses %s with 400 and sends nothing", async (_, rawBody, headers, field) => {
       const sentBefore = server().sms.sent.length
-      const response = await api().post("/auth/request-otp", { rawBody, headers })
+      const response = await api().raw.post("/auth/request-otp", { rawBody, headers })
       expectError(response, 400, "VALIDATION_ERROR", [field])
       expect(server().sms.sent.length).toBe(sentBefore)
     })
@@ -114,7 +114,7 @@ describe.each(backends)("auth on %s", (backend) => {
 
     it("ignores unknown fields", async () => {
       const phone = newPhone()
-      const response = await api().post("/auth/request-otp", {
+      const response = await api().raw.post("/auth/request-otp", {
         body: { phone_number: phone, is_admin: true, code: "000000" }
       })
       expect(response.status).toBe(200)
@@ -169,7 +169,7 @@ describe.each(backends)("auth on %s", (backend) => {
       const phone = newPhone()
       const code = await requestCode(phone)
       for (let i = 0; i < 4; i++) {
-        const response = await api().post("/auth/verify-otp", {
+        const response = await api().raw.post("/auth/verify-otp", {
           body: { phone_number: phone, otp_code: otpCode },
           headers: en
         })
@@ -179,7 +179,7 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("refuses a missing phone_number and a missing code, naming both", async () => {
-      expectError(await api().post("/auth/verify-otp", { body: {} }), 400, "VALIDATION_ERROR", [
+      expectError(await api().raw.post("/auth/verify-otp", { body: {} }), 400, "VALIDATION_ERROR", [
         "phone_number",
         "otp_code"
       ])
@@ -362,11 +362,13 @@ describe.each(backends)("auth on %s", (backend) => {
     })
 
     it("refuses bad refresh bodies with 400", async () => {
-      expectError(await api().post("/auth/refresh", { body: {} }), 400, "VALIDATION_ERROR", ["refresh_token"])
-      expectError(await api().post("/auth/refresh", { body: { refresh_token: 42 } }), 400, "VALIDATION_ERROR", [
+      expectError(await api().raw.post("/auth/refresh", { body: {} }), 400, "VALIDATION_ERROR", ["refresh_token"])
+      expectError(await api().raw.post("/auth/refresh", { body: { refresh_token: 42 } }), 400, "VALIDATION_ERROR", [
         "refresh_token"
       ])
-      expectError(await api().post("/auth/refresh", { rawBody: "{", headers: json }), 400, "VALIDATION_ERROR", ["body"])
+      expectError(await api().raw.post("/auth/refresh", { rawBody: "{", headers: json }), 400, "VALIDATION_ERROR", [
+        "body"
+      ])
     })
   })
 
@@ -419,7 +421,7 @@ describe.each(backends)("auth on %s", (backend) => {
     ])("refuses %s with 400 and keeps the session", async (_, rawBody) => {
       const me = await signInOverHttp(server(), api())
       expectError(
-        await api().post("/auth/logout", { token: me.token, rawBody, headers: json }),
+        await api().raw.post("/auth/logout", { token: me.token, rawBody, headers: json }),
         400,
         "VALIDATION_ERROR"
       )

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { chatScene, postMessage } from "../support/chat-fixtures.js"
+import { chatScene, Marketplace, marketplaceSettings, postMessage } from "../support/fixtures.js"
 import { backends, client, newPhone, type SignedIn, useServer } from "../support/harness.js"
-import { Marketplace, marketplaceSettings } from "../support/marketplace-fixtures.js"
 import { connectAs, type WsClient } from "../support/ws-client.js"
 
 /*
@@ -32,7 +31,7 @@ describe.each(backends)("contact details in chat on %s", (backend) => {
   const lastMessageFor = async (party: SignedIn, conversationId: string) =>
     (await market().api.get("/conversations/my?per_page=50", { token: party.token })).body.data.conversations.find(
       (c: any) => c.id === conversationId
-    ).last_message
+    )!.last_message
 
   it("masks them for the recipient in history, the conversation list and the WebSocket, not for the sender", async () => {
     const { buyer, conversationId, seller } = await chatScene(market())

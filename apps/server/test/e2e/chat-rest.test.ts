@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest"
-import { chatScene, postMessage } from "../support/chat-fixtures.js"
-import { backends, client, newPhone, useServer } from "../support/harness.js"
 import {
+  chatScene,
   expectError,
   ISO_UTC,
   Marketplace,
   marketplaceSettings,
+  postMessage,
   UUID,
   unknownId
-} from "../support/marketplace-fixtures.js"
+} from "../support/fixtures.js"
+import { backends, client, newPhone, useServer } from "../support/harness.js"
 
 /** Conversations over REST: GET /conversations/my, GET and POST /conversations/{id}/messages. */
 describe.each(backends)("conversations over REST on %s", (backend) => {
@@ -79,7 +80,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const m = market()
     const scene = await chatScene(m)
     const post = (body: unknown) =>
-      m.api.post(`/conversations/${scene.conversationId}/messages`, { token: scene.buyer.token, body })
+      m.api.raw.post(`/conversations/${scene.conversationId}/messages`, { token: scene.buyer.token, body })
     for (const body of [{ message_text: "   " }, { message_text: "x".repeat(4001) }, { message_text: 42 }, {}]) {
       const response = await post(body)
       expectError(response, 400, "VALIDATION_ERROR")
@@ -99,8 +100,12 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const outsider = await m.buyer("Outsider")
     const path = `/conversations/${scene.conversationId}/messages`
 
-    expectError(await m.api.get(path, { token: outsider.token }), 403, "FORBIDDEN")
-    expectError(await m.api.post(path, { token: outsider.token, body: { message_text: "hello" } }), 403, "FORBIDDEN")
+    expectError(await m.api.raw.get(path, { token: outsider.token }), 403, "FORBIDDEN")
+    expectError(
+      await m.api.raw.post(path, { token: outsider.token, body: { message_text: "hello" } }),
+      403,
+      "FORBIDDEN"
+    )
     for (const id of [unknownId(), "not-a-uuid"]) {
       expectError(await m.api.get(`/conversations/${id}/messages`, { token: scene.buyer.token }), 404, "NOT_FOUND")
       expectError(
@@ -109,18 +114,18 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
         "NOT_FOUND"
       )
     }
-    expectError(await m.api.get(path), 401, "UNAUTHORIZED")
-    expectError(await m.api.post(path, { body: { message_text: "hi" } }), 401, "UNAUTHORIZED")
+    expectError(await m.api.raw.get(path), 401, "UNAUTHORIZED")
+    expectError(await m.api.raw.post(path, { body: { message_text: "hi" } }), 401, "UNAUTHORIZED")
     expectError(await m.api.get("/conversations/my"), 401, "UNAUTHORIZED")
     // 400 outranks 404 and 403.
     expectError(
-      await m.api.post(`/conversations/${unknownId()}/messages`, { token: scene.buyer.token, body: {} }),
+      await m.api.raw.post(`/conversations/${unknownId()}/messages`, { token: scene.buyer.token, body: {} }),
       400,
       "VALIDATION_ERROR"
     )
-    expectError(await m.api.post(path, { token: outsider.token, body: {} }), 400, "VALIDATION_ERROR")
+    expectError(await m.api.raw.post(path, { token: outsider.token, body: {} }), 400, "VALIDATION_ERROR")
 
-    const history = await m.api.get(path, { token: scene.seller.token })
+    const history = await m.api.raw.get(path, { token: scene.seller.token })
     expect(history.body.data.messages).toEqual([])
   })
 
@@ -131,7 +136,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     for (let i = 1; i <= 5; i++)
       sent.push(await postMessage(m.api, i % 2 ? scene.buyer : scene.seller, scene.conversationId, `m${i}`))
     const page = (query: string) =>
-      m.api.get(`/conversations/${scene.conversationId}/messages${query}`, { token: scene.buyer.token })
+      m.api.raw.get(`/conversations/${scene.conversationId}/messages${query}`, { token: scene.buyer.token })
 
     const first = await page("?limit=2")
     expect(first.status).toBe(200)
@@ -178,7 +183,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       })
       seen.push(...page.body.data.messages.map((x: any) => x.message_text))
       if (!page.body.data.has_more) break
-      before = `&before=${encodeURIComponent(page.body.data.messages.at(-1).created_at)}`
+      before = `&before=${encodeURIComponent(page.body.data.messages.at(-1)!.created_at)}`
     }
     expect([...seen].sort()).toEqual([...texts].sort())
     const times = (
@@ -199,7 +204,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       "?before=2025-13-01T00:00:00Z",
       "?before=1700000000"
     ]) {
-      const response = await m.api.get(`/conversations/${scene.conversationId}/messages${query}`, {
+      const response = await m.api.raw.get(`/conversations/${scene.conversationId}/messages${query}`, {
         token: scene.buyer.token
       })
       expectError(response, 400, "VALIDATION_ERROR")
@@ -249,7 +254,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const second = await chatScene(m, { buyer })
     const third = await chatScene(m, { buyer })
     const ids = async (query = "") =>
-      (await m.api.get(`/conversations/my${query}`, { token: buyer.token })).body.data.conversations.map(
+      (await m.api.raw.get(`/conversations/my${query}`, { token: buyer.token })).body.data.conversations.map(
         (c: any) => c.id
       )
 
@@ -277,7 +282,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     expect(sellerList.body.data.conversations.map((c: any) => c.id)).toEqual([first.conversationId])
 
     for (const query of ["?per_page=51", "?per_page=0", "?page=0", "?page=x"]) {
-      expectError(await m.api.get(`/conversations/my${query}`, { token: buyer.token }), 400, "VALIDATION_ERROR")
+      expectError(await m.api.raw.get(`/conversations/my${query}`, { token: buyer.token }), 400, "VALIDATION_ERROR")
     }
   })
 })

@@ -11,7 +11,6 @@ import {
 import type { TestServer } from "@talab/testkit"
 import { afterAll, afterEach, describe, expect, it } from "vitest"
 import WebSocket from "ws"
-import { chatScene } from "../support/chat-fixtures.js"
 import {
   type ChildServer,
   freePort,
@@ -21,8 +20,8 @@ import {
   startServer,
   waitUntilLive
 } from "../support/child-server.js"
+import { chatScene, Marketplace } from "../support/fixtures.js"
 import { type Backend, bothBackends, client, newPhone, signInOverHttp } from "../support/harness.js"
-import { Marketplace } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { seqRange } from "../support/seq.js"
 

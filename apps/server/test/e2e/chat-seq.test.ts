@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { chatScene, postMessage } from "../support/chat-fixtures.js"
+import {
+  chatScene,
+  expectError,
+  Marketplace,
+  marketplaceSettings,
+  postMessage,
+  unknownId
+} from "../support/fixtures.js"
 import { backends, client, newPhone, useServer } from "../support/harness.js"
-import { expectError, Marketplace, marketplaceSettings, unknownId } from "../support/marketplace-fixtures.js"
 import {
   deliveredSeqs,
   expectResumedWithoutGap,
@@ -32,11 +38,11 @@ describe.each(backends)("message seq on %s", (backend) => {
     for (const socket of opened.splice(0)) socket.close()
   })
   const history = (token: string, conversationId: string, query = "") =>
-    market().api.get(`/conversations/${conversationId}/messages${query}`, { token })
+    market().api.raw.get(`/conversations/${conversationId}/messages${query}`, { token })
   const unreadOf = async (token: string, conversationId: string) =>
     (await market().api.get("/conversations/my?per_page=50", { token })).body.data.conversations.find(
       (c: any) => c.id === conversationId
-    ).unread_count
+    )!.unread_count
 
   it("numbers messages 1, 2, 3 per conversation on every view: send response, ack, message frame, history, list", async () => {
     const m = market()
@@ -59,7 +65,7 @@ describe.each(backends)("message seq on %s", (backend) => {
       [1, "one"]
     ])
     const listed = (await m.api.get("/conversations/my", { token: scene.buyer.token })).body.data.conversations
-    expect(listed.find((c: any) => c.id === scene.conversationId).last_message).toMatchObject({ text: "two", seq: 2 })
+    expect(listed.find((c: any) => c.id === scene.conversationId)!.last_message).toMatchObject({ text: "two", seq: 2 })
   })
 
   it("GET messages?after_seq answers what came after, oldest first; limit applies and has_more says more follow", async () => {
@@ -118,7 +124,7 @@ describe.each(backends)("message seq on %s", (backend) => {
     await postMessage(m.api, scene.buyer, scene.conversationId, "b4")
     await postMessage(m.api, scene.seller, scene.conversationId, "s5")
     const read = (token: string, body: unknown, id = scene.conversationId) =>
-      m.api.put(`/conversations/${id}/read`, { token, body })
+      m.api.raw.put(`/conversations/${id}/read`, { token, body })
 
     const phone = await read(scene.buyer.token, { up_to_seq: 2 })
     expect(phone.status).toBe(200)
@@ -153,7 +159,7 @@ describe.each(backends)("message seq on %s", (backend) => {
     await postMessage(m.api, scene.seller, scene.conversationId, "unread")
     const outsider = await m.buyer("Outsider")
     const read = (token: string | undefined, body: unknown, id = scene.conversationId) =>
-      m.api.put(`/conversations/${id}/read`, { token, body })
+      m.api.raw.put(`/conversations/${id}/read`, { token, body })
 
     expectError(await read(outsider.token, { up_to_seq: 1 }), 403, "FORBIDDEN")
     expectError(await read(scene.buyer.token, { up_to_seq: 1 }, unknownId()), 404, "NOT_FOUND")

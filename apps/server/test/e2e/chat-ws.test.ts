@@ -1,8 +1,16 @@
 import * as Net from "node:net"
 import { afterEach, describe, expect, it } from "vitest"
-import { chatScene, postMessage } from "../support/chat-fixtures.js"
+import {
+  ARABIC,
+  chatScene,
+  ISO_UTC,
+  Marketplace,
+  marketplaceSettings,
+  postMessage,
+  UUID,
+  unknownId
+} from "../support/fixtures.js"
 import { backends, client, newPhone, signIn, startServer, useServer } from "../support/harness.js"
-import { ARABIC, ISO_UTC, Marketplace, marketplaceSettings, UUID, unknownId } from "../support/marketplace-fixtures.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { rawRequest } from "../support/raw-http.js"
 import { connectAs, WsClient, type WsClientOptions } from "../support/ws-client.js"

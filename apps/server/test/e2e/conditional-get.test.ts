@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { market, useMarketServer } from "../support/flows.js"
+import { market, useMarketServer } from "../support/fixtures.js"
 import { backends } from "../support/harness.js"
 
 describe.each(backends)("conditional GETs on %s", (backend) => {

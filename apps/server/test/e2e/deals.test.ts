@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { expectError, isoTimestamp, keysOf, market, unknownId, useMarketServer } from "../support/flows.js"
+import { expectError, isoTimestamp, keysOf, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import { backends } from "../support/harness.js"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -52,7 +52,7 @@ describe.each(backends)("deals on %s", (backend) => {
       await m.api().put(`/deals/${asBuyer2.id}/complete`, { token: trader.token })
 
       const ids = async (query: string) => {
-        const response = await m.api().get(`/deals/my${query}`, { token: trader.token })
+        const response = await m.api().raw.get(`/deals/my${query}`, { token: trader.token })
         expect(response.status).toBe(200)
         return response.body.data
       }
@@ -155,7 +155,7 @@ describe.each(backends)("deals on %s", (backend) => {
       for (const user of [loser, admin, stranger]) {
         expectError(await m.api().get(`/deals/${deal.id}`, { token: user.token }), 403, "FORBIDDEN")
       }
-      expectError(await m.api().get(`/deals/${unknownId}`, { token: buyer.token }), 404, "NOT_FOUND")
+      expectError(await m.api().get(`/deals/${unknownId()}`, { token: buyer.token }), 404, "NOT_FOUND")
       expectError(await m.api().get("/deals/42", { token: buyer.token }), 404, "NOT_FOUND")
       expectError(await m.api().get(`/deals/${deal.id}`), 401, "UNAUTHORIZED")
     })
@@ -207,7 +207,7 @@ describe.each(backends)("deals on %s", (backend) => {
       const stranger = await m.user()
       expectError(await m.api().put(`/deals/${made.deal.id}/complete`, { token: made.seller.token }), 403, "FORBIDDEN")
       expectError(await m.api().put(`/deals/${made.deal.id}/complete`, { token: stranger.token }), 403, "FORBIDDEN")
-      expectError(await m.api().put(`/deals/${unknownId}/complete`, { token: made.buyer.token }), 404, "NOT_FOUND")
+      expectError(await m.api().put(`/deals/${unknownId()}/complete`, { token: made.buyer.token }), 404, "NOT_FOUND")
       expectError(await m.api().put(`/deals/${made.deal.id}/complete`), 401, "UNAUTHORIZED")
       const detail = await m.api().get(`/deals/${made.deal.id}`, { token: made.buyer.token })
       expect(detail.body.data.status).toBe("accepted")
@@ -263,18 +263,18 @@ describe.each(backends)("deals on %s", (backend) => {
         { reason: 5 },
         { description: "only" }
       ]) {
-        const error = expectError(await m.api().put(url, { token, body }), 400, "VALIDATION_ERROR")
+        const error = expectError(await m.api().raw.put(url, { token, body }), 400, "VALIDATION_ERROR")
         expect(Object.keys(error.details)).toContain("reason")
       }
       const long = expectError(
-        await m.api().put(url, { token, body: { reason: "ok", description: "x".repeat(2001) } }),
+        await m.api().raw.put(url, { token, body: { reason: "ok", description: "x".repeat(2001) } }),
         400,
         "VALIDATION_ERROR"
       )
       expect(Object.keys(long.details)).toEqual(["description"])
-      expectError(await m.api().put(url, { token }), 400, "VALIDATION_ERROR")
+      expectError(await m.api().raw.put(url, { token }), 400, "VALIDATION_ERROR")
       expect((await m.api().get(`/deals/${made.deal.id}`, { token })).body.data.status).toBe("accepted")
-      const ok = await m.api().put(url, { token, body: { reason: "x".repeat(200) } })
+      const ok = await m.api().raw.put(url, { token, body: { reason: "x".repeat(200) } })
       expect(ok.status).toBe(200)
     })
 
@@ -300,15 +300,15 @@ describe.each(backends)("deals on %s", (backend) => {
       const made = await m.deal()
       const stranger = await m.user()
       const url = `/deals/${made.deal.id}/cancel`
-      expectError(await m.api().put(url, { token: made.seller.token, body: { reason: "no" } }), 403, "FORBIDDEN")
-      expectError(await m.api().put(url, { token: stranger.token, body: { reason: "no" } }), 403, "FORBIDDEN")
-      expectError(await m.api().put(url, { token: made.seller.token, body: {} }), 400, "VALIDATION_ERROR")
+      expectError(await m.api().raw.put(url, { token: made.seller.token, body: { reason: "no" } }), 403, "FORBIDDEN")
+      expectError(await m.api().raw.put(url, { token: stranger.token, body: { reason: "no" } }), 403, "FORBIDDEN")
+      expectError(await m.api().raw.put(url, { token: made.seller.token, body: {} }), 400, "VALIDATION_ERROR")
       expectError(
-        await m.api().put(`/deals/${unknownId}/cancel`, { token: made.buyer.token, body: { reason: "no" } }),
+        await m.api().put(`/deals/${unknownId()}/cancel`, { token: made.buyer.token, body: { reason: "no" } }),
         404,
         "NOT_FOUND"
       )
-      expectError(await m.api().put(url, { body: { reason: "no" } }), 401, "UNAUTHORIZED")
+      expectError(await m.api().raw.put(url, { body: { reason: "no" } }), 401, "UNAUTHORIZED")
       expect((await m.api().get(`/deals/${made.deal.id}`, { token: made.buyer.token })).body.data.status).toBe(
         "accepted"
       )

@@ -46,7 +46,7 @@ describe.each(backends)("device tokens on %s", (backend) => {
 
   it.each(["ios", "android", "web"])("accepts the platform %s", async (platform) => {
     const me = await signIn(server(), api())
-    const response = await api().post("/device-tokens", {
+    const response = await api().raw.post("/device-tokens", {
       token: me.token,
       body: { platform, push_token: newPushToken() }
     })
@@ -98,7 +98,7 @@ describe.each(backends)("device tokens on %s", (backend) => {
   ])("refuses %s with 400 naming the field, and stores nothing", async (_, body, fields, message) => {
     const me = await signIn(server(), api())
     const error = expectError(
-      await api().post("/device-tokens", { token: me.token, body, headers: en }),
+      await api().raw.post("/device-tokens", { token: me.token, body, headers: en }),
       400,
       "VALIDATION_ERROR",
       fields
@@ -125,7 +125,7 @@ describe.each(backends)("device tokens on %s", (backend) => {
   ])("refuses %s with 400 on body", async (_, rawBody) => {
     const me = await signIn(server(), api())
     expectError(
-      await api().post("/device-tokens", { token: me.token, rawBody, headers: json }),
+      await api().raw.post("/device-tokens", { token: me.token, rawBody, headers: json }),
       400,
       "VALIDATION_ERROR",
       ["body"]
@@ -136,7 +136,7 @@ describe.each(backends)("device tokens on %s", (backend) => {
     const me = await signIn(server(), api())
     const victim = await signIn(server(), api())
     const pushToken = newPushToken()
-    const response = await api().post("/device-tokens", {
+    const response = await api().raw.post("/device-tokens", {
       token: me.token,
       body: { platform: "ios", push_token: pushToken, user_id: victim.userId, id: crypto.randomUUID() }
     })
@@ -147,7 +147,7 @@ describe.each(backends)("device tokens on %s", (backend) => {
 
   it("answers 401 without a valid token, before looking at the body", async () => {
     expectError(await api().post("/device-tokens", { body: { platform: "ios", push_token: "t" } }), 401, "UNAUTHORIZED")
-    expectError(await api().post("/device-tokens", { rawBody: "{", headers: json }), 401, "UNAUTHORIZED")
+    expectError(await api().raw.post("/device-tokens", { rawBody: "{", headers: json }), 401, "UNAUTHORIZED")
   })
 
   it("logout removes the given device token of the caller and its session's own, no other", async () => {

@@ -1,7 +1,7 @@
 import type { SqlClient } from "@effect/sql"
 import type { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { anOfferBody, expectError, market, marketSettings } from "../support/flows.js"
+import { anOfferBody, expectError, market, marketSettings } from "../support/fixtures.js"
 import { useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 

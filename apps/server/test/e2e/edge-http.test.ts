@@ -69,7 +69,7 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
     const ip = from(newIp())
     expect((await api().post("/auth/request-otp", { body: { phone_number: phone }, headers: ip })).status).toBe(200)
     const verified = await api().post("/auth/verify-otp", {
-      body: { phone_number: phone, otp_code: server().sms.lastCode(phone) },
+      body: { phone_number: phone, otp_code: server().sms.lastCode(phone)! },
       headers: ip
     })
     expect(verified.status).toBe(200)
@@ -225,13 +225,17 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
     })
 
     it.each(notJson)("PUT /users/me with %s: 415, name unchanged", async (_, headers, body) => {
-      const response = await api().put("/users/me", { token: me.token, rawBody: body, headers: { ...headers, ...en } })
+      const response = await api().raw.put("/users/me", {
+        token: me.token,
+        rawBody: body,
+        headers: { ...headers, ...en }
+      })
       expect415(response)
       expect((await api().get("/users/me", { token: me.token })).body.data.name).toBeNull()
     })
 
     it.each(notJson)("POST /auth/logout with %s: 415, session kept", async (_, headers, body) => {
-      const response = await api().post("/auth/logout", {
+      const response = await api().raw.post("/auth/logout", {
         token: me.token,
         rawBody: body,
         headers: { ...headers, ...en, ...from(newIp()) }
@@ -246,7 +250,7 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
       const body = headers["content-type"]?.includes("urlencoded")
         ? `phone_number=${encodeURIComponent(phone)}`
         : JSON.stringify({ phone_number: phone })
-      const response = await api().post("/auth/request-otp", {
+      const response = await api().raw.post("/auth/request-otp", {
         rawBody: body,
         headers: { ...headers, ...en, ...from(newIp()) }
       })
@@ -255,7 +259,11 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
     })
 
     it.each(notJson)("POST /requests with %s: 415, nothing created", async (_, headers, body) => {
-      const response = await api().post("/requests", { token: me.token, rawBody: body, headers: { ...headers, ...en } })
+      const response = await api().raw.post("/requests", {
+        token: me.token,
+        rawBody: body,
+        headers: { ...headers, ...en }
+      })
       expect415(response)
       expect((await api().get("/requests/my", { token: me.token })).body.data.pagination.total).toBe(0)
     })
@@ -267,7 +275,7 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
       ["application/vnd.talab+json; charset=UTF-8"]
     ])("takes %s as JSON", async (contentType) => {
       const other = await signIn()
-      const response = await api().put("/users/me", {
+      const response = await api().raw.put("/users/me", {
         token: other.token,
         rawBody: JSON.stringify({ name: "Json" }),
         headers: { "content-type": contentType }
@@ -285,7 +293,7 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
 
     it("answers 401 before 415 without a token, and 413 before 415 for a body over 1 MiB", async () => {
       expectError(
-        await api().put("/users/me", { rawBody: "x", headers: { "content-type": "text/plain" } }),
+        await api().raw.put("/users/me", { rawBody: "x", headers: { "content-type": "text/plain" } }),
         401,
         "UNAUTHORIZED"
       )
@@ -301,7 +309,7 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
       ["text/plain", { "content-type": "text/plain" }, "x"],
       ["application/octet-stream", { "content-type": "application/octet-stream" }, "\u0089PNG"]
     ])("refuses an avatar sent as %s with 415 and keeps none", async (_, headers, body) => {
-      const response = await api().post("/users/me/avatar", { token: me.token, rawBody: body, headers })
+      const response = await api().raw.post("/users/me/avatar", { token: me.token, rawBody: body, headers })
       expectError(response, 415, "UNSUPPORTED_MEDIA_TYPE")
       expect((await api().get("/users/me", { token: me.token })).body.data.avatar_url).toBeNull()
     })
@@ -316,14 +324,14 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
     const nested = (depth: number) => `{"name":"Deep","x":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`
 
     it("takes a body nested 64 levels deep", async () => {
-      const response = await api().put("/users/me", { token: me.token, rawBody: nested(64), headers: json })
+      const response = await api().raw.put("/users/me", { token: me.token, rawBody: nested(64), headers: json })
       expect(response.status).toBe(200)
       expect(response.body.data.name).toBe("Deep")
     })
 
     it("refuses 65 levels with 400 on body, and changes nothing", async () => {
       await api().put("/users/me", { token: me.token, body: { name: "Before" } })
-      const response = await api().put("/users/me", {
+      const response = await api().raw.put("/users/me", {
         token: me.token,
         rawBody: nested(65),
         headers: { ...json, ...en }
@@ -335,7 +343,7 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
 
     it("refuses a 1 MiB body of [ with 400, on request-otp without an SMS", async () => {
       const before = smsCount()
-      const response = await api().post("/auth/request-otp", {
+      const response = await api().raw.post("/auth/request-otp", {
         rawBody: "[".repeat(MiB),
         headers: { ...json, ...from(newIp()) }
       })
@@ -381,7 +389,7 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
       const body = JSON.stringify({ name: `Once ${crypto.randomUUID()}`.slice(0, 40) })
       const parse = vi.spyOn(JSON, "parse")
       try {
-        const response = await api().put("/users/me", { token: me.token, rawBody: body, headers: json })
+        const response = await api().raw.put("/users/me", { token: me.token, rawBody: body, headers: json })
         expect(response.status).toBe(200)
         expect(parse.mock.calls.filter(([text]) => text === body)).toHaveLength(1)
       } finally {

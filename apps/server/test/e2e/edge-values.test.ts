@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { aRequestBody, expectError, market, useMarketServer } from "../support/flows.js"
+import { aRequestBody, expectError, market, useMarketServer } from "../support/fixtures.js"
 import { backends, type Response, type SignedIn } from "../support/harness.js"
 import { connectAs } from "../support/ws-client.js"
 
@@ -61,13 +61,13 @@ describe.each(backends)("values at the edge on %s", (backend) => {
     requestId = (await m.request(buyer)).id
     const offerOnRequest = await m.offer(seller, requestId)
     const conversations = await api().get("/conversations/my?per_page=50", { token: buyer.token })
-    conversationId = conversations.body.data.conversations.find((c: any) => c.offer_id === offerOnRequest.id).id
+    conversationId = conversations.body.data.conversations.find((c: any) => c.offer_id === offerOnRequest.id)!.id
   }, 60_000)
 
   /** Everything the refused calls below could have touched, as the API shows it. */
   const snapshot = async () => {
     const read = async (path: string, token: string) => {
-      const response = await api().get(path, { token })
+      const response = await api().raw.get(path, { token })
       return { status: response.status, body: response.body }
     }
     return {
@@ -83,7 +83,7 @@ describe.each(backends)("values at the edge on %s", (backend) => {
 
   /** Sends a JSON body written by hand (numbers exactly as spelled). */
   const sendRaw = (method: "POST" | "PUT", path: string, token: string, json: string) =>
-    api().call(method, path, { token, rawBody: json, headers: { "content-type": "application/json" } })
+    api().raw.call(method, path, { token, rawBody: json, headers: { "content-type": "application/json" } })
 
   const expectFieldRefused = (response: Response, field: string) => {
     const error = expectError(response, 400, "VALIDATION_ERROR")
@@ -138,7 +138,7 @@ describe.each(backends)("values at the edge on %s", (backend) => {
 
     it("names the rule broken, in the caller's language", async () => {
       const detailOf = async (amount: string, language: string) => {
-        const response = await api().call("POST", "/offers", {
+        const response = await api().raw.call("POST", "/offers", {
           token: seller.token,
           rawBody: `{"request_id":"${requestId}","price":${amount},"availability":"Today"}`,
           headers: { "content-type": "application/json", "accept-language": language }
@@ -176,7 +176,7 @@ describe.each(backends)("values at the edge on %s", (backend) => {
         const offers = await api().get(`/requests/${posted.body.data.id}/offers`, { token: buyer.token })
         expect(offers.body.data.offers.map((o: any) => o.price)).toEqual([expected])
         const mine = await api().get("/offers/my?per_page=50", { token: seller.token })
-        expect(mine.body.data.offers.find((o: any) => o.id === offered.body.data.id).price).toBe(expected)
+        expect(mine.body.data.offers.find((o: any) => o.id === offered.body.data.id)!.price).toBe(expected)
       }
     })
   })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { aRequestBody } from "../support/flows.js"
+import { aRequestBody } from "../support/fixtures.js"
 import { client, relaxedLimits, type SignedIn, signIn } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 import { useTwoInstances } from "../support/two-instances.js"

@@ -1,6 +1,6 @@
 import type { TestServer } from "@talab/testkit"
 import { describe, expect, it } from "vitest"
-import { anOfferBody, expectError, market, unknownId, useMarketServer } from "../support/flows.js"
+import { anOfferBody, expectError, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import { bothBackends, client, type SignedIn, signIn } from "../support/harness.js"
 
 /*
@@ -42,9 +42,9 @@ describe.each(bothBackends)("offer validity and request expiry on %s", (backend)
       const seller = await m.seller()
       const posted = await m.request(buyer)
       for (const validUntil of [ahead(HOUR - 60_000), ahead(30 * DAY + 60_000), ahead(-HOUR), "tomorrow", 12]) {
-        const response = await api().post("/offers", {
+        const response = await api().raw.post("/offers", {
           token: seller.token,
-          body: anOfferBody(posted.id, { valid_until: validUntil }),
+          body: { ...anOfferBody(posted.id), valid_until: validUntil },
           headers: { "accept-language": "en" }
         })
         const error = expectError(response, 400, "VALIDATION_ERROR")
@@ -116,7 +116,7 @@ describe.each(bothBackends)("offer validity and request expiry on %s", (backend)
       m.expectStatus(await api().put(`/requests/${closed.id}/close`, { token: buyer.token }), 200, "close")
 
       expectError(await api().put(`/requests/${posted.id}/extend`, { token: stranger.token }), 403, "FORBIDDEN")
-      expectError(await api().put(`/requests/${unknownId}/extend`, { token: buyer.token }), 404, "NOT_FOUND")
+      expectError(await api().put(`/requests/${unknownId()}/extend`, { token: buyer.token }), 404, "NOT_FOUND")
       expectError(await api().put(`/requests/${posted.id}/extend`), 401, "UNAUTHORIZED")
       const extended = m.expectStatus(
         await api().put(`/requests/${posted.id}/extend`, { token: buyer.token }),

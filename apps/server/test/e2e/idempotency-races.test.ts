@@ -4,10 +4,8 @@ import { PgClient } from "@effect/sql-pg"
 import type { TestServer } from "@talab/testkit"
 import { Effect, Redacted } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
-import { conversationOfOffer } from "../support/chat-fixtures.js"
-import { aRequestBody } from "../support/flows.js"
+import { aRequestBody, conversationOfOffer, Marketplace, offerBody } from "../support/fixtures.js"
 import { client, newPhone, type Response, relaxedLimits, type SignedIn } from "../support/harness.js"
-import { Marketplace, offerBody } from "../support/marketplace-fixtures.js"
 import { type PostgresDatabase, useTwoInstances } from "../support/two-instances.js"
 
 const RETRIES = 10
@@ -66,12 +64,16 @@ describe("Idempotency-Key races and instances on postgres", () => {
     const key = randomUUID()
     return Promise.all(
       Array.from({ length: RETRIES }, (_, i) =>
-        client(i % 2 === 0 ? a : b).post(path, { token, headers: keyed(key), ...(body === undefined ? {} : { body }) })
+        client(i % 2 === 0 ? a : b).raw.post(path, {
+          token,
+          headers: keyed(key),
+          ...(body === undefined ? {} : { body })
+        })
       )
     )
   }
   const total = async (path: string, token: string) =>
-    (await m.api.get(`${path}${path.includes("?") ? "&" : "?"}per_page=1`, { token })).body.data.pagination.total
+    (await m.api.raw.get(`${path}${path.includes("?") ? "&" : "?"}per_page=1`, { token })).body.data.pagination.total
 
   it(`${RETRIES} concurrent retries of POST /requests create one request`, async () => {
     const before = await total("/requests/my", buyer.token)

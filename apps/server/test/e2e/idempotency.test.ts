@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { aRequestBody, expectError, market, unknownId, useMarketServer } from "../support/flows.js"
+import { aRequestBody, expectError, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import { backends, newPhone, type Response, type SignedIn, signIn } from "../support/harness.js"
 
 const png = new Uint8Array(readFileSync(new URL("../fixtures/plain.png", import.meta.url)))
@@ -69,7 +69,7 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
     expectError(
       await api().post("/reports", {
         token: buyer.token,
-        body: { reported_user_id: unknownId, reason: "scam" },
+        body: { reported_user_id: unknownId(), reason: "scam" },
         headers: keyed(key)
       }),
       422,
@@ -125,10 +125,10 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
   it("replays a stored 4xx answer, but releases the key after a 400 so a fixed body can use it", async () => {
     const buyer = await m.user()
     const notFound = randomUUID()
-    const first = await api().post(`/offers/${unknownId}/accept`, { token: buyer.token, headers: keyed(notFound) })
+    const first = await api().post(`/offers/${unknownId()}/accept`, { token: buyer.token, headers: keyed(notFound) })
     expectError(first, 404, "NOT_FOUND")
     expectReplayOf(
-      await api().post(`/offers/${unknownId}/accept`, { token: buyer.token, headers: keyed(notFound) }),
+      await api().post(`/offers/${unknownId()}/accept`, { token: buyer.token, headers: keyed(notFound) }),
       first
     )
 
@@ -182,9 +182,9 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
 
     const verifyKey = randomUUID()
     const body = { phone_number: phone, otp_code: server().sms.lastCode(phone) }
-    const verified = await api().post("/auth/verify-otp", { body, headers: keyed(verifyKey) })
+    const verified = await api().raw.post("/auth/verify-otp", { body, headers: keyed(verifyKey) })
     expect(verified.status).toBe(200)
-    const replay = await api().post("/auth/verify-otp", { body, headers: keyed(verifyKey) })
+    const replay = await api().raw.post("/auth/verify-otp", { body, headers: keyed(verifyKey) })
     expectReplayOf(replay, verified)
     expect(replay.headers.get("cache-control")).toBe("no-store")
     const me = await api().get("/users/me", { token: replay.body.data.tokens.access_token })

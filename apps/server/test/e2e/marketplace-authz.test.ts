@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { backends, client, newPhone, type SignedIn, useServer } from "../support/harness.js"
 import {
   expectError,
   Marketplace,
@@ -9,7 +8,8 @@ import {
   requestBody,
   type Seller,
   unknownId
-} from "../support/marketplace-fixtures.js"
+} from "../support/fixtures.js"
+import { backends, client, newPhone, type SignedIn, useServer } from "../support/harness.js"
 
 /*
  * Who may call what: every marketplace endpoint against every kind of caller, as the spec's role table
@@ -313,7 +313,7 @@ const rows: ReadonlyArray<Row> = [
         method: "POST",
         path,
         body: { message_text: "Is it still available?" },
-        state: async () => (await a.m.api.get(path, { token: (await a.owner()).token })).body.data.messages
+        state: async () => (await a.m.api.raw.get(path, { token: (await a.owner()).token })).body.data.messages
       }
     },
     expected: outcomes({ owner: created, approvedSeller: created }, forbidden)
@@ -642,7 +642,7 @@ describe.each(backends)("marketplace authorization on %s", (backend) => {
   })
 
   const send = (call: Call, caller: SignedIn | undefined) =>
-    m.api.call(call.method, call.path, {
+    m.api.raw.call(call.method, call.path, {
       ...(caller ? { token: caller.token } : {}),
       ...(call.body !== undefined ? { body: call.body } : {})
     })
@@ -726,7 +726,7 @@ describe.each(backends)("marketplace authorization on %s", (backend) => {
       const outsiderRequest = await m.createRequest(outsider)
 
       const mine = async (path: string, token: string, key: string) => {
-        const response = await m.api.get(path, { token })
+        const response = await m.api.raw.get(path, { token })
         expect(response.status, JSON.stringify(response.body)).toBe(200)
         return response.body.data[key].map((item: any) => item.id)
       }
@@ -749,7 +749,7 @@ describe.each(backends)("marketplace authorization on %s", (backend) => {
       const asBuyer = await m.deal(sellerWhoBuys, otherSeller)
 
       const deals = async (query: string) => {
-        const response = await m.api.get(`/deals/my${query}`, { token: sellerWhoBuys.token })
+        const response = await m.api.raw.get(`/deals/my${query}`, { token: sellerWhoBuys.token })
         expect(response.status, JSON.stringify(response.body)).toBe(200)
         return response.body.data.deals.map((d: any) => d.id)
       }
@@ -791,7 +791,7 @@ describe.each(backends)("marketplace authorization on %s", (backend) => {
         ["GET", "/admin/reports"],
         ["POST", "/seller-profiles"]
       ] as const) {
-        expectError(await m.api.call(method, path, { token: forged }), 401, "UNAUTHORIZED")
+        expectError(await m.api.raw.call(method, path, { token: forged }), 401, "UNAUTHORIZED")
       }
     })
   })

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
+import { ARABIC, ISO_UTC, Marketplace, marketplaceSettings, UUID } from "../support/fixtures.js"
 import { backends, client, newPhone, type Response, signIn, useServer } from "../support/harness.js"
-import { ARABIC, ISO_UTC, Marketplace, marketplaceSettings, UUID } from "../support/marketplace-fixtures.js"
 
 /*
  * The whole marketplace once, end to end, with every response checked field by field against the shapes

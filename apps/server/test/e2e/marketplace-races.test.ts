@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest"
+import { Marketplace, marketplaceSettings, offerBody, profileBody } from "../support/fixtures.js"
 import { client, newPhone, type Response, type SignedIn, useServer } from "../support/harness.js"
-import { Marketplace, marketplaceSettings, offerBody, profileBody } from "../support/marketplace-fixtures.js"
 
 /*
  * Races settled by the database (decisions.md section 3: "of any number of simultaneous accepts on one
@@ -320,7 +320,7 @@ describe("marketplace races on postgres", () => {
       expect(count(statuses(decisions), 200), show(decisions)).toBe(1)
       expect(new Set(codes(decisions))).toEqual(new Set(["SELLER_PROFILE_NOT_PENDING"]))
       expect((await m.me(applicant)).seller_profile.status).toBe(
-        decisions.find((r) => r.status === 200)!.body.data.status
+        (decisions.find((r) => r.status === 200) as Response).body.data.status
       )
     }
   })

@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { backends, client, newPhone, type Response, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import {
   expectError,
   expectInLanguage,
@@ -12,7 +11,8 @@ import {
   requestBody,
   type Seller,
   unknownId
-} from "../support/marketplace-fixtures.js"
+} from "../support/fixtures.js"
+import { backends, client, newPhone, type Response, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 
 /*
@@ -38,7 +38,7 @@ const without = (body: Record<string, unknown>, key: string) => {
 }
 
 /** A refused write must leave what `read` sees exactly as it was. */
-const unchanged = async (read: () => Promise<unknown>, refused: () => Promise<void>) => {
+const unchanged = async (read: () => Promise<unknown>, refused: () => Promise<unknown>) => {
   const before = await read()
   await refused()
   expect(await read()).toEqual(before)
@@ -53,7 +53,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
   })
 
   const send = (call: Call, caller?: SignedIn, language?: Language): Promise<Response> =>
-    m.api.call(call.method, call.path, {
+    m.api.raw.call(call.method, call.path, {
       ...(caller ? { token: caller.token } : {}),
       ...(call.body !== undefined ? { body: call.body } : {}),
       ...(call.rawBody !== undefined ? { rawBody: call.rawBody } : {}),
@@ -284,7 +284,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
     it("without Accept-Language the user's language is used, then Arabic", async () => {
       const english = await m.buyer("English Speaker")
       await m.api.put("/users/me", { token: english.token, body: { language: "en" } })
-      const bad = { method: "POST", path: "/requests", body: requestBody({ category: "laptop" }) } as const
+      const bad = { method: "POST", path: "/requests", body: { ...requestBody(), category: "laptop" } } as const
       expectValidation(await send(bad, english), "category", "en")
       expectValidation(await send(bad, await buyer()), "category", "ar")
       expectValidation(await send(bad, english, "ar"), "category", "ar")
@@ -377,7 +377,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         ["PUT", "/deals/not-a-uuid/complete"],
         ["GET", "/seller-profiles/not-a-uuid"]
       ] as const) {
-        const response = await m.api.call(method, path, { token: caller.token })
+        const response = await m.api.raw.call(method, path, { token: caller.token })
         expect([400, 404], `${method} ${path}: ${JSON.stringify(response.body)}`).toContain(response.status)
         expect(response.body.success).toBe(false)
         expect(["VALIDATION_ERROR", "NOT_FOUND"]).toContain(response.body.error.code)
@@ -620,7 +620,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
             async () => (await m.me(seller)).seller_profile,
             async () =>
               expectError(
-                await m.api.put(`/admin/seller-profiles/${seller.profileId}/${decision}`, { token: admin.token }),
+                await m.api.raw.put(`/admin/seller-profiles/${seller.profileId}/${decision}`, { token: admin.token }),
                 422,
                 "SELLER_PROFILE_NOT_PENDING"
               )
@@ -641,7 +641,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         { reported_user_id: buyer.userId, reason: "other", deal_id: deal.id }
       ]) {
         await unchanged(count, async () =>
-          expectError(await m.api.post("/reports", { token: buyer.token, body }), 422, "CANNOT_REPORT_SELF")
+          expectError(await m.api.raw.post("/reports", { token: buyer.token, body }), 422, "CANNOT_REPORT_SELF")
         )
       }
     })
@@ -676,15 +676,15 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
   // ---------------------------------------------------------------------------------------------------
   describe("error precedence (decisions.md section 11): 401 > 400 > 404 > 403 > 422", () => {
     it("401 outranks 400: no token or a bad token with an invalid body", async () => {
-      expectError(await m.api.post("/requests", { body: { category: "laptop" } }), 401, "UNAUTHORIZED")
-      expectError(await m.api.post("/offers", { token: "not-a-jwt", body: { price: -1 } }), 401, "UNAUTHORIZED")
+      expectError(await m.api.raw.post("/requests", { body: { category: "laptop" } }), 401, "UNAUTHORIZED")
+      expectError(await m.api.raw.post("/offers", { token: "not-a-jwt", body: { price: -1 } }), 401, "UNAUTHORIZED")
       expectError(
-        await m.api.post("/requests", { rawBody: "{not json", headers: { "content-type": "application/json" } }),
+        await m.api.raw.post("/requests", { rawBody: "{not json", headers: { "content-type": "application/json" } }),
         401,
         "UNAUTHORIZED"
       )
       expectError(
-        await m.api.put(`/admin/reports/${unknownId()}/resolve`, { body: { action: "ban" } }),
+        await m.api.raw.put(`/admin/reports/${unknownId()}/resolve`, { body: { action: "ban" } }),
         401,
         "UNAUTHORIZED"
       )
@@ -700,7 +700,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         "VALIDATION_ERROR"
       )
       expectError(
-        await m.api.put(`/deals/${unknownId()}/cancel`, { token: buyer.token, body: {} }),
+        await m.api.raw.put(`/deals/${unknownId()}/cancel`, { token: buyer.token, body: {} }),
         400,
         "VALIDATION_ERROR"
       )
@@ -710,7 +710,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         "VALIDATION_ERROR"
       )
       expectError(
-        await m.api.put(`/admin/reports/${unknownId()}/resolve`, { token: admin.token, body: { action: "ban" } }),
+        await m.api.raw.put(`/admin/reports/${unknownId()}/resolve`, { token: admin.token, body: { action: "ban" } }),
         400,
         "VALIDATION_ERROR"
       )
@@ -740,7 +740,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       )
       // Except on /admin/*, where a non-admin learns nothing, not even that the body is wrong (decisions.md §11).
       expectError(
-        await m.api.put(`/admin/reports/${report.id}/resolve`, { token: stranger.token, body: { action: "ban" } }),
+        await m.api.raw.put(`/admin/reports/${report.id}/resolve`, { token: stranger.token, body: { action: "ban" } }),
         403,
         "FORBIDDEN"
       )
@@ -765,12 +765,15 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       )
       const own = await m.createRequest(seller)
       expectError(
-        await m.api.post("/offers", { token: seller.token, body: without(offerBody(own.id), "price") }),
+        await m.api.raw.post("/offers", { token: seller.token, body: without(offerBody(own.id), "price") }),
         400,
         "VALIDATION_ERROR"
       )
       expectError(
-        await m.api.post("/reports", { token: buyer.token, body: { reported_user_id: buyer.userId, reason: "bad" } }),
+        await m.api.raw.post("/reports", {
+          token: buyer.token,
+          body: { reported_user_id: buyer.userId, reason: "bad" }
+        }),
         400,
         "VALIDATION_ERROR"
       )
@@ -927,7 +930,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       const seller = await m.approvedSeller()
       const other = await m.approvedSeller("Other Seller")
       const { deal } = await m.completedDeal(buyer, seller)
-      const rating = await m.api.post("/ratings", {
+      const rating = await m.api.raw.post("/ratings", {
         token: buyer.token,
         body: { deal_id: deal.id, rating: 2, seller_id: other.userId, buyer_id: other.userId }
       })
@@ -945,14 +948,14 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       expect((await m.adminReport(report.id)).status).toBe("pending")
       expect((await m.me(seller)).seller_profile.status).toBe("approved")
 
-      const resolved = await m.api.put(`/admin/reports/${report.id}/resolve`, {
+      const resolved = await m.api.raw.put(`/admin/reports/${report.id}/resolve`, {
         token: (await m.adminUser()).token,
         body: { action: "warn", status: "dismissed" }
       })
       expect(resolved.body.data).toMatchObject({ status: "resolved", action: "warn" })
 
       const open = await m.deal(buyer, seller)
-      const cancelled = await m.api.put(`/deals/${open.deal.id}/cancel`, {
+      const cancelled = await m.api.raw.put(`/deals/${open.deal.id}/cancel`, {
         token: buyer.token,
         body: { reason: "Nope", status: "completed" }
       })
@@ -1012,7 +1015,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         `/requests?location_city=${encodeURIComponent(request.location_city)}&per_page=50`,
         { token: buyer.token }
       )
-      expect(listed.body.data.requests.find((r: any) => r.id === request.id).offer_count).toBe(1)
+      expect(listed.body.data.requests.find((r: any) => r.id === request.id)!.offer_count).toBe(1)
       expect((await m.myOffers(seller)).find((o: any) => o.id === offer.id).status).toBe("withdrawn")
 
       const again = await m.offer(seller, request.id, { price: 3900 })
@@ -1239,7 +1242,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }),
         await m.api.post("/offers", { token: seller.token, body: offerBody(request.id) }),
         await m.api.get(`/requests/${request.id}/offers`, { token: (await m.buyer("Stranger")).token }),
-        await m.api.post("/requests", { token: buyer.token, body: {} })
+        await m.api.raw.post("/requests", { token: buyer.token, body: {} })
       ]
       expect(responses.map((r) => r.status)).toEqual([200, 201, 422, 403, 400])
       for (const response of responses) {
@@ -1277,8 +1280,9 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       }
 
       for (const path of [`/requests?location_city=${city}`, "/requests/my"]) {
-        const full = (await m.api.get(`${path}${path.includes("?") ? "&" : "?"}per_page=50`, { token: buyer.token }))
-          .body.data.requests
+        const full = (
+          await m.api.raw.get(`${path}${path.includes("?") ? "&" : "?"}per_page=50`, { token: buyer.token })
+        ).body.data.requests
         expect(full.length).toBe(9)
         const sorted = [...full].sort((a: any, b: any) =>
           a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1
@@ -1288,7 +1292,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         // Paging one by one walks the same order, each item exactly once.
         const walked: Array<string> = []
         for (let page = 1; page <= 9; page++) {
-          const one = await m.api.get(`${path}${path.includes("?") ? "&" : "?"}per_page=1&page=${page}`, {
+          const one = await m.api.raw.get(`${path}${path.includes("?") ? "&" : "?"}per_page=1&page=${page}`, {
             token: buyer.token
           })
           walked.push(...one.body.data.requests.map((r: any) => r.id))

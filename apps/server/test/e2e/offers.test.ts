@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest"
-import { anOfferBody, expectError, isoTimestamp, keysOf, market, unknownId, useMarketServer } from "../support/flows.js"
+import {
+  anOfferBody,
+  expectError,
+  isoTimestamp,
+  keysOf,
+  market,
+  unknownId,
+  useMarketServer
+} from "../support/fixtures.js"
 import { backends } from "../support/harness.js"
 
 const offerKeys = [
@@ -176,12 +184,12 @@ describe.each(backends)("offers on %s", (backend) => {
       const seller = await m.seller()
       const nobody = await m.user()
       expectError(
-        await m.api().post("/offers", { token: seller.token, body: anOfferBody(unknownId) }),
+        await m.api().post("/offers", { token: seller.token, body: anOfferBody(unknownId()) }),
         404,
         "NOT_FOUND"
       )
       expectError(
-        await m.api().post("/offers", { token: nobody.token, body: anOfferBody(unknownId) }),
+        await m.api().post("/offers", { token: nobody.token, body: anOfferBody(unknownId()) }),
         404,
         "NOT_FOUND"
       )
@@ -206,7 +214,7 @@ describe.each(backends)("offers on %s", (backend) => {
       const seller = await m.seller()
       const posted = await m.request(buyer)
       const error = expectError(
-        await m.api().post("/offers", { token: seller.token, body: anOfferBody(posted.id, change) }),
+        await m.api().raw.post("/offers", { token: seller.token, body: { ...anOfferBody(posted.id), ...change } }),
         400,
         "VALIDATION_ERROR"
       )
@@ -218,7 +226,7 @@ describe.each(backends)("offers on %s", (backend) => {
       const buyer = await m.user()
       const seller = await m.seller()
       const posted = await m.request(buyer)
-      const response = await m.api().post("/offers", {
+      const response = await m.api().raw.post("/offers", {
         token: seller.token,
         body: { ...anOfferBody(posted.id), status: "accepted", seller_id: buyer.userId }
       })
@@ -227,7 +235,7 @@ describe.each(backends)("offers on %s", (backend) => {
     })
 
     it("needs a token", async () => {
-      expectError(await m.api().post("/offers", { body: anOfferBody(unknownId) }), 401, "UNAUTHORIZED")
+      expectError(await m.api().post("/offers", { body: anOfferBody(unknownId()) }), 401, "UNAUTHORIZED")
     })
   })
 
@@ -310,7 +318,7 @@ describe.each(backends)("offers on %s", (backend) => {
       for (const user of [bystander, stranger, admin]) {
         expectError(await m.api().get(`/requests/${posted.id}/offers`, { token: user.token }), 403, "FORBIDDEN")
       }
-      expectError(await m.api().get(`/requests/${unknownId}/offers`, { token: buyer.token }), 404, "NOT_FOUND")
+      expectError(await m.api().get(`/requests/${unknownId()}/offers`, { token: buyer.token }), 404, "NOT_FOUND")
       expectError(await m.api().get("/requests/not-a-uuid/offers", { token: buyer.token }), 404, "NOT_FOUND")
       expectError(await m.api().get(`/requests/${posted.id}/offers`), 401, "UNAUTHORIZED")
     })
@@ -441,7 +449,7 @@ describe.each(backends)("offers on %s", (backend) => {
       const made = await m.offer(seller, posted.id)
       expectError(await m.api().delete(`/offers/${made.id}`, { token: buyer.token }), 403, "FORBIDDEN")
       expectError(await m.api().delete(`/offers/${made.id}`, { token: other.token }), 403, "FORBIDDEN")
-      expectError(await m.api().delete(`/offers/${unknownId}`, { token: seller.token }), 404, "NOT_FOUND")
+      expectError(await m.api().delete(`/offers/${unknownId()}`, { token: seller.token }), 404, "NOT_FOUND")
       expectError(await m.api().delete("/offers/123", { token: seller.token }), 404, "NOT_FOUND")
       expectError(await m.api().delete(`/offers/${made.id}`), 401, "UNAUTHORIZED")
       expect((await offersOf(buyer.token, posted.id))[0].status).toBe("pending")
@@ -532,7 +540,7 @@ describe.each(backends)("offers on %s", (backend) => {
       const made = await m.offer(seller, posted.id)
       expectError(await m.api().post(`/offers/${made.id}/accept`, { token: seller.token }), 403, "FORBIDDEN")
       expectError(await m.api().post(`/offers/${made.id}/accept`, { token: stranger.token }), 403, "FORBIDDEN")
-      expectError(await m.api().post(`/offers/${unknownId}/accept`, { token: buyer.token }), 404, "NOT_FOUND")
+      expectError(await m.api().post(`/offers/${unknownId()}/accept`, { token: buyer.token }), 404, "NOT_FOUND")
       expectError(await m.api().post("/offers/nope/accept", { token: buyer.token }), 404, "NOT_FOUND")
       expectError(await m.api().post(`/offers/${made.id}/accept`), 401, "UNAUTHORIZED")
       expect((await requestOf(buyer.token, posted.id)).status).toBe("active")

@@ -1,7 +1,7 @@
 import type { TestServer } from "@talab/testkit"
 import { Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Client, client, newPhone, type SignedIn, signIn, startServer } from "../support/harness.js"
+import { type Client, client, newPhone, type Response, type SignedIn, signIn, startServer } from "../support/harness.js"
 import {
   type PrivatePostgres,
   type PrivateRedis,
@@ -47,7 +47,7 @@ describe("PostgreSQL stopped and started again", () => {
     const stoppedAt = new Date()
     await postgres.stop()
 
-    const calls: ReadonlyArray<[string, () => ReturnType<Client["get"]>]> = [
+    const calls: ReadonlyArray<[string, () => Promise<Response>]> = [
       ["GET /users/me", () => api.get("/users/me", { token: user.token })],
       ["PUT /users/me", () => api.put("/users/me", { token: user.token, body: { name: "Never Stored" } })],
       ["GET /requests", () => api.get("/requests", { token: user.token })],
@@ -144,7 +144,7 @@ describe("Redis stopped and started again", () => {
       await api.get("/requests", { token: user.token })
     ]
     expect(during.map((response) => response.status)).toEqual([200, 200, 200])
-    expect(during[1]!.body.data.name).toBe("During Redis Outage")
+    expect((during[1] as Response).body.data.name).toBe("During Redis Outage")
 
     await redis.start()
     await eventually(async () => {

@@ -162,12 +162,16 @@ describe.each(backends)("platform on %s", (backend) => {
       const me = await signIn(server(), api())
       const big = JSON.stringify({ name: "x".repeat(MiB) })
       expectError(
-        await api().put("/users/me", { token: me.token, rawBody: big, headers: json }),
+        await api().raw.put("/users/me", { token: me.token, rawBody: big, headers: json }),
         413,
         "PAYLOAD_TOO_LARGE"
       )
       const bigOtp = JSON.stringify({ phone_number: "+966501234567", padding: "x".repeat(MiB) })
-      expectError(await api().post("/auth/request-otp", { rawBody: bigOtp, headers: json }), 413, "PAYLOAD_TOO_LARGE")
+      expectError(
+        await api().raw.post("/auth/request-otp", { rawBody: bigOtp, headers: json }),
+        413,
+        "PAYLOAD_TOO_LARGE"
+      )
       expect((await api().get("/users/me", { token: me.token })).body.data.name).toBeNull()
     })
 
@@ -175,14 +179,14 @@ describe.each(backends)("platform on %s", (backend) => {
       const me = await signIn(server(), api())
       const body = JSON.stringify({ name: "Near the limit", padding: "x".repeat(MiB - 100) })
       expect(Buffer.byteLength(body)).toBeLessThan(MiB)
-      const response = await api().put("/users/me", { token: me.token, rawBody: body, headers: json })
+      const response = await api().raw.put("/users/me", { token: me.token, rawBody: body, headers: json })
       expect(response.status).toBe(200)
       expect(response.body.data.name).toBe("Near the limit")
     })
 
     it("reads application/json with a charset as JSON", async () => {
       const me = await signIn(server(), api())
-      const response = await api().put("/users/me", {
+      const response = await api().raw.put("/users/me", {
         token: me.token,
         rawBody: JSON.stringify({ name: "Charset" }),
         headers: { "content-type": "application/json; charset=utf-8" }
@@ -221,14 +225,14 @@ describe.each(backends)("platform on %s", (backend) => {
       const me = await signIn(server(), api())
       await api().put("/users/me", { token: me.token, body: { language: "en" } })
       const own = expectError(
-        await api().put("/users/me", { token: me.token, body: { language: "xx" } }),
+        await api().raw.put("/users/me", { token: me.token, body: { language: "xx" } }),
         400,
         "VALIDATION_ERROR"
       )
       expect(own.message).toBe("The data sent is not valid")
       expect(own.details.language).toEqual(["Must be one of: ar, en"])
       const headerWins = expectError(
-        await api().put("/users/me", {
+        await api().raw.put("/users/me", {
           token: me.token,
           body: { language: "xx" },
           headers: { "accept-language": "ar" }
@@ -239,7 +243,7 @@ describe.each(backends)("platform on %s", (backend) => {
       expect(headerWins.message).toMatch(ARABIC)
       expect(headerWins.details.language![0]).toMatch(ARABIC)
       const unsupported = expectError(
-        await api().put("/users/me", {
+        await api().raw.put("/users/me", {
           token: me.token,
           body: { language: "xx" },
           headers: { "accept-language": "fr" }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { conversationOfOffer, postMessage } from "../support/chat-fixtures.js"
-import { market, useMarketServer } from "../support/flows.js"
+import { conversationOfOffer, market, postMessage, useMarketServer } from "../support/fixtures.js"
 import { backends, type SignedIn } from "../support/harness.js"
 
 /** Pushes leave in the background: wait for them (the contract's target is p95 under 5 s; this allows 3). */
@@ -12,7 +11,7 @@ describe.each(backends)("push notifications on %s", (backend) => {
 
   const registerDevice = async (user: SignedIn, platform: string, pushToken: string) =>
     m.expectStatus(
-      await m.api().post("/device-tokens", { token: user.token, body: { platform, push_token: pushToken } }),
+      await m.api().raw.post("/device-tokens", { token: user.token, body: { platform, push_token: pushToken } }),
       201,
       "register device"
     )

@@ -60,7 +60,7 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
         () =>
           api().post("/auth/verify-otp", { body: { phone_number: newPhone(), otp_code: "123456" }, headers: from(ip) }),
         () => api().post("/auth/refresh", { body: { refresh_token: "nope" }, headers: from(ip) }),
-        () => api().post("/auth/request-otp", { rawBody: "{", headers: { ...json, ...from(ip) } }),
+        () => api().raw.post("/auth/request-otp", { rawBody: "{", headers: { ...json, ...from(ip) } }),
         () => api().post("/auth/logout", { token: "bad", headers: from(ip) })
       ]
       const remaining: Array<string | null> = []
@@ -97,7 +97,7 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
         await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) })
       const sentBefore = server().sms.sent.length
       expectRateLimited(
-        await api().post("/auth/request-otp", { rawBody: "not json", headers: { ...json, ...from(ip) } }),
+        await api().raw.post("/auth/request-otp", { rawBody: "not json", headers: { ...json, ...from(ip) } }),
         10,
         60
       )
@@ -258,7 +258,7 @@ describe.each(backends)("API limit per user (lowered to 5 per minute) on %s", (b
   it("answers 429 before 400, and a refused write changes nothing", async () => {
     const me = await signInOverHttp(server(), api())
     for (let i = 0; i < 5; i++) await api().get("/users/me", { token: me.token })
-    expectRateLimited(await api().put("/users/me", { token: me.token, rawBody: "{", headers: json }), 5, 60)
+    expectRateLimited(await api().raw.put("/users/me", { token: me.token, rawBody: "{", headers: json }), 5, 60)
     expectRateLimited(await api().put("/users/me", { token: me.token, body: { name: "Sneaky" } }), 5, 60)
     server().clock.advance(MINUTE)
     expect((await api().get("/users/me", { token: me.token })).body.data.name).toBeNull()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { expectError, isoTimestamp, market, unknownId, useMarketServer } from "../support/flows.js"
+import { expectError, isoTimestamp, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import type { SignedIn } from "../support/harness.js"
 import { backends } from "../support/harness.js"
 
@@ -22,7 +22,7 @@ describe.each(backends)("ratings on %s", (backend) => {
   }
 
   const rate = (buyer: SignedIn, dealId: string, rating: unknown, extra: Record<string, unknown> = {}) =>
-    m.api().post("/ratings", { token: buyer.token, body: { deal_id: dealId, rating, ...extra } })
+    m.api().raw.post("/ratings", { token: buyer.token, body: { deal_id: dealId, rating, ...extra } })
 
   describe("POST /ratings", () => {
     it("lets the buyer of a completed deal rate its seller: 201, and the seller's figures change", async () => {
@@ -126,7 +126,7 @@ describe.each(backends)("ratings on %s", (backend) => {
         "VALIDATION_ERROR"
       )
       expect(Object.keys(error.details)).toEqual(["review_text"])
-      expectError(await rate(made.buyer, unknownId, 9), 400, "VALIDATION_ERROR")
+      expectError(await rate(made.buyer, unknownId(), 9), 400, "VALIDATION_ERROR")
     })
 
     it("is 403 for the seller and strangers, 404 for an unknown deal, 401 without a token", async () => {
@@ -134,7 +134,7 @@ describe.each(backends)("ratings on %s", (backend) => {
       const stranger = await m.user()
       expectError(await rate(made.seller, made.deal.id, 5), 403, "FORBIDDEN")
       expectError(await rate(stranger, made.deal.id, 5), 403, "FORBIDDEN")
-      expectError(await rate(made.buyer, unknownId, 5), 404, "NOT_FOUND")
+      expectError(await rate(made.buyer, unknownId(), 5), 404, "NOT_FOUND")
       expectError(await m.api().post("/ratings", { body: { deal_id: made.deal.id, rating: 5 } }), 401, "UNAUTHORIZED")
       expect(await sellerFigures(made.seller)).toEqual({ rating_avg: 0, rating_count: 0 })
       expect((await rate(made.buyer, made.deal.id, 3)).status).toBe(201)

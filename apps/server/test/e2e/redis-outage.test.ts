@@ -1,6 +1,6 @@
 import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { expectError } from "../support/flows.js"
+import { expectError } from "../support/fixtures.js"
 import { backends, client, newPhone, type Response, signInOverHttp, startServer } from "../support/harness.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { privateRedis } from "../support/redis-server.js"
@@ -51,7 +51,7 @@ describe.each(backends)("rate limits while Redis is down on %s", (backend) => {
   let authCalls = 0
   const auth = async (path: string, body: unknown): Promise<Response> => {
     authCalls++
-    return client(server).post(`/auth/${path}`, { body })
+    return client(server).raw.post(`/auth/${path}`, { body })
   }
   const requestOtp = (phone: string) => auth("request-otp", { phone_number: phone })
   const linesSaying = (message: string) => server.logs.lines.filter((line) => line.message === message)

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest"
-import { anOfferBody, expectError, isoTimestamp, keysOf, market, unknownId, useMarketServer } from "../support/flows.js"
+import {
+  anOfferBody,
+  expectError,
+  isoTimestamp,
+  keysOf,
+  market,
+  unknownId,
+  useMarketServer
+} from "../support/fixtures.js"
 import { backends } from "../support/harness.js"
 
 describe.each(backends)("reports and their resolution on %s", (backend) => {
@@ -7,11 +15,11 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
   const m = market(server)
 
   const report = (token: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    m.api().post("/reports", { token, body, headers })
+    m.api().raw.post("/reports", { token, body, headers })
 
   const adminReports = async (query = "") => {
     const { token } = await m.admin()
-    const response = await m.api().get(`/admin/reports${query}`, { token })
+    const response = await m.api().raw.get(`/admin/reports${query}`, { token })
     expect(response.status).toBe(200)
     return response.body.data
   }
@@ -100,9 +108,9 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
 
     it("answers 404 for an unknown reported user or deal", async () => {
       const made = await m.deal()
-      expectError(await report(made.buyer.token, { reported_user_id: unknownId, reason: "scam" }), 404, "NOT_FOUND")
+      expectError(await report(made.buyer.token, { reported_user_id: unknownId(), reason: "scam" }), 404, "NOT_FOUND")
       expectError(
-        await report(made.buyer.token, { reported_user_id: made.seller.userId, deal_id: unknownId, reason: "scam" }),
+        await report(made.buyer.token, { reported_user_id: made.seller.userId, deal_id: unknownId(), reason: "scam" }),
         404,
         "NOT_FOUND"
       )
@@ -134,7 +142,7 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
 
     it("needs a token", async () => {
       expectError(
-        await m.api().post("/reports", { body: { reported_user_id: unknownId, reason: "scam" } }),
+        await m.api().post("/reports", { body: { reported_user_id: unknownId(), reason: "scam" } }),
         401,
         "UNAUTHORIZED"
       )
@@ -249,7 +257,7 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
         .put(`/admin/reports/${filed.reportId}/resolve`, { token, body: { action: "warn" } })
       expect(response.body.data).toMatchObject({ status: "resolved", action: "warn", notes: null })
       const me = await m.api().get("/users/me", { token: filed.seller.token })
-      expect(me.body.data.seller_profile.status).toBe("approved")
+      expect(me.body.data.seller_profile?.status).toBe("approved")
     })
 
     it("suspend_seller resolves it and suspends the reported seller, who can no longer offer or be seen", async () => {
@@ -266,7 +274,7 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
         notes: "Repeated no-shows"
       })
       const me = await m.api().get("/users/me", { token: filed.seller.token })
-      expect(me.body.data.seller_profile.status).toBe("suspended")
+      expect(me.body.data.seller_profile?.status).toBe("suspended")
       expectError(await m.api().get(`/seller-profiles/${filed.seller.profileId}`), 404, "NOT_FOUND")
       const buyer = await m.user()
       const posted = await m.request(buyer)
@@ -317,7 +325,7 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
         "REPORT_NOT_PENDING"
       )
       const me = await m.api().get("/users/me", { token: filed.seller.token })
-      expect(me.body.data.seller_profile.status).toBe("approved")
+      expect(me.body.data.seller_profile?.status).toBe("approved")
     })
 
     it.each([
@@ -328,7 +336,7 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
       const filed = await fileOne()
       const { token } = await m.admin()
       const error = expectError(
-        await m.api().put(`/admin/reports/${filed.reportId}/resolve`, { token, body }),
+        await m.api().raw.put(`/admin/reports/${filed.reportId}/resolve`, { token, body }),
         400,
         "VALIDATION_ERROR"
       )
@@ -340,12 +348,20 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
     it("is 401 without a token, 403 for non-admins (the report stays pending), 404 for unknown ids", async () => {
       const filed = await fileOne()
       const url = `/admin/reports/${filed.reportId}/resolve`
-      expectError(await m.api().put(url, { body: { action: "dismiss" } }), 401, "UNAUTHORIZED")
-      expectError(await m.api().put(url, { token: filed.buyer.token, body: { action: "dismiss" } }), 403, "FORBIDDEN")
-      expectError(await m.api().put(url, { token: filed.seller.token, body: { action: "dismiss" } }), 403, "FORBIDDEN")
+      expectError(await m.api().raw.put(url, { body: { action: "dismiss" } }), 401, "UNAUTHORIZED")
+      expectError(
+        await m.api().raw.put(url, { token: filed.buyer.token, body: { action: "dismiss" } }),
+        403,
+        "FORBIDDEN"
+      )
+      expectError(
+        await m.api().raw.put(url, { token: filed.seller.token, body: { action: "dismiss" } }),
+        403,
+        "FORBIDDEN"
+      )
       const { token } = await m.admin()
       expectError(
-        await m.api().put(`/admin/reports/${unknownId}/resolve`, { token, body: { action: "dismiss" } }),
+        await m.api().put(`/admin/reports/${unknownId()}/resolve`, { token, body: { action: "dismiss" } }),
         404,
         "NOT_FOUND"
       )
@@ -363,13 +379,13 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
       const { token } = await m.admin()
       const responses = await Promise.all(
         ["dismiss", "warn", "suspend_seller"].map((action) =>
-          m.api().put(`/admin/reports/${filed.reportId}/resolve`, { token, body: { action } })
+          m.api().raw.put(`/admin/reports/${filed.reportId}/resolve`, { token, body: { action } })
         )
       )
       expect(responses.map((r) => r.status).sort()).toEqual([200, 422, 422])
       const winner = responses.find((r) => r.status === 200)!.body.data.action
       const me = await m.api().get("/users/me", { token: filed.seller.token })
-      expect(me.body.data.seller_profile.status).toBe(winner === "suspend_seller" ? "suspended" : "approved")
+      expect(me.body.data.seller_profile?.status).toBe(winner === "suspend_seller" ? "suspended" : "approved")
     })
   })
 })

@@ -8,7 +8,7 @@ import {
   market,
   unknownId,
   useMarketServer
-} from "../support/flows.js"
+} from "../support/fixtures.js"
 import { backends } from "../support/harness.js"
 
 const listItemKeys = [
@@ -87,12 +87,12 @@ describe.each(backends)("buy requests on %s", (backend) => {
 
     it("ignores fields the caller may not set (status, buyer_id, offer_count)", async () => {
       const buyer = await m.user()
-      const response = await m.api().post("/requests", {
+      const response = await m.api().raw.post("/requests", {
         token: buyer.token,
         body: {
           ...aRequestBody(),
           status: "closed",
-          buyer_id: unknownId,
+          buyer_id: unknownId(),
           offer_count: 9,
           closed_at: "2020-01-01T00:00:00Z"
         }
@@ -128,7 +128,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
     ])("refuses %s with 400 VALIDATION_ERROR naming the field, storing nothing", async (_, change, field) => {
       const buyer = await m.user()
       const error = expectError(
-        await m.api().post("/requests", { token: buyer.token, body: aRequestBody(change) }),
+        await m.api().raw.post("/requests", { token: buyer.token, body: { ...aRequestBody(), ...change } }),
         400,
         "VALIDATION_ERROR"
       )
@@ -140,7 +140,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
     it("reports every failing field at once", async () => {
       const buyer = await m.user()
       const error = expectError(
-        await m.api().post("/requests", { token: buyer.token, body: { category: "x", budget_min: -1 } }),
+        await m.api().raw.post("/requests", { token: buyer.token, body: { category: "x", budget_min: -1 } }),
         400,
         "VALIDATION_ERROR"
       )
@@ -164,7 +164,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
     it("refuses a body that is not a JSON object", async () => {
       const buyer = await m.user()
       expectError(
-        await m.api().post("/requests", {
+        await m.api().raw.post("/requests", {
           token: buyer.token,
           rawBody: "{not json",
           headers: { "content-type": "application/json" }
@@ -173,7 +173,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
         "VALIDATION_ERROR"
       )
       expectError(
-        await m.api().post("/requests", { token: buyer.token, body: [aRequestBody()] }),
+        await m.api().raw.post("/requests", { token: buyer.token, body: [aRequestBody()] }),
         400,
         "VALIDATION_ERROR"
       )
@@ -333,9 +333,9 @@ describe.each(backends)("buy requests on %s", (backend) => {
 
     it("answers 404 for an unknown or a non-UUID id, and 401 without a token", async () => {
       const viewer = await m.user()
-      expectError(await m.api().get(`/requests/${unknownId}`, { token: viewer.token }), 404, "NOT_FOUND")
+      expectError(await m.api().get(`/requests/${unknownId()}`, { token: viewer.token }), 404, "NOT_FOUND")
       expectError(await m.api().get("/requests/123", { token: viewer.token }), 404, "NOT_FOUND")
-      expectError(await m.api().get(`/requests/${unknownId}`), 401, "UNAUTHORIZED")
+      expectError(await m.api().get(`/requests/${unknownId()}`), 401, "UNAUTHORIZED")
     })
   })
 
@@ -377,7 +377,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
       expectError(await m.api().put(`/requests/${posted.id}/close`, { token: admin.token }), 403, "FORBIDDEN")
       const detail = await m.api().get(`/requests/${posted.id}`, { token: buyer.token })
       expect(detail.body.data.status).toBe("active")
-      expectError(await m.api().put(`/requests/${unknownId}/close`, { token: buyer.token }), 404, "NOT_FOUND")
+      expectError(await m.api().put(`/requests/${unknownId()}/close`, { token: buyer.token }), 404, "NOT_FOUND")
       expectError(await m.api().put("/requests/xyz/close", { token: buyer.token }), 404, "NOT_FOUND")
       expectError(await m.api().put(`/requests/${posted.id}/close`), 401, "UNAUTHORIZED")
     })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { expectError, market, marketSettings } from "../support/flows.js"
+import { expectError, market, marketSettings } from "../support/fixtures.js"
 import { bothBackends, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 import { connectAs } from "../support/ws-client.js"
@@ -19,7 +19,7 @@ describe.each(bothBackends)("seller alerts on %s", (backend) => {
   const m = market(server)
 
   const rule = async (seller: SignedIn, body: Record<string, unknown>) =>
-    m.expectStatus(await m.api().post(alerts, { token: seller.token, body }), 201, "create rule").body.data
+    m.expectStatus(await m.api().raw.post(alerts, { token: seller.token, body }), 201, "create rule").body.data
   const device = async (user: SignedIn) =>
     m.expectStatus(
       await m.api().post("/device-tokens", {
@@ -65,7 +65,7 @@ describe.each(bothBackends)("seller alerts on %s", (backend) => {
     for (let i = 1; i < 20; i++) await rule(seller, { categories: ["accessory"], cities: [`City ${i}`] })
     const listed = m.expectStatus(await m.api().get(alerts, { token: seller.token }), 200, "list").body.data.alerts
     expect(listed).toHaveLength(20)
-    expect(listed.at(-1).id).toBe(first.id)
+    expect(listed.at(-1)!.id).toBe(first.id)
 
     const refused = await m
       .api()
@@ -92,7 +92,7 @@ describe.each(bothBackends)("seller alerts on %s", (backend) => {
       [{ categories: ["phone"], cities: ["Riyadh"], price_min: -1 }, "price_min"]
     ] as const
     for (const [body, field] of bad) {
-      const response = await m.api().post(alerts, { token: seller.token, body })
+      const response = await m.api().raw.post(alerts, { token: seller.token, body })
       expectError(response, 400, "VALIDATION_ERROR")
       expect(Object.keys(response.body.error.details), JSON.stringify(body)).toContain(field)
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { anOfferBody, expectError, market, marketSettings } from "../support/flows.js"
+import { anOfferBody, expectError, market, marketSettings } from "../support/fixtures.js"
 import type { SignedIn } from "../support/harness.js"
 import { backends, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
@@ -229,8 +229,8 @@ describe.each(backends)("seller trust on %s", (backend) => {
     const asSeller = (await m.api().get(`/requests/${posted.id}/offers`, { token: seller.token })).body.data.offers
     const profileTrust = await trustOf(seller)
     expect(profileTrust).toMatchObject({ completion_rate: 1, rating_avg: 4, rating_count: 1, completed_deals: 1 })
-    expect(asBuyer.find((o: any) => o.seller.id === seller.userId).seller.trust).toEqual(profileTrust)
-    expect(asBuyer.find((o: any) => o.seller.id === other.userId).seller.trust).toEqual(await trustOf(other))
+    expect(asBuyer.find((o: any) => o.seller.id === seller.userId)!.seller.trust).toEqual(profileTrust)
+    expect(asBuyer.find((o: any) => o.seller.id === other.userId)!.seller.trust).toEqual(await trustOf(other))
     expect(asSeller.map((o: any) => o.seller.trust)).toEqual([profileTrust])
   })
 
@@ -277,7 +277,7 @@ describe.each(backends)("seller trust on %s", (backend) => {
       }
       const order = async (query: string) => {
         const listed = m.expectStatus(
-          await m.api().get(`/requests/${posted.id}/offers${query}`, { token: buyer.token }),
+          await m.api().raw.get(`/requests/${posted.id}/offers${query}`, { token: buyer.token }),
           200,
           `list ${query}`
         )

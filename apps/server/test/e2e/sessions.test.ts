@@ -16,7 +16,7 @@ import { runSql } from "../support/postgres.js"
 import { connectAs, WsClient } from "../support/ws-client.js"
 
 const en = { "accept-language": "en" }
-const iphone = { platform: "ios", name: "Sara's iPhone" }
+const iphone = { platform: "ios", name: "Sara's iPhone" } as const
 
 const sessionIdOf = (signedIn: SignedIn) => claimsOf(signedIn.token).sid as string
 
@@ -103,9 +103,11 @@ describe.each(backends)("sessions on %s", (backend) => {
       const phone = newPhone()
       await api().post("/auth/request-otp", { body: { phone_number: phone } })
       const code = server().sms.lastCode(phone)
-      const refused = await api().post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code, device } })
+      const refused = await api().raw.post("/auth/verify-otp", {
+        body: { phone_number: phone, otp_code: code, device }
+      })
       expectError(refused, 400, "VALIDATION_ERROR", fields)
-      const verified = await api().post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code } })
+      const verified = await api().post("/auth/verify-otp", { body: { phone_number: phone, otp_code: code! } })
       expect(verified.status).toBe(200)
       expect((await list(verified.body.data.tokens.access_token)).body.data.sessions).toHaveLength(1)
     })
@@ -216,8 +218,8 @@ describe.each(backends)("sessions on %s", (backend) => {
       ["DELETE", `/auth/sessions/${randomUUID()}`]
     ])("%s %s answers 401 without a token and to a refresh token", async (method, path) => {
       const me = await signInOverHttp(server(), api())
-      expectError(await api().call(method, path), 401, "UNAUTHORIZED")
-      expectError(await api().call(method, path, { token: me.refreshToken }), 401, "UNAUTHORIZED")
+      expectError(await api().raw.call(method, path), 401, "UNAUTHORIZED")
+      expectError(await api().raw.call(method, path, { token: me.refreshToken }), 401, "UNAUTHORIZED")
       expect((await list(me.token)).body.data.sessions).toHaveLength(1)
     })
 

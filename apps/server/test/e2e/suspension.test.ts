@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { anOfferBody, expectError, market, marketSettings } from "../support/flows.js"
+import { anOfferBody, expectError, market, marketSettings } from "../support/fixtures.js"
 import { backends, type Response, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 
@@ -140,7 +140,7 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
     it("a second suspension of the same seller resolves and finds nothing more to reject", async () => {
       await suspend(seller)
       expect(await offersOf(otherBuyer, alone.request.id)).toEqual({ [alone.offers[0].id]: "rejected" })
-      expect((await m.api().get("/users/me", { token: seller.token })).body.data.seller_profile.status).toBe(
+      expect((await m.api().get("/users/me", { token: seller.token })).body.data.seller_profile?.status).toBe(
         "suspended"
       )
     })

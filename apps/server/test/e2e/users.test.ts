@@ -117,7 +117,7 @@ describe.each(backends)("users on %s", (backend) => {
 
     it("ignores unknown fields and never writes is_admin, phone_number or id", async () => {
       const me = await signIn(server(), api())
-      const response = await api().put("/users/me", {
+      const response = await api().raw.put("/users/me", {
         token: me.token,
         body: {
           name: "Mona",
@@ -148,7 +148,7 @@ describe.each(backends)("users on %s", (backend) => {
       const me = await signIn(server(), api())
       await api().put("/users/me", { token: me.token, body: { name: "Before" } })
       const error = expectError(
-        await api().put("/users/me", { token: me.token, body, headers: en }),
+        await api().raw.put("/users/me", { token: me.token, body, headers: en }),
         400,
         "VALIDATION_ERROR",
         fields
@@ -174,9 +174,12 @@ describe.each(backends)("users on %s", (backend) => {
       ["a body of null", "null"]
     ])("refuses %s with 400 on body, and changes nothing", async (_, rawBody) => {
       const me = await signIn(server(), api())
-      expectError(await api().put("/users/me", { token: me.token, rawBody, headers: json }), 400, "VALIDATION_ERROR", [
-        "body"
-      ])
+      expectError(
+        await api().raw.put("/users/me", { token: me.token, rawBody, headers: json }),
+        400,
+        "VALIDATION_ERROR",
+        ["body"]
+      )
       expect((await api().get("/users/me", { token: me.token })).body.data.name).toBeNull()
     })
 
@@ -192,7 +195,7 @@ describe.each(backends)("users on %s", (backend) => {
     })
 
     it("checks the token before the body (401 outranks 400)", async () => {
-      expectError(await api().put("/users/me", { rawBody: "{", headers: json }), 401, "UNAUTHORIZED")
+      expectError(await api().raw.put("/users/me", { rawBody: "{", headers: json }), 401, "UNAUTHORIZED")
     })
   })
 
@@ -318,7 +321,7 @@ describe.each(backends)("users on %s", (backend) => {
       ]
     ])("refuses %s with 400 on avatar and changes nothing", async (_, request) => {
       const me = await signIn(server(), api())
-      expectError(await api().post("/users/me/avatar", { token: me.token, ...request }), 400, "VALIDATION_ERROR", [
+      expectError(await api().raw.post("/users/me/avatar", { token: me.token, ...request }), 400, "VALIDATION_ERROR", [
         "avatar"
       ])
       expect((await api().get("/users/me", { token: me.token })).body.data.avatar_url).toBeNull()

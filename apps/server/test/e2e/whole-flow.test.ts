@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest"
-import { ADMIN_PHONE, anOfferBody, aProfileBody, aRequestBody, expectError, useMarketServer } from "../support/flows.js"
+import {
+  ADMIN_PHONE,
+  anOfferBody,
+  aProfileBody,
+  aRequestBody,
+  expectError,
+  useMarketServer
+} from "../support/fixtures.js"
 import { bothBackends, client, signInOverHttp } from "../support/harness.js"
 
 /**

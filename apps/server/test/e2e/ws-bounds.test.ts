@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest"
+import { expectStatus, Marketplace, unknownId } from "../support/fixtures.js"
 import { backends, client, newPhone, type SignedIn, signIn, useServer } from "../support/harness.js"
-import { expectStatus, Marketplace, unknownId } from "../support/marketplace-fixtures.js"
 import { connectAs, WsClient } from "../support/ws-client.js"
 
 const API_PER_MINUTE = 150

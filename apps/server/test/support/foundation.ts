@@ -6,7 +6,12 @@ export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** Checks the error envelope: status, code, a message, and (when given) exactly the fields of `details`. */
-export const expectError = (response: Response, status: number, code: string, detailFields?: ReadonlyArray<string>) => {
+export const expectError = (
+  response: Response<any>,
+  status: number,
+  code: string,
+  detailFields?: ReadonlyArray<string>
+) => {
   expect({ status: response.status, code: response.body?.error?.code }).toEqual({ status, code })
   expect(response.body.success).toBe(false)
   expect(typeof response.body.error.message).toBe("string")

@@ -1,7 +1,9 @@
+import type { ApiMethod, RequestBody, ResponseData } from "@talab/client-sdk/types"
 import { type SignInOptions, startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
 import { afterAll, beforeAll } from "vitest"
 import { withMigratedDump } from "../../../../packages/http-server/test/support/migrated-databases.js"
 import { createPostgresDatabase } from "./postgres.js"
+import type { ApiPath, RequestOptionsOf, ResponseOf } from "./typed-paths.js"
 
 export type Backend = "pglite" | "postgres"
 
@@ -19,23 +21,34 @@ export const backends: ReadonlyArray<Backend> = ["postgres"]
  */
 export const bothBackends: ReadonlyArray<Backend> = ["pglite", "postgres"]
 
-export interface Response<T = any> {
+/**
+ * An answer as the tests see it: the status, the headers and the JSON body (`undefined` when empty). Typed calls
+ * name its body; the default is for helpers that check the envelope of answers of any operation.
+ */
+export interface Response<Body = any> {
   readonly status: number
-  readonly body: T
+  readonly body: Body
   readonly headers: Headers
 }
 
-export interface RequestOptions {
+/** What a typed call sends: a bearer token, headers, and a JSON body the operation takes. */
+export interface RequestOptions<Body = unknown> {
   readonly token?: string | undefined
-  readonly body?: unknown
-  /** A raw body sent as is (with the given headers). */
-  readonly rawBody?: string | Uint8Array | FormData
+  readonly body?: Body
+  /** A multipart body (an avatar's upload), sent with the given headers. */
+  readonly rawBody?: FormData
   readonly headers?: Record<string, string>
 }
 
-/** A thin HTTP client for the tests: JSON in, JSON out, nothing hidden. */
-export const client = (server: TestServer) => {
-  const call = async (method: string, path: string, options: RequestOptions = {}): Promise<Response> => {
+/** What the untyped `raw` client sends: anything, including bytes that are not JSON. */
+export interface RawRequestOptions extends Omit<RequestOptions, "rawBody"> {
+  /** A body sent as is (with the given headers). */
+  readonly rawBody?: string | Uint8Array | FormData
+}
+
+/** A thin HTTP client for the tests: JSON in, JSON out, nothing hidden, nothing typed. */
+const untypedClient = (server: Pick<TestServer, "apiUrl">) => {
+  const call = async (method: string, path: string, options: RawRequestOptions = {}): Promise<Response<any>> => {
     const headers: Record<string, string> = { ...options.headers }
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
     let body: BodyInit | undefined
@@ -58,10 +71,35 @@ export const client = (server: TestServer) => {
   }
   return {
     call,
-    get: (path: string, options?: RequestOptions) => call("GET", path, options),
-    post: (path: string, options?: RequestOptions) => call("POST", path, options),
-    put: (path: string, options?: RequestOptions) => call("PUT", path, options),
-    delete: (path: string, options?: RequestOptions) => call("DELETE", path, options)
+    get: (path: string, options?: RawRequestOptions) => call("GET", path, options),
+    post: (path: string, options?: RawRequestOptions) => call("POST", path, options),
+    put: (path: string, options?: RawRequestOptions) => call("PUT", path, options),
+    delete: (path: string, options?: RawRequestOptions) => call("DELETE", path, options)
+  }
+}
+
+/** The untyped client: for calls that send malformed input or paths the API does not have, on purpose. */
+export type RawClient = ReturnType<typeof untypedClient>
+
+const typedMethod =
+  <M extends ApiMethod>(raw: RawClient, method: M) =>
+  <P extends ApiPath<M>>(path: P, ...options: RequestOptionsOf<P, M>): Promise<Response<ResponseOf<P, M>>> =>
+    raw.call(method.toUpperCase(), path, options[0])
+
+/**
+ * The tests' HTTP client, typed by the OpenAPI document (the SDK's generated `paths`): a path is written as the
+ * app would send it (`/requests/${id}?per_page=50`), must name an operation of that method, and answers the
+ * operation's body, so a test that reads a field the API does not have fails to compile. `raw` is the untyped
+ * client for the tests that send what the API refuses.
+ */
+export const client = (server: Pick<TestServer, "apiUrl">) => {
+  const raw = untypedClient(server)
+  return {
+    get: typedMethod(raw, "get"),
+    post: typedMethod(raw, "post"),
+    put: typedMethod(raw, "put"),
+    delete: typedMethod(raw, "delete"),
+    raw
   }
 }
 
@@ -82,11 +120,13 @@ export interface SignedIn {
   readonly userId: string
   readonly token: string
   readonly refreshToken: string
-  readonly user: any
+  readonly user: SignedInData["user"]
 }
 
+type SignedInData = ResponseData<"/auth/verify-otp", "post">
+
 /** What the helpers below answer for verify-otp's `data`. */
-const signedIn = (phone: string, data: any): SignedIn => ({
+const signedIn = (phone: string, data: SignedInData): SignedIn => ({
   phone,
   userId: data.user.id,
   token: data.tokens.access_token,
@@ -115,11 +155,12 @@ export const signInOverHttp = async (
   server: TestServer,
   api: Client,
   phone = newPhone(),
-  device?: { platform: string; name: string }
+  device?: NonNullable<RequestBody<"/auth/verify-otp", "post">["device"]>
 ): Promise<SignedIn> => {
   const requested = await api.post("/auth/request-otp", { body: { phone_number: phone } })
   if (requested.status !== 200) throw new Error(`request-otp failed: ${JSON.stringify(requested.body)}`)
   const code = server.sms.lastCode(phone)
+  if (code === undefined) throw new Error(`no code was sent to ${phone}`)
   const verified = await api.post("/auth/verify-otp", {
     body: { phone_number: phone, otp_code: code, ...(device ? { device } : {}) }
   })

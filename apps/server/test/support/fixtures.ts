@@ -1,6 +1,17 @@
+import type { RequestBody } from "@talab/client-sdk/types"
 import type { TestServer } from "@talab/testkit"
 import { expect } from "vitest"
-import { type Client, newPhone, type Response, relaxedLimits, type SignedIn, signIn } from "./harness.js"
+import {
+  type Backend,
+  type Client,
+  client,
+  newPhone,
+  type Response,
+  relaxedLimits,
+  type SignedIn,
+  signIn,
+  useServer
+} from "./harness.js"
 
 /*
  * Builders for the marketplace end-to-end suites: every step goes through the public REST API and fails
@@ -11,6 +22,12 @@ export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const ARABIC = /[\u0600-\u06FF]/
 export const LATIN = /[A-Za-z]/
+
+/**
+ * Fields of a body to change: the operation's own, plus any other, for the tests that send fields the API must
+ * ignore (a forged `id` or `status`).
+ */
+export type Overrides<Body> = Partial<Body> & Record<string, unknown>
 
 export type Language = "ar" | "en"
 export const languages: ReadonlyArray<Language> = ["ar", "en"]
@@ -24,7 +41,7 @@ export const marketplaceSettings = (adminPhoneNumbers: ReadonlyArray<string>) =>
 })
 
 /** Throws with the whole response unless its status is the expected one; answers the body. */
-export const expectStatus = (response: Response, status: number, what: string): any => {
+export const expectStatus = (response: Response<any>, status: number, what: string): any => {
   if (response.status !== status) {
     throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`)
   }
@@ -32,7 +49,7 @@ export const expectStatus = (response: Response, status: number, what: string): 
 }
 
 /** Asserts the spec's error envelope with a status and a code. */
-export const expectError = (response: Response, status: number, code: string) => {
+export const expectError = (response: Response<any>, status: number, code: string) => {
   expect({ status: response.status, code: response.body?.error?.code }, JSON.stringify(response.body)).toEqual({
     status,
     code
@@ -40,6 +57,7 @@ export const expectError = (response: Response, status: number, code: string) =>
   expect(response.body.success).toBe(false)
   expect(typeof response.body.error.message).toBe("string")
   expect(response.body.error.message.length).toBeGreaterThan(0)
+  return response.body.error as { code: string; message: string; details: Record<string, Array<string>> }
 }
 
 /** Asserts that a text is written in the language (Arabic script for ar, Latin letters and no Arabic for en). */
@@ -52,7 +70,9 @@ export const expectInLanguage = (text: unknown, language: Language) => {
   }
 }
 
-export const requestBody = (overrides: Record<string, unknown> = {}) => ({
+export const requestBody = (
+  overrides: Overrides<RequestBody<"/requests", "post">> = {}
+): RequestBody<"/requests", "post"> => ({
   category: "phone",
   product_brand: "Apple",
   product_model: "iPhone 15 Pro",
@@ -65,7 +85,10 @@ export const requestBody = (overrides: Record<string, unknown> = {}) => ({
   ...overrides
 })
 
-export const offerBody = (requestId: string, overrides: Record<string, unknown> = {}) => ({
+export const offerBody = (
+  requestId: string,
+  overrides: Overrides<RequestBody<"/offers", "post">> = {}
+): RequestBody<"/offers", "post"> => ({
   request_id: requestId,
   price: 4000,
   availability: "Available today",
@@ -74,7 +97,9 @@ export const offerBody = (requestId: string, overrides: Record<string, unknown> 
   ...overrides
 })
 
-export const profileBody = (overrides: Record<string, unknown> = {}) => ({
+export const profileBody = (
+  overrides: Overrides<RequestBody<"/seller-profiles", "post">> = {}
+): RequestBody<"/seller-profiles", "post"> => ({
   business_name: "Olaya Mobiles",
   location_district: "Al Olaya",
   location_city: "Riyadh",
@@ -123,7 +148,7 @@ export class Marketplace {
     return this.signInWith(this.server, this.api, phone)
   }
 
-  async createRequest(owner: SignedIn, overrides: Record<string, unknown> = {}): Promise<any> {
+  async createRequest(owner: SignedIn, overrides: Overrides<RequestBody<"/requests", "post">> = {}): Promise<any> {
     const body = expectStatus(
       await this.api.post("/requests", { token: owner.token, body: requestBody(overrides) }),
       201,
@@ -132,7 +157,7 @@ export class Marketplace {
     return body.data
   }
 
-  async apply(user: SignedIn, overrides: Record<string, unknown> = {}): Promise<any> {
+  async apply(user: SignedIn, overrides: Overrides<RequestBody<"/seller-profiles", "post">> = {}): Promise<any> {
     const body = expectStatus(
       await this.api.post("/seller-profiles", { token: user.token, body: profileBody(overrides) }),
       201,
@@ -163,7 +188,11 @@ export class Marketplace {
     return seller
   }
 
-  async report(reporter: SignedIn, reportedUserId: string, extra: Record<string, unknown> = {}): Promise<any> {
+  async report(
+    reporter: SignedIn,
+    reportedUserId: string,
+    extra: Overrides<RequestBody<"/reports", "post">> = {}
+  ): Promise<any> {
     const body = expectStatus(
       await this.api.post("/reports", {
         token: reporter.token,
@@ -197,7 +226,11 @@ export class Marketplace {
     return seller
   }
 
-  async offer(seller: SignedIn, requestId: string, overrides: Record<string, unknown> = {}): Promise<any> {
+  async offer(
+    seller: SignedIn,
+    requestId: string,
+    overrides: Overrides<RequestBody<"/offers", "post">> = {}
+  ): Promise<any> {
     const body = expectStatus(
       await this.api.post("/offers", { token: seller.token, body: offerBody(requestId, overrides) }),
       201,
@@ -233,7 +266,7 @@ export class Marketplace {
   }
 
   /** A new request of the buyer with a pending offer of the seller. */
-  async pendingOffer(buyer: SignedIn, seller: SignedIn, overrides: Record<string, unknown> = {}) {
+  async pendingOffer(buyer: SignedIn, seller: SignedIn, overrides: Overrides<RequestBody<"/offers", "post">> = {}) {
     const request = await this.createRequest(buyer)
     const offer = await this.offer(seller, request.id, overrides)
     return { request, offer }
@@ -342,3 +375,175 @@ export class Marketplace {
     ).data.profiles
   }
 }
+
+/** The administrator of the marketplace suites (ADMIN_PHONE_NUMBERS of their server). */
+export const ADMIN_PHONE = "+966551230000"
+
+export const marketSettings = { ...relaxedLimits, adminPhoneNumbers: [ADMIN_PHONE] }
+
+/** A server for a marketplace suite: relaxed rate limits and one admin phone number. */
+export const useMarketServer = (backend: Backend) => useServer(backend, { settings: marketSettings })
+
+export const aRequestBody = (
+  overrides: Overrides<RequestBody<"/requests", "post">> = {}
+): RequestBody<"/requests", "post"> => ({
+  category: "phone",
+  product_brand: "Apple",
+  product_model: "iPhone 15",
+  condition_pref: "used",
+  budget_min: 1000,
+  budget_max: 2000,
+  location_district: "Al Olaya",
+  location_city: "Riyadh",
+  notes: "Blue if possible",
+  ...overrides
+})
+
+export const anOfferBody = (
+  requestId: string,
+  overrides: Overrides<RequestBody<"/offers", "post">> = {}
+): RequestBody<"/offers", "post"> => ({
+  request_id: requestId,
+  price: 1500,
+  availability: "Today",
+  condition_notes: "Like new",
+  warranty_notes: "6 months",
+  ...overrides
+})
+
+export const aProfileBody = (
+  overrides: Overrides<RequestBody<"/seller-profiles", "post">> = {}
+): RequestBody<"/seller-profiles", "post"> => ({
+  business_name: "Riyadh Phones",
+  location_district: "Al Malaz",
+  location_city: "Riyadh",
+  bio: "Used phones, checked and cleaned",
+  ...overrides
+})
+
+/** Marketplace steps over HTTP that must succeed; each checks its status so a broken step fails loudly. */
+export const market = (server: () => TestServer) => {
+  const api = (): Client => client(server())
+  let admin: SignedIn | undefined
+
+  const expectStatus = <R extends { status: number; body: any }>(response: R, status: number, step: string): R => {
+    expect(response.status, `${step}: ${JSON.stringify(response.body)}`).toBe(status)
+    return response
+  }
+
+  const user = async (name?: string): Promise<SignedIn> => {
+    const signed = await signIn(server(), api())
+    if (name !== undefined)
+      expectStatus(await api().put("/users/me", { token: signed.token, body: { name } }), 200, "name")
+    return signed
+  }
+
+  const signInAdmin = async (): Promise<SignedIn> => {
+    admin ??= await signIn(server(), api(), ADMIN_PHONE)
+    return admin
+  }
+
+  /** A user who applied for a seller profile (pending). */
+  const applicant = async (name?: string, profile: Overrides<RequestBody<"/seller-profiles", "post">> = {}) => {
+    const signed = await user(name)
+    const applied = expectStatus(
+      await api().post("/seller-profiles", { token: signed.token, body: aProfileBody(profile) }),
+      201,
+      "apply"
+    )
+    return { ...signed, profileId: applied.body.data.id as string }
+  }
+
+  /** A user whose seller profile an admin approved. */
+  const seller = async (name?: string, profile: Overrides<RequestBody<"/seller-profiles", "post">> = {}) => {
+    const applied = await applicant(name, profile)
+    const { token } = await signInAdmin()
+    expectStatus(await api().put(`/admin/seller-profiles/${applied.profileId}/approve`, { token }), 200, "approve")
+    return applied
+  }
+
+  const request = async (buyer: SignedIn, overrides: Overrides<RequestBody<"/requests", "post">> = {}) =>
+    expectStatus(
+      await api().post("/requests", { token: buyer.token, body: aRequestBody(overrides) }),
+      201,
+      "post request"
+    ).body.data
+
+  const offer = async (
+    sellerUser: SignedIn,
+    requestId: string,
+    overrides: Overrides<RequestBody<"/offers", "post">> = {}
+  ) =>
+    expectStatus(
+      await api().post("/offers", { token: sellerUser.token, body: anOfferBody(requestId, overrides) }),
+      201,
+      "offer"
+    ).body.data
+
+  const accept = async (buyer: SignedIn, offerId: string) =>
+    expectStatus(await api().post(`/offers/${offerId}/accept`, { token: buyer.token }), 200, "accept").body.data.deal
+
+  /** A deal between a fresh buyer and a fresh approved seller, in state `accepted`. */
+  const deal = async () => {
+    const buyer = await user("Buyer")
+    const sellerUser = await seller("Seller")
+    const posted = await request(buyer)
+    const made = await offer(sellerUser, posted.id)
+    const made_deal = await accept(buyer, made.id)
+    return { buyer, seller: sellerUser, request: posted, offer: made, deal: made_deal }
+  }
+
+  const completedDeal = async () => {
+    const made = await deal()
+    expectStatus(await api().put(`/deals/${made.deal.id}/complete`, { token: made.buyer.token }), 200, "complete")
+    return made
+  }
+
+  return { api, user, admin: signInAdmin, applicant, seller, request, offer, accept, deal, completedDeal, expectStatus }
+}
+
+export const keysOf = (value: object) => Object.keys(value).sort()
+
+export const isoTimestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/
+
+/** A buyer, an approved seller, and the conversation of the seller's offer on the buyer's request. */
+export interface ChatScene {
+  readonly buyer: SignedIn
+  readonly seller: Seller
+  readonly offer: any
+  readonly conversationId: string
+}
+
+/** The conversation of an offer, found through the party's own list. */
+export const conversationOfOffer = async (api: Client, party: SignedIn, offerId: string): Promise<string> => {
+  const list = expectStatus(
+    await api.get("/conversations/my?per_page=50", { token: party.token }),
+    200,
+    "GET /conversations/my"
+  )
+  const found = list.data.conversations.find((c: any) => c.offer_id === offerId)
+  if (!found) throw new Error(`no conversation for offer ${offerId}: ${JSON.stringify(list.data)}`)
+  return found.id
+}
+
+/** Makes the buyer and the seller (unless given) and opens their conversation through POST /offers. */
+export const chatScene = async (
+  m: Marketplace,
+  parties: { readonly buyer?: SignedIn; readonly seller?: Seller } = {}
+): Promise<ChatScene> => {
+  const buyer = parties.buyer ?? (await m.buyer("Buyer"))
+  const seller = parties.seller ?? (await m.approvedSeller("Seller"))
+  const { offer } = await m.pendingOffer(buyer, seller)
+  return { buyer, seller, offer, conversationId: await conversationOfOffer(m.api, buyer, offer.id) }
+}
+
+/** Sends a message over REST and answers the stored message. */
+export const postMessage = async (api: Client, sender: SignedIn, conversationId: string, text: string) =>
+  expectStatus(
+    await api.post(`/conversations/${conversationId}/messages`, { token: sender.token, body: { message_text: text } }),
+    201,
+    "POST /conversations/{id}/messages"
+  ).data
+
+export const marketplaceOf = (server: TestServer, api: Client, adminPhone: string) =>
+  new Marketplace(server, api, adminPhone)
