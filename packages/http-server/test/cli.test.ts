@@ -4,20 +4,21 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { afterAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SessionEvents } from "../src/auth/SessionEvents.js"
 import { AppConfig } from "../src/config/AppConfig.js"
 import { DatabaseOptions } from "../src/db/Database.js"
 import { MigratedDatabaseLayer } from "../src/db/Migrations.js"
 import { runCli } from "../src/ops/Cli.js"
 import { ControlChannelLive, controlFile } from "../src/ops/Control.js"
-import { migratedDataDir } from "./support/migrated-databases.js"
+import { initializedDataDir, migratedDataDir } from "./support/migrated-databases.js"
 
 /*
  * Every `talab` command and its refusals, in this process, on an embedded database in a temporary DATA_DIR
- * (the commands run the same SQL on PostgreSQL): an empty one where the test is about what the command does to
- * it, else a copy of the run's migrated one (initdb and the migrations cost seconds of CPU each time). The CLI opens the data directory itself when no server
- * holds it, and hands the command to the server when one does.
+ * (the commands run the same SQL on PostgreSQL): a copy of the run's unmigrated one where the test is about what
+ * the migrations do to it, else a copy of the run's migrated one (initdb and the migrations cost seconds of CPU
+ * each time). The CLI opens the data directory itself when no server holds it, and hands the command to the
+ * server when one does.
  */
 const directories: Array<string> = []
 const freshDataDir = () => {
@@ -91,8 +92,11 @@ describe("talab: usage", () => {
 })
 
 describe("talab on the embedded database, no server running", () => {
-  const dataDir = freshDataDir()
+  let dataDir = ""
   const phone = "+966512345678"
+  beforeAll(async () => {
+    dataDir = await initializedDataDir()
+  })
 
   it("migrate applies what is missing, then says the schema is up to date", async () => {
     const first = await talab(dataDir, "migrate")

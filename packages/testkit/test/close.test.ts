@@ -1,12 +1,22 @@
 import { connect } from "node:net"
-import { describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { withMigratedDump } from "../../http-server/test/support/migrated-databases.js"
 import { CLOSE_GRACE_MS } from "../src/Connections.js"
-import { startTestServer, type TestServerOptions } from "../src/index.js"
+import { startTestServer, type TestServer, type TestServerOptions } from "../src/index.js"
 
 describe("TestServer.close", () => {
+  // One server for each test to close, started under the hooks' limit: a start is seconds of CPU, which on a
+  // loaded machine used up the test's own.
+  let servers: ReadonlyArray<TestServer> = []
+  beforeAll(async () => {
+    const options = await withMigratedDump<TestServerOptions>({})
+    servers = [await startTestServer(options), await startTestServer(options)]
+  })
+  // A test that failed before closing its server leaves it to this.
+  afterAll(() => Promise.allSettled(servers.map((server) => server.close())))
+
   it("does not wait on a client that sent half a request and went quiet", async () => {
-    const server = await startTestServer(await withMigratedDump<TestServerOptions>({}))
+    const server = servers[0]!
     const { port } = new URL(server.baseUrl)
     const socket = connect(Number(port), "127.0.0.1")
     const ended = new Promise((resolve) => socket.once("close", resolve))
@@ -24,7 +34,7 @@ describe("TestServer.close", () => {
   }, 30_000)
 
   it("closes the idle connections a fetch keeps alive at once", async () => {
-    const server = await startTestServer(await withMigratedDump<TestServerOptions>({}))
+    const server = servers[1]!
     expect((await fetch(`${server.baseUrl}/health/live`)).status).toBe(200)
     const started = Date.now()
     await server.close()

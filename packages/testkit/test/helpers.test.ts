@@ -7,7 +7,9 @@ import { newPhoneNumber, PushRecorder, startTestServer, type TestServer, type Te
 describe("newPhoneNumber", () => {
   let server: TestServer
   beforeAll(async () => {
-    server = await startTestServer()
+    // From the run's migrated database: initdb and the migrations cost seconds of CPU, and the numbers do not
+    // depend on the database. The start without options is plain-node.test.ts's (packaging checks).
+    server = await startTestServer(await withMigratedDump<TestServerOptions>({}))
   }, 60_000)
   afterAll(() => server.close())
 
@@ -68,7 +70,7 @@ describe("testPhoneNumbers", () => {
   it("signs a listed number in with its code and no SMS until the end of its day, by the server's clock", async () => {
     const phone = newPhoneNumber()
     const lastDay = new Date().toISOString().slice(0, 10)
-    // From the run's migrated database: the start from an empty one is the first suite's.
+    // From the run's migrated database: the start from an empty one is plain-node.test.ts's (packaging checks).
     const server = await startTestServer(
       await withMigratedDump<TestServerOptions>({ testPhoneNumbers: `${phone}=246810@${lastDay}` })
     )

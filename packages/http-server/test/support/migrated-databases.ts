@@ -35,6 +35,16 @@ export const migratedDataDir = async (): Promise<string> => {
   return current === undefined ? mkdtemp(join(tmpdir(), "talab-data-")) : TestRun.copyMigratedDataDir(current)
 }
 
+/**
+ * A new `DATA_DIR` whose embedded database has been through initdb but no migration: a copy of the run's, or an
+ * empty temporary directory (initdb runs at the first open) without the run's global setup. The run's teardown
+ * removes it.
+ */
+export const initializedDataDir = async (): Promise<string> => {
+  const current = run()
+  return current === undefined ? mkdtemp(join(tmpdir(), "talab-data-")) : TestRun.copyInitializedDataDir(current)
+}
+
 /** The run's migrated `DATA_DIR`, made by the global setup, for synchronous callers to copy; not to be changed. */
 export const migratedDataDirToCopy = (): string => {
   const current = run()

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { cp, mkdir, mkdtemp, readFile, rename, writeFile } from "node:fs/promises"
+import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -236,25 +236,43 @@ export const migratedPgliteDump = pgliteDump("pglite-migrated.tar", async (run) 
 export const migratedDataDirPath = (run: TestRun) => join(run.directory, "migrated-data-dir")
 
 /**
- * A `DATA_DIR` whose embedded database (`pgdata`) is the run's migrated one, made once per run from its dump;
- * suites copy it (`copyMigratedDataDir`) rather than run initdb and the migrations on disk.
+ * A `DATA_DIR` in the run's directory at `path` whose embedded database (`pgdata`) is loaded from a dump, made
+ * once per run; suites copy it rather than run initdb (seconds of CPU on disk, several times a load) there.
  */
-export const migratedDataDir = once(async (run) => {
-  const directory = migratedDataDirPath(run)
-  if (existsSync(directory)) return directory
-  const scratch = `${directory}.${randomBytes(4).toString("hex")}.tmp`
-  await mkdir(scratch)
-  const db = new PGlite(join(scratch, "pgdata"), { loadDataDir: await migratedPgliteDump(run) })
-  await db.waitReady
-  await db.close()
-  await rename(scratch, directory)
-  return directory
-})
+const dataDirFromDump = (path: (run: TestRun) => string, dump: (run: TestRun) => Promise<Blob>) =>
+  once(async (run) => {
+    const directory = path(run)
+    if (existsSync(directory)) return directory
+    const scratch = `${directory}.${randomBytes(4).toString("hex")}.tmp`
+    await mkdir(scratch)
+    const db = new PGlite(join(scratch, "pgdata"), { loadDataDir: await dump(run) })
+    await db.waitReady
+    await db.close()
+    try {
+      await rename(scratch, directory)
+    } catch (error) {
+      // Another worker made it first: its copy is as good.
+      if (!existsSync(directory)) throw error
+      await rm(scratch, { recursive: true, force: true })
+    }
+    return directory
+  })
 
-/** A new `DATA_DIR` in the run's directory holding a copy of the run's migrated embedded database. */
-export const copyMigratedDataDir = async (run: TestRun) => {
-  const source = await migratedDataDir(run)
+/** A `DATA_DIR` whose embedded database is the run's migrated one; made by the global setup. */
+export const migratedDataDir = dataDirFromDump(migratedDataDirPath, migratedPgliteDump)
+
+/** A `DATA_DIR` whose embedded database has been through initdb and no migration, for `talab migrate`'s test. */
+const initializedDataDir = dataDirFromDump((run) => join(run.directory, "initialized-data-dir"), initializedPgliteDump)
+
+const copyOf = (source: (run: TestRun) => Promise<string>) => async (run: TestRun) => {
+  const from = await source(run)
   const directory = await mkdtemp(join(run.directory, "data-"))
-  await cp(source, directory, { recursive: true })
+  await cp(from, directory, { recursive: true })
   return directory
 }
+
+/** A new `DATA_DIR` in the run's directory holding a copy of the run's migrated embedded database. */
+export const copyMigratedDataDir = copyOf(migratedDataDir)
+
+/** A new `DATA_DIR` in the run's directory holding a copy of an embedded database before any migration. */
+export const copyInitializedDataDir = copyOf(initializedDataDir)
