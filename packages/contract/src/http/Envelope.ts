@@ -167,13 +167,51 @@ export const errorResponseOf = <C extends ErrorCode>(
   return new Response(body as never) as ResponseOfCode<C>
 }
 
-/** The success envelope around a data schema. */
-export const Ok = <S extends Schema.Schema.Any>(data: S) =>
+/** The success envelope on the wire. */
+interface SuccessEnvelope<D> {
+  readonly success: true
+  readonly data: D
+  readonly message?: string
+}
+
+const successEnvelope = (data: Schema.Schema.Any) =>
   Schema.Struct({ success: Schema.Literal(true), data, message: Schema.optional(Schema.String) })
 
-/** The success envelope with only a message. */
-export const OkMessage = Schema.Struct({
-  success: Schema.Literal(true),
-  data: Schema.Struct({}),
-  message: Schema.String
-})
+/** The success envelope around a data schema; a handler returns the data alone and the envelope is added here. */
+export const Ok = <S extends Schema.Schema.Any>(
+  data: S
+): Schema.Schema<Schema.Schema.Type<S>, SuccessEnvelope<Schema.Schema.Encoded<S>>, Schema.Schema.Context<S>> =>
+  Schema.transform(successEnvelope(data), Schema.typeSchema(data), {
+    strict: false,
+    decode: (envelope) => envelope.data,
+    encode: (value) => ({ success: true as const, data: value })
+  }) as never
+
+/** What a handler returns for data that may come with a message. */
+export interface WithMessage<A> {
+  readonly data: A
+  readonly message?: string
+}
+
+/** The success envelope of data that may come with a message: a handler returns `{ data, message? }`. */
+export const OkWithMessage = <S extends Schema.Schema.Any>(
+  data: S
+): Schema.Schema<WithMessage<Schema.Schema.Type<S>>, SuccessEnvelope<Schema.Schema.Encoded<S>>, Schema.Schema.Context<S>> =>
+  Schema.transform(
+    successEnvelope(data),
+    Schema.Struct({ data: Schema.typeSchema(data), message: Schema.optional(Schema.String) }),
+    {
+      strict: false,
+      decode: ({ data, message }) => (message === undefined ? { data } : { data, message }),
+      encode: ({ data, message }) =>
+        message === undefined ? { success: true as const, data } : { success: true as const, data, message }
+    }
+  ) as never
+
+/** The success envelope with only a message: a handler returns the message. */
+export const OkMessage = Schema.transform(
+  Schema.Struct({ success: Schema.Literal(true), data: Schema.Struct({}), message: Schema.String }),
+  // Its own description would stand in the document for the response's.
+  Schema.String.annotations({ description: "Success" }),
+  { strict: true, decode: ({ message }) => message, encode: (message) => ({ success: true as const, data: {}, message }) }
+)

@@ -1,3 +1,4 @@
+import { FieldProblemId, fieldRule } from "@talab/core"
 import * as ParseResult from "effect/ParseResult"
 import * as AST from "effect/SchemaAST"
 import { translate } from "../i18n/messages.js"
@@ -17,8 +18,7 @@ export interface PathProblem extends Problem {
   readonly path: ReadonlyArray<PropertyKey>
 }
 
-/** The annotation id of a schema's {@link Problem}. */
-export const FieldProblemId: unique symbol = Symbol.for("@talab/contract/FieldProblem")
+export { FieldProblemId }
 
 /** The key of a failure no schema names (a value of the wrong type where no problem is annotated). */
 export const INVALID = "invalid"
@@ -35,7 +35,7 @@ export const ONE_OF = "one_of"
  * own decode error, a thrown `ParseError`).
  */
 export const fieldProblem = (key: string, params?: Readonly<Record<string, string | number>>) => ({
-  [FieldProblemId]: (params ? { key, params } : { key }) satisfies Problem,
+  ...fieldRule(key, params),
   message: () => translate(key, "en", params)
 })
 
