@@ -9,6 +9,7 @@ import {
   IdempotencyKeyReusedResponse,
   NotFoundResponse,
   Ok,
+  OkWithMessage,
   OkMessage,
   UnauthorizedResponse
 } from "../http/Envelope.js"
@@ -159,7 +160,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
   )
   .add(
     HttpApiEndpoint.del("endOtherSessions", "/sessions")
-      .addSuccess(Ok(Schema.Struct({ ended: Schema.Int })))
+      .addSuccess(OkWithMessage(Schema.Struct({ ended: Schema.Int })))
       .middleware(Authentication)
       .annotate(OpenApi.Summary, "End all my other sessions")
       .annotate(

@@ -11,6 +11,7 @@ import {
   IdempotencyKeyReusedResponse,
   NotFoundResponse,
   Ok,
+  OkWithMessage,
   OkMessage
 } from "../http/Envelope.js"
 import {
@@ -77,7 +78,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
           valid_until: Optional(DateTimeField)
         })
       )
-      .addSuccess(Ok(OfferView), { status: 201 })
+      .addSuccess(OkWithMessage(OfferView), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)

@@ -10,7 +10,8 @@ import {
   IdempotencyKeyInUseResponse,
   IdempotencyKeyReusedResponse,
   NotFoundResponse,
-  Ok
+  Ok,
+  OkWithMessage
 } from "../http/Envelope.js"
 import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, UuidField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
@@ -98,7 +99,7 @@ export class AdminReportsApi extends HttpApiGroup.make("adminReports")
       .setPath(IdPath)
       .setPayload(Payload({ action: OneOf(...ResolveAction.literals), notes: Optional(FreeText(0, 2000)) }))
       .addSuccess(
-        Ok(
+        OkWithMessage(
           Schema.Struct({
             ...ReportView.pick("id", "status").fields,
             action: ResolveAction,

@@ -14,7 +14,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const rules = yield* service.listRules(user)
-            return { success: true as const, data: { alerts: rules } }
+            return { alerts: rules }
           })
         )
       )
@@ -28,7 +28,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
               priceMin: payload.price_min ?? null,
               priceMax: payload.price_max ?? null
             })
-            return { success: true as const, data: rule }
+            return rule
           })
         )
       )
@@ -37,11 +37,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             yield* service.deleteRule(user, path.id)
-            return {
-              success: true as const,
-              data: {},
-              message: translate("alert_rule_deleted", yield* requestLanguage)
-            }
+            return translate("alert_rule_deleted", yield* requestLanguage)
           })
         )
       )
@@ -49,7 +45,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            return { success: true as const, data: yield* service.getSettings(user) }
+            return yield* service.getSettings(user)
           })
         )
       )
@@ -62,7 +58,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
               quietTo: payload.quiet_to,
               timeZone: payload.time_zone
             })
-            return { success: true as const, data: settings }
+            return settings
           })
         )
       )

@@ -22,39 +22,33 @@ const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
             const language = yield* requestLanguage
             const { expiresAt, phoneLimit } = yield* auth.requestOtp(payload.phone_number, language)
             yield* recordRateLimit(phoneLimit)
-            return { success: true as const, data: { expires_at: expiresAt, message: translate("otp_sent", language) } }
+            return { expires_at: expiresAt, message: translate("otp_sent", language) }
           })
         )
       )
       .handle("verifyOtp", ({ payload, request }) =>
         respond(
-          Effect.map(
-            auth.verifyOtp(payload.phone_number, payload.otp_code, {
-              device: payload.device ?? null,
-              ipPrefix: networkPrefixOf(clientIp(request, trustProxy))
-            }),
-            (data) => ({ success: true as const, data })
-          )
+          auth.verifyOtp(payload.phone_number, payload.otp_code, {
+            device: payload.device ?? null,
+            ipPrefix: networkPrefixOf(clientIp(request, trustProxy))
+          })
         )
       )
       .handle("refresh", ({ payload }) =>
-        respond(Effect.map(auth.refresh(payload.refresh_token), (data) => ({ success: true as const, data })))
+        respond(auth.refresh(payload.refresh_token))
       )
       .handle("logout", ({ payload }) =>
         Effect.gen(function* () {
           const { user, sessionId } = yield* CurrentUser
           yield* auth.logout(user.id, sessionId, payload?.device_token)
-          return { success: true as const, data: {}, message: translate("logged_out", yield* requestLanguage) }
+          return translate("logged_out", yield* requestLanguage)
         })
       )
       .handle("listSessions", () =>
         Effect.gen(function* () {
           const { user, sessionId } = yield* CurrentUser
           const sessions = yield* queries.live(user.id)
-          return {
-            success: true as const,
-            data: { sessions: sessions.map((session) => ({ ...session, current: session.id === sessionId })) }
-          }
+          return { sessions: sessions.map((session) => ({ ...session, current: session.id === sessionId })) }
         })
       )
       .handle("endSession", ({ path }) =>
@@ -62,7 +56,7 @@ const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             yield* auth.endSession(user.id, path.id)
-            return { success: true as const, data: {}, message: translate("session_ended", yield* requestLanguage) }
+            return translate("session_ended", yield* requestLanguage)
           })
         )
       )
@@ -71,7 +65,7 @@ const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
           const { user, sessionId } = yield* CurrentUser
           const ended = yield* auth.endOtherSessions(user.id, sessionId)
           const message = translate("other_sessions_ended", yield* requestLanguage)
-          return { success: true as const, data: { ended }, message }
+          return { data: { ended }, message }
         })
       )
   })

@@ -17,7 +17,7 @@ const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
           const { user } = yield* CurrentUser
           const page = pageRequest(urlParams)
           const { items, total } = yield* chat.listMine(user.id, page)
-          return { success: true as const, data: { conversations: items, pagination: paginationFor(page, total) } }
+          return { conversations: items, pagination: paginationFor(page, total) }
         })
       )
       .handle("listMessages", ({ path, urlParams }) =>
@@ -29,7 +29,7 @@ const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
               afterSeq: urlParams.after_seq,
               limit: urlParams.limit ?? MESSAGES_LIMIT_DEFAULT
             })
-            return { success: true as const, data: { messages, has_more: hasMore } }
+            return { messages, has_more: hasMore }
           })
         )
       )
@@ -38,7 +38,7 @@ const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const message = yield* chat.sendMessage(user.id, path.id, payload.message_text)
-            return { success: true as const, data: message }
+            return message
           })
         )
       )
@@ -47,7 +47,7 @@ const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const marked = yield* chat.markReadUpTo(user.id, path.id, payload.up_to_seq)
-            return { success: true as const, data: marked }
+            return marked
           })
         )
       )

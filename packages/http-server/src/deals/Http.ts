@@ -20,32 +20,25 @@ const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
           Effect.flatMap(CurrentUser, ({ user }) =>
             queries.listMine(user.id, { role: urlParams.role, status: urlParams.status }, page)
           ).pipe(
-            Effect.map(({ items, total }) => ({
-              success: true as const,
-              data: { deals: items, pagination: paginationFor(page, total) }
-            }))
+            Effect.map(({ items, total }) => ({ deals: items, pagination: paginationFor(page, total) }))
           )
         )
       })
       .handle("get", ({ path }) =>
         respond(
-          Effect.flatMap(CurrentUser, ({ user }) => service.get(user, path.id)).pipe(
-            Effect.map((data) => ({ success: true as const, data }))
-          )
+          Effect.flatMap(CurrentUser, ({ user }) => service.get(user, path.id))
         )
       )
       .handle("complete", ({ path }) =>
         respond(
-          Effect.flatMap(CurrentUser, ({ user }) => workflows.complete(user, path.id)).pipe(
-            Effect.map((data) => ({ success: true as const, data }))
-          )
+          Effect.flatMap(CurrentUser, ({ user }) => workflows.complete(user, path.id))
         )
       )
       .handle("cancel", ({ path, payload }) =>
         respond(
           Effect.flatMap(CurrentUser, ({ user }) =>
             workflows.cancel(user, path.id, { reason: payload.reason, description: payload.description ?? null })
-          ).pipe(Effect.map((data) => ({ success: true as const, data })))
+          )
         )
       )
   })

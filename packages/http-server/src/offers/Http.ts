@@ -29,15 +29,15 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
             const data = offer
             // A price outside the budget is allowed; the seller is only warned.
             return outsideBudget
-              ? { success: true as const, data, message: translate("price_outside_budget", yield* requestLanguage) }
-              : { success: true as const, data }
+              ? { data, message: translate("price_outside_budget", yield* requestLanguage) }
+              : { data }
           })
         )
       )
       .handle("listForRequest", ({ path, urlParams }) =>
         respond(
           Effect.flatMap(CurrentUser, ({ user }) => service.listForRequest(user, path.id, urlParams.sort)).pipe(
-            Effect.map((offers) => ({ success: true as const, data: { offers } }))
+            Effect.map((offers) => ({ offers }))
           )
         )
       )
@@ -45,10 +45,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
         const page = pageRequest(urlParams)
         return respond(
           Effect.flatMap(CurrentUser, ({ user }) => queries.listMine(user.id, urlParams.status, page)).pipe(
-            Effect.map(({ items, total }) => ({
-              success: true as const,
-              data: { offers: items, pagination: paginationFor(page, total) }
-            }))
+            Effect.map(({ items, total }) => ({ offers: items, pagination: paginationFor(page, total) }))
           )
         )
       })
@@ -57,7 +54,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const deal = yield* workflows.accept(user, path.id)
-            return { success: true as const, data: { deal } }
+            return { deal }
           })
         )
       )
@@ -66,7 +63,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             yield* workflows.withdraw(user, path.id)
-            return { success: true as const, data: {}, message: translate("offer_withdrawn", yield* requestLanguage) }
+            return translate("offer_withdrawn", yield* requestLanguage)
           })
         )
       )

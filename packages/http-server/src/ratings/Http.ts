@@ -17,7 +17,7 @@ const RatingsHttp = HttpApiBuilder.group(Api, "ratings", (handlers) =>
             rating: payload.rating,
             reviewText: payload.review_text ?? null
           })
-          return { success: true as const, data: rating }
+          return rating
         })
       )
     )

@@ -20,7 +20,7 @@ const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
             reason: payload.reason,
             description: payload.description ?? null
           })
-          return { success: true as const, data: report }
+          return report
         })
       )
     )
@@ -39,7 +39,7 @@ const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handlers) =>
             yield* requireAdmin(user)
             const page = pageRequest(urlParams)
             const { items, total } = yield* queries.list(urlParams.status, page)
-            return { success: true as const, data: { reports: items, pagination: paginationFor(page, total) } }
+            return { reports: items, pagination: paginationFor(page, total) }
           })
         )
       )
@@ -48,11 +48,7 @@ const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const resolved = yield* service.resolve(user, path.id, payload.action, payload.notes ?? null)
-            return {
-              success: true as const,
-              data: resolved,
-              message: translate("report_resolved", yield* requestLanguage)
-            }
+            return { data: resolved, message: translate("report_resolved", yield* requestLanguage) }
           })
         )
       )

@@ -9,10 +9,7 @@ import { respond } from "../http/Localize.js"
 import { type Paged, type PageRequest, pageRequest, paginationFor } from "../http/Paging.js"
 import { RequestQueries } from "./Queries.js"
 
-const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListItem.Type>) => ({
-  success: true as const,
-  data: { requests: result.items, pagination: paginationFor(page, result.total) }
-})
+const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListItem.Type>) => ({ requests: result.items, pagination: paginationFor(page, result.total) })
 
 const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
   Effect.gen(function* () {
@@ -34,7 +31,7 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
               locationCity: payload.location_city ?? null,
               notes: payload.notes ?? null
             })
-            return { success: true as const, data: request }
+            return request
           })
         )
       )
@@ -62,14 +59,14 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
         )
       })
       .handle("get", ({ path }) =>
-        respond(Effect.map(queries.detail(path.id), (data) => ({ success: true as const, data })))
+        respond(queries.detail(path.id))
       )
       .handle("close", ({ path }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const closed = yield* service.close(user, path.id)
-            return { success: true as const, data: closed }
+            return closed
           })
         )
       )
@@ -78,10 +75,7 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const request = yield* service.extend(user, path.id)
-            return {
-              success: true as const,
-              data: { ...request, extendedAt: request.extendedAt ?? request.expiresAt }
-            }
+            return { ...request, extendedAt: request.extendedAt ?? request.expiresAt }
           })
         )
       )

@@ -23,7 +23,7 @@ const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers
               locationCity: payload.location_city ?? null,
               bio: payload.bio ?? null
             })
-            return { success: true as const, data: profile }
+            return profile
           })
         )
       )
@@ -32,7 +32,7 @@ const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers
           Effect.gen(function* () {
             const profile = yield* service.getPublic(path.id)
             const trust = Option.getOrThrow(yield* queries.trustOfSeller(profile.userId))
-            return { success: true as const, data: { ...profile, trust } }
+            return { ...profile, trust }
           })
         )
       )
@@ -51,7 +51,7 @@ const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles",
             yield* requireAdmin(user)
             const page = pageRequest(urlParams)
             const { items, total } = yield* queries.listPending(page)
-            return { success: true as const, data: { profiles: items, pagination: paginationFor(page, total) } }
+            return { profiles: items, pagination: paginationFor(page, total) }
           })
         )
       )
@@ -60,7 +60,7 @@ const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles",
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const profile = yield* service.approve(user, path.id)
-            return { success: true as const, data: profile }
+            return profile
           })
         )
       )
@@ -69,7 +69,7 @@ const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles",
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const profile = yield* service.reject(user, path.id)
-            return { success: true as const, data: { id: profile.id, status: profile.status } }
+            return { id: profile.id, status: profile.status }
           })
         )
       )

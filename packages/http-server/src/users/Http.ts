@@ -66,7 +66,7 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
     return handlers
       .handle("getMe", () =>
         Effect.flatMap(CurrentUser, ({ user }) => service.me(user)).pipe(
-          Effect.map((me) => ({ success: true as const, data: meView(me) }))
+          Effect.map((me) => meView(me))
         )
       )
       .handle("updateMe", ({ payload }) =>
@@ -76,7 +76,7 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
               ...(payload?.name !== undefined ? { name: payload.name } : {}),
               ...(payload?.language !== undefined ? { language: payload.language } : {})
             })
-          ).pipe(Effect.map((me) => ({ success: true as const, data: meView(me) })))
+          ).pipe(Effect.map((me) => meView(me)))
         )
       )
       .handle("uploadAvatar", ({ payload, request }) =>
@@ -96,7 +96,7 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
               payload as unknown as Stream.Stream<Multipart.Part, Multipart.MultipartError>
             )
             const { avatarUrl } = yield* service.setAvatar(user, bytes)
-            return { success: true as const, data: { avatar_url: avatarUrl } }
+            return { avatar_url: avatarUrl }
           })
         )
       )
@@ -104,7 +104,7 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
         respond(
           Effect.flatMap(CurrentUser, ({ user, sessionId }) =>
             service.registerDevice(user, sessionId, payload.platform, payload.push_token)
-          ).pipe(Effect.map((device) => ({ success: true as const, data: device })))
+          )
         )
       )
   })
