@@ -14,6 +14,7 @@ import {
   problemsOf,
   StringField,
   Text,
+  translate,
   UNKNOWN_ID
 } from "../src/index.js"
 
@@ -97,10 +98,13 @@ describe("problemsOf", () => {
     expect(problems(range, { low: 5, high: "1" })).toEqual([{ path: ["high"], key: "must_be_number" }])
   })
 
-  it("keeps plain English for whatever formats the failure itself, and never a key in a message", () => {
+  it("names the rule a core field schema broke, which the catalogue words, and never puts a key in a message", () => {
     const error = Schema.decodeUnknownEither(Text(1, 5))("abcdefg").pipe(Either.flip, Either.getOrThrow)
+    const [problem] = problemsOf(error.issue)
+    expect(problem).toEqual({ path: [], key: "too_long", params: { max: 5 } })
+    expect(translate(problem!.key, "en", problem!.params)).toBe("Must be at most 5 characters")
     const [issue] = ParseResult.ArrayFormatter.formatErrorSync(error)
-    expect(issue?.message).toBe("Must be at most 5 characters")
+    expect(issue?.message).not.toContain("too_long")
     expect(error.message).not.toContain("too_long")
   })
 })

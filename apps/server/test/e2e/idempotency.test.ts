@@ -125,10 +125,11 @@ describe.each(backends)("Idempotency-Key on %s", (backend) => {
   it("replays a stored 4xx answer, but releases the key after a 400 so a fixed body can use it", async () => {
     const buyer = await m.user()
     const notFound = randomUUID()
-    const first = await api().post(`/offers/${unknownId()}/accept`, { token: buyer.token, headers: keyed(notFound) })
+    const missingOffer = unknownId()
+    const first = await api().post(`/offers/${missingOffer}/accept`, { token: buyer.token, headers: keyed(notFound) })
     expectError(first, 404, "NOT_FOUND")
     expectReplayOf(
-      await api().post(`/offers/${unknownId()}/accept`, { token: buyer.token, headers: keyed(notFound) }),
+      await api().post(`/offers/${missingOffer}/accept`, { token: buyer.token, headers: keyed(notFound) }),
       first
     )
 
