@@ -17,7 +17,7 @@ import { backends, client, newPhone, type SignedIn, useServer } from "../support
  * so a cell never depends on what another did.
  *
  * `rows` keep the whole table. Where a rule is core's, its full matrix of signed-in callers is a core test, in
- * packages/core/test/usecases/authorization.test.ts, run on the in-memory ports; here a row naming it (`core`)
+ * packages/core/test/authorization/authorization.test.ts, run on the in-memory ports; here a row naming it (`core`)
  * probes over HTTP the first caller of each distinct outcome, and anonymous. The other rows (the lists and reads
  * the server's queries decide, and /admin/*, refused by the AdminOnly middleware before any use case) probe
  * every caller. Where each cell that left this file now lives:
