@@ -71,12 +71,10 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
       )
       .handle("updateMe", ({ payload }) =>
         respond(
-          Effect.flatMap(CurrentUser, ({ user }) =>
-            service.updateMe(user, {
-              ...(payload?.name !== undefined ? { name: payload.name } : {}),
-              ...(payload?.language !== undefined ? { language: payload.language } : {})
-            })
-          ).pipe(Effect.map((me) => meView(me)))
+          // No body at all changes nothing, as an empty one does.
+          Effect.flatMap(CurrentUser, ({ user }) => service.updateMe(user, payload ?? {})).pipe(
+            Effect.map((me) => meView(me))
+          )
         )
       )
       .handle("uploadAvatar", ({ payload, request }) =>
@@ -103,7 +101,7 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
       .handle("registerDevice", ({ payload }) =>
         respond(
           Effect.flatMap(CurrentUser, ({ user, sessionId }) =>
-            service.registerDevice(user, sessionId, payload.platform, payload.push_token)
+            service.registerDevice(user, sessionId, payload)
           )
         )
       )
