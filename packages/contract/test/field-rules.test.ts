@@ -91,11 +91,22 @@ const expectRefused = (
   })
 }
 
-/** Asserts that `input` decodes, and that the decoded value has the `expected` fields. */
+/**
+ * A decoded value's fields under the names the wire spells them: a payload derived from a use-case input decodes
+ * to the input's camelCase keys, while the cases here name fields as clients send them.
+ */
+const withWireKeys = (value: unknown) =>
+  typeof value === "object" && value !== null
+    ? Object.fromEntries(
+        Object.entries(value).map(([key, field]) => [key.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`), field])
+      )
+    : value
+
+/** Asserts that `input` decodes, and that the decoded value has the `expected` fields (named as on the wire). */
 const expectDecodes = (schema: Input, input: unknown, expected: Record<string, unknown>) => {
   const decoded = decode(schema, input)
   if (Either.isLeft(decoded)) throw new Error(`refused: ${JSON.stringify(problemsOf(decoded.left.issue))}`)
-  expect(decoded.right).toMatchObject(expected)
+  expect(withWireKeys(decoded.right)).toMatchObject(expected)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
