@@ -17,8 +17,8 @@ import {
   IdempotencyKeyReusedResponse,
   NotFoundResponse,
   Ok,
-  OkWithMessage,
   OkMessage,
+  OkWithMessage,
   UnauthorizedResponse
 } from "../http/Envelope.js"
 import { BodyOrNone, PayloadOf } from "../http/Fields.js"

@@ -27,13 +27,9 @@ const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
         )
       )
       .handle("verifyOtp", ({ payload, request }) =>
-        respond(
-          auth.verifyOtp(payload, networkPrefixOf(clientIp(request, trustProxy)))
-        )
+        respond(auth.verifyOtp(payload, networkPrefixOf(clientIp(request, trustProxy))))
       )
-      .handle("refresh", ({ payload }) =>
-        respond(auth.refresh(payload))
-      )
+      .handle("refresh", ({ payload }) => respond(auth.refresh(payload)))
       .handle("logout", ({ payload }) =>
         Effect.gen(function* () {
           const { user, sessionId } = yield* CurrentUser

@@ -65,9 +65,7 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
     const service = yield* UsersService
     return handlers
       .handle("getMe", () =>
-        Effect.flatMap(CurrentUser, ({ user }) => service.me(user)).pipe(
-          Effect.map((me) => meView(me))
-        )
+        Effect.flatMap(CurrentUser, ({ user }) => service.me(user)).pipe(Effect.map((me) => meView(me)))
       )
       .handle("updateMe", ({ payload }) =>
         respond(
@@ -99,11 +97,7 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
         )
       )
       .handle("registerDevice", ({ payload }) =>
-        respond(
-          Effect.flatMap(CurrentUser, ({ user, sessionId }) =>
-            service.registerDevice(user, sessionId, payload)
-          )
-        )
+        respond(Effect.flatMap(CurrentUser, ({ user, sessionId }) => service.registerDevice(user, sessionId, payload)))
       )
   })
 )
