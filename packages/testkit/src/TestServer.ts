@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import * as HttpServer from "@effect/platform/HttpServer"
 import { NodeHttpServer } from "@effect/platform-node"
-import { SignedInView, SignInDevice } from "@talab/contract"
-import { Ids } from "@talab/core"
+import { SignedInView } from "@talab/contract"
+import { Ids, SignInDevice } from "@talab/core"
 import {
   AppConfig,
   AppLive,

@@ -1,7 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { AlertRule, Category, QuietHours } from "@talab/core"
+import { AlertRule, AlertRuleInput, QuietHours, QuietHoursInput } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -13,96 +13,45 @@ import {
   Ok,
   OkMessage
 } from "../http/Envelope.js"
-import { Money, OneOf, Optional, Payload, StringField, Text } from "../http/Fields.js"
+import { PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { entityView } from "../http/Views.js"
 
-/** Most alert rules a seller may keep; the next one is refused with 422 ALERT_RULE_LIMIT_REACHED. */
-export const MAX_ALERT_RULES = 20
-/** Most cities one rule may list. */
-export const MAX_ALERT_CITIES = 20
-
 /** An alert rule: requests of one of `categories`, in one of `cities`, whose budget meets [price_min, price_max]. */
 export const AlertRuleView = entityView(AlertRule.fields)
 
-/** An array of `item` with between min and max items. */
-const ArrayOf = <A, I>(item: Schema.Schema<A, I>, min: number, max: number, key: string) =>
-  Schema.Array(item).pipe(
-    Schema.filter((items) => items.length >= min && items.length <= max, {
-      ...fieldProblem(key, { max }),
-      jsonSchema: { minItems: min, maxItems: max }
-    })
-  )
-
-/**
- * The body of POST /alerts: the categories (1 or more) and cities (1 to {@link MAX_ALERT_CITIES}) a new request
- * must match, and an optional price range its budget must meet (`price_max` not below `price_min`).
- */
-export const NewAlertRule = Payload({
-  categories: ArrayOf(OneOf(...Category.literals), 1, Category.literals.length, "alert_categories_count"),
-  cities: ArrayOf(Text(1, 100), 1, MAX_ALERT_CITIES, "alert_cities_count"),
-  price_min: Optional(Money),
-  price_max: Optional(Money)
-}).pipe(
+/** The body of POST /alerts: core's input, with `price_max` not below `price_min`. */
+export const NewAlertRule = PayloadOf(AlertRuleInput).pipe(
   Schema.filter(
     (body, _, self) =>
-      body.price_min === undefined ||
-      body.price_max === undefined ||
-      body.price_max >= body.price_min ||
+      body.priceMin === undefined ||
+      body.priceMax === undefined ||
+      body.priceMax >= body.priceMin ||
       failureAt("price_max", body, self),
     fieldProblem("alert_price_max_below_min")
   )
-)
-
-const isTimeZone = (zone: string) => {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: zone })
-    return zone.includes("/") || zone === "UTC"
-  } catch {
-    return false
-  }
-}
-
-/** A local time of day, `HH:MM` (24 hours). */
-const LocalTime = StringField.pipe(
-  Schema.filter((s) => /^([01][0-9]|2[0-3]):[0-5][0-9]$/.test(s), {
-    ...fieldProblem("quiet_time_format"),
-    jsonSchema: { pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$" }
-  })
 )
 
 /** Quiet hours: from `quiet_from` to `quiet_to` (may wrap past midnight) in `time_zone`; all null: none. */
 export const AlertSettingsView = entityView(QuietHours.fields)
 
 /** How many of the three quiet-hours settings are given (not null): all or none is valid. */
-const quietHoursGiven = (settings: { readonly [K in "quiet_from" | "quiet_to" | "time_zone"]: unknown }) =>
-  [settings.quiet_from, settings.quiet_to, settings.time_zone].filter((value) => value !== null).length
+const quietHoursGiven = (settings: QuietHoursInput) =>
+  [settings.quietFrom, settings.quietTo, settings.timeZone].filter((value) => value !== null).length
 
 /**
- * The body of PUT /alert-settings: quiet hours as `HH:MM` times and an IANA time zone, all three given or all null
- * (no quiet hours); matches in quiet hours are summed up in one push after them.
+ * The body of PUT /alert-settings: core's input, all three given or all null (no quiet hours), and not empty;
+ * matches in quiet hours are summed up in one push after them.
  */
-export const AlertSettingsInput = Payload({
-  quiet_from: Schema.NullOr(LocalTime),
-  quiet_to: Schema.NullOr(LocalTime),
-  time_zone: Schema.NullOr(
-    StringField.pipe(
-      Schema.filter(isTimeZone, {
-        ...fieldProblem("quiet_time_zone_unknown"),
-        jsonSchema: { description: "An IANA time zone, e.g. Asia/Riyadh" }
-      })
-    )
-  )
-}).pipe(
+export const AlertSettingsInput = PayloadOf(QuietHoursInput).pipe(
   Schema.filter((body, _, self) => {
     const given = quietHoursGiven(body)
     return given === 0 || given === 3 || failureAt("quiet_from", body, self)
   }, fieldProblem("quiet_hours_incomplete")),
   Schema.filter(
-    (body, _, self) =>
-      body.quiet_from === null || body.quiet_from !== body.quiet_to || failureAt("quiet_to", body, self),
+    (body, _, self) => body.quietFrom === null || body.quietFrom !== body.quietTo || failureAt("quiet_to", body, self),
     fieldProblem("quiet_hours_empty")
   )
 )

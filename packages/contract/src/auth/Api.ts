@@ -1,7 +1,15 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Platform, Session, SessionDevice, snakeCaseKeys } from "@talab/core"
+import {
+  LogoutInput,
+  RefreshInput,
+  RequestOtpInput,
+  Session,
+  SessionDevice,
+  snakeCaseKeys,
+  VerifyOtpInput
+} from "@talab/core"
 import * as Schema from "effect/Schema"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -9,18 +17,14 @@ import {
   IdempotencyKeyReusedResponse,
   NotFoundResponse,
   Ok,
-  OkWithMessage,
   OkMessage,
+  OkWithMessage,
   UnauthorizedResponse
 } from "../http/Envelope.js"
-import { BodyOrNone, OneOf, Optional, Payload, StringField, Text } from "../http/Fields.js"
+import { BodyOrNone, PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
-import { fieldProblem } from "../http/Problems.js"
 import { Authentication, BodyCheck } from "../http/Security.js"
 import { entityView, shownAs, UserView } from "../http/Views.js"
-
-const PhoneNumber = StringField
-const OtpCode = StringField.pipe(Schema.pattern(/^\d{6}$/, fieldProblem("otp_format")))
 
 /**
  * The tokens a sign-in gives: the access token for `Authorization: Bearer`, valid `expires_in` seconds (24 hours),
@@ -34,9 +38,6 @@ export const TokensView = Schema.Struct({
 
 /** The device a sign-in comes from, as the app names it (shown in the user's list of sessions). */
 export const SessionDeviceView = entityView(SessionDevice.fields)
-
-/** The device a sign-in names (verify-otp's `device`): trimmed, 1 to 100 characters. */
-export const SignInDevice = Payload({ platform: OneOf(...Platform.literals), name: Text(1, 100) })
 
 /** What a sign-in answers: the user, with whether they have a seller profile, and their tokens. */
 export const SignedInView = Schema.Struct({
@@ -60,7 +61,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
   )
   .add(
     HttpApiEndpoint.post("requestOtp", "/request-otp")
-      .setPayload(Payload({ phone_number: PhoneNumber }))
+      .setPayload(PayloadOf(RequestOtpInput))
       .addSuccess(Ok(Schema.Struct({ expires_at: Schema.Date, message: Schema.String })))
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
@@ -76,13 +77,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
   )
   .add(
     HttpApiEndpoint.post("verifyOtp", "/verify-otp")
-      .setPayload(
-        Payload({
-          phone_number: PhoneNumber,
-          otp_code: OtpCode,
-          device: Optional(SignInDevice)
-        })
-      )
+      .setPayload(PayloadOf(VerifyOtpInput))
       .addSuccess(Ok(SignedInView))
       .addError(UnauthorizedResponse)
       .addError(IdempotencyKeyInUseResponse)
@@ -105,7 +100,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
   )
   .add(
     HttpApiEndpoint.post("refresh", "/refresh")
-      .setPayload(Payload({ refresh_token: StringField }))
+      .setPayload(PayloadOf(RefreshInput))
       .addSuccess(Ok(Schema.Struct({ access_token: Schema.String, expires_in: Schema.Int })))
       .addError(UnauthorizedResponse)
       .addError(IdempotencyKeyInUseResponse)
@@ -121,7 +116,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
   )
   .add(
     HttpApiEndpoint.post("logout", "/logout")
-      .setPayload(BodyOrNone(Payload({ device_token: Optional(Text(1, 4096)) })))
+      .setPayload(BodyOrNone(PayloadOf(LogoutInput)))
       .addSuccess(OkMessage)
       .middleware(Authentication)
       .addError(IdempotencyKeyInUseResponse)

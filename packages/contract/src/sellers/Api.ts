@@ -1,7 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { snakeCaseKeys } from "@talab/core"
+import { SellerApplication, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { adminOnly, ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -12,7 +12,7 @@ import {
   NotFoundResponse,
   Ok
 } from "../http/Envelope.js"
-import { FreeText, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
+import { PageParams, Pagination, PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { AdminOnly, ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { SellerProfileView, UserView } from "../http/Views.js"
@@ -52,14 +52,7 @@ export class SellerProfilesApi extends HttpApiGroup.make("sellerProfiles")
   )
   .add(
     HttpApiEndpoint.post("apply", "/seller-profiles")
-      .setPayload(
-        Payload({
-          business_name: Text(2, 120),
-          location_district: Text(1, 100),
-          location_city: Optional(Text(1, 100)),
-          bio: Optional(FreeText(0, 2000))
-        })
-      )
+      .setPayload(PayloadOf(SellerApplication))
       .addSuccess(Ok(SellerProfileCreated), { status: 201 })
       .addError(BusinessRuleResponse)
       .middleware(BodyCheck)

@@ -3,7 +3,7 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Multipart from "@effect/platform/Multipart"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { DeviceToken, Language, Platform, snakeCaseKeys } from "@talab/core"
+import { DeviceRegistration, DeviceToken, ProfileChanges, snakeCaseKeys } from "@talab/core"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
@@ -16,7 +16,7 @@ import {
   UnauthorizedResponse,
   UnsupportedMediaTypeResponse
 } from "../http/Envelope.js"
-import { BodyOrNone, OneOf, Optional, Payload, Text } from "../http/Fields.js"
+import { BodyOrNone, PayloadOf } from "../http/Fields.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { entityView, SellerProfileSummary, UserView } from "../http/Views.js"
 
@@ -58,14 +58,7 @@ export class UsersApi extends HttpApiGroup.make("users")
   )
   .add(
     HttpApiEndpoint.put("updateMe", "/users/me")
-      .setPayload(
-        BodyOrNone(
-          Payload({
-            name: Optional(Text(1, 100)),
-            language: Optional(OneOf(...Language.literals))
-          })
-        )
-      )
+      .setPayload(BodyOrNone(PayloadOf(ProfileChanges)))
       .addSuccess(Ok(MeView))
       .middleware(BodyCheck)
       .middleware(ApiRateLimit)
@@ -106,7 +99,7 @@ export class UsersApi extends HttpApiGroup.make("users")
   )
   .add(
     HttpApiEndpoint.post("registerDevice", "/device-tokens")
-      .setPayload(Payload({ platform: OneOf(...Platform.literals), push_token: Text(1, 4096) }))
+      .setPayload(PayloadOf(DeviceRegistration))
       .addSuccess(Ok(entityView(DeviceToken.fields).pick("id", "platform", "createdAt")), { status: 201 })
       .addError(UnauthorizedResponse)
       .addError(IdempotencyKeyInUseResponse)

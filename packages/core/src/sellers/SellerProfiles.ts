@@ -1,7 +1,9 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { Ids } from "../platform/Ids.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
+import { FreeText, Optional, Text } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { requireFound } from "../shared/Policy.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -12,13 +14,14 @@ import { publiclyVisible } from "./Policy.js"
 import { SellerProfileRepo } from "./Repo.js"
 import { applyForSellerProfile, approveSellerProfile, rejectSellerProfile } from "./SellerProfile.js"
 
-/** What a user writes to apply for a seller profile. */
-export interface SellerApplication {
-  readonly businessName: string
-  readonly locationDistrict: string
-  readonly locationCity: string | null
-  readonly bio: string | null
-}
+/** What a user writes to apply for a seller profile: the business name, where it is, and an optional bio. */
+export const SellerApplication = Schema.Struct({
+  businessName: Text(2, 120),
+  locationDistrict: Text(1, 100),
+  locationCity: Optional(Text(1, 100)),
+  bio: Optional(FreeText(0, 2000))
+})
+export type SellerApplication = typeof SellerApplication.Type
 
 const foundProfile = requireFound("seller_profile")
 
@@ -37,7 +40,13 @@ export class SellerProfiles extends Effect.Service<SellerProfiles>()("@talab/cor
           const at = yield* currentDate
           const existing = Option.getOrNull(yield* profiles.findByUserId(user.id))
           const { state, events } = yield* applyForSellerProfile(
-            { id: yield* ids.next, userId: user.id, ...application },
+            {
+              id: yield* ids.next,
+              userId: user.id,
+              ...application,
+              locationCity: application.locationCity ?? null,
+              bio: application.bio ?? null
+            },
             existing,
             at
           )

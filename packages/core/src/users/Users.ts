@@ -1,25 +1,31 @@
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { SessionRepo } from "../auth/Repo.js"
 import { Ids } from "../platform/Ids.js"
 import { Unauthorized } from "../shared/Errors.js"
+import { OneOf, Optional, Text } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { Transactor } from "../shared/Transactor.js"
-import type { Language, Platform } from "../shared/Values.js"
+import { Language, Platform } from "../shared/Values.js"
 import { DeviceTokenRepo, UserRepo } from "./Repo.js"
 import type { User } from "./User.js"
 
-/** What a user may change of their own profile; what is absent stays. */
-export interface ProfileChanges {
-  readonly name?: string
-  readonly language?: Language
-}
+/** What a user may change of their own profile: their name and language (that of their pushes); what is absent stays. */
+export const ProfileChanges = Schema.Struct({
+  name: Optional(Text(1, 100)),
+  language: Optional(OneOf(...Language.literals))
+})
+export type ProfileChanges = typeof ProfileChanges.Type
 
-/** A push token to register for the device of a session. */
-export interface DeviceRegistration {
-  readonly sessionId: string
-  readonly platform: Platform
-  readonly pushToken: string
-}
+/** A device's push token, as FCM or APNs gave it to the app. */
+export const PushToken = Text(1, 4096)
+
+/** A device's push token and its platform. */
+export const DeviceRegistration = Schema.Struct({
+  platform: OneOf(...Platform.literals),
+  pushToken: PushToken
+})
+export type DeviceRegistration = typeof DeviceRegistration.Type
 
 /** The user workflows: the signed-in user's profile and push devices. */
 export class Users extends Effect.Service<Users>()("@talab/core/Users", {
@@ -43,12 +49,12 @@ export class Users extends Effect.Service<Users>()("@talab/core/Users", {
      * The session is locked meanwhile, so a token cannot land under a session that was just ended (and whose
      * tokens were removed): ending it waits for this, then removes this token too, or this fails `Unauthorized`.
      */
-    const registerDevice = (user: User, registration: DeviceRegistration) =>
+    const registerDevice = (user: User, sessionId: string, device: DeviceRegistration) =>
       transactor.transaction(
         Effect.gen(function* () {
           const at = yield* currentDate
-          if (!(yield* sessions.lockLive(registration.sessionId, at))) return yield* Effect.fail(new Unauthorized())
-          return yield* devices.upsert({ id: yield* ids.next, userId: user.id, ...registration, createdAt: at })
+          if (!(yield* sessions.lockLive(sessionId, at))) return yield* Effect.fail(new Unauthorized())
+          return yield* devices.upsert({ id: yield* ids.next, userId: user.id, sessionId, ...device, createdAt: at })
         })
       )
 

@@ -280,7 +280,7 @@ const requestBody = {
   locationCity: "Riyadh",
   notes: null
 } as const
-const application = { businessName: "Riyadh Phones", locationDistrict: "Olaya", locationCity: "Riyadh", bio: null }
+const application = { businessName: "Riyadh Phones", locationDistrict: "Olaya", locationCity: "Riyadh" }
 
 /** The pending profile of an applicant who is none of the cast. */
 const applicantProfile = Effect.flatMap(sellerWith("pending"), (applicant) =>

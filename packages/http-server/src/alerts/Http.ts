@@ -22,13 +22,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const rule = yield* service.createRule(user, {
-              categories: payload.categories,
-              cities: payload.cities,
-              priceMin: payload.price_min ?? null,
-              priceMax: payload.price_max ?? null
-            })
-            return rule
+            return yield* service.createRule(user, payload)
           })
         )
       )
@@ -53,12 +47,7 @@ const SellerAlertsHttp = HttpApiBuilder.group(Api, "sellerAlerts", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const settings = yield* service.putSettings(user, {
-              quietFrom: payload.quiet_from,
-              quietTo: payload.quiet_to,
-              timeZone: payload.time_zone
-            })
-            return settings
+            return yield* service.putSettings(user, payload)
           })
         )
       )

@@ -1,12 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { MAX_ALERT_RULES } from "@talab/contract"
 import {
   AlertRule,
   type AlertRuleInput,
   AlertRuleLimitReached,
   Ids,
+  MAX_ALERT_RULES,
   NotFound,
-  type QuietHours,
+  type QuietHoursInput,
   requireApprovedSeller,
   SellerProfileRepo,
   Transactor,
@@ -16,8 +16,6 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { columnsAs, fieldNames } from "../db/Rows.js"
-
-export type { AlertRule, AlertRuleInput, QuietHours } from "@talab/core"
 
 /** How a city is compared: trimmed, lowercased (a request's "Riyadh " matches a rule's "riyadh"). */
 export const cityKey = (city: string) => city.trim().toLowerCase()
@@ -74,8 +72,8 @@ export class SellerAlertsService extends Effect.Service<SellerAlertsService>()("
             id: yield* ids.next,
             categories: unique(input.categories),
             cities,
-            priceMin: input.priceMin,
-            priceMax: input.priceMax,
+            priceMin: input.priceMin ?? null,
+            priceMax: input.priceMax ?? null,
             createdAt: yield* now
           }
           yield* sql`
@@ -113,7 +111,7 @@ export class SellerAlertsService extends Effect.Service<SellerAlertsService>()("
       })
 
     /** Sets the quiet hours (all three given) or removes them (all three null). */
-    const putSettings = (user: User, settings: QuietHours) =>
+    const putSettings = (user: User, settings: QuietHoursInput) =>
       Effect.gen(function* () {
         yield* approvedSeller(user)
         const { quietFrom, quietTo, timeZone } = settings

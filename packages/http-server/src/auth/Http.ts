@@ -20,27 +20,21 @@ const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
         respond(
           Effect.gen(function* () {
             const language = yield* requestLanguage
-            const { expiresAt, phoneLimit } = yield* auth.requestOtp(payload.phone_number, language)
+            const { expiresAt, phoneLimit } = yield* auth.requestOtp(payload, language)
             yield* recordRateLimit(phoneLimit)
             return { expires_at: expiresAt, message: translate("otp_sent", language) }
           })
         )
       )
       .handle("verifyOtp", ({ payload, request }) =>
-        respond(
-          auth.verifyOtp(payload.phone_number, payload.otp_code, {
-            device: payload.device ?? null,
-            ipPrefix: networkPrefixOf(clientIp(request, trustProxy))
-          })
-        )
+        respond(auth.verifyOtp(payload, networkPrefixOf(clientIp(request, trustProxy))))
       )
-      .handle("refresh", ({ payload }) =>
-        respond(auth.refresh(payload.refresh_token))
-      )
+      .handle("refresh", ({ payload }) => respond(auth.refresh(payload)))
       .handle("logout", ({ payload }) =>
         Effect.gen(function* () {
           const { user, sessionId } = yield* CurrentUser
-          yield* auth.logout(user.id, sessionId, payload?.device_token)
+          // No body at all is a sign-out with no device token, as an empty one is.
+          yield* auth.logout(user.id, sessionId, payload ?? {})
           return translate("logged_out", yield* requestLanguage)
         })
       )

@@ -7,18 +7,22 @@ import {
   isSessionLive,
   issueOtp,
   type Language,
+  type LogoutInput,
   NotFound,
   newUser,
   OtpRepo,
   RateLimited,
   RateLimiter,
+  type RefreshInput,
+  type RequestOtpInput,
   SellerProfileRepo,
   type SessionDevice,
   SessionRepo,
   SmsSender,
   Transactor,
   type User,
-  UserRepo
+  UserRepo,
+  type VerifyOtpInput
 } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -67,9 +71,9 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
      * Sends a fresh code to a mobile number; a new code replaces the previous one. Answers the code's
      * expiry and the number's remaining budget of codes.
      */
-    const requestOtp = (rawPhone: string, requestLanguage: Language) =>
+    const requestOtp = (input: RequestOtpInput, requestLanguage: Language) =>
       Effect.gen(function* () {
-        const phoneNumber = yield* parseMobileNumber(rawPhone)
+        const phoneNumber = yield* parseMobileNumber(input.phoneNumber)
         const decision = yield* limiter.consume({
           key: `otp:${phoneNumber}`,
           limit: config.rateLimits.otpPer10Minutes,
@@ -132,23 +136,25 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
 
     /**
      * Checks a code. The attempt is committed whatever the verdict, so a wrong code still uses up one
-     * of the three attempts; the row lock makes exactly one of several racing right answers win.
+     * of the three attempts; the row lock makes exactly one of several racing right answers win. `ipPrefix` is
+     * the network the request came from.
      */
-    const verifyOtp = (rawPhone: string, code: string, signIn: SignInContext) =>
+    const verifyOtp = (input: VerifyOtpInput, ipPrefix: string | null) =>
       Effect.gen(function* () {
-        const phoneNumber = yield* parseMobileNumber(rawPhone)
+        const phoneNumber = yield* parseMobileNumber(input.phoneNumber)
         const outcome = yield* transactor.transaction(
           Effect.gen(function* () {
             const at = yield* now
             const challenge = Option.getOrNull(yield* otps.lock(phoneNumber))
             const verdict = attemptOtp(
               challenge,
-              challenge !== null && codes.matches(phoneNumber, code, challenge.codeHash),
+              challenge !== null && codes.matches(phoneNumber, input.otpCode, challenge.codeHash),
               at
             )
             if (verdict.challenge !== null && verdict.challenge !== challenge) yield* otps.save(verdict.challenge)
             if (verdict._tag === "Rejected") return { _tag: "Rejected" as const, error: verdict.error }
-            return { _tag: "Accepted" as const, signedIn: yield* admit(phoneNumber, signIn) }
+            const signedIn = yield* admit(phoneNumber, { device: input.device ?? null, ipPrefix })
+            return { _tag: "Accepted" as const, signedIn }
           })
         )
         if (outcome._tag === "Rejected") return yield* Effect.fail(outcome.error)
@@ -169,9 +175,9 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
       Effect.flatMap(parseMobileNumber(rawPhone), (phoneNumber) => transactor.transaction(admit(phoneNumber, signIn)))
 
     /** A new access token for a live session's refresh token; the refresh token itself is kept. */
-    const refresh = (refreshToken: string) =>
+    const refresh = (input: RefreshInput) =>
       Effect.gen(function* () {
-        const claims = yield* tokens.verify(refreshToken, "refresh")
+        const claims = yield* tokens.verify(input.refreshToken, "refresh")
         if (claims === undefined) return yield* Effect.fail(new InvalidRefreshToken())
         const session = yield* sessions.findById(claims.sessionId)
         const at = yield* now
@@ -193,7 +199,7 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
      * Ends the session (both its tokens), forgets the push tokens it registered and the device token given,
      * and closes its sockets.
      */
-    const logout = (userId: string, sessionId: string, deviceToken: string | undefined) =>
+    const logout = (userId: string, sessionId: string, { deviceToken }: LogoutInput) =>
       Effect.gen(function* () {
         yield* transactor.transaction(
           Effect.gen(function* () {

@@ -17,13 +17,7 @@ const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const profile = yield* service.apply(user, {
-              businessName: payload.business_name,
-              locationDistrict: payload.location_district,
-              locationCity: payload.location_city ?? null,
-              bio: payload.bio ?? null
-            })
-            return profile
+            return yield* service.apply(user, payload)
           })
         )
       )

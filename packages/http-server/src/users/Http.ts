@@ -65,18 +65,14 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
     const service = yield* UsersService
     return handlers
       .handle("getMe", () =>
-        Effect.flatMap(CurrentUser, ({ user }) => service.me(user)).pipe(
-          Effect.map((me) => meView(me))
-        )
+        Effect.flatMap(CurrentUser, ({ user }) => service.me(user)).pipe(Effect.map((me) => meView(me)))
       )
       .handle("updateMe", ({ payload }) =>
         respond(
-          Effect.flatMap(CurrentUser, ({ user }) =>
-            service.updateMe(user, {
-              ...(payload?.name !== undefined ? { name: payload.name } : {}),
-              ...(payload?.language !== undefined ? { language: payload.language } : {})
-            })
-          ).pipe(Effect.map((me) => meView(me)))
+          // No body at all changes nothing, as an empty one does.
+          Effect.flatMap(CurrentUser, ({ user }) => service.updateMe(user, payload ?? {})).pipe(
+            Effect.map((me) => meView(me))
+          )
         )
       )
       .handle("uploadAvatar", ({ payload, request }) =>
@@ -101,11 +97,7 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
         )
       )
       .handle("registerDevice", ({ payload }) =>
-        respond(
-          Effect.flatMap(CurrentUser, ({ user, sessionId }) =>
-            service.registerDevice(user, sessionId, payload.platform, payload.push_token)
-          )
-        )
+        respond(Effect.flatMap(CurrentUser, ({ user, sessionId }) => service.registerDevice(user, sessionId, payload)))
       )
   })
 )

@@ -1,8 +1,8 @@
 import {
+  type DeviceRegistration,
   FileStore,
   Ids,
-  type Language,
-  type Platform,
+  type ProfileChanges,
   SellerProfileRepo,
   UnsupportedMediaType,
   type User,
@@ -56,7 +56,7 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
     const me = (user: User) =>
       Effect.map(profiles.findByUserId(user.id), (profile) => ({ user, sellerProfile: Option.getOrNull(profile) }))
 
-    const updateMe = (user: User, changes: { readonly name?: string; readonly language?: Language }) =>
+    const updateMe = (user: User, changes: ProfileChanges) =>
       Effect.gen(function* () {
         const updated = yield* workflows.updateProfile(user, changes)
         yield* sessionEvents.userChanged(user.id)
@@ -95,8 +95,8 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
       })
 
     /** Registers a push token under the caller's session (core's `Users.registerDevice`). */
-    const registerDevice = (user: User, sessionId: string, platform: Platform, pushToken: string) =>
-      workflows.registerDevice(user, { sessionId, platform, pushToken })
+    const registerDevice = (user: User, sessionId: string, device: DeviceRegistration) =>
+      workflows.registerDevice(user, sessionId, device)
 
     return { me, updateMe, setAvatar, registerDevice } as const
   }),
