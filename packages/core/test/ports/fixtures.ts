@@ -94,7 +94,7 @@ export const aConversation = (offer: Offer, buyerId: string, overrides: Partial<
   ...overrides
 })
 
-export const aDeal = (
+const aDeal = (
   request: BuyRequest,
   offer: Offer,
   conversationId: string,

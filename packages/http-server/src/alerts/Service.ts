@@ -17,8 +17,6 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 
-export type { AlertRule, AlertRuleInput, QuietHours } from "@talab/core"
-
 /** How a city is compared: trimmed, lowercased (a request's "Riyadh " matches a rule's "riyadh"). */
 export const cityKey = (city: string) => city.trim().toLowerCase()
 
