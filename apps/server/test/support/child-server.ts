@@ -91,7 +91,6 @@ export const startServer = (variables: Record<string, string>): ChildServer =>
 /** Kills (SIGKILL) the servers this file started that are still running, by their own handle. */
 export const killStartedServers = killStarted
 
-
 /** Waits for `/health/live`; gives up when the child exits (`server` or its `exited` promise) or after 90 s. */
 export const waitUntilLive = async (port: number, server: ChildServer | Promise<unknown>) => {
   const exited = server instanceof Promise ? server : server.exited
