@@ -4,7 +4,7 @@
  * histogram buckets cumulative and ending at +Inf equal to _count). Throws on the first line it cannot read.
  */
 
-export interface Sample {
+interface Sample {
   readonly name: string
   readonly labels: Readonly<Record<string, string>>
   readonly value: number

@@ -48,7 +48,7 @@ interface WorkerResult {
  * The clients run in a worker thread, so the load does not share the server's event loop when both
  * live in one process. Plain JavaScript: the worker is not compiled. They call through node:http with
  * kept-alive connections, not fetch: on two cores the load takes CPU from the server it measures, and fetch
- * cost about 1 ms of it per GET and 3 ms per POST, node:http a third of that (issue 10, session 15).
+ * cost about 1 ms of it per GET and 3 ms per POST, node:http a third of that.
  */
 const workerSource = `
 const http = require("node:http")

@@ -42,7 +42,7 @@ export const withBenchServer = <A>(
   body: (server: TestServer, database: BenchDatabase) => Promise<A>
 ) =>
   withBenchDatabase(prefix, async (database) => {
-    // Logs at error, as production is measured (issue 10): the request line of every answered call is not written.
+    // Logs at error, as production is measured: the request line of every answered call is not written.
     const server = await startTestServer({ databaseUrl: database.url, settings: { logLevel: "error", ...settings } })
     try {
       return await body(server, database)

@@ -4,7 +4,7 @@ import { createMigratedPostgresDatabase, withMigratedDump } from "../../http-ser
 import { createTalabClient, type TalabClient, type TalabClientOptions } from "../src/index.js"
 
 /** The admin of every test server here. */
-export const ADMIN_PHONE = "+966500000001"
+const ADMIN_PHONE = "+966500000001"
 
 /** Limits high enough that suites signing many users in are not throttled. */
 export const relaxedSettings: NonNullable<TestServerOptions["settings"]> = {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { Api, ClientFrame, type PathProblem, problemsOf, texts, translate } from "../src/index.js"
 
 /*
- * The field rules (decisions.md section 2, and the text and money rules of docs/DECISIONS.md) as the contract's own
+ * The field rules (decisions.md section 2, and the money and text rules below) as the contract's own
  * schemas decode them: the payload and query schemas are taken from the endpoints of `Api`, so a change to
  * an endpoint's schema shows here. The server answers exactly these problems (it decodes a failed request
  * again with the same schemas, `DecodeFailure.ts`), as 400 VALIDATION_ERROR `details` keyed by the problem's

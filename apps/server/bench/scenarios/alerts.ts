@@ -1,5 +1,5 @@
 /*
- * Seller alerts on PostgreSQL (issue 14, part 1): 100,000 alert rules, of which 10,000 sellers' rules match a new
+ * Seller alerts on PostgreSQL: 100,000 alert rules, of which 10,000 sellers' rules match a new
  * request. Prints the plan of the matching query, then, for three requests posted one after the other:
  * - how long POST /requests took (it only writes the request and its outbox event, whatever matches);
  * - from the 201 to the moment all 10,000 `request_match` pushes are queued and committed (polled every 10 ms;

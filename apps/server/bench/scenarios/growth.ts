@@ -1,6 +1,6 @@
 /*
  * Growth of GET /requests on PostgreSQL: the latency of page 1 and page 500 of the list, unfiltered and under
- * each filter, with 10,000, then 100,000, then 1,000,000 buy requests in the table; the target (issue 10) is
+ * each filter, with 10,000, then 100,000, then 1,000,000 buy requests in the table; the target is
  * that each query costs within 1.5x at every size. Each figure is the median of sequential calls by one
  * client (no queueing), so it is the cost of one request, not the machine's throughput.
  *

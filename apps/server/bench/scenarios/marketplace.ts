@@ -100,8 +100,8 @@ const printRatios = (floor: LoadReport) => {
 }
 
 /**
- * Issue 10's REST targets: at least this many req/s under 50 clients, and every p95 under 50 ms. The issue wrote
- * them on a machine where its bare peer (Fastify + pg) answered GET /requests/{id} at 3,645 req/s; each target's
+ * The REST targets: at least this many req/s under 50 clients, and every p95 under 50 ms. They were set on
+ * a machine where its bare peer (Fastify + pg) answered GET /requests/{id} at 3,645 req/s; each target's
  * share of that is printed too, the figure to hold a slower or faster machine's floor to.
  */
 const TARGETS: ReadonlyArray<readonly [prefix: string, perSecond: number]> = [
@@ -110,22 +110,22 @@ const TARGETS: ReadonlyArray<readonly [prefix: string, perSecond: number]> = [
   [`POST /requests, ${CLIENTS} clients`, 1_500],
   ["POST /conversations/{id}/messages,", 1_500]
 ]
-const ISSUE_PEER_DETAIL_PER_SECOND = 3_645
+const TARGETS_PEER_DETAIL_PER_SECOND = 3_645
 const TARGET_P95_MS = 50
 
 const printTargets = (floor: LoadReport) => {
   console.log(`
-targets (issue 10; p95 under ${TARGET_P95_MS} ms for each):`)
+targets (p95 under ${TARGET_P95_MS} ms for each):`)
   for (const [prefix, perSecond] of TARGETS) {
     const figure = figures.find((f) => f.name.startsWith(prefix))
     if (figure === undefined) continue
     const met = figure.perSecond >= perSecond && figure.p95 < TARGET_P95_MS
-    const share = perSecond / ISSUE_PEER_DETAIL_PER_SECOND
+    const share = perSecond / TARGETS_PEER_DETAIL_PER_SECOND
     console.log(
       `  ${prefix.split(",")[0]!.trim().padEnd(36)} ≥ ${String(perSecond).padStart(5)} req/s: ` +
         `${figure.perSecond.toFixed(0).padStart(5)} req/s, p95 ${figure.p95.toFixed(0).padStart(4)} ms, ` +
         `${(figure.perSecond / floor.perSecond).toFixed(2)} of the floor, target ${(perSecond / floor.perSecond).toFixed(2)} of it ` +
-        `(${met ? "met" : "MISSED"}); on the issue's machine ${share.toFixed(2)} of its bare peer: ` +
+        `(${met ? "met" : "MISSED"}); on the targets' machine ${share.toFixed(2)} of its bare peer: ` +
         `${(share * floor.perSecond).toFixed(0)} req/s here (${figure.perSecond >= share * floor.perSecond ? "met" : "missed"})`
     )
   }

@@ -9,7 +9,7 @@
  *
  * The server is a child process so that its RSS is its own: the users and their sessions are written in SQL
  * and the access tokens signed here with the server's JWT_SECRET, so no sign-in traffic comes first. The
- * sockets live in a worker thread of this process. Targets (issue 10): at most 20 KB per socket, RSS at rest
+ * sockets live in a worker thread of this process. Targets: at most 20 KB per socket, RSS at rest
  * under 150 MB.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"

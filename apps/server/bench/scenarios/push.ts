@@ -143,7 +143,7 @@ const measure = async (
 }
 
 /**
- * Issue 10's target: commit → provider call p95 under 200 ms at 200 offers/s. The commit lies between the two
+ * The target: commit → provider call p95 under 200 ms at 200 offers/s. The commit lies between the two
  * instants measured, so the verdict takes the bound before it (the larger figure).
  */
 const judge = ({ perSecond, sinceQueued }: Awaited<ReturnType<typeof measure>>) => {

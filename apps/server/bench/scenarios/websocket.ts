@@ -159,7 +159,7 @@ const seedPairs = async (server: TestServer, adminPhone: string) => {
   return pairs
 }
 
-/** Issue 10's targets: send → receipt p95 under 5 ms on one instance, under 10 ms across two through Redis. */
+/** The targets: send → receipt p95 under 5 ms on one instance, under 10 ms across two through Redis. */
 const report = (name: string, result: LoadResult, targetP95Ms: number) => {
   const line = (label: string, values: Array<number>) =>
     console.log(`  ${label}: n ${values.length}  ${formatPercentiles(percentiles(values))}`)

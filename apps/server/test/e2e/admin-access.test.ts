@@ -12,7 +12,7 @@ import { createPostgresDatabase, runSql } from "../support/postgres.js"
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 
 /*
- * /admin/* (issue 8, item 6): a non-admin gets 403 FORBIDDEN before anything is looked up or decoded, whatever
+ * /admin/*: a non-admin gets 403 FORBIDDEN before anything is looked up or decoded, whatever
  * the id or the body, so ids cannot be probed there (decisions.md section 11: only 401 and 429 come first).
  * Admin is ADMIN_PHONE_NUMBERS (read per request) or an operator's grant in users.is_admin.
  */

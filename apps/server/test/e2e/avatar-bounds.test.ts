@@ -14,7 +14,10 @@ const avatarForm = (bytes: Uint8Array, fileName = "a.png") => {
   return form
 }
 
-/** Issue 8, item 8: avatar decoding is bounded, and a replaced avatar's file is deleted only once replaced. */
+/**
+ * An upload cannot exhaust the server: avatar decoding is bounded, and a replaced avatar's file is deleted only once
+ * replaced.
+ */
 describe.each(backends)("avatar bounds on %s", (backend) => {
   // One decoding at a time and nobody waiting: a second upload during a decoding is refused.
   const server = useServer(backend, { settings: { ...relaxedLimits, avatarDecoding: { concurrency: 1, queue: 0 } } })

@@ -4,14 +4,14 @@ import { backends, type Response, type SignedIn } from "../support/harness.js"
 import { connectAs } from "../support/ws-client.js"
 
 /*
- * Values at the edge (issue 8, item 5): money is a finite decimal with at most two places in (0, 1e9], or 400;
+ * Values at the edge: money is a finite decimal with at most two places in (0, 1e9], or 400;
  * what a 201 echoes is what a later GET reads; texts refuse lone surrogates, controls and bidi overrides
  * (single-line texts also line breaks and invisible separators). Every refusal is read back: nothing changed.
  *
  * Each amount, and each character class in each text field, is a unit test of the endpoints' schemas
- * (packages/contract/test/field-rules.test.ts, "money (issue 8)" and "texts (issue 8)"). What stays here needs the
- * server: spellings only its JSON parser turns into a number, the database's NUMERIC and text round trips, the
- * WebSocket's frames.
+ * (packages/contract/test/field-rules.test.ts, "money: amounts" and "texts: refused and kept characters"). What stays
+ * here needs the server: spellings only its JSON parser turns into a number, the database's NUMERIC and text round
+ * trips, the WebSocket's frames.
  */
 
 /** Amounts whose JSON spelling is the point: the parser reads them as 5e-324, -0 and ±Infinity. */

@@ -11,10 +11,10 @@ import {
 } from "../support/child-server.js"
 
 /*
- * Secrets stay out of logs (issue 8, item 10), in the real process an operator runs: a sign-in, a push about an
- * offer and a push about a message, with the console and log providers allowed in production. Nothing it writes
- * holds a full phone number, a one-time code, a token or a message's text. In development the console SMS line
- * still shows the code (that is how the README's quick start signs in), with the number masked.
+ * Secrets stay out of logs, which more people and systems read than the database, in the real process an operator runs:
+ * a sign-in, a push about an offer and a push about a message, with the console and log providers allowed in
+ * production. Nothing it writes holds a full phone number, a one-time code, a token or a message's text. In development
+ * the console SMS line still shows the code (that is how the README's quick start signs in), with the number masked.
  */
 
 const dataDir = mkdtempSync(join(tmpdir(), "talab-logs-"))

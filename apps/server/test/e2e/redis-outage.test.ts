@@ -6,7 +6,7 @@ import { createPostgresDatabase } from "../support/postgres.js"
 import { privateRedis } from "../support/redis-server.js"
 
 /*
- * Rate limits with Redis down (issue 8, item 9): a Redis of the test's own is stopped mid-test. While it is down
+ * Rate limits with Redis down: a Redis of the test's own is stopped mid-test. While it is down
  * each instance counts in its own memory, so OTP sends, verifications (per IP) and API calls stay limited; the
  * outage is logged once when it starts and once when it ends; after it, counting is back in Redis and what was
  * allowed during the outage still counts.

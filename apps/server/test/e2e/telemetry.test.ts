@@ -9,7 +9,7 @@ import {
   freePort,
   listeningPorts,
   migratedDataDir,
-  startChildServer,
+  startServer,
   waitUntilLive
 } from "../support/child-server.js"
 import { WsClient } from "../support/ws-client.js"
@@ -145,7 +145,7 @@ describe("telemetry on: OTEL_EXPORTER_OTLP_ENDPOINT and METRICS_PORT", () => {
     const [port, metricsPort] = [await freePort(), await freePort()]
     baseUrl = `http://127.0.0.1:${port}`
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`
-    server = startChildServer({
+    server = startServer({
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
       DATA_DIR: migratedDataDir(),
@@ -282,7 +282,7 @@ describe("telemetry off by default", () => {
   it("starts no exporter and no metrics listener, and /metrics is an unknown route", async () => {
     const receiver = await startReceiver()
     const port = await freePort()
-    const server = startChildServer({
+    const server = startServer({
       PORT: String(port),
       DATA_DIR: migratedDataDir(),
       // Honoured by an OTLP exporter were one started: without OTEL_EXPORTER_OTLP_ENDPOINT none is.

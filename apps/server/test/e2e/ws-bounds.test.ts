@@ -14,7 +14,8 @@ const freshIp = () => {
   return `198.51.${Math.floor(ipCounter / 250) % 250}.${(ipCounter % 250) + 1}`
 }
 
-/** The WebSocket bounds of issue 8, item 7: sockets per session and per user, handshakes, subscriptions. */
+/** The WebSocket bounds, so one client cannot exhaust the server: sockets per session and per user, handshakes,
+ * subscriptions. */
 describe.each(backends)("WebSocket bounds on %s", (backend) => {
   const adminPhone = newPhone()
   const server = useServer(backend, {

@@ -64,7 +64,7 @@ const serverBuild = (): string => {
 }
 
 /** The run's bundle of the server. */
-export const serverEntry = () => join(serverBuild(), "main.js")
+const serverEntry = () => join(serverBuild(), "main.js")
 
 /**
  * A new `DATA_DIR` holding a copy of an embedded database the migrations have already run on (40 MB), in a folder
@@ -90,9 +90,6 @@ export const startServer = (variables: Record<string, string>): ChildServer =>
 
 /** Kills (SIGKILL) the servers this file started that are still running, by their own handle. */
 export const killStartedServers = killStarted
-
-/** The same start under the name the telemetry tests use. */
-export const startChildServer = startServer
 
 /** Waits for `/health/live`; gives up when the child exits (`server` or its `exited` promise) or after 90 s. */
 export const waitUntilLive = async (port: number, server: ChildServer | Promise<unknown>) => {

@@ -21,7 +21,7 @@ import {
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const ARABIC = /[\u0600-\u06FF]/
-export const LATIN = /[A-Za-z]/
+const LATIN = /[A-Za-z]/
 
 /**
  * Fields of a body to change: the operation's own, plus any other, for the tests that send fields the API must
@@ -544,6 +544,3 @@ export const postMessage = async (api: Client, sender: SignedIn, conversationId:
     201,
     "POST /conversations/{id}/messages"
   ).data
-
-export const marketplaceOf = (server: TestServer, api: Client, adminPhone: string) =>
-  new Marketplace(server, api, adminPhone)

@@ -10,7 +10,7 @@ export type Backend = "pglite" | "postgres"
 /**
  * The database the end-to-end suites run on: PostgreSQL, the production database. What the SQL does on the
  * embedded PGlite is held by the repository and dispatcher contract suites (packages/http-server/test), the race
- * tests, and the suites that run on `bothBackends` (issue 9: tests at the right level).
+ * tests, and the suites that run on `bothBackends`: each behaviour is tested where it is decided.
  */
 export const backends: ReadonlyArray<Backend> = ["postgres"]
 
@@ -41,7 +41,7 @@ export interface RequestOptions<Body = unknown> {
 }
 
 /** What the untyped `raw` client sends: anything, including bytes that are not JSON. */
-export interface RawRequestOptions extends Omit<RequestOptions, "rawBody"> {
+interface RawRequestOptions extends Omit<RequestOptions, "rawBody"> {
   /** A body sent as is (with the given headers). */
   readonly rawBody?: string | Uint8Array | FormData
 }
@@ -175,7 +175,7 @@ const namesDatabase = (options: TestServerOptions) =>
  * `startTestServer` on PGlite in memory, loaded from the run's migrated dump instead of running initdb and the
  * migrations (seconds of CPU per server); options that name a database are passed on unchanged.
  */
-export const startPgliteServer = async (options: TestServerOptions = {}): Promise<TestServer> =>
+const startPgliteServer = async (options: TestServerOptions = {}): Promise<TestServer> =>
   startTestServer(await withMigratedDump(options))
 
 /**

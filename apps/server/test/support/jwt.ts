@@ -17,7 +17,7 @@ export const unsecured = (claims: Record<string, unknown>) =>
   `${base64url({ alg: "none", typ: "JWT" })}.${base64url(claims)}.`
 
 /** The key the testkit's servers sign with (`startTestServer` without a `jwtSecret` setting). */
-export const TESTKIT_JWT_SECRET = "testkit-secret-testkit-secret-testkit-secret"
+const TESTKIT_JWT_SECRET = "testkit-secret-testkit-secret-testkit-secret"
 
 /** A token as the test server would sign it, with some claims changed (e.g. an id that is not a UUID). */
 export const resigned = (token: string, changes: Record<string, unknown>) =>

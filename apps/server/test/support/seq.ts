@@ -55,7 +55,7 @@ export const sendOverSocket = (socket: WsClient, conversationId: string, text: s
  * The frames of a socket that resumed from `since`, once it has everything up to `total`: the seqs of every
  * message frame (each exactly once, any live order) and those before `caught_up` (the catch-up, in order).
  */
-export const resumedSeqs = async (socket: WsClient, conversationId: string, total: number) => {
+const resumedSeqs = async (socket: WsClient, conversationId: string, total: number) => {
   await untilSeq(socket, conversationId, total)
   await socket.barrier()
   const caughtUpAt = socket.frames.findIndex((frame) => frame.type === "caught_up")

@@ -37,7 +37,7 @@ type Matching<P extends string, M extends ApiMethod> = {
 }[PathsWith<M>]
 
 /** The document's path of a concrete one: itself when the document has it as is, else the template it fits. */
-export type TemplateOf<P extends string, M extends ApiMethod> =
+type TemplateOf<P extends string, M extends ApiMethod> =
   WithoutQuery<P> extends PathsWith<M> ? WithoutQuery<P> : Matching<WithoutQuery<P>, M>
 
 type Pattern<T extends string> = T extends `${infer Head}{${string}}${infer Rest}`

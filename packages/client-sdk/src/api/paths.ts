@@ -36,13 +36,13 @@ export type PathsWith<Method extends ApiMethod> = {
 }[keyof ApiPaths]
 
 /** The operation behind a path and method. */
-export type OperationOf<P extends keyof ApiPaths, Method extends ApiMethod> = NonNullable<ApiPaths[P][Method]>
+type OperationOf<P extends keyof ApiPaths, Method extends ApiMethod> = NonNullable<ApiPaths[P][Method]>
 
 /** The options (path and query parameters, body, headers, …) a call to `Method path` takes. */
 export type RequestInitOf<P extends keyof ApiPaths, Method extends ApiMethod> = MaybeOptionalInit<ApiPaths[P], Method>
 
 /** The success body of an operation: the envelope `{ success: true, data, message? }`. */
-export type SuccessBody<Operation extends Record<string | number, any>> = NonNullable<
+type SuccessBody<Operation extends Record<string | number, any>> = NonNullable<
   FetchResponse<Operation, {}, MediaOf<RawApiClient>>["data"]
 >
 
@@ -68,7 +68,7 @@ export type RequestBody<P extends PathsWith<Method>, Method extends ApiMethod> =
 type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T]
 
 /** The optional-or-required second argument of a call, as openapi-fetch types it. */
-export type InitArgument<Init> = RequiredKeysOf<Init> extends never ? [init?: Init] : [init: Init]
+type InitArgument<Init> = RequiredKeysOf<Init> extends never ? [init?: Init] : [init: Init]
 
 /**
  * A typed call of one HTTP method: resolves with the success envelope, throws `TalabApiError` when the

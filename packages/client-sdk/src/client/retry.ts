@@ -50,7 +50,7 @@ export const requestPolicy = (
  * Whether sending the request twice is safe: reads, and writes carrying an `Idempotency-Key` (the server
  * answers a repeated key with the first outcome instead of acting twice).
  */
-export const isRetrySafe = (request: Request) =>
+const isRetrySafe = (request: Request) =>
   request.method === "GET" || request.method === "HEAD" || request.headers.has("idempotency-key")
 
 /** Exponential backoff with equal jitter: half the doubled delay plus a random part of the other half. */

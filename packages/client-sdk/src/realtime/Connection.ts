@@ -4,7 +4,7 @@ import { RealtimeError } from "./RealtimeError.js"
 import { OPEN, type WebSocketConstructor, type WebSocketLike } from "./WebSocketLike.js"
 
 /** Close code the server uses when the token is refused or the session ended. */
-export const CLOSE_UNAUTHORIZED = 4401
+const CLOSE_UNAUTHORIZED = 4401
 
 /** How a connection ended. */
 export type ConnectionEnd =

@@ -94,12 +94,7 @@ export const aConversation = (offer: Offer, buyerId: string, overrides: Partial<
   ...overrides
 })
 
-export const aDeal = (
-  request: BuyRequest,
-  offer: Offer,
-  conversationId: string,
-  overrides: Partial<Deal> = {}
-): Deal => ({
+const aDeal = (request: BuyRequest, offer: Offer, conversationId: string, overrides: Partial<Deal> = {}): Deal => ({
   id: randomUUID(),
   requestId: request.id,
   offerId: offer.id,

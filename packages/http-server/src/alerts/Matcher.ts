@@ -19,7 +19,7 @@ export interface MatcherOptions {
   readonly batchSize: number
 }
 
-export const defaultMatcherOptions: MatcherOptions = { pollInterval: Duration.millis(250), batchSize: 20 }
+const defaultMatcherOptions: MatcherOptions = { pollInterval: Duration.millis(250), batchSize: 20 }
 
 /** What one round did. */
 export interface MatchRound {

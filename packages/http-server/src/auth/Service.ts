@@ -39,7 +39,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, Tokens } from "./T
 const OTP_WINDOW_MS = 10 * 60 * 1000
 
 /** What a sign-in tells about where it comes from: the device the app named, the client's network. */
-export interface SignInContext {
+interface SignInContext {
   readonly device: SessionDevice | null
   readonly ipPrefix: string | null
 }

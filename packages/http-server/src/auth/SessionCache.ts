@@ -36,9 +36,9 @@ export interface SessionCacheService {
 }
 
 /** At most this long between reads of a kept row: a bound for changes no event reaches (docs/SCALING.md). */
-export const SESSION_CACHE_TTL_MS = 30_000
+const SESSION_CACHE_TTL_MS = 30_000
 /** At most this many sessions are kept; the oldest kept go first. */
-export const SESSION_CACHE_MAX_ENTRIES = 50_000
+const SESSION_CACHE_MAX_ENTRIES = 50_000
 
 interface Entry {
   value: SessionWithUser
@@ -46,8 +46,8 @@ interface Entry {
 }
 
 /**
- * Signed-in users by session id, so an authenticated call does not pay a query for its session (issue 10:
- * the session's read was half the queries of a detail read). Changes reach it as events: every end of a
+ * Signed-in users by session id, so an authenticated call does not pay a query for its session (the
+ * session's read was half the queries of a detail read). Changes reach it as events: every end of a
  * session and every change of a user row, on this instance (`forgetSession`, `forgetUser`) and from the
  * others through the realtime fan-out (Redis); while that fan-out cannot hear them, the cache keeps nothing. A
  * kept row is read again after `ttlMs` whatever happens. Only found rows are kept: an unknown id costs its query each

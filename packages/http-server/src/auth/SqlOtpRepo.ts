@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 
 /** A one-time code as stored: the entity under its column names. */
-export const OtpChallengeRow = snakeCaseKeys(OtpChallenge.fields)
+const OtpChallengeRow = snakeCaseKeys(OtpChallenge.fields)
 
 export const SqlOtpRepo = Layer.effect(
   OtpRepo,

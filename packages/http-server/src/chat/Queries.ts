@@ -31,7 +31,7 @@ const HistoryRow = MessageRow.omit("clientId")
 const Total = Schema.Struct({ total: Schema.Number })
 
 /** A page of messages, and whether more lie beyond it. */
-export interface MessagePage {
+interface MessagePage {
   readonly messages: ReadonlyArray<MessageItem>
   readonly hasMore: boolean
 }

@@ -15,13 +15,13 @@ import { ChatQueries } from "./Queries.js"
 import { sentMessage } from "./Views.js"
 
 /** Which page of a conversation's history to read. */
-export interface HistoryPage {
+interface HistoryPage {
   readonly before?: Date | undefined
   readonly afterSeq?: number | undefined
   readonly limit: number
 }
 
-export interface SendOptions {
+interface SendOptions {
   /** The sender's id for this message; a second send with the same one stores nothing and answers the first. */
   readonly clientId?: string | undefined
   /** Runs once the message is stored, before it is delivered to the subscribed sockets (the sender's ack). */

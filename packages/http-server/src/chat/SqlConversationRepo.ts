@@ -6,7 +6,7 @@ import * as Schema from "effect/Schema"
 import { deferredWrite } from "../db/DeferredWrites.js"
 
 /** A conversation as stored: the entity under its column names. */
-export const ConversationRow = snakeCaseKeys(Conversation.fields)
+const ConversationRow = snakeCaseKeys(Conversation.fields)
 
 const LockedConversationRow = Schema.Struct({
   ...ConversationRow.fields,

@@ -5,7 +5,7 @@ const START =
 const END = "<!-- environment-variables: end -->"
 
 /** The README's table of environment variables: one row per declared variable, columns padded to line up. */
-export const environmentTable = (): string => {
+const environmentTable = (): string => {
   const rows = [
     ["variable", "default", "meaning"],
     ...Object.entries(variables).map(([name, variable]) => [`\`${name}\``, variable.shownDefault, variable.doc])

@@ -26,7 +26,7 @@ const unreachableMessage =
   /Connection terminated|timeout exceeded when trying to connect|Connection timed out|connection error|Cannot use a pool after calling end|Client was closed/i
 
 /** Whether an error (or one it wraps) says a dependency could not be reached, rather than that something is wrong. */
-export const isUnreachable = (error: unknown): boolean => {
+const isUnreachable = (error: unknown): boolean => {
   const seen = new Set<unknown>()
   const visit = (current: unknown, depth: number): boolean => {
     if (current === null || typeof current !== "object" || depth > 6 || seen.has(current)) return false

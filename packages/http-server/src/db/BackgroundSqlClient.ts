@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 /**
  * The SqlClient of the push dispatcher. On PostgreSQL, a small pool of its own (db/Database.ts): under load
  * the requests' transactions hold every connection of the main pool, and a delivery queued behind them for
- * each of its statements (at 200 offers/s, a commit-to-push p95 of 280 ms instead of 50: issue 10,
+ * each of its statements (at 200 offers/s, a commit-to-push p95 of 280 ms instead of 50 in
  * `pnpm bench push`). On the embedded database, which is one session, the same client as everything else.
  */
 export class BackgroundSqlClient extends Context.Tag("@talab/http-server/BackgroundSqlClient")<

@@ -1,23 +1,17 @@
 import { snakeCase } from "@talab/core"
 import * as Schema from "effect/Schema"
 
-/** A field stored under a snake_case column name. */
-export const column = <const Key extends string, S extends Schema.Schema.All>(key: Key, schema: S) =>
-  Schema.propertySignature(schema).pipe(Schema.fromKey(key))
-
-export const NullableString = Schema.NullOr(Schema.String)
 export const Timestamp = Schema.DateFromSelf
-export const NullableTimestamp = Schema.NullOr(Schema.DateFromSelf)
+
+/** The names of a struct's fields but `except`: what a select list reads for the struct. */
+export const fieldNames = (struct: { readonly fields: object }, ...except: ReadonlyArray<string>) =>
+  Object.keys(struct.fields).filter((name) => !except.includes(name))
 
 /**
  * A select list naming each field's column after the field (`r.product_brand AS "productBrand"`), so rows come
  * back in the entity's own field names and need no mapping. `table` is the alias the query gives the table;
  * with `into`, the names are `into.field` (`r.id AS "request.id"`), for `nested` to gather into an object.
  */
-/** The names of a struct's fields but `except`: what a select list reads for the struct. */
-export const fieldNames = (struct: { readonly fields: object }, ...except: ReadonlyArray<string>) =>
-  Object.keys(struct.fields).filter((name) => !except.includes(name))
-
 export const columnsAs = <K extends string>(table: string, fields: ReadonlyArray<K>, into?: string) =>
   fields.map((field) => `${table}.${snakeCase(field)} AS "${into === undefined ? "" : `${into}.`}${field}"`).join(", ")
 

@@ -29,7 +29,7 @@ const detailColumns = columnsFor(DealDetail)
 
 const Total = Schema.Struct({ total: Schema.Number })
 
-export type DealDetailView = typeof DealDetail.Type & { readonly buyerId: string; readonly sellerId: string }
+type DealDetailView = typeof DealDetail.Type & { readonly buyerId: string; readonly sellerId: string }
 
 /** Read models of deals. */
 export class DealQueries extends Effect.Service<DealQueries>()("Deals/Queries", {

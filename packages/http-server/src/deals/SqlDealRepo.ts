@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 
 /** A deal as stored: the entity under its column names. */
-export const DealRow = snakeCaseKeys(Deal.fields)
+const DealRow = snakeCaseKeys(Deal.fields)
 
 export const SqlDealRepo = Layer.effect(
   DealRepo,

@@ -10,7 +10,7 @@ import { errorResponse, requestLanguage } from "./Localize.js"
 import { requestState } from "./RequestState.js"
 
 /** The token of an `Authorization: Bearer …` header, if it has that scheme. */
-export const bearerTokenOf = (request: HttpServerRequest.HttpServerRequest) => {
+const bearerTokenOf = (request: HttpServerRequest.HttpServerRequest) => {
   const header = request.headers.authorization ?? ""
   // The framework takes whatever follows the first 7 characters; the scheme itself must be Bearer.
   return /^bearer /i.test(header) ? header.slice(7) : undefined

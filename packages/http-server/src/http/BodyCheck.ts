@@ -11,8 +11,6 @@ import * as Layer from "effect/Layer"
 import { isJsonContentType, jsonBodyProblem } from "./JsonBody.js"
 import { errorResponse, requestLanguage } from "./Localize.js"
 
-export { AVATAR_PATH } from "./RequestPath.js"
-
 export const JSON_BODY_LIMIT = 1024 * 1024
 export const AVATAR_BODY_LIMIT = 6 * 1024 * 1024
 
@@ -47,7 +45,7 @@ const announcesBody = (request: HttpServerRequest.HttpServerRequest) => {
  * than 64 levels or not an object is 400. It runs after authentication, since a missing token outranks
  * bad input. The body is parsed once (`JsonBody.installLimitedJsonReader`): the framework's decoding reuses it.
  */
-export const checkJsonBody = Effect.gen(function* () {
+const checkJsonBody = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   if (request.method === "GET" || request.method === "HEAD" || request.method === "DELETE") return
   const contentType = request.headers["content-type"]

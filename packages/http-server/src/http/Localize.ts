@@ -33,7 +33,7 @@ export const requestLanguage: Effect.Effect<Language, never, HttpServerRequest.H
   }
 )
 
-export const localizeDetails = (
+const localizeDetails = (
   details: Readonly<Record<string, ReadonlyArray<FieldProblem>>>,
   language: Language
 ): Record<string, Array<string>> =>
@@ -62,7 +62,7 @@ export const errorResponse = <C extends ErrorCode>(
 ): ResponseOfCode<C> => errorResponseOf(code, envelope(code, language, details))
 
 /** A domain (or edge) error as its localized envelope response. */
-export const fromDomainError = (error: HandlerError, language: Language): ApiErrorResponse =>
+const fromDomainError = (error: HandlerError, language: Language): ApiErrorResponse =>
   errorResponse(error.code, language, error._tag === "ValidationFailed" ? localizeDetails(error.details, language) : {})
 
 /**

@@ -1,7 +1,7 @@
 import { paginationOf } from "@talab/contract"
 import * as Effect from "effect/Effect"
 
-export const DEFAULT_PER_PAGE = 20
+const DEFAULT_PER_PAGE = 20
 
 /** The page a list endpoint was asked for, defaults applied. */
 export interface PageRequest {

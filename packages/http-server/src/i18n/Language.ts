@@ -6,7 +6,7 @@ const supported: ReadonlyArray<Language> = ["ar", "en"]
  * The best supported language of an Accept-Language header by its q-values (`ar-SA` counts as `ar`),
  * or undefined when it names none of ours.
  */
-export const languageFromAcceptLanguage = (header: string | undefined): Language | undefined => {
+const languageFromAcceptLanguage = (header: string | undefined): Language | undefined => {
   if (!header) return undefined
   let best: { language: Language; q: number; index: number } | undefined
   header.split(",").forEach((part, index) => {

@@ -24,7 +24,7 @@ export interface OfferFacts {
 }
 
 /** What a push about a message says: who wrote what. */
-export interface MessageFacts {
+interface MessageFacts {
   readonly senderName: string | null
   readonly messageText: string
   /** The offer is accepted: the recipient may read contact details. */
@@ -32,7 +32,7 @@ export interface MessageFacts {
 }
 
 /** What a push about a request that matched a seller's alert says: what, where, for how much. */
-export interface RequestFacts {
+interface RequestFacts {
   readonly category: Category
   readonly productBrand: string | null
   readonly productModel: string | null
@@ -151,7 +151,7 @@ export interface Recipient {
 }
 
 /** The fields of a claimed notification that tell what it is about. */
-export interface NotificationSubject {
+interface NotificationSubject {
   readonly id: string
   readonly type: PushType
   readonly data: Readonly<Record<string, string>>

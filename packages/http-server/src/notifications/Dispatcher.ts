@@ -45,7 +45,7 @@ export interface DispatcherOptions {
   readonly maxFailurePause: Duration.DurationInput
 }
 
-export const defaultDispatcherOptions: DispatcherOptions = {
+const defaultDispatcherOptions: DispatcherOptions = {
   pollInterval: Duration.millis(250),
   batchSize: 50,
   concurrency: 25,

@@ -16,7 +16,7 @@ const wireKeyOf = {
 } as const satisfies Record<keyof NotificationData, string>
 
 /** A push's `data` as it is stored and sent: the same ids under the wire's keys. */
-export const wireData = (data: NotificationData): Readonly<Record<string, string>> =>
+const wireData = (data: NotificationData): Readonly<Record<string, string>> =>
   Object.fromEntries(
     (Object.keys(data) as Array<keyof NotificationData>).flatMap((key) => {
       const value = data[key]
@@ -48,7 +48,7 @@ export const DeviceOutcome = Schema.Literal("delivered", "unregistered", "failed
 export type DeviceOutcome = typeof DeviceOutcome.Type
 
 /** Settled device tokens of a notification and what each made of it. */
-export type DeviceOutcomes = Readonly<Record<string, DeviceOutcome>>
+type DeviceOutcomes = Readonly<Record<string, DeviceOutcome>>
 
 /** A notification this dispatcher holds until its lease ends; `attempts` counts this claim. */
 export const ClaimedNotification = Schema.Struct({

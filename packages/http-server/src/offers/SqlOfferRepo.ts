@@ -6,7 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 
 /** An offer as stored: the entity under its column names. */
-export const OfferRow = snakeCaseKeys(Offer.fields)
+const OfferRow = snakeCaseKeys(Offer.fields)
 
 export const SqlOfferRepo = Layer.effect(
   OfferRepo,

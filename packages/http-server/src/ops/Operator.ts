@@ -7,7 +7,7 @@ import { normalizeMobileNumber } from "../auth/Phone.js"
 export class OperatorRefused extends Data.TaggedError("OperatorRefused")<{ readonly message: string }> {}
 
 /** What a command changed, one line each, for the operator's terminal. */
-export type Report = ReadonlyArray<string>
+type Report = ReadonlyArray<string>
 
 const phoneOf = (input: string) => {
   const phone = normalizeMobileNumber(input)

@@ -8,7 +8,7 @@ import * as Schedule from "effect/Schedule"
 import { AppConfig } from "../config/AppConfig.js"
 
 /** What one run removed, by table. */
-export interface Removed {
+interface Removed {
   readonly sessions: number
   readonly otpChallenges: number
   readonly notifications: number
@@ -85,7 +85,7 @@ export const runRetention = (retentionDays: number) =>
   )
 
 /** How often each instance tries the job; the lock makes one of them do it. */
-export const RETENTION_INTERVAL = Duration.hours(1)
+const RETENTION_INTERVAL = Duration.hours(1)
 
 /** Runs the job a minute after start, then every hour, for the life of the server; a failed run is logged. */
 export const RetentionJobLive = Layer.scopedDiscard(

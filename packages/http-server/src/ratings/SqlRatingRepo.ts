@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 
 /** A rating as stored: the entity under its column names. */
-export const RatingRow = snakeCaseKeys(Rating.fields)
+const RatingRow = snakeCaseKeys(Rating.fields)
 
 const RatingExists = Schema.Struct({ exists: Schema.Boolean })
 const RatingTotalsRow = Schema.Struct({ sum: Schema.Number, count: Schema.Number })

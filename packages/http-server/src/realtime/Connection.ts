@@ -37,7 +37,8 @@ export class Connection {
   language: Language
   private answeredLastPing = true
   private cutScheduled = false
-  // Both made at the socket's first catch-up: an empty Map would be ~180 bytes of every idle socket (issue 10).
+  // Both made at the socket's first catch-up: an empty Map would be ~180 bytes of every idle socket, and idle
+  // sockets are most of them.
   /** Live message frames of conversations whose catch-up is running, held until it has been sent. */
   private held: Map<string, Array<HeldFrame>> | undefined = undefined
   /** Per conversation, the last seq a catch-up sent: a live frame at or below it was sent already. */

@@ -15,7 +15,7 @@ export interface SocketHolder {
 }
 
 /** How many authenticated sockets a session and a user may hold. */
-export interface SocketCaps {
+interface SocketCaps {
   readonly perSession: number
   readonly perUser: number
 }

@@ -31,9 +31,9 @@ const encodeUserEvent = Schema.encodeSync(Schema.parseJson(UserEvent))
 const decodeUserEvent = Schema.decodeOption(Schema.parseJson(UserEvent))
 
 /** A socket must authenticate this soon after opening. */
-export const AUTH_TIMEOUT_MS = 10_000
+const AUTH_TIMEOUT_MS = 10_000
 /** Every socket is pinged this often; one that has not answered the previous ping is cut off. */
-export const HEARTBEAT_INTERVAL_MS = 30_000
+const HEARTBEAT_INTERVAL_MS = 30_000
 /** How often deadlines (auth, session end, heartbeat) are checked; they are read from the Clock. */
 const SWEEP_INTERVAL = Duration.millis(500)
 

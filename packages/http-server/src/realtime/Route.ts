@@ -16,7 +16,7 @@ import { Gateway } from "./Gateway.js"
 const normalizeOrigin = (origin: string) => origin.trim().replace(/\/+$/, "").toLowerCase()
 
 /** Requests without an Origin (apps, servers) pass; a browser's must be one of CORS_ORIGINS, unless that is `*`. */
-export const originAllowed = (origin: string | undefined, allowed: ReadonlyArray<string>) =>
+const originAllowed = (origin: string | undefined, allowed: ReadonlyArray<string>) =>
   origin === undefined || allowed.includes("*") || allowed.map(normalizeOrigin).includes(normalizeOrigin(origin))
 
 /*
@@ -67,7 +67,7 @@ const asksForWebSocket = (headers: HttpServerRequest.HttpServerRequest["headers"
  * WebSocket's. Its answer (a Node response it makes on first use, with the socket assigned) is taken off the
  * socket and ended before the handshake: the platform skips an ended answer, and one without a socket is
  * written nowhere. So the handler returns as soon as the gateway has the socket, and the request (its fiber,
- * its context, the middleware's state) is not kept alive as long as the socket is (issue 10).
+ * its context, the middleware's state) is not kept alive as long as the socket is: an idle socket must cost little.
  */
 const silencePlatformAnswer = (request: HttpServerRequest.HttpServerRequest) => {
   const response = NodeHttpServerRequest.toServerResponse(request)

@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 
 /** A report as stored: the entity under its column names. */
-export const ReportRow = snakeCaseKeys(Report.fields)
+const ReportRow = snakeCaseKeys(Report.fields)
 
 export const SqlReportRepo = Layer.effect(
   ReportRepo,

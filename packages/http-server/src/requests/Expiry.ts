@@ -22,7 +22,7 @@ export interface ExpiryReport {
 const PASS_LIMIT = 500
 
 /** How often each instance runs the job when nothing wakes it sooner. */
-export const EXPIRY_INTERVAL = Duration.seconds(30)
+const EXPIRY_INTERVAL = Duration.seconds(30)
 
 const Claimed = (rows: ReadonlyArray<{ readonly id: string }>) => Option.fromNullable(rows[0]?.id)
 
@@ -38,7 +38,7 @@ const Claimed = (rows: ReadonlyArray<{ readonly id: string }>) => Option.fromNul
  * transaction that changes the state (outbox), hence exactly once. One request per transaction also keeps the
  * locks of buy_request_counts (taken by the status move) to one key pair, in key order, as everywhere else.
  */
-export const runExpiry = Effect.gen(function* () {
+const runExpiry = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const expiry = yield* RequestExpiry
   const transactor = yield* Transactor

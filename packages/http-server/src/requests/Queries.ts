@@ -72,7 +72,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
      * 0017: buy_requests_by_status, _by_status_category, _by_status_city, _by_status_category_city, or
      * _by_buyer for one's own. The page's ids are chosen first, from the index alone (an index-only scan
      * where the visibility map allows), and only those rows are read: a deep OFFSET skips index entries, not
-     * table rows, so page 500 costs about what page 1 does however large the table grows (issue 10).
+     * table rows, so page 500 costs about what page 1 does however large the table grows.
      */
     const page = (
       where: Statement.Fragment,

@@ -6,7 +6,7 @@ import * as Schema from "effect/Schema"
 import { deferredWrite } from "../db/DeferredWrites.js"
 
 /** BuyRequest as stored: the entity under its column names. */
-export const BuyRequestRow = snakeCaseKeys(BuyRequest.fields)
+const BuyRequestRow = snakeCaseKeys(BuyRequest.fields)
 
 export const SqlRequestRepo = Layer.effect(
   RequestRepo,

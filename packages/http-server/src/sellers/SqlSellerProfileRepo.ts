@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 
-export const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
+const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
 
 export const SqlSellerProfileRepo = Layer.effect(
   SellerProfileRepo,

@@ -16,7 +16,7 @@ import { DatabaseLayer, databaseOptionsFromUrl } from "../db/Database.js"
 import { MigratedDatabaseLayer } from "../db/Migrations.js"
 
 /** SMS_PROVIDER's sender, writing to SMS_OUTBOX_FILE too when set. */
-export const smsLayer = (config: AppSettings) => {
+const smsLayer = (config: AppSettings) => {
   const sender =
     config.sms.provider === "twilio" && config.sms.twilio
       ? TwilioSms.layer({
@@ -29,7 +29,7 @@ export const smsLayer = (config: AppSettings) => {
 }
 
 /** PUSH_PROVIDER's sender, writing to PUSH_OUTBOX_FILE too when set. */
-export const pushLayer = (config: AppSettings) => {
+const pushLayer = (config: AppSettings) => {
   const sender =
     config.push.provider === "fcm" && config.push.fcm
       ? Layer.unwrapEffect(

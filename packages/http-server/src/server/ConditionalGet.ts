@@ -3,12 +3,13 @@ import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 
 /*
- * Conditional GETs (issue 10): a 200 answer to a GET whose body is in memory (the API's JSON, the OpenAPI
- * document, the docs page) carries an ETag, a hash of its bytes, and a GET whose If-None-Match names that tag
- * is answered 304 with no body. `Cache-Control: private, no-cache` lets the client's own cache keep the body
- * and ask each time whether it is still current; shared caches keep nothing that is one user's. The handler
- * still runs: a 304 saves the body on the wire and the client's parse of it, not the server's query, so a
- * write is seen by the very next read as before. The auth routes keep `no-store` and get no tag.
+ * Conditional GETs, so a client polling a body it already has is not sent it again: a 200 answer to a GET whose
+ * body is in memory (the API's JSON, the OpenAPI document, the docs page) carries an ETag, a hash of its bytes,
+ * and a GET whose If-None-Match names that tag is answered 304 with no body. `Cache-Control: private, no-cache`
+ * lets the client's own cache keep the body and ask each time whether it is still current; shared caches keep
+ * nothing that is one user's. The handler still runs: a 304 saves the body on the wire and the client's parse
+ * of it, not the server's query, so a write is seen by the very next read as before. The auth routes keep
+ * `no-store` and get no tag.
  * Uploaded files (server/Routes.ts) are tagged the same way by their own route, with their own caching.
  */
 

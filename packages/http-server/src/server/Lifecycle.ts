@@ -1,7 +1,7 @@
 import * as Context from "effect/Context"
 
 /** Where the server is in its shutdown, for the parts of the app that act on it. */
-export interface Lifecycle {
+interface Lifecycle {
   /** True from the moment the server starts draining (SIGTERM) on. */
   readonly isDraining: () => boolean
   /** Runs `listener` once when draining starts; at once if it already has. */

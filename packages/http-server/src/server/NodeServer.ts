@@ -12,7 +12,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import { makeLifecycle, ServerLifecycle } from "./Lifecycle.js"
 
 /** Node's HTTP timeouts, chosen rather than inherited (docs/DECISIONS.md, "Server timeouts"). */
-export const SERVER_TIMEOUTS = {
+const SERVER_TIMEOUTS = {
   /** A client has this long to send a request's headers (slowloris). */
   headersTimeoutMs: 20_000,
   /** ... and this long for the whole request, body included: a 5 MiB avatar over a slow mobile link. */
@@ -130,7 +130,7 @@ const connectionBudgetMs = (timeoutMs: number) => Math.max(timeoutMs - 3_000, ti
  * connection is accepted, idle and half-sent ones are closed, requests in flight finish, and whatever is still
  * open when the connections' share of SHUTDOWN_TIMEOUT_MS runs out is cut.
  */
-export const NodeServerLayer = (options: NodeServerOptions) =>
+const NodeServerLayer = (options: NodeServerOptions) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const server = Http.createServer({

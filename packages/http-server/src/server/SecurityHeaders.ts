@@ -14,7 +14,7 @@ const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/gi
  * injects its own styles, loads its fonts from fonts.scalar.com and sends "try it" requests to this API;
  * its `new Function` is only a feature probe, caught when refused, so no `unsafe-eval`.
  */
-export const docsPolicy = (html: string) => {
+const docsPolicy = (html: string) => {
   const scripts = new Set<string>()
   for (const [, attributes = "", body = ""] of html.matchAll(SCRIPT)) {
     if (/\btype\s*=\s*["']?application\/json/i.test(attributes)) continue

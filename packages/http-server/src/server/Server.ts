@@ -79,7 +79,7 @@ const FeatureGroups = Layer.mergeAll(
 const ContractMiddlewares = Layer.mergeAll(AuthenticationLive, ApiRateLimitLive, AdminOnlyLive, BodyCheckLive)
 
 /** The REST API: the contract with its handlers and middlewares. */
-export const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(FeatureGroups), Layer.provide(ContractMiddlewares))
+const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(FeatureGroups), Layer.provide(ContractMiddlewares))
 
 /**
  * Around everything the app answers, the framework's own answers (unknown route, malformed JSON) included:
@@ -123,7 +123,7 @@ const StrictRouter = HttpRouter.setRouterConfig({
  * the outermost middleware and the edge middlewares. Requires the configuration, the database and the
  * adapters of every port.
  */
-export const HttpAppLive = Layer.unwrapEffect(
+const HttpAppLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     HttpApiBuilder.serve(outermostOf(config)).pipe(
       Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes)),
@@ -172,7 +172,7 @@ export const AppLive = Layer.mergeAll(
  * before Listening), so every connection is answered; closing runs the other way: drain the connections,
  * then stop the app, then the server and the database.
  */
-export const ProductionServer = Listening.pipe(
+const ProductionServer = Listening.pipe(
   Layer.provide(Layer.mergeAll(RetentionJobLive, ControlChannelLive).pipe(Layer.provideMerge(AppLive))),
   Layer.provide(NodeServerFromConfig),
   Layer.provide(PortAdaptersFromConfig),

@@ -25,59 +25,59 @@ export const startRecording = (): (() => void) => {
 /** Whether a telemetry layer is recording metrics in this process. */
 export const isRecording = () => recorders > 0
 
-export const httpRequests = Metric.counter("talab_http_requests_total", {
+const httpRequests = Metric.counter("talab_http_requests_total", {
   description: "HTTP requests answered, by method, route pattern and status",
   incremental: true
 })
 
-export const httpRequestDuration = Metric.histogram(
+const httpRequestDuration = Metric.histogram(
   "talab_http_request_duration_seconds",
   MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
   "Time from receiving an HTTP request to its response being ready, by method, route pattern and status"
 )
 
-export const openSockets = Metric.gauge("talab_ws_open_sockets", {
+const openSockets = Metric.gauge("talab_ws_open_sockets", {
   description: "WebSockets open on this instance (authenticated or not)"
 })
 
-export const messagesDelivered = Metric.counter("talab_ws_messages_delivered_total", {
+const messagesDelivered = Metric.counter("talab_ws_messages_delivered_total", {
   description: "Chat messages written to a WebSocket of this instance (one per receiving socket)",
   incremental: true
 })
 
-export const pushQueueDepth = Metric.gauge("talab_push_queue_depth", {
+const pushQueueDepth = Metric.gauge("talab_push_queue_depth", {
   description: "Push notifications due now and not yet claimed by a dispatcher"
 })
 
-export const pushQueueAge = Metric.gauge("talab_push_queue_oldest_age_seconds", {
+const pushQueueAge = Metric.gauge("talab_push_queue_oldest_age_seconds", {
   description: "How long the oldest due push notification has been waiting past its due time (0 when none)"
 })
 
-export const pushFailures = Metric.counter("talab_push_failures_total", {
+const pushFailures = Metric.counter("talab_push_failures_total", {
   description: "Pushes a provider did not deliver, by provider, outcome (retryable, failed, unregistered) and reason",
   incremental: true
 })
 
-export const rateLimitRefusals = Metric.counter("talab_rate_limit_refusals_total", {
+const rateLimitRefusals = Metric.counter("talab_rate_limit_refusals_total", {
   description: "Calls refused by a rate limit, by limit (auth, otp, api, ws_messages)",
   incremental: true
 })
 
-export const dbPoolConnections = Metric.gauge("talab_db_pool_connections", {
+const dbPoolConnections = Metric.gauge("talab_db_pool_connections", {
   description: "Connections of this instance's database pool, by state (in_use, idle, waiting = callers queued)"
 })
 
-export const dbPoolMax = Metric.gauge("talab_db_pool_max_connections", {
+const dbPoolMax = Metric.gauge("talab_db_pool_max_connections", {
   description: "The most connections this instance's database pool opens"
 })
 
-export const eventLoopLagP50 = Metric.gauge("talab_event_loop_lag_p50_seconds", {
+const eventLoopLagP50 = Metric.gauge("talab_event_loop_lag_p50_seconds", {
   description: "Median event-loop delay since the previous collection"
 })
-export const eventLoopLagP99 = Metric.gauge("talab_event_loop_lag_p99_seconds", {
+const eventLoopLagP99 = Metric.gauge("talab_event_loop_lag_p99_seconds", {
   description: "99th percentile event-loop delay since the previous collection"
 })
-export const eventLoopLagMax = Metric.gauge("talab_event_loop_lag_max_seconds", {
+const eventLoopLagMax = Metric.gauge("talab_event_loop_lag_max_seconds", {
   description: "Longest event-loop delay since the previous collection"
 })
 

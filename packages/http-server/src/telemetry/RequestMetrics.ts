@@ -7,7 +7,7 @@ import * as Tracer from "effect/Tracer"
 import { recordHttpRequest } from "./Metrics.js"
 
 /** Requests traced by nobody: probes polled every few seconds, and the socket whose request lasts for hours. */
-export const UNTRACED_PATHS: ReadonlySet<string> = new Set(["/health/live", "/health/ready", "/ws"])
+const UNTRACED_PATHS: ReadonlySet<string> = new Set(["/health/live", "/health/ready", "/ws"])
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")

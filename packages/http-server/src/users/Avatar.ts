@@ -24,7 +24,7 @@ export interface AvatarOptions {
 }
 
 /** Default limits: 5 MiB (decisions.md section 2), 40 megapixels, 1024 px. */
-export const defaultAvatarLimits = {
+const defaultAvatarLimits = {
   maxBytes: 5 * 1024 * 1024,
   maxPixels: 40_000_000,
   maxSide: 1024

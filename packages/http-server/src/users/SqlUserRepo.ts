@@ -5,7 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 
-export const UserRow = snakeCaseKeys(User.fields)
+const UserRow = snakeCaseKeys(User.fields)
 
 export const SqlUserRepo = Layer.effect(
   UserRepo,

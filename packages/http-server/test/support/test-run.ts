@@ -35,17 +35,17 @@ declare module "vitest" {
 }
 
 /** The maintenance database of the PostgreSQL server the tests use. */
-export const maintenanceUrl = process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+const maintenanceUrl = process.env.TALAB_TEST_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
 /** The URL of another database on the same server. */
-export const databaseUrl = (name: string) => {
+const databaseUrl = (name: string) => {
   const url = new URL(maintenanceUrl)
   url.pathname = `/${name}`
   return url.toString()
 }
 
 /** Runs statements on the maintenance database over one connection of its own. */
-export const onMaintenanceDatabase = async <A>(work: (client: Pg.Client) => Promise<A>): Promise<A> => {
+const onMaintenanceDatabase = async <A>(work: (client: Pg.Client) => Promise<A>): Promise<A> => {
   const client = new Pg.Client({ connectionString: maintenanceUrl })
   await client.connect()
   try {

@@ -12,7 +12,7 @@ const bytesOf = (value: unknown): Uint8Array =>
     : new Uint8Array(value as Uint8Array)
 
 /** A {@link FileStore} in the `stored_files` table: every instance on the same database serves every file. */
-export const make: Effect.Effect<FileStore["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
+const make: Effect.Effect<FileStore["Type"], never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   const put = (key: string, file: StoredFile) =>

@@ -38,7 +38,7 @@ const CONTENT_TYPE_BY_EXTENSION: Readonly<Record<string, string>> = {
 }
 
 /** A content type for `key` from its extension; `application/octet-stream` when unknown. */
-export const contentTypeFromExtension = (key: string): string => {
+const contentTypeFromExtension = (key: string): string => {
   const extension = key.includes(".") ? key.slice(key.lastIndexOf(".") + 1).toLowerCase() : ""
   return CONTENT_TYPE_BY_EXTENSION[extension] ?? "application/octet-stream"
 }
@@ -46,7 +46,7 @@ export const contentTypeFromExtension = (key: string): string => {
 const isNotFound = (error: PlatformError): boolean => error._tag === "SystemError" && error.reason === "NotFound"
 
 /** A {@link FileStore} over one directory of the local disk. */
-export const make = (
+const make = (
   options: LocalFileStoreOptions
 ): Effect.Effect<FileStore["Type"], PlatformError, FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function* () {

@@ -8,7 +8,7 @@ import { requireSafeFileKey } from "./LocalFileStore.js"
 const copyOf = (file: StoredFile): StoredFile => ({ bytes: Uint8Array.from(file.bytes), contentType: file.contentType })
 
 /** A {@link FileStore} in a `Map`, gone with the process. Refuses the same unsafe keys as the disk store. */
-export const make: Effect.Effect<FileStore["Type"]> = Effect.sync(() => {
+const make: Effect.Effect<FileStore["Type"]> = Effect.sync(() => {
   const files = new Map<string, StoredFile>()
   return FileStore.of({
     put: (key, file) =>

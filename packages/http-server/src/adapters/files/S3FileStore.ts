@@ -24,7 +24,7 @@ const isNotFound = (error: unknown) => {
  * A {@link FileStore} in an S3 bucket. The SDK is loaded only when this store is chosen: it is large, and on
  * Node 20 it prints a deprecation warning when loaded.
  */
-export const make = (options: S3FileStoreOptions): Effect.Effect<FileStore["Type"]> =>
+const make = (options: S3FileStoreOptions): Effect.Effect<FileStore["Type"]> =>
   Effect.gen(function* () {
     const s3 = yield* Effect.promise(() => import("@aws-sdk/client-s3"))
     const client: S3Client = new s3.S3Client({

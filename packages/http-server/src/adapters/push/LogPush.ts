@@ -9,7 +9,7 @@ import { maskToken } from "../LogMasks.js"
  * The info line names the push, its recipient and a masked token; its text (a message's preview among others)
  * is on a debug line only.
  */
-export const make = (): Effect.Effect<Context.Tag.Service<PushSender>> =>
+const make = (): Effect.Effect<Context.Tag.Service<PushSender>> =>
   Effect.succeed(
     PushSender.of({
       send: (push) =>

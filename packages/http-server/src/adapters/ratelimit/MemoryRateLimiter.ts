@@ -5,12 +5,6 @@ import { Memory } from "@talab/core"
  * same one an embedder of core gets.
  */
 
-/** Options for the in-process sliding-window log. */
-export type MemoryRateLimiterOptions = Memory.MemoryRateLimiterOptions
-
-/** The in-process limiter: the port plus a count of keys it holds, so tests can see idle keys go. */
-export type MemoryRateLimiter = Memory.MemoryRateLimiter
-
 /** Builds a strict sliding-window log held in this process (see `Memory.makeMemoryRateLimiter`). */
 export const make = Memory.makeMemoryRateLimiter
 

@@ -16,7 +16,7 @@ export interface ConsoleSmsOptions {
 /**
  * An SmsSender that sends nothing and says so in one warning line, the number masked. Never fails.
  */
-export const make = (options: ConsoleSmsOptions): Effect.Effect<Context.Tag.Service<SmsSender>> =>
+const make = (options: ConsoleSmsOptions): Effect.Effect<Context.Tag.Service<SmsSender>> =>
   Effect.succeed(
     SmsSender.of({
       send: (sms) =>

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 /*
  * GET /requests filtered by category and city together walked buy_requests_by_status_city and read every row
  * to test its category, so a deep page cost in proportion to how rare the category is among the city's rows
- * (issue 10, growth). With the three equality columns first, every filter of the list has an index whose
+ * (`pnpm bench growth`). With the three equality columns first, every filter of the list has an index whose
  * order is the list's (created_at DESC, id DESC), and the page's ids are read from the index alone
  * (RequestQueries: the rows are fetched for the 20 ids of the page only, whatever the OFFSET).
  */

@@ -2,9 +2,9 @@ import { SqlClient } from "@effect/sql"
 import * as Effect from "effect/Effect"
 
 /*
- * Striped request counts (issue 10). Migration 0005 kept one row per (status, category, city): every create of
- * a key locked that row until its transaction ended, so creates of one category and city, the busiest of a
- * market, ran one at a time, each waiting out the other's outbox insert and commit (a bench of 50 clients
+ * Striped request counts, so creates of one key run side by side. Migration 0005 kept one row per (status, category,
+ * city): every create of a key locked that row until its transaction ended, so creates of one category and city, the
+ * busiest of a market, ran one at a time, each waiting out the other's outbox insert and commit (a bench of 50 clients
  * posting phones in one city measured it).
  *
  * Each key now has up to 16 rows (stripes), and a change writes the stripe a sequence deals it: consecutive changes

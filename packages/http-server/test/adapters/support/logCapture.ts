@@ -1,6 +1,6 @@
 import { HashMap, Logger, type LogLevel } from "effect"
 
-export interface CapturedLog {
+interface CapturedLog {
   readonly level: LogLevel.LogLevel["label"]
   readonly message: unknown
   readonly annotations: Record<string, unknown>
