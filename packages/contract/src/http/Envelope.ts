@@ -196,7 +196,11 @@ export interface WithMessage<A> {
 /** The success envelope of data that may come with a message: a handler returns `{ data, message? }`. */
 export const OkWithMessage = <S extends Schema.Schema.Any>(
   data: S
-): Schema.Schema<WithMessage<Schema.Schema.Type<S>>, SuccessEnvelope<Schema.Schema.Encoded<S>>, Schema.Schema.Context<S>> =>
+): Schema.Schema<
+  WithMessage<Schema.Schema.Type<S>>,
+  SuccessEnvelope<Schema.Schema.Encoded<S>>,
+  Schema.Schema.Context<S>
+> =>
   Schema.transform(
     successEnvelope(data),
     Schema.Struct({ data: Schema.typeSchema(data), message: Schema.optional(Schema.String) }),
@@ -213,5 +217,9 @@ export const OkMessage = Schema.transform(
   Schema.Struct({ success: Schema.Literal(true), data: Schema.Struct({}), message: Schema.String }),
   // Its own description would stand in the document for the response's.
   Schema.String.annotations({ description: "Success" }),
-  { strict: true, decode: ({ message }) => message, encode: (message) => ({ success: true as const, data: {}, message }) }
+  {
+    strict: true,
+    decode: ({ message }) => message,
+    encode: (message) => ({ success: true as const, data: {}, message })
+  }
 )

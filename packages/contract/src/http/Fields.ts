@@ -19,6 +19,7 @@ export {
   Text,
   UuidField
 } from "@talab/core"
+
 import { NumberField } from "@talab/core"
 
 /**
@@ -61,7 +62,15 @@ type SnakeCased<F extends Schema.Struct.Fields> = {
   readonly [K in keyof F]: F[K] extends Schema.PropertySignature.All
     ? F[K]
     : F[K] extends Schema.Schema.All
-      ? Schema.PropertySignature<":", Schema.Schema.Type<F[K]>, never, ":", Schema.Schema.Encoded<F[K]>, false, Schema.Schema.Context<F[K]>>
+      ? Schema.PropertySignature<
+          ":",
+          Schema.Schema.Type<F[K]>,
+          never,
+          ":",
+          Schema.Schema.Encoded<F[K]>,
+          false,
+          Schema.Schema.Context<F[K]>
+        >
       : never
 }
 

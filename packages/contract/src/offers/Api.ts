@@ -11,8 +11,8 @@ import {
   IdempotencyKeyReusedResponse,
   NotFoundResponse,
   Ok,
-  OkWithMessage,
-  OkMessage
+  OkMessage,
+  OkWithMessage
 } from "../http/Envelope.js"
 import {
   DateTimeField,

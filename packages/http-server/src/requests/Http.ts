@@ -9,7 +9,10 @@ import { respond } from "../http/Localize.js"
 import { type Paged, type PageRequest, pageRequest, paginationFor } from "../http/Paging.js"
 import { RequestQueries } from "./Queries.js"
 
-const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListItem.Type>) => ({ requests: result.items, pagination: paginationFor(page, result.total) })
+const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListItem.Type>) => ({
+  requests: result.items,
+  pagination: paginationFor(page, result.total)
+})
 
 const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
   Effect.gen(function* () {
@@ -58,9 +61,7 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
           )
         )
       })
-      .handle("get", ({ path }) =>
-        respond(queries.detail(path.id))
-      )
+      .handle("get", ({ path }) => respond(queries.detail(path.id)))
       .handle("close", ({ path }) =>
         respond(
           Effect.gen(function* () {
