@@ -91,11 +91,22 @@ const expectRefused = (
   })
 }
 
+/**
+ * A decoded body with its fields named as on the wire: a payload decodes to its use case's input (camelCase), and
+ * the expectations here read like the bodies sent.
+ */
+const wireNamed = (decoded: unknown): unknown =>
+  typeof decoded === "object" && decoded !== null
+    ? Object.fromEntries(
+        Object.entries(decoded).map(([key, value]) => [key.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`), value])
+      )
+    : decoded
+
 /** Asserts that `input` decodes, and that the decoded value has the `expected` fields. */
 const expectDecodes = (schema: Input, input: unknown, expected: Record<string, unknown>) => {
   const decoded = decode(schema, input)
   if (Either.isLeft(decoded)) throw new Error(`refused: ${JSON.stringify(problemsOf(decoded.left.issue))}`)
-  expect(decoded.right).toMatchObject(expected)
+  expect(wireNamed(decoded.right)).toMatchObject(expected)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -536,11 +547,11 @@ describe("field rules (decisions.md section 2): what a body accepts, decoded", (
 
   it("POST /requests: an absent or null condition_pref is `any`", () => {
     const schema = bodies["POST /requests"].schema
-    expect(Either.getOrThrow(decode(schema, without(requestBody(), "condition_pref")))).toHaveProperty(
+    expect(wireNamed(Either.getOrThrow(decode(schema, without(requestBody(), "condition_pref"))))).toHaveProperty(
       "condition_pref",
       "any"
     )
-    expect(Either.getOrThrow(decode(schema, requestBody({ condition_pref: null })))).toHaveProperty(
+    expect(wireNamed(Either.getOrThrow(decode(schema, requestBody({ condition_pref: null }))))).toHaveProperty(
       "condition_pref",
       "any"
     )
@@ -548,7 +559,7 @@ describe("field rules (decisions.md section 2): what a body accepts, decoded", (
 
   it("POST /requests: an optional field sent as null is absent", () => {
     const body = requestBody({ product_brand: null, product_model: null, location_city: null, notes: null })
-    const decoded = Either.getOrThrow(decode(bodies["POST /requests"].schema, body))
+    const decoded = wireNamed(Either.getOrThrow(decode(bodies["POST /requests"].schema, body)))
     for (const field of ["product_brand", "product_model", "location_city", "notes"]) {
       expect(decoded).not.toHaveProperty(field)
     }
@@ -557,7 +568,7 @@ describe("field rules (decisions.md section 2): what a body accepts, decoded", (
   it("unknown fields are dropped, never decoded (no mass assignment)", () => {
     const owned = { status: "closed", buyer_id: OTHER_ID, seller_id: OTHER_ID, is_admin: true, rating_avg: 5 }
     for (const endpoint of Object.keys(bodies) as Array<BodyEndpoint>) {
-      const decoded = Either.getOrThrow(decode(bodies[endpoint].schema, bodies[endpoint].valid(owned)))
+      const decoded = wireNamed(Either.getOrThrow(decode(bodies[endpoint].schema, bodies[endpoint].valid(owned))))
       for (const field of Object.keys(owned)) expect(decoded, `${endpoint} ${field}`).not.toHaveProperty(field)
     }
   })

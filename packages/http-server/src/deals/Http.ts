@@ -19,27 +19,15 @@ const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
         return respond(
           Effect.flatMap(CurrentUser, ({ user }) =>
             queries.listMine(user.id, { role: urlParams.role, status: urlParams.status }, page)
-          ).pipe(
-            Effect.map(({ items, total }) => ({ deals: items, pagination: paginationFor(page, total) }))
-          )
+          ).pipe(Effect.map(({ items, total }) => ({ deals: items, pagination: paginationFor(page, total) })))
         )
       })
-      .handle("get", ({ path }) =>
-        respond(
-          Effect.flatMap(CurrentUser, ({ user }) => service.get(user, path.id))
-        )
-      )
+      .handle("get", ({ path }) => respond(Effect.flatMap(CurrentUser, ({ user }) => service.get(user, path.id))))
       .handle("complete", ({ path }) =>
-        respond(
-          Effect.flatMap(CurrentUser, ({ user }) => workflows.complete(user, path.id))
-        )
+        respond(Effect.flatMap(CurrentUser, ({ user }) => workflows.complete(user, path.id)))
       )
       .handle("cancel", ({ path, payload }) =>
-        respond(
-          Effect.flatMap(CurrentUser, ({ user }) =>
-            workflows.cancel(user, path.id, { reason: payload.reason, description: payload.description ?? null })
-          )
-        )
+        respond(Effect.flatMap(CurrentUser, ({ user }) => workflows.cancel(user, path.id, payload)))
       )
   })
 )
