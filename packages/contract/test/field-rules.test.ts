@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { Api, ClientFrame, type PathProblem, problemsOf, texts, translate } from "../src/index.js"
 
 /*
- * The field rules (decisions.md section 2, and the text and money rules of issue 8) as the contract's own
+ * The field rules (decisions.md section 2, and the text and money rules of docs/DECISIONS.md) as the contract's own
  * schemas decode them: the payload and query schemas are taken from the endpoints of `Api`, so a change to
  * an endpoint's schema shows here. The server answers exactly these problems (it decodes a failed request
  * again with the same schemas, `DecodeFailure.ts`), as 400 VALIDATION_ERROR `details` keyed by the problem's
@@ -668,7 +668,7 @@ describe("query rules (decisions.md sections 2 and 5): what a query accepts, dec
 })
 
 // ---------------------------------------------------------------------------------------------------------------
-// Money (issue 8): a finite decimal with at most two places in (0, 1,000,000,000]
+// Money (docs/DECISIONS.md, "Envelope, validation and language"): a finite decimal with at most two places in (0, 1,000,000,000]
 
 /** Money spellings as a JSON body writes them, read as the server's JSON parser reads them. */
 const badAmounts: ReadonlyArray<readonly [string, string, Expected]> = [
@@ -719,7 +719,7 @@ const moneyFields: ReadonlyArray<{
   }
 ]
 
-describe("money (issue 8): amounts", () => {
+describe("money: amounts", () => {
   describe.each(moneyFields.map((m) => [m.field, m] as const))("%s", (_, money) => {
     it.each(badAmounts.map(([what, spelling, expected]) => [spelling, what, expected] as const))(
       "refuses %s (%s)",
@@ -747,7 +747,7 @@ describe("money (issue 8): amounts", () => {
 })
 
 // ---------------------------------------------------------------------------------------------------------------
-// Texts (issue 8): the characters each kind of text refuses and keeps
+// Texts (docs/DECISIONS.md, "Text values"): the characters each kind of text refuses and keeps
 
 /** Characters refused in every text, one per class. */
 const refusedEverywhere: ReadonlyArray<readonly [string, string]> = [
@@ -829,7 +829,7 @@ const freeTexts: ReadonlyArray<TextField> = [
 const withText = ({ endpoint, field }: TextField, value: string) => bodies[endpoint].valid({ [field]: value })
 const label = ({ endpoint, field }: TextField) => `${endpoint} ${field}`
 
-describe("texts (issue 8): refused and kept characters", () => {
+describe("texts: refused and kept characters", () => {
   describe.each(singleLineTexts.map((t) => [label(t), t] as const))("single-line %s", (_, text) => {
     it.each([...refusedEverywhere, ...refusedInLines])("refuses %s", (_what, character) => {
       expectRefused(bodies[text.endpoint].schema, withText(text, within(character)), text.field, invalidCharacters)
