@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { Api, ClientFrame, type PathProblem, problemsOf, texts, translate } from "../src/index.js"
 
 /*
- * The field rules (decisions.md section 2, and the money and text rules below) as the contract's own
+ * The field rules (decisions.md section 2, and the text and money rules of docs/DECISIONS.md) as the contract's own
  * schemas decode them: the payload and query schemas are taken from the endpoints of `Api`, so a change to
  * an endpoint's schema shows here. The server answers exactly these problems (it decodes a failed request
  * again with the same schemas, `DecodeFailure.ts`), as 400 VALIDATION_ERROR `details` keyed by the problem's
@@ -92,21 +92,21 @@ const expectRefused = (
 }
 
 /**
- * A decoded value's fields under the names the wire spells them: a payload derived from a use-case input decodes
- * to the input's camelCase keys, while the cases here name fields as clients send them.
+ * A decoded body with its fields named as on the wire: a payload decodes to its use case's input (camelCase), and
+ * the expectations here read like the bodies sent.
  */
-const withWireKeys = (value: unknown) =>
-  typeof value === "object" && value !== null
+const wireNamed = (decoded: unknown): unknown =>
+  typeof decoded === "object" && decoded !== null
     ? Object.fromEntries(
-        Object.entries(value).map(([key, field]) => [key.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`), field])
+        Object.entries(decoded).map(([key, value]) => [key.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`), value])
       )
-    : value
+    : decoded
 
-/** Asserts that `input` decodes, and that the decoded value has the `expected` fields (named as on the wire). */
+/** Asserts that `input` decodes, and that the decoded value has the `expected` fields. */
 const expectDecodes = (schema: Input, input: unknown, expected: Record<string, unknown>) => {
   const decoded = decode(schema, input)
   if (Either.isLeft(decoded)) throw new Error(`refused: ${JSON.stringify(problemsOf(decoded.left.issue))}`)
-  expect(withWireKeys(decoded.right)).toMatchObject(expected)
+  expect(wireNamed(decoded.right)).toMatchObject(expected)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -547,11 +547,11 @@ describe("field rules (decisions.md section 2): what a body accepts, decoded", (
 
   it("POST /requests: an absent or null condition_pref is `any`", () => {
     const schema = bodies["POST /requests"].schema
-    expect(Either.getOrThrow(decode(schema, without(requestBody(), "condition_pref")))).toHaveProperty(
+    expect(wireNamed(Either.getOrThrow(decode(schema, without(requestBody(), "condition_pref"))))).toHaveProperty(
       "condition_pref",
       "any"
     )
-    expect(Either.getOrThrow(decode(schema, requestBody({ condition_pref: null })))).toHaveProperty(
+    expect(wireNamed(Either.getOrThrow(decode(schema, requestBody({ condition_pref: null }))))).toHaveProperty(
       "condition_pref",
       "any"
     )
@@ -559,7 +559,7 @@ describe("field rules (decisions.md section 2): what a body accepts, decoded", (
 
   it("POST /requests: an optional field sent as null is absent", () => {
     const body = requestBody({ product_brand: null, product_model: null, location_city: null, notes: null })
-    const decoded = Either.getOrThrow(decode(bodies["POST /requests"].schema, body))
+    const decoded = wireNamed(Either.getOrThrow(decode(bodies["POST /requests"].schema, body)))
     for (const field of ["product_brand", "product_model", "location_city", "notes"]) {
       expect(decoded).not.toHaveProperty(field)
     }
@@ -568,7 +568,7 @@ describe("field rules (decisions.md section 2): what a body accepts, decoded", (
   it("unknown fields are dropped, never decoded (no mass assignment)", () => {
     const owned = { status: "closed", buyer_id: OTHER_ID, seller_id: OTHER_ID, is_admin: true, rating_avg: 5 }
     for (const endpoint of Object.keys(bodies) as Array<BodyEndpoint>) {
-      const decoded = Either.getOrThrow(decode(bodies[endpoint].schema, bodies[endpoint].valid(owned)))
+      const decoded = wireNamed(Either.getOrThrow(decode(bodies[endpoint].schema, bodies[endpoint].valid(owned))))
       for (const field of Object.keys(owned)) expect(decoded, `${endpoint} ${field}`).not.toHaveProperty(field)
     }
   })
@@ -668,7 +668,7 @@ describe("query rules (decisions.md sections 2 and 5): what a query accepts, dec
 })
 
 // ---------------------------------------------------------------------------------------------------------------
-// Money: a finite decimal with at most two places in (0, 1,000,000,000]
+// Money (docs/DECISIONS.md, "Envelope, validation and language"): a finite decimal with at most two places in (0, 1,000,000,000]
 
 /** Money spellings as a JSON body writes them, read as the server's JSON parser reads them. */
 const badAmounts: ReadonlyArray<readonly [string, string, Expected]> = [
@@ -747,7 +747,7 @@ describe("money: amounts", () => {
 })
 
 // ---------------------------------------------------------------------------------------------------------------
-// Texts: the characters each kind of text refuses and keeps
+// Texts (docs/DECISIONS.md, "Text values"): the characters each kind of text refuses and keeps
 
 /** Characters refused in every text, one per class. */
 const refusedEverywhere: ReadonlyArray<readonly [string, string]> = [

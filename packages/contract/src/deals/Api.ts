@@ -1,11 +1,11 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { DealStatus, snakeCaseKeys } from "@talab/core"
+import { DealCancellation, DealStatus, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import { BusinessRuleResponse, ForbiddenResponse, NotFoundResponse, Ok } from "../http/Envelope.js"
-import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
+import { OneOf, PageParams, Pagination, PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { DealView, OfferView, Party, RequestView, SellerProfileView } from "../http/Views.js"
@@ -116,7 +116,7 @@ export class DealsApi extends HttpApiGroup.make("deals")
   .add(
     HttpApiEndpoint.put("cancel", "/deals/:id/cancel")
       .setPath(IdPath)
-      .setPayload(Payload({ reason: Text(1, 200), description: Optional(FreeText(0, 2000)) }))
+      .setPayload(PayloadOf(DealCancellation))
       .addSuccess(
         Ok(
           Schema.Struct({

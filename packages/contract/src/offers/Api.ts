@@ -1,7 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { OfferStatus } from "@talab/core"
+import { OfferInput, OfferStatus } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -14,18 +14,7 @@ import {
   OkMessage,
   OkWithMessage
 } from "../http/Envelope.js"
-import {
-  DateTimeField,
-  FreeText,
-  Money,
-  OneOf,
-  Optional,
-  PageParams,
-  Pagination,
-  Payload,
-  Text,
-  UuidField
-} from "../http/Fields.js"
+import { OneOf, PageParams, Pagination, PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { DealView, OfferView, Party, RequestView, SellerProfileView } from "../http/Views.js"
@@ -68,16 +57,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
   )
   .add(
     HttpApiEndpoint.post("create", "/offers")
-      .setPayload(
-        Payload({
-          request_id: UuidField,
-          price: Money,
-          availability: Text(1, 200),
-          condition_notes: Optional(FreeText(0, 2000)),
-          warranty_notes: Optional(FreeText(0, 2000)),
-          valid_until: Optional(DateTimeField)
-        })
-      )
+      .setPayload(PayloadOf(OfferInput))
       .addSuccess(OkWithMessage(OfferView), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)

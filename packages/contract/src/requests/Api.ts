@@ -1,7 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Category, ConditionPref, RequestStatus, snakeCaseKeys } from "@talab/core"
+import { Category, RequestInput, RequestStatus, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -12,7 +12,7 @@ import {
   NotFoundResponse,
   Ok
 } from "../http/Envelope.js"
-import { FreeText, Money, OneOf, Optional, PageParams, Pagination, Payload, Text } from "../http/Fields.js"
+import { OneOf, PageParams, Pagination, PayloadOf, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
@@ -44,26 +44,9 @@ export const RequestListItem = RequestView.pick(
 /** A page of buy requests, newest first, as GET /requests and GET /requests/my answer it. */
 export const RequestList = Schema.Struct({ requests: Schema.Array(RequestListItem), pagination: Pagination })
 
-/** The condition a buyer who names none accepts. */
-const ANY_CONDITION = "any" as const
-
-const NewRequest = Payload({
-  category: OneOf(...Category.literals),
-  product_brand: Optional(Text(1, 100)),
-  product_model: Optional(Text(1, 100)),
-  // Absent or null: the one place this default is written; the OpenAPI document shows it.
-  condition_pref: Schema.optionalWith(OneOf(...ConditionPref.literals).annotations({ default: ANY_CONDITION }), {
-    nullable: true,
-    default: () => ANY_CONDITION
-  }),
-  budget_min: Money,
-  budget_max: Money,
-  location_district: Text(1, 100),
-  location_city: Optional(Text(1, 100)),
-  notes: Optional(FreeText(0, 2000))
-}).pipe(
+const NewRequest = PayloadOf(RequestInput).pipe(
   Schema.filter(
-    (body, _, self) => body.budget_max >= body.budget_min || failureAt("budget_max", body, self),
+    (body, _, self) => body.budgetMax >= body.budgetMin || failureAt("budget_max", body, self),
     fieldProblem("budget_max_below_min")
   )
 )

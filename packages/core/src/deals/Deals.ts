@@ -1,5 +1,7 @@
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { EventOutbox } from "../shared/EventOutbox.js"
+import { FreeText, Optional, Text } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { requireFound } from "../shared/Policy.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -8,11 +10,9 @@ import { cancelDeal, completeDeal } from "./Deal.js"
 import { requireDealBuyer } from "./Policy.js"
 import { DealRepo } from "./Repo.js"
 
-/** Why the buyer cancels a deal. */
-export interface DealCancellation {
-  readonly reason: string
-  readonly description: string | null
-}
+/** Why the buyer cancels a deal, with the rule of each field. */
+export const DealCancellation = Schema.Struct({ reason: Text(1, 200), description: Optional(FreeText(0, 2000)) })
+export type DealCancellation = typeof DealCancellation.Type
 
 const foundDeal = requireFound("deal")
 
@@ -44,7 +44,12 @@ export class Deals extends Effect.Service<Deals>()("@talab/core/Deals", {
           const at = yield* currentDate
           const deal = yield* foundDeal(yield* deals.lock(id))
           yield* requireDealBuyer(deal, caller)
-          const { state, events } = yield* cancelDeal(deal, cancellation, at)
+          // A description left out is stored as null.
+          const { state, events } = yield* cancelDeal(
+            deal,
+            { reason: cancellation.reason, description: cancellation.description ?? null },
+            at
+          )
           yield* deals.update(state)
           yield* outbox.append(events, at)
           return { id: state.id, status: state.status, cancelledAt: at }

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { ConversationRepo } from "../chat/Repo.js"
 import { DealRepo } from "../deals/Repo.js"
 import { Ids } from "../platform/Ids.js"
@@ -9,6 +10,7 @@ import { RequestRepo } from "../requests/Repo.js"
 import { SellerProfileRepo } from "../sellers/Repo.js"
 import { ValidationFailed } from "../shared/Errors.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
+import { DateTimeField, FreeText, Money, Optional, Text, UuidField } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { requireFound } from "../shared/Policy.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -25,16 +27,17 @@ import {
 import { requireOfferOwner } from "./Policy.js"
 import { OfferRepo } from "./Repo.js"
 
-/** What a seller writes to offer on a request. */
-export interface OfferInput {
-  readonly requestId: string
-  readonly price: number
-  readonly availability: string
-  readonly conditionNotes: string | null
-  readonly warrantyNotes: string | null
+/** What a seller writes to offer on a request, with the rule of each field. */
+export const OfferInput = Schema.Struct({
+  requestId: UuidField,
+  price: Money,
+  availability: Text(1, 200),
+  conditionNotes: Optional(FreeText(0, 2000)),
+  warrantyNotes: Optional(FreeText(0, 2000)),
   /** Past this instant the offer expires; at least an hour and at most 30 days ahead (else `ValidationFailed`). */
-  readonly validUntil: Date | null
-}
+  validUntil: Optional(DateTimeField)
+})
+export type OfferInput = typeof OfferInput.Type
 
 const foundRequest = requireFound("request")
 const foundOffer = requireFound("offer")
@@ -61,7 +64,8 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
       transactor.transaction(
         Effect.gen(function* () {
           const at = yield* currentDate
-          if (input.validUntil !== null && !validUntilInRange(input.validUntil, at)) {
+          const validUntil = input.validUntil ?? null
+          if (validUntil !== null && !validUntilInRange(validUntil, at)) {
             return yield* Effect.fail(
               ValidationFailed.field("valid_until", "valid_until_range", { min_hours: 1, max_days: 30 })
             )
@@ -74,7 +78,17 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
           const request = effectiveRequest(lapsed.request, at)
           const conversationId = yield* ids.next
           const { state, events } = yield* createOffer({
-            input: { id: yield* ids.next, sellerId: seller.id, ...input, requestId: request.id },
+            input: {
+              id: yield* ids.next,
+              requestId: request.id,
+              sellerId: seller.id,
+              price: input.price,
+              availability: input.availability,
+              // A note or validity left out is stored as null.
+              conditionNotes: input.conditionNotes ?? null,
+              warrantyNotes: input.warrantyNotes ?? null,
+              validUntil
+            },
             request,
             sellerProfile: profile,
             conversationId,

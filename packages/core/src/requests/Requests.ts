@@ -1,13 +1,16 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { expireLapsedOffers, rejectPendingOffers } from "../offers/Offer.js"
 import { OfferRepo } from "../offers/Repo.js"
 import { Ids } from "../platform/Ids.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
+import { FreeText, Money, OneOf, Optional, Text } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { requireFound } from "../shared/Policy.js"
 import { Transactor } from "../shared/Transactor.js"
+import { Category, ConditionPref } from "../shared/Values.js"
 import type { User } from "../users/User.js"
 import {
   closeRequest,
@@ -20,8 +23,44 @@ import {
 import { requireRequestOwner } from "./Policy.js"
 import { RequestRepo } from "./Repo.js"
 
-/** What the buyer writes: a new request less the ids the workflow assigns. */
-export type RequestInput = Omit<NewBuyRequest, "id" | "buyerId">
+/** The condition a buyer who names none accepts. */
+const ANY_CONDITION = "any" as const
+
+/**
+ * What a buyer writes to post a request, with the rule of each field. The budget's order (`budgetMax` not below
+ * `budgetMin`) is checked where the fields are read from the wire, so the failure names the wire's field.
+ */
+export const RequestInput = Schema.Struct({
+  category: OneOf(...Category.literals),
+  productBrand: Optional(Text(1, 100)),
+  productModel: Optional(Text(1, 100)),
+  // Absent or null: the one place this default is written; the OpenAPI document shows it.
+  conditionPref: Schema.optionalWith(OneOf(...ConditionPref.literals).annotations({ default: ANY_CONDITION }), {
+    nullable: true,
+    default: () => ANY_CONDITION
+  }),
+  budgetMin: Money,
+  budgetMax: Money,
+  locationDistrict: Text(1, 100),
+  locationCity: Optional(Text(1, 100)),
+  notes: Optional(FreeText(0, 2000))
+})
+export type RequestInput = typeof RequestInput.Type
+
+/** The new request of `buyerId` from what they wrote; a text left out is stored as null. */
+const newRequest = (id: string, buyerId: string, input: RequestInput): NewBuyRequest => ({
+  id,
+  buyerId,
+  category: input.category,
+  productBrand: input.productBrand ?? null,
+  productModel: input.productModel ?? null,
+  conditionPref: input.conditionPref,
+  budgetMin: input.budgetMin,
+  budgetMax: input.budgetMax,
+  locationDistrict: input.locationDistrict,
+  locationCity: input.locationCity ?? null,
+  notes: input.notes ?? null
+})
 
 /**
  * How long a request stays active: `ttlDays` from its creation, and as much again once extended. Read when
@@ -53,11 +92,7 @@ export class Requests extends Effect.Service<Requests>()("@talab/core/Requests",
       transactor.transaction(
         Effect.gen(function* () {
           const at = yield* currentDate
-          const { state, events } = yield* createRequest(
-            { id: yield* ids.next, buyerId: buyer.id, ...input },
-            at,
-            ttlDays
-          )
+          const { state, events } = yield* createRequest(newRequest(yield* ids.next, buyer.id, input), at, ttlDays)
           yield* requests.insert(state)
           yield* outbox.append(events, at)
           return state

@@ -277,8 +277,7 @@ const requestBody = {
   budgetMin: 2000,
   budgetMax: 3000,
   locationDistrict: "Al Olaya",
-  locationCity: "Riyadh",
-  notes: null
+  locationCity: "Riyadh"
 } as const
 const application = { businessName: "Riyadh Phones", locationDistrict: "Olaya", locationCity: "Riyadh" }
 
@@ -331,8 +330,7 @@ const unknownIds: ReadonlyArray<{
   { name: "Deals.complete", call: (cast) => Effect.flatMap(Deals, (d) => d.complete(cast.owner, unknownId())) },
   {
     name: "Deals.cancel",
-    call: (cast) =>
-      Effect.flatMap(Deals, (d) => d.cancel(cast.owner, unknownId(), { reason: "No longer needed", description: null }))
+    call: (cast) => Effect.flatMap(Deals, (d) => d.cancel(cast.owner, unknownId(), { reason: "No longer needed" }))
   },
   {
     name: "Chat.send",

@@ -121,17 +121,13 @@ const requestInput = {
   budgetMin: 2500,
   budgetMax: 3200,
   locationDistrict: "Al Olaya",
-  locationCity: "Riyadh",
-  notes: null
+  locationCity: "Riyadh"
 } as const
 
 export const offerInput = (requestId: string) => ({
   requestId,
   price: 2900,
-  availability: "today",
-  conditionNotes: null,
-  warrantyNotes: null,
-  validUntil: null
+  availability: "today"
 })
 
 /** An active request of the owner, posted through the use case. */

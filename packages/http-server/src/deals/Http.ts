@@ -27,11 +27,7 @@ const DealsHttp = HttpApiBuilder.group(Api, "deals", (handlers) =>
         respond(Effect.flatMap(CurrentUser, ({ user }) => workflows.complete(user, path.id)))
       )
       .handle("cancel", ({ path, payload }) =>
-        respond(
-          Effect.flatMap(CurrentUser, ({ user }) =>
-            workflows.cancel(user, path.id, { reason: payload.reason, description: payload.description ?? null })
-          )
-        )
+        respond(Effect.flatMap(CurrentUser, ({ user }) => workflows.cancel(user, path.id, payload)))
       )
   })
 )

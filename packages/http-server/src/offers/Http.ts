@@ -18,19 +18,11 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const { offer, outsideBudget } = yield* workflows.create(user, {
-              requestId: payload.request_id,
-              price: payload.price,
-              availability: payload.availability,
-              conditionNotes: payload.condition_notes ?? null,
-              warrantyNotes: payload.warranty_notes ?? null,
-              validUntil: payload.valid_until ?? null
-            })
-            const data = offer
+            const { offer, outsideBudget } = yield* workflows.create(user, payload)
             // A price outside the budget is allowed; the seller is only warned.
             return outsideBudget
-              ? { data, message: translate("price_outside_budget", yield* requestLanguage) }
-              : { data }
+              ? { data: offer, message: translate("price_outside_budget", yield* requestLanguage) }
+              : { data: offer }
           })
         )
       )

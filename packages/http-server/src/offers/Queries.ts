@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { MyOfferItem, OfferSort, RequestOfferItem } from "@talab/contract"
-import { BuyRequest, Offer, OfferStatus, type OffersAudience, SellerProfile, SellerTrust, User } from "@talab/core"
+import { MyOfferItem, type OfferSort, Party, RequestOfferItem } from "@talab/contract"
+import { OfferStatus, type OffersAudience } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -8,32 +8,22 @@ import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 import { trustColumns } from "../trust/View.js"
 
-/** An offer of a request with its seller, as `nested` gathers the row. */
-const RequestOfferRow = Schema.Struct({
-  ...Offer.omit("sellerId").fields,
-  seller: Schema.Struct({
-    ...User.pick("id", "name").fields,
-    ...SellerProfile.pick("ratingAvg", "ratingCount", "locationDistrict").fields,
-    trust: SellerTrust
-  })
-})
+/** An offer of a request with its seller, as `nested` gathers the row: the list item as handlers return it. */
+const RequestOfferRow = Schema.typeSchema(RequestOfferItem)
 
 // The status is the effective one (below); the rest is read as stored.
 const requestOfferColumns = [
-  columnsAs("o", fieldNames(RequestOfferRow, "seller", "status")),
-  columnsAs("u", fieldNames(User.pick("id", "name")), "seller"),
-  columnsAs("p", fieldNames(RequestOfferRow.fields.seller, "id", "name", "trust"), "seller")
+  columnsAs("o", fieldNames(RequestOfferItem, "seller", "status")),
+  columnsAs("u", fieldNames(Party), "seller"),
+  columnsAs("p", fieldNames(RequestOfferItem.fields.seller, ...fieldNames(Party), "trust"), "seller")
 ].join(", ")
 
 /** One of the seller's own offers with the request it answers, as `nested` gathers the row. */
-const MyOfferRow = Schema.Struct({
-  ...Offer.pick("id", "requestId", "price", "status", "createdAt", "validUntil").fields,
-  request: BuyRequest.pick("id", "productBrand", "productModel", "budgetMax")
-})
+const MyOfferRow = Schema.typeSchema(MyOfferItem)
 
 const myOfferColumns = [
-  columnsAs("o", fieldNames(MyOfferRow, "request", "status")),
-  columnsAs("r", fieldNames(MyOfferRow.fields.request), "request")
+  columnsAs("o", fieldNames(MyOfferItem, "request", "status")),
+  columnsAs("r", fieldNames(MyOfferItem.fields.request), "request")
 ].join(", ")
 
 const Total = Schema.Struct({ total: Schema.Number })

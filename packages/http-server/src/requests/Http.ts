@@ -20,23 +20,7 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
     const queries = yield* RequestQueries
     return handlers
       .handle("create", ({ payload }) =>
-        respond(
-          Effect.gen(function* () {
-            const { user } = yield* CurrentUser
-            const request = yield* service.create(user, {
-              category: payload.category,
-              productBrand: payload.product_brand ?? null,
-              productModel: payload.product_model ?? null,
-              conditionPref: payload.condition_pref,
-              budgetMin: payload.budget_min,
-              budgetMax: payload.budget_max,
-              locationDistrict: payload.location_district,
-              locationCity: payload.location_city ?? null,
-              notes: payload.notes ?? null
-            })
-            return request
-          })
-        )
+        respond(Effect.flatMap(CurrentUser, ({ user }) => service.create(user, payload)))
       )
       .handle("list", ({ urlParams }) => {
         const page = pageRequest(urlParams)

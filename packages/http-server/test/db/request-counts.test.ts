@@ -60,8 +60,7 @@ const anInput = (category: Category, locationCity: string | null): RequestInput 
   budgetMin: 1000,
   budgetMax: 2000,
   locationDistrict: "Olaya",
-  locationCity,
-  notes: null
+  ...(locationCity === null ? {} : { locationCity })
 })
 
 interface KeyCount {
@@ -123,10 +122,7 @@ const offerOn = (seller: User, requestId: string) =>
     offers.create(seller, {
       requestId,
       price: 1500,
-      availability: "today",
-      conditionNotes: null,
-      warrantyNotes: null,
-      validUntil: null
+      availability: "today"
     })
   )
 
