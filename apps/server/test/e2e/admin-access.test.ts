@@ -77,7 +77,7 @@ describe.each(backends)("admin routes on %s", (backend) => {
     "/admin/reports",
     "/admin/reports?status=bogus",
     "/admin/reports?page=-1&per_page=1000"
-  ]
+  ] as const
 
   /** What a refused call could have changed: the pending profile and the report, as the admin sees them. */
   const adminView = async () => ({
@@ -91,7 +91,7 @@ describe.each(backends)("admin routes on %s", (backend) => {
     let calls = 0
     for (const caller of [buyer, seller]) {
       for (const path of listRoutes) {
-        const response = await api().raw.get(path, { token: caller.token })
+        const response = await api().get(path, { token: caller.token })
         expectError(response, 403, "FORBIDDEN")
         calls++
       }

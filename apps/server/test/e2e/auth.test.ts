@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { ARABIC, expectError, ISO_UTC, spacedAndDashed, UUID } from "../support/foundation.js"
+import { ARABIC, expectError, ISO_UTC, spacedAndDashed, UUID } from "../support/fixtures.js"
 import { backends, client, newPhone, relaxedLimits, signInOverHttp, useServer } from "../support/harness.js"
 import { claimsOf, signHs256, unsecured } from "../support/jwt.js"
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { expectError } from "../support/foundation.js"
+import { expectError } from "../support/fixtures.js"
 import { backends, client, relaxedLimits, type SignedIn, signIn, useServer } from "../support/harness.js"
 import { largePng } from "../support/images.js"
 

@@ -30,7 +30,7 @@ describe.each(backends)("contact details in chat on %s", (backend) => {
     (await market().api.get(`/conversations/${conversationId}/messages`, { token: party.token })).body.data.messages
   const lastMessageFor = async (party: SignedIn, conversationId: string) =>
     (await market().api.get("/conversations/my?per_page=50", { token: party.token })).body.data.conversations.find(
-      (c: any) => c.id === conversationId
+      (c) => c.id === conversationId
     )!.last_message
 
   it("masks them for the recipient in history, the conversation list and the WebSocket, not for the sender", async () => {

@@ -9,7 +9,7 @@ import {
   UUID,
   unknownId
 } from "../support/fixtures.js"
-import { backends, client, newPhone, useServer } from "../support/harness.js"
+import { backends, client, newPhone, type Query, useServer } from "../support/harness.js"
 
 /** Conversations over REST: GET /conversations/my, GET and POST /conversations/{id}/messages. */
 describe.each(backends)("conversations over REST on %s", (backend) => {
@@ -71,7 +71,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       }
     })
     const history = await m.api.get(`/conversations/${scene.conversationId}/messages`, { token: scene.seller.token })
-    expect(history.body.data.messages.map((x: any) => [x.id, x.message_text])).toEqual([
+    expect(history.body.data.messages.map((x) => [x.id, x.message_text])).toEqual([
       [sent.body.data.id, "Is it still available?"]
     ])
   })
@@ -98,14 +98,10 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const m = market()
     const scene = await chatScene(m)
     const outsider = await m.buyer("Outsider")
-    const path = `/conversations/${scene.conversationId}/messages`
+    const path = `/conversations/${scene.conversationId}/messages` as const
 
-    expectError(await m.api.raw.get(path, { token: outsider.token }), 403, "FORBIDDEN")
-    expectError(
-      await m.api.raw.post(path, { token: outsider.token, body: { message_text: "hello" } }),
-      403,
-      "FORBIDDEN"
-    )
+    expectError(await m.api.get(path, { token: outsider.token }), 403, "FORBIDDEN")
+    expectError(await m.api.post(path, { token: outsider.token, body: { message_text: "hello" } }), 403, "FORBIDDEN")
     for (const id of [unknownId(), "not-a-uuid"]) {
       expectError(await m.api.get(`/conversations/${id}/messages`, { token: scene.buyer.token }), 404, "NOT_FOUND")
       expectError(
@@ -114,8 +110,8 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
         "NOT_FOUND"
       )
     }
-    expectError(await m.api.raw.get(path), 401, "UNAUTHORIZED")
-    expectError(await m.api.raw.post(path, { body: { message_text: "hi" } }), 401, "UNAUTHORIZED")
+    expectError(await m.api.get(path), 401, "UNAUTHORIZED")
+    expectError(await m.api.post(path, { body: { message_text: "hi" } }), 401, "UNAUTHORIZED")
     expectError(await m.api.get("/conversations/my"), 401, "UNAUTHORIZED")
     // 400 outranks 404 and 403.
     expectError(
@@ -125,7 +121,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     )
     expectError(await m.api.raw.post(path, { token: outsider.token, body: {} }), 400, "VALIDATION_ERROR")
 
-    const history = await m.api.raw.get(path, { token: scene.seller.token })
+    const history = await m.api.get(path, { token: scene.seller.token })
     expect(history.body.data.messages).toEqual([])
   })
 
@@ -135,22 +131,22 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const sent = []
     for (let i = 1; i <= 5; i++)
       sent.push(await postMessage(m.api, i % 2 ? scene.buyer : scene.seller, scene.conversationId, `m${i}`))
-    const page = (query: string) =>
-      m.api.raw.get(`/conversations/${scene.conversationId}/messages${query}`, { token: scene.buyer.token })
+    const page = (query: Query) =>
+      m.api.get(`/conversations/${scene.conversationId}/messages${query}`, { token: scene.buyer.token })
 
     const first = await page("?limit=2")
     expect(first.status).toBe(200)
-    expect(first.body.data.messages.map((x: any) => x.message_text)).toEqual(["m5", "m4"])
+    expect(first.body.data.messages.map((x) => x.message_text)).toEqual(["m5", "m4"])
     expect(first.body.data.has_more).toBe(true)
     const second = await page(`?limit=2&before=${encodeURIComponent(first.body.data.messages[1].created_at)}`)
-    expect(second.body.data.messages.map((x: any) => x.message_text)).toEqual(["m3", "m2"])
+    expect(second.body.data.messages.map((x) => x.message_text)).toEqual(["m3", "m2"])
     expect(second.body.data.has_more).toBe(true)
     const third = await page(`?limit=2&before=${encodeURIComponent(second.body.data.messages[1].created_at)}`)
-    expect(third.body.data.messages.map((x: any) => x.message_text)).toEqual(["m1"])
+    expect(third.body.data.messages.map((x) => x.message_text)).toEqual(["m1"])
     expect(third.body.data.has_more).toBe(false)
 
     const all = await page("")
-    expect(all.body.data.messages.map((x: any) => x.message_text)).toEqual(["m5", "m4", "m3", "m2", "m1"])
+    expect(all.body.data.messages.map((x) => x.message_text)).toEqual(["m5", "m4", "m3", "m2", "m1"])
     expect(all.body.data.has_more).toBe(false)
     expect(all.body.data.messages[0]).toEqual({
       id: sent[4].id,
@@ -167,7 +163,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const older = await page(`?before=${encodeURIComponent("2000-01-01T00:00:00Z")}`)
     expect(older.body.data).toEqual({ messages: [], has_more: false })
     const offset = await page(`?before=${encodeURIComponent(sent[2].created_at.replace("Z", "+00:00"))}`)
-    expect(offset.body.data.messages.map((x: any) => x.message_text)).toEqual(["m2", "m1"])
+    expect(offset.body.data.messages.map((x) => x.message_text)).toEqual(["m2", "m1"])
   })
 
   it("never splits messages sent in the same millisecond across pages (each is stored strictly after the previous)", async () => {
@@ -181,14 +177,14 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       const page = await m.api.get(`/conversations/${scene.conversationId}/messages?limit=5${before}`, {
         token: scene.seller.token
       })
-      seen.push(...page.body.data.messages.map((x: any) => x.message_text))
+      seen.push(...page.body.data.messages.map((x) => x.message_text))
       if (!page.body.data.has_more) break
       before = `&before=${encodeURIComponent(page.body.data.messages.at(-1)!.created_at)}`
     }
     expect([...seen].sort()).toEqual([...texts].sort())
     const times = (
       await m.api.get(`/conversations/${scene.conversationId}/messages`, { token: scene.seller.token })
-    ).body.data.messages.map((x: any) => x.created_at)
+    ).body.data.messages.map((x) => x.created_at)
     expect(new Set(times).size).toBe(texts.length)
   })
 
@@ -203,8 +199,8 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       "?before=yesterday",
       "?before=2025-13-01T00:00:00Z",
       "?before=1700000000"
-    ]) {
-      const response = await m.api.raw.get(`/conversations/${scene.conversationId}/messages${query}`, {
+    ] as const) {
+      const response = await m.api.get(`/conversations/${scene.conversationId}/messages${query}`, {
         token: scene.buyer.token
       })
       expectError(response, 400, "VALIDATION_ERROR")
@@ -236,11 +232,8 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     expect(await unread(scene.seller)).toBe(1)
 
     const asSeller = await m.api.get(`/conversations/${scene.conversationId}/messages`, { token: scene.buyer.token })
-    const bySeller = asSeller.body.data.messages.filter((x: any) => x.sender_id === scene.seller.userId)
-    expect(bySeller.map((x: any) => x.read_at)).toEqual([
-      expect.stringMatching(ISO_UTC),
-      expect.stringMatching(ISO_UTC)
-    ])
+    const bySeller = asSeller.body.data.messages.filter((x) => x.sender_id === scene.seller.userId)
+    expect(bySeller.map((x) => x.read_at)).toEqual([expect.stringMatching(ISO_UTC), expect.stringMatching(ISO_UTC)])
 
     const outsider = await m.buyer("Outsider")
     await m.api.get(`/conversations/${scene.conversationId}/messages`, { token: outsider.token })
@@ -253,10 +246,8 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     const first = await chatScene(m, { buyer })
     const second = await chatScene(m, { buyer })
     const third = await chatScene(m, { buyer })
-    const ids = async (query = "") =>
-      (await m.api.raw.get(`/conversations/my${query}`, { token: buyer.token })).body.data.conversations.map(
-        (c: any) => c.id
-      )
+    const ids = async (query: Query = "") =>
+      (await m.api.get(`/conversations/my${query}`, { token: buyer.token })).body.data.conversations.map((c) => c.id)
 
     expect(await ids()).toEqual([third.conversationId, second.conversationId, first.conversationId])
     await postMessage(m.api, first.seller, first.conversationId, "still interested?")
@@ -273,16 +264,16 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
 
     expect(await ids("?per_page=2")).toEqual([first.conversationId, third.conversationId])
     const page2 = await m.api.get("/conversations/my?per_page=2&page=2", { token: buyer.token })
-    expect(page2.body.data.conversations.map((c: any) => c.id)).toEqual([second.conversationId])
+    expect(page2.body.data.conversations.map((c) => c.id)).toEqual([second.conversationId])
     expect(page2.body.data.pagination).toEqual({ current_page: 2, per_page: 2, total: 3, last_page: 2 })
     expect(await ids("?per_page=2&page=3")).toEqual([])
 
     // The seller side of a conversation is listed too: the first seller sees exactly theirs.
     const sellerList = await m.api.get("/conversations/my", { token: first.seller.token })
-    expect(sellerList.body.data.conversations.map((c: any) => c.id)).toEqual([first.conversationId])
+    expect(sellerList.body.data.conversations.map((c) => c.id)).toEqual([first.conversationId])
 
-    for (const query of ["?per_page=51", "?per_page=0", "?page=0", "?page=x"]) {
-      expectError(await m.api.raw.get(`/conversations/my${query}`, { token: buyer.token }), 400, "VALIDATION_ERROR")
+    for (const query of ["?per_page=51", "?per_page=0", "?page=0", "?page=x"] as const) {
+      expectError(await m.api.get(`/conversations/my${query}`, { token: buyer.token }), 400, "VALIDATION_ERROR")
     }
   })
 })

@@ -7,7 +7,7 @@ import {
   postMessage,
   unknownId
 } from "../support/fixtures.js"
-import { backends, client, newPhone, useServer } from "../support/harness.js"
+import { backends, client, newPhone, type Query, useServer } from "../support/harness.js"
 import {
   deliveredSeqs,
   expectResumedWithoutGap,
@@ -37,11 +37,11 @@ describe.each(backends)("message seq on %s", (backend) => {
   afterEach(() => {
     for (const socket of opened.splice(0)) socket.close()
   })
-  const history = (token: string, conversationId: string, query = "") =>
-    market().api.raw.get(`/conversations/${conversationId}/messages${query}`, { token })
+  const history = (token: string, conversationId: string, query: Query = "") =>
+    market().api.get(`/conversations/${conversationId}/messages${query}`, { token })
   const unreadOf = async (token: string, conversationId: string) =>
     (await market().api.get("/conversations/my?per_page=50", { token })).body.data.conversations.find(
-      (c: any) => c.id === conversationId
+      (c) => c.id === conversationId
     )!.unread_count
 
   it("numbers messages 1, 2, 3 per conversation on every view: send response, ack, message frame, history, list", async () => {
@@ -60,19 +60,19 @@ describe.each(backends)("message seq on %s", (backend) => {
     expect((await postMessage(m.api, scene.buyer, other.conversationId, "elsewhere")).seq).toBe(1)
 
     const page = await history(scene.seller.token, scene.conversationId)
-    expect(page.body.data.messages.map((x: any) => [x.seq, x.message_text])).toEqual([
+    expect(page.body.data.messages.map((x) => [x.seq, x.message_text])).toEqual([
       [2, "two"],
       [1, "one"]
     ])
     const listed = (await m.api.get("/conversations/my", { token: scene.buyer.token })).body.data.conversations
-    expect(listed.find((c: any) => c.id === scene.conversationId)!.last_message).toMatchObject({ text: "two", seq: 2 })
+    expect(listed.find((c) => c.id === scene.conversationId)!.last_message).toMatchObject({ text: "two", seq: 2 })
   })
 
   it("GET messages?after_seq answers what came after, oldest first; limit applies and has_more says more follow", async () => {
     const m = market()
     const scene = await chatScene(m)
     for (let i = 1; i <= 5; i++) await postMessage(m.api, scene.seller, scene.conversationId, `m${i}`)
-    const seqsOf = (response: any) => response.body.data.messages.map((x: any) => x.seq)
+    const seqsOf = (response: Awaited<ReturnType<typeof history>>) => response.body.data.messages.map((x) => x.seq)
 
     const after2 = await history(scene.buyer.token, scene.conversationId, "?after_seq=2&limit=2")
     expect(after2.status).toBe(200)
@@ -104,7 +104,7 @@ describe.each(backends)("message seq on %s", (backend) => {
       "?after_seq=1e2",
       "?after_seq=2147483648",
       `?after_seq=1&before=${encodeURIComponent("2030-01-01T00:00:00Z")}`
-    ]) {
+    ] as const) {
       const response = await history(scene.buyer.token, scene.conversationId, query)
       expectError(response, 400, "VALIDATION_ERROR")
       expect(Object.keys(response.body.error.details), query).toEqual(["after_seq"])
@@ -135,8 +135,8 @@ describe.each(backends)("message seq on %s", (backend) => {
     expect((await read(scene.buyer.token, { up_to_seq: 0 })).body.data.unread_count).toBe(2)
     const readAt = async () =>
       (await history(scene.seller.token, scene.conversationId, "?after_seq=0")).body.data.messages
-        .filter((x: any) => x.sender_id === scene.seller.userId)
-        .map((x: any) => [x.seq, x.read_at !== null])
+        .filter((x) => x.sender_id === scene.seller.userId)
+        .map((x): [number, boolean] => [x.seq, x.read_at !== null])
     expect(await readAt()).toEqual([
       [1, true],
       [2, true],
@@ -148,7 +148,7 @@ describe.each(backends)("message seq on %s", (backend) => {
     expect(await unreadOf(scene.seller.token, scene.conversationId)).toBe(0) // the seller's history read marked 4
     // Marking up to a seq not stored yet marks what there is.
     expect((await read(scene.buyer.token, { up_to_seq: 1000 })).body.data.unread_count).toBe(0)
-    expect((await readAt()).every(([, read]: [number, boolean]) => read)).toBe(true)
+    expect((await readAt()).every(([, read]) => read)).toBe(true)
     await postMessage(m.api, scene.seller, scene.conversationId, "s6")
     expect(await unreadOf(scene.buyer.token, scene.conversationId)).toBe(1)
   })
@@ -217,7 +217,7 @@ describe.each(backends)("message seq on %s", (backend) => {
     expect(caughtUp).toMatchObject({ last_seq: 50, has_more: true })
     expect(deliveredSeqs(socket, scene.conversationId)).toEqual(seqRange(1, 50))
     const rest = await history(scene.buyer.token, scene.conversationId, `?after_seq=${caughtUp.last_seq}`)
-    expect(rest.body.data.messages.map((x: any) => x.seq)).toEqual([51, 52, 53])
+    expect(rest.body.data.messages.map((x) => x.seq)).toEqual([51, 52, 53])
   })
 
   it("refuses a bad since_seq with VALIDATION_ERROR naming it, subscribing to nothing", async () => {
@@ -284,8 +284,8 @@ describe.each(backends)("message seq on %s", (backend) => {
       expect(sent.map((message) => message.seq).sort((a, b) => a - b)).toEqual(seqRange(1, 20))
       const stored = (await history(scene.buyer.token, scene.conversationId, "?after_seq=0&limit=100")).body.data
         .messages
-      expect(stored.map((x: any) => x.seq)).toEqual(seqRange(1, 20))
-      const times = stored.map((x: any) => Date.parse(x.created_at))
+      expect(stored.map((x) => x.seq)).toEqual(seqRange(1, 20))
+      const times = stored.map((x) => Date.parse(x.created_at))
       expect(times).toEqual([...times].sort((a, b) => a - b))
     },
     60_000

@@ -231,7 +231,7 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       expect(seller.frames.map((f) => f.type).slice(-2)).toEqual(["ack", "message"]) // the ack comes first
 
       const stored = await history(scene.buyer.token, scene.conversationId)
-      expect(stored.map((x: any) => ({ id: x.id, text: x.message_text }))).toEqual([
+      expect(stored.map((x) => ({ id: x.id, text: x.message_text }))).toEqual([
         { id: ack.data.id, text: "Yes, available" }
       ])
     })
@@ -276,7 +276,7 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       expect(ack.client_id).toBeNull()
       await buyer.barrier()
       expect(buyer.all("message")).toEqual([])
-      expect((await history(scene.seller.token, scene.conversationId)).map((x: any) => x.id)).toEqual([ack.data.id])
+      expect((await history(scene.seller.token, scene.conversationId)).map((x) => x.id)).toEqual([ack.data.id])
     })
 
     it("delivers a REST POST to every subscribed socket", async () => {
@@ -320,7 +320,7 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       expect(texts).toEqual(["only once", "after"])
       await buyer.barrier()
       expect(buyer.all("message")).toHaveLength(2)
-      expect((await history(scene.buyer.token, scene.conversationId)).map((x: any) => x.message_text)).toEqual([
+      expect((await history(scene.buyer.token, scene.conversationId)).map((x) => x.message_text)).toEqual([
         "after",
         "only once"
       ])
@@ -516,7 +516,7 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       await phone.barrier()
       const stored = await history(scene.buyer.token, scene.conversationId)
       expect(stored).toHaveLength(49)
-      expect(stored.map((x: any) => x.message_text)).not.toContain("one too many")
+      expect(stored.map((x) => x.message_text)).not.toContain("one too many")
 
       // Other users are not affected, and a minute later the buyer may send again.
       const seller = await signedIn(scene.seller.token)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { expectError, isoTimestamp, keysOf, market, unknownId, useMarketServer } from "../support/fixtures.js"
-import { backends } from "../support/harness.js"
+import { expectError, ISO_UTC, keysOf, market, unknownId, useMarketServer } from "../support/fixtures.js"
+import { backends, type Query } from "../support/harness.js"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
@@ -51,22 +51,22 @@ describe.each(backends)("deals on %s", (backend) => {
       const asBuyer2 = await m.accept(trader, (await m.offer(otherSeller, (await m.request(trader)).id)).id)
       await m.api().put(`/deals/${asBuyer2.id}/complete`, { token: trader.token })
 
-      const ids = async (query: string) => {
-        const response = await m.api().raw.get(`/deals/my${query}`, { token: trader.token })
+      const ids = async (query: Query) => {
+        const response = await m.api().get(`/deals/my${query}`, { token: trader.token })
         expect(response.status).toBe(200)
         return response.body.data
       }
-      expect((await ids("")).deals.map((d: any) => d.id)).toEqual([asBuyer2.id, asSeller.id, asBuyer1.id])
-      expect((await ids("?role=buyer")).deals.map((d: any) => d.id)).toEqual([asBuyer2.id, asBuyer1.id])
-      expect((await ids("?role=seller")).deals.map((d: any) => d.id)).toEqual([asSeller.id])
-      expect((await ids("?status=completed")).deals.map((d: any) => d.id)).toEqual([asBuyer2.id])
-      expect((await ids("?status=accepted&role=buyer")).deals.map((d: any) => d.id)).toEqual([asBuyer1.id])
+      expect((await ids("")).deals.map((d) => d.id)).toEqual([asBuyer2.id, asSeller.id, asBuyer1.id])
+      expect((await ids("?role=buyer")).deals.map((d) => d.id)).toEqual([asBuyer2.id, asBuyer1.id])
+      expect((await ids("?role=seller")).deals.map((d) => d.id)).toEqual([asSeller.id])
+      expect((await ids("?status=completed")).deals.map((d) => d.id)).toEqual([asBuyer2.id])
+      expect((await ids("?status=accepted&role=buyer")).deals.map((d) => d.id)).toEqual([asBuyer1.id])
       expect((await ids("?status=cancelled")).deals).toEqual([])
       const page2 = await ids("?per_page=1&page=2")
-      expect(page2.deals.map((d: any) => d.id)).toEqual([asSeller.id])
+      expect(page2.deals.map((d) => d.id)).toEqual([asSeller.id])
       expect(page2.pagination).toEqual({ current_page: 2, per_page: 1, total: 3, last_page: 3 })
       const page3 = await ids("?per_page=2&page=2")
-      expect(page3.deals.map((d: any) => d.id)).toEqual([asBuyer1.id])
+      expect(page3.deals.map((d) => d.id)).toEqual([asBuyer1.id])
       expect((await ids("?role=buyer&per_page=1")).pagination).toEqual({
         current_page: 1,
         per_page: 1,
@@ -169,7 +169,7 @@ describe.each(backends)("deals on %s", (backend) => {
       expect(response.body.data).toEqual({
         id: made.deal.id,
         status: "completed",
-        completed_at: expect.stringMatching(isoTimestamp)
+        completed_at: expect.stringMatching(ISO_UTC)
       })
       const detail = await m.api().get(`/deals/${made.deal.id}`, { token: made.seller.token })
       expect(detail.body.data).toMatchObject({
@@ -225,7 +225,7 @@ describe.each(backends)("deals on %s", (backend) => {
       expect(response.body.data).toEqual({
         id: made.deal.id,
         status: "cancelled",
-        cancelled_at: expect.stringMatching(isoTimestamp)
+        cancelled_at: expect.stringMatching(ISO_UTC)
       })
       const request = await m.api().get(`/requests/${made.request.id}`, { token: made.buyer.token })
       expect(request.body.data.status).toBe("closed")
@@ -253,7 +253,7 @@ describe.each(backends)("deals on %s", (backend) => {
 
     it("needs a reason of 1 to 200 characters; description is optional and at most 2000", async () => {
       const made = await m.deal()
-      const url = `/deals/${made.deal.id}/cancel`
+      const url = `/deals/${made.deal.id}/cancel` as const
       const token = made.buyer.token
       for (const body of [
         {},
@@ -267,14 +267,14 @@ describe.each(backends)("deals on %s", (backend) => {
         expect(Object.keys(error.details)).toContain("reason")
       }
       const long = expectError(
-        await m.api().raw.put(url, { token, body: { reason: "ok", description: "x".repeat(2001) } }),
+        await m.api().put(url, { token, body: { reason: "ok", description: "x".repeat(2001) } }),
         400,
         "VALIDATION_ERROR"
       )
       expect(Object.keys(long.details)).toEqual(["description"])
       expectError(await m.api().raw.put(url, { token }), 400, "VALIDATION_ERROR")
       expect((await m.api().get(`/deals/${made.deal.id}`, { token })).body.data.status).toBe("accepted")
-      const ok = await m.api().raw.put(url, { token, body: { reason: "x".repeat(200) } })
+      const ok = await m.api().put(url, { token, body: { reason: "x".repeat(200) } })
       expect(ok.status).toBe(200)
     })
 
@@ -299,16 +299,16 @@ describe.each(backends)("deals on %s", (backend) => {
     it("is 403 for the seller and strangers, 404 for unknown ids; a bad body is 400 first", async () => {
       const made = await m.deal()
       const stranger = await m.user()
-      const url = `/deals/${made.deal.id}/cancel`
-      expectError(await m.api().raw.put(url, { token: made.seller.token, body: { reason: "no" } }), 403, "FORBIDDEN")
-      expectError(await m.api().raw.put(url, { token: stranger.token, body: { reason: "no" } }), 403, "FORBIDDEN")
+      const url = `/deals/${made.deal.id}/cancel` as const
+      expectError(await m.api().put(url, { token: made.seller.token, body: { reason: "no" } }), 403, "FORBIDDEN")
+      expectError(await m.api().put(url, { token: stranger.token, body: { reason: "no" } }), 403, "FORBIDDEN")
       expectError(await m.api().raw.put(url, { token: made.seller.token, body: {} }), 400, "VALIDATION_ERROR")
       expectError(
         await m.api().put(`/deals/${unknownId()}/cancel`, { token: made.buyer.token, body: { reason: "no" } }),
         404,
         "NOT_FOUND"
       )
-      expectError(await m.api().raw.put(url, { body: { reason: "no" } }), 401, "UNAUTHORIZED")
+      expectError(await m.api().put(url, { body: { reason: "no" } }), 401, "UNAUTHORIZED")
       expect((await m.api().get(`/deals/${made.deal.id}`, { token: made.buyer.token })).body.data.status).toBe(
         "accepted"
       )

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { expectError, ISO_UTC, UUID } from "../support/foundation.js"
+import { expectError, ISO_UTC, UUID } from "../support/fixtures.js"
 import { backends, client, relaxedLimits, signIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 
@@ -44,9 +44,9 @@ describe.each(backends)("device tokens on %s", (backend) => {
     if (stored) expect(stored).toEqual({ [pushToken]: `${me.userId}/ios` })
   })
 
-  it.each(["ios", "android", "web"])("accepts the platform %s", async (platform) => {
+  it.each(["ios", "android", "web"] as const)("accepts the platform %s", async (platform) => {
     const me = await signIn(server(), api())
-    const response = await api().raw.post("/device-tokens", {
+    const response = await api().post("/device-tokens", {
       token: me.token,
       body: { platform, push_token: newPushToken() }
     })

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { connect } from "node:net"
 import { beforeAll, describe, expect, it, vi } from "vitest"
-import { expectError } from "../support/foundation.js"
+import { expectError } from "../support/fixtures.js"
 import { backends, client, newPhone, type Response, type SignedIn, useServer } from "../support/harness.js"
 import { type RawResponse, rawRequest } from "../support/raw-http.js"
 
@@ -41,8 +41,7 @@ const otherSpellings = (path: string) => {
   ]
 }
 
-const expectRawError = (response: RawResponse, status: number, code: string) =>
-  expectError({ status: response.status, body: response.body, headers: new Headers() }, status, code)
+const expectRawError = (response: RawResponse, status: number, code: string) => expectError(response, status, code)
 
 describe.each(backends)("the HTTP edge on %s", (backend) => {
   const server = useServer(backend, {
@@ -209,12 +208,7 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
     ]
 
     const expect415 = (response: Response | RawResponse) => {
-      const error = expectError(
-        { status: response.status, body: response.body, headers: new Headers() },
-        415,
-        "UNSUPPORTED_MEDIA_TYPE",
-        ["body"]
-      )
+      const error = expectError(response, 415, "UNSUPPORTED_MEDIA_TYPE", ["body"])
       expect(error.message).toBe("The content type is not supported")
       expect(error.details.body).toEqual(["Send the request body as application/json"])
     }

@@ -61,23 +61,23 @@ describe.each(backends)("values at the edge on %s", (backend) => {
     requestId = (await m.request(buyer)).id
     const offerOnRequest = await m.offer(seller, requestId)
     const conversations = await api().get("/conversations/my?per_page=50", { token: buyer.token })
-    conversationId = conversations.body.data.conversations.find((c: any) => c.offer_id === offerOnRequest.id)!.id
+    conversationId = conversations.body.data.conversations.find((c) => c.offer_id === offerOnRequest.id)!.id
   }, 60_000)
 
   /** Everything the refused calls below could have touched, as the API shows it. */
   const snapshot = async () => {
-    const read = async (path: string, token: string) => {
-      const response = await api().raw.get(path, { token })
-      return { status: response.status, body: response.body }
+    const read = async (response: Promise<Response<unknown>>) => {
+      const { status, body } = await response
+      return { status, body }
     }
     return {
-      buyer: await read("/users/me", buyer.token),
-      newcomer: await read("/users/me", newcomer.token),
-      seller: await read(`/seller-profiles/${seller.profileId}`, buyer.token),
-      requests: await read("/requests/my?per_page=50", buyer.token),
-      offers: await read(`/requests/${requestId}/offers`, buyer.token),
-      myOffers: await read("/offers/my?per_page=50", seller.token),
-      messages: await read(`/conversations/${conversationId}/messages`, buyer.token)
+      buyer: await read(api().get("/users/me", { token: buyer.token })),
+      newcomer: await read(api().get("/users/me", { token: newcomer.token })),
+      seller: await read(api().get(`/seller-profiles/${seller.profileId}`, { token: buyer.token })),
+      requests: await read(api().get("/requests/my?per_page=50", { token: buyer.token })),
+      offers: await read(api().get(`/requests/${requestId}/offers`, { token: buyer.token })),
+      myOffers: await read(api().get("/offers/my?per_page=50", { token: seller.token })),
+      messages: await read(api().get(`/conversations/${conversationId}/messages`, { token: buyer.token }))
     }
   }
 
@@ -174,9 +174,9 @@ describe.each(backends)("values at the edge on %s", (backend) => {
         m.expectStatus(offered, 201, `price ${spelling}`)
         expect(offered.body.data.price).toBe(expected)
         const offers = await api().get(`/requests/${posted.body.data.id}/offers`, { token: buyer.token })
-        expect(offers.body.data.offers.map((o: any) => o.price)).toEqual([expected])
+        expect(offers.body.data.offers.map((o) => o.price)).toEqual([expected])
         const mine = await api().get("/offers/my?per_page=50", { token: seller.token })
-        expect(mine.body.data.offers.find((o: any) => o.id === offered.body.data.id)!.price).toBe(expected)
+        expect(mine.body.data.offers.find((o) => o.id === offered.body.data.id)!.price).toBe(expected)
       }
     })
   })
@@ -215,9 +215,7 @@ describe.each(backends)("values at the edge on %s", (backend) => {
         socket.close()
       }
       const messages = await api().get(`/conversations/${conversationId}/messages`, { token: buyer.token })
-      expect(messages.body.data.messages.map((message: any) => message.message_text)).toContain(
-        "first line\r\n\tsecond"
-      )
+      expect(messages.body.data.messages.map((message) => message.message_text)).toContain("first line\r\n\tsecond")
     })
 
     it("keeps line breaks and tabs in free texts, and stores exactly what it echoes", async () => {

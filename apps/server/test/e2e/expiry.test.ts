@@ -23,7 +23,7 @@ describe.each(bothBackends)("offer validity and request expiry on %s", (backend)
   const again = (user: SignedIn) => signIn(server(), api(), user.phone)
   const requestOf = async (token: string, id: string) => (await api().get(`/requests/${id}`, { token })).body.data
   const offersOf = async (token: string, requestId: string) =>
-    (await api().get(`/requests/${requestId}/offers`, { token })).body.data.offers as Array<any>
+    (await api().get(`/requests/${requestId}/offers`, { token })).body.data.offers
   const withDevice = async (user: SignedIn) => {
     const token = `device-${user.userId}`
     m.expectStatus(
@@ -82,7 +82,7 @@ describe.each(bothBackends)("offer validity and request expiry on %s", (backend)
       expect((await requestOf(buyer.token, posted.id)).offer_count).toBe(1)
       expect((await offersOf(seller.token, posted.id)).map((o) => o.status)).toEqual(["expired"])
       const mine = (await api().get("/offers/my?status=expired", { token: seller.token })).body.data
-      expect(mine.offers.map((o: any) => o.id)).toEqual([lapsing.id])
+      expect(mine.offers.map((o) => o.id)).toEqual([lapsing.id])
       expect((await api().get("/offers/my?status=pending", { token: seller.token })).body.data.offers).toEqual([])
 
       const renewed = await m.offer(seller, posted.id, { price: 1400 })
@@ -182,11 +182,11 @@ describe.each(bothBackends)("offer validity and request expiry on %s", (backend)
       expect((await offersOf(sellerLater.token, posted.id)).map((o) => o.status)).toEqual(["rejected"])
 
       const expiredList = await api().get("/requests/my?status=expired", { token: buyerLater.token })
-      expect(expiredList.body.data.requests.map((r: any) => r.id)).toEqual([posted.id])
+      expect(expiredList.body.data.requests.map((r) => r.id)).toEqual([posted.id])
       const activeList = await api().get("/requests/my?status=active", { token: buyerLater.token })
-      expect(activeList.body.data.requests.map((r: any) => r.id)).toEqual([kept.id])
+      expect(activeList.body.data.requests.map((r) => r.id)).toEqual([kept.id])
       const browse = await api().get("/requests?status=expired&per_page=50", { token: buyerLater.token })
-      expect(browse.body.data.requests.map((r: any) => r.id)).toContain(posted.id)
+      expect(browse.body.data.requests.map((r) => r.id)).toContain(posted.id)
 
       await server().runExpiry()
       const told = await server().pushes.waitFor(

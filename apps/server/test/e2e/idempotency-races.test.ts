@@ -5,7 +5,7 @@ import type { TestServer } from "@talab/testkit"
 import { Effect, Redacted } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
 import { aRequestBody, conversationOfOffer, Marketplace, offerBody } from "../support/fixtures.js"
-import { client, newPhone, type Response, relaxedLimits, type SignedIn } from "../support/harness.js"
+import { type Client, client, newPhone, type Response, relaxedLimits, type SignedIn } from "../support/harness.js"
 import { type PostgresDatabase, useTwoInstances } from "../support/two-instances.js"
 
 const RETRIES = 10
@@ -25,14 +25,16 @@ const keyed = (key: string) => ({ "idempotency-key": key })
  * Every answer to concurrent retries with one key: the one run's answer (replayed ones equal to it and
  * marked) or 409 IDEMPOTENCY_KEY_IN_USE; answers the run's.
  */
-const expectOneRun = (responses: ReadonlyArray<Response>, status: number) => {
-  const shown = JSON.stringify(
-    responses.map((r) => [r.status, r.body?.error?.code, r.headers.get("idempotent-replayed")])
-  )
+const expectOneRun = <Body extends { readonly data: unknown }>(
+  responses: ReadonlyArray<Response<Body>>,
+  status: number
+): Body["data"] => {
+  const codeOf = (response: Response<Body>) => (response.body as { error?: { code?: string } } | undefined)?.error?.code
+  const shown = JSON.stringify(responses.map((r) => [r.status, codeOf(r), r.headers.get("idempotent-replayed")]))
   const ran = responses.filter((r) => r.status === status && r.headers.get("idempotent-replayed") === null)
   expect(ran.length, shown).toBe(1)
   for (const response of responses) {
-    if (response.status === 409) expect(response.body.error.code, shown).toBe("IDEMPOTENCY_KEY_IN_USE")
+    if (response.status === 409) expect(codeOf(response), shown).toBe("IDEMPOTENCY_KEY_IN_USE")
     else expect({ status: response.status, body: response.body }, shown).toEqual({ status, body: ran[0]!.body })
   }
   return ran[0]!.body.data
@@ -59,59 +61,78 @@ describe("Idempotency-Key races and instances on postgres", () => {
     seller = await m.approvedSeller("Seller")
   }, 120_000)
 
-  /** The same POST sent RETRIES times at once with one key, alternately through each instance. */
-  const retries = (path: string, token: string, body?: unknown) => {
+  /** The same POST sent RETRIES times at once with one key (in `headers`), alternately through each instance. */
+  const retries = <Body>(send: (api: Client, headers: Record<string, string>) => Promise<Response<Body>>) => {
     const key = randomUUID()
-    return Promise.all(
-      Array.from({ length: RETRIES }, (_, i) =>
-        client(i % 2 === 0 ? a : b).raw.post(path, {
-          token,
-          headers: keyed(key),
-          ...(body === undefined ? {} : { body })
-        })
-      )
-    )
+    return Promise.all(Array.from({ length: RETRIES }, (_, i) => send(client(i % 2 === 0 ? a : b), keyed(key))))
   }
-  const total = async (path: string, token: string) =>
-    (await m.api.raw.get(`${path}${path.includes("?") ? "&" : "?"}per_page=1`, { token })).body.data.pagination.total
+  const total = async (list: "/requests/my?per_page=1" | "/deals/my?role=buyer&per_page=1", token: string) =>
+    (await m.api.get(list, { token })).body.data.pagination.total
 
   it(`${RETRIES} concurrent retries of POST /requests create one request`, async () => {
-    const before = await total("/requests/my", buyer.token)
-    expectOneRun(await retries("/requests", buyer.token, aRequestBody()), 201)
-    expect(await total("/requests/my", buyer.token)).toBe(before + 1)
+    const before = await total("/requests/my?per_page=1", buyer.token)
+    expectOneRun(
+      await retries((api, headers) => api.post("/requests", { token: buyer.token, headers, body: aRequestBody() })),
+      201
+    )
+    expect(await total("/requests/my?per_page=1", buyer.token)).toBe(before + 1)
   })
 
   it(`${RETRIES} concurrent retries of POST /offers create one offer`, async () => {
     const request = await m.createRequest(buyer)
-    expectOneRun(await retries("/offers", seller.token, offerBody(request.id)), 201)
+    expectOneRun(
+      await retries((api, headers) =>
+        api.post("/offers", { token: seller.token, headers, body: offerBody(request.id) })
+      ),
+      201
+    )
     expect((await m.offersOf(buyer, request.id)).length).toBe(1)
   })
 
   it(`${RETRIES} concurrent retries of POST /offers/{id}/accept make one deal`, async () => {
     const { offer } = await m.pendingOffer(buyer, seller)
-    const before = await total("/deals/my?role=buyer", buyer.token)
-    const deal = expectOneRun(await retries(`/offers/${offer.id}/accept`, buyer.token), 200).deal
-    expect(await total("/deals/my?role=buyer", buyer.token)).toBe(before + 1)
+    const before = await total("/deals/my?role=buyer&per_page=1", buyer.token)
+    const deal = expectOneRun(
+      await retries((api, headers) => api.post(`/offers/${offer.id}/accept`, { token: buyer.token, headers })),
+      200
+    ).deal
+    expect(await total("/deals/my?role=buyer&per_page=1", buyer.token)).toBe(before + 1)
     expect((await m.dealDetail(buyer, deal.id)).offer.id).toBe(offer.id)
   })
 
   it(`${RETRIES} concurrent retries of POST /conversations/{id}/messages store one message`, async () => {
     const { offer } = await m.pendingOffer(buyer, seller)
     const conversationId = await conversationOfOffer(m.api, buyer, offer.id)
-    expectOneRun(await retries(`/conversations/${conversationId}/messages`, buyer.token, { message_text: "once" }), 201)
+    const path = `/conversations/${conversationId}/messages` as const
+    const body = { message_text: "once" }
+    expectOneRun(await retries((api, headers) => api.post(path, { token: buyer.token, headers, body })), 201)
     const messages = (await m.api.get(`/conversations/${conversationId}/messages`, { token: seller.token })).body.data
       .messages
-    expect(messages.filter((message: any) => message.message_text === "once").length).toBe(1)
+    expect(messages.filter((message) => message.message_text === "once").length).toBe(1)
   })
 
   it(`${RETRIES} concurrent retries of POST /ratings and POST /reports store one each`, async () => {
     const { deal } = await m.completedDeal(buyer, seller)
-    expectOneRun(await retries("/ratings", buyer.token, { deal_id: deal.id, rating: 5 }), 201)
+    expectOneRun(
+      await retries((api, headers) =>
+        api.post("/ratings", { token: buyer.token, headers, body: { deal_id: deal.id, rating: 5 } })
+      ),
+      201
+    )
     const ratings = await onDatabase(database.url, (sql) => sql`SELECT id FROM ratings WHERE deal_id = ${deal.id}`)
     expect(ratings).toHaveLength(1)
 
     const reporter = await m.buyer("Reporter")
-    expectOneRun(await retries("/reports", reporter.token, { reported_user_id: seller.userId, reason: "scam" }), 201)
+    expectOneRun(
+      await retries((api, headers) =>
+        api.post("/reports", {
+          token: reporter.token,
+          headers,
+          body: { reported_user_id: seller.userId, reason: "scam" }
+        })
+      ),
+      201
+    )
     const reports = await m.adminReports()
     expect(reports.filter((report) => report.reporter?.id === reporter.userId).length).toBe(1)
   })

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import {
   expectError,
+  expectStatus,
   Marketplace,
   marketplaceSettings,
   offerBody,
@@ -9,7 +10,7 @@ import {
   type Seller,
   unknownId
 } from "../support/fixtures.js"
-import { backends, client, newPhone, type SignedIn, useServer } from "../support/harness.js"
+import { backends, client, newPhone, type Query, type SignedIn, useServer } from "../support/harness.js"
 
 /*
  * Who may call what: every marketplace endpoint against every kind of caller, as the spec's role table
@@ -129,10 +130,10 @@ interface Row {
   readonly consumesProfileless?: true
 }
 
-const conversationPath = async (a: Actors, suffix: string) => {
+const conversationPath = async <Suffix extends string>(a: Actors, suffix: Suffix) => {
   const { offer } = await a.m.pendingOffer(await a.owner(), await a.approvedSeller())
   const conversation = await a.m.conversationOf(await a.approvedSeller(), offer.id)
-  return `/conversations/${conversation.id}${suffix}`
+  return `/conversations/${conversation.id}${suffix}` as const
 }
 
 /** How many reports the admin list holds. */
@@ -313,7 +314,7 @@ const rows: ReadonlyArray<Row> = [
         method: "POST",
         path,
         body: { message_text: "Is it still available?" },
-        state: async () => (await a.m.api.raw.get(path, { token: (await a.owner()).token })).body.data.messages
+        state: async () => (await a.m.api.get(path, { token: (await a.owner()).token })).body.data.messages
       }
     },
     expected: outcomes({ owner: created, approvedSeller: created }, forbidden)
@@ -699,7 +700,7 @@ describe.each(backends)("marketplace authorization on %s", (backend) => {
       const again = await m.offer(sellerA, request.id, { price: 3800 })
       const fromB = await m.offer(sellerB, request.id, { price: 4100 })
 
-      const ids = (offers: Array<any>) => offers.map((o) => o.id)
+      const ids = (offers: ReadonlyArray<{ readonly id: string }>) => offers.map((o) => o.id)
       expect(ids(await m.offersOf(owner, request.id))).toEqual([fromB.id, again.id])
       expect(ids(await m.offersOf(sellerA, request.id))).toEqual([again.id, withdrawn.id])
       expect((await m.offersOf(sellerA, request.id)).map((o) => o.status)).toEqual(["pending", "withdrawn"])
@@ -725,20 +726,29 @@ describe.each(backends)("marketplace authorization on %s", (backend) => {
       const { request, offer, deal } = await m.deal(buyer, seller)
       const outsiderRequest = await m.createRequest(outsider)
 
-      const mine = async (path: string, token: string, key: string) => {
-        const response = await m.api.raw.get(path, { token })
-        expect(response.status, JSON.stringify(response.body)).toBe(200)
-        return response.body.data[key].map((item: any) => item.id)
+      const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
+      const mine = {
+        requests: async (token: string) =>
+          ids(expectStatus(await m.api.get("/requests/my", { token }), 200, "GET /requests/my").data.requests),
+        offers: async (token: string) =>
+          ids(expectStatus(await m.api.get("/offers/my", { token }), 200, "GET /offers/my").data.offers),
+        deals: async (token: string) =>
+          ids(expectStatus(await m.api.get("/deals/my", { token }), 200, "GET /deals/my").data.deals),
+        conversations: async (token: string) =>
+          ids(
+            expectStatus(await m.api.get("/conversations/my", { token }), 200, "GET /conversations/my").data
+              .conversations
+          )
       }
-      expect(await mine("/requests/my", buyer.token, "requests")).toEqual([request.id])
-      expect(await mine("/requests/my", outsider.token, "requests")).toEqual([outsiderRequest.id])
-      expect(await mine("/offers/my", seller.token, "offers")).toEqual([offer.id])
-      expect(await mine("/offers/my", outsider.token, "offers")).toEqual([])
-      expect(await mine("/deals/my", buyer.token, "deals")).toEqual([deal.id])
-      expect(await mine("/deals/my", seller.token, "deals")).toEqual([deal.id])
-      expect(await mine("/deals/my", outsider.token, "deals")).toEqual([])
-      expect((await mine("/conversations/my", outsider.token, "conversations")).length).toBe(0)
-      expect((await mine("/conversations/my", seller.token, "conversations")).length).toBe(1)
+      expect(await mine.requests(buyer.token)).toEqual([request.id])
+      expect(await mine.requests(outsider.token)).toEqual([outsiderRequest.id])
+      expect(await mine.offers(seller.token)).toEqual([offer.id])
+      expect(await mine.offers(outsider.token)).toEqual([])
+      expect(await mine.deals(buyer.token)).toEqual([deal.id])
+      expect(await mine.deals(seller.token)).toEqual([deal.id])
+      expect(await mine.deals(outsider.token)).toEqual([])
+      expect((await mine.conversations(outsider.token)).length).toBe(0)
+      expect((await mine.conversations(seller.token)).length).toBe(1)
     })
 
     it("GET /deals/my?role= separates the deals where the caller buys from those where they sell", async () => {
@@ -748,10 +758,10 @@ describe.each(backends)("marketplace authorization on %s", (backend) => {
       const asSeller = await m.deal(buyer, sellerWhoBuys)
       const asBuyer = await m.deal(sellerWhoBuys, otherSeller)
 
-      const deals = async (query: string) => {
-        const response = await m.api.raw.get(`/deals/my${query}`, { token: sellerWhoBuys.token })
+      const deals = async (query: Query) => {
+        const response = await m.api.get(`/deals/my${query}`, { token: sellerWhoBuys.token })
         expect(response.status, JSON.stringify(response.body)).toBe(200)
-        return response.body.data.deals.map((d: any) => d.id)
+        return response.body.data.deals.map((d) => d.id)
       }
       expect(await deals("?role=buyer")).toEqual([asBuyer.deal.id])
       expect(await deals("?role=seller")).toEqual([asSeller.deal.id])

@@ -17,7 +17,11 @@ const pagination = (total: number, perPage = 20, page = 1) => ({
 })
 
 /** The success envelope with the status; answers `data`. */
-const ok = (response: Response, status: number, what: string): any => {
+const ok = <Body extends { readonly success: unknown; readonly data: unknown; readonly message?: unknown }>(
+  response: Response<Body>,
+  status: number,
+  what: string
+): Body["data"] => {
   expect(response.status, `${what}: ${JSON.stringify(response.body)}`).toBe(status)
   expect(response.body.success).toBe(true)
   expect(typeof response.body.data).toBe("object")
@@ -93,7 +97,7 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       "GET /admin/seller-profiles/pending"
     )
     expect(pending.pagination).toEqual(pagination(2))
-    expect(pending.profiles.map((p: any) => p.id)).toEqual([rivalProfile.id, application.id])
+    expect(pending.profiles.map((p) => p.id)).toEqual([rivalProfile.id, application.id])
     expect(pending.profiles[1]).toMatchObject({
       id: application.id,
       status: "pending",
@@ -249,7 +253,7 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       200,
       "GET /requests/{id}/offers"
     )
-    expect(offers.offers.map((o: any) => o.id)).toEqual([rivalOffer.id, offer.id])
+    expect(offers.offers.map((o) => o.id)).toEqual([rivalOffer.id, offer.id])
     expect(offers.offers[1]).toMatchObject({
       id: offer.id,
       seller: { id: seller.userId, name: "Khalid", rating_avg: 0, rating_count: 0, location_district: "Al Malaz" },
@@ -311,7 +315,7 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       seller: { id: seller.userId, name: "Khalid", rating_avg: 0 }
     })
     const sellerDeals = ok(await api.get("/deals/my?role=seller", { token: seller.token }), 200, "GET /deals/my")
-    expect(sellerDeals.deals.map((d: any) => d.id)).toEqual([dealId])
+    expect(sellerDeals.deals.map((d) => d.id)).toEqual([dealId])
 
     const deal = ok(await api.get(`/deals/${dealId}`, { token: seller.token }), 200, "GET /deals/{id}")
     expect(deal).toMatchObject({
@@ -410,11 +414,11 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       200,
       "GET /admin/reports"
     )
-    expect(resolvedList.reports.map((r: any) => [r.id, r.status])).toEqual([[report.id, "resolved"]])
+    expect(resolvedList.reports.map((r) => [r.id, r.status])).toEqual([[report.id, "resolved"]])
     expect(
       ok(await api.get("/admin/reports?status=pending", { token: admin.token }), 200, "pending reports").reports
     ).toEqual([])
-    expect((await m.me(seller)).seller_profile.status).toBe("approved")
+    expect((await m.me(seller)).seller_profile?.status).toBe("approved")
 
     // Pushes (service-spec "Push notifications", decisions.md section 10), in the recipient's language (ar)
     const pushes = server().pushes

@@ -82,7 +82,7 @@ describe("marketplace races on postgres", () => {
     const seller = sellers[2]!
     for (let round = 0; round < ROUNDS; round++) {
       const { deal } = await m.completedDeal(buyer, seller)
-      const before = (await m.me(seller)).seller_profile.rating_count
+      const before = (await m.me(seller)).seller_profile!.rating_count
 
       const responses = await Promise.all(
         Array.from({ length: RACERS }, (_, i) =>
@@ -94,7 +94,7 @@ describe("marketplace races on postgres", () => {
       // decisions.md section 6: "already rated" is a 400 VALIDATION_ERROR.
       expect(count(statuses(responses), 400), show(responses)).toBe(RACERS - 1)
       expect(new Set(codes(responses))).toEqual(new Set(["VALIDATION_ERROR"]))
-      expect((await m.me(seller)).seller_profile.rating_count).toBe(before + 1)
+      expect((await m.me(seller)).seller_profile!.rating_count).toBe(before + 1)
     }
   })
 
@@ -155,7 +155,7 @@ describe("marketplace races on postgres", () => {
       expect(count(statuses(both), 200), show(both)).toBe(1)
       expect(count(statuses(both), 422), show(both)).toBe(1)
       const detail = await m.requestDetail(buyer, request.id)
-      const status = (await m.offersOf(seller, request.id)).find((o) => o.id === offer.id).status
+      const status = (await m.offersOf(seller, request.id)).find((o) => o.id === offer.id)?.status
       if (accept!.status === 200) {
         winners.push("accept")
         expect(withdraw!.body.error.code).toBe("OFFER_ALREADY_ACCEPTED")
@@ -305,7 +305,7 @@ describe("marketplace races on postgres", () => {
       expect(new Set(codes(responses))).toEqual(new Set(["REPORT_NOT_PENDING"]))
       const winner = responses.find((r) => r.status === 200)!.body.data
       expect(await m.adminReport(report.id)).toMatchObject({ status: winner.status })
-      expect((await m.me(target)).seller_profile.status).toBe(
+      expect((await m.me(target)).seller_profile?.status).toBe(
         winner.action === "suspend_seller" ? "suspended" : "approved"
       )
 
@@ -319,7 +319,7 @@ describe("marketplace races on postgres", () => {
       )
       expect(count(statuses(decisions), 200), show(decisions)).toBe(1)
       expect(new Set(codes(decisions))).toEqual(new Set(["SELLER_PROFILE_NOT_PENDING"]))
-      expect((await m.me(applicant)).seller_profile.status).toBe(
+      expect((await m.me(applicant)).seller_profile?.status).toBe(
         (decisions.find((r) => r.status === 200) as Response).body.data.status
       )
     }

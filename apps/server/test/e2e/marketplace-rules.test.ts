@@ -1,3 +1,4 @@
+import type { RequestBody, ResponseData } from "@talab/client-sdk/types"
 import { beforeAll, describe, expect, it } from "vitest"
 import {
   expectError,
@@ -21,6 +22,8 @@ import { runSql } from "../support/postgres.js"
  * transitions and their 422 codes (section 3), lists (section 5), errors (section 6) and edge rules (section 11).
  * Every refused write is followed by a read-back showing that it changed nothing.
  */
+
+type ReportOf = ResponseData<"/reports", "post">
 
 type Method = "GET" | "POST" | "PUT" | "DELETE"
 interface Call {
@@ -59,6 +62,12 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       ...(call.rawBody !== undefined ? { rawBody: call.rawBody } : {}),
       headers: { ...call.headers, ...(language ? { "accept-language": language } : {}) }
     })
+
+  /** The token of a caller (none for anonymous) and the language it asks for, as options of a typed call. */
+  const asCaller = (caller: SignedIn | undefined, language: Language) => ({
+    ...(caller ? { token: caller.token } : {}),
+    headers: { "accept-language": language }
+  })
 
   /** Asserts a 400 whose message and `details` messages are in the language, with `field` among the details. */
   const expectValidation = (response: Response, field: string | undefined, language: Language) => {
@@ -132,7 +141,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
     }
     const sellerRatingState = async () => {
       const profile = (await m.me(await seller())).seller_profile
-      return [profile.rating_avg, profile.rating_count]
+      return [profile?.rating_avg, profile?.rating_count]
     }
     const reportCount = async () => {
       const admin = await m.adminUser()
@@ -292,7 +301,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
 
     interface Accepted {
       readonly name: string
-      readonly body: Record<string, unknown>
+      readonly body: RequestBody<"/requests", "post">
       readonly stored: Record<string, unknown>
     }
     /** What the server adds to a decoded body (defaults), and what the database must hold (its own length checks). */
@@ -329,7 +338,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       }
     ]
     it.each(acceptedRequests.map((c) => [c.name, c] as const))("POST /requests stores %s", async (_, c) => {
-      const response = await send({ method: "POST", path: "/requests", body: c.body }, await buyer())
+      const response = await m.api.post("/requests", { token: (await buyer()).token, body: c.body })
       expect(response.status, JSON.stringify(response.body)).toBe(201)
       expect(response.body.data).toMatchObject(c.stored)
       expect(await m.requestDetail(await buyer(), response.body.data.id)).toMatchObject(c.stored)
@@ -582,7 +591,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
             )
         )
       }
-      expect((await m.me(seller)).seller_profile.status).toBe("approved")
+      expect((await m.me(seller)).seller_profile?.status).toBe("approved")
     })
 
     it("SELLER_PROFILE_EXISTS: applying again with a pending, approved, rejected or suspended profile", async () => {
@@ -615,12 +624,12 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       await m.api.put(`/admin/seller-profiles/${rejected.profileId}/reject`, { token: admin.token })
       const suspended = await m.suspendedSeller()
       for (const seller of [approved, rejected, suspended]) {
-        for (const decision of ["approve", "reject"]) {
+        for (const decision of ["approve", "reject"] as const) {
           await unchanged(
             async () => (await m.me(seller)).seller_profile,
             async () =>
               expectError(
-                await m.api.raw.put(`/admin/seller-profiles/${seller.profileId}/${decision}`, { token: admin.token }),
+                await m.api.put(`/admin/seller-profiles/${seller.profileId}/${decision}`, { token: admin.token }),
                 422,
                 "SELLER_PROFILE_NOT_PENDING"
               )
@@ -656,13 +665,13 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       await m.rate(buyer, completed.deal.id, 4)
       const rating = async () => {
         const profile = (await m.me(seller)).seller_profile
-        return [profile.rating_avg, profile.rating_count]
+        return [profile?.rating_avg, profile?.rating_count]
       }
       for (const language of languages) {
         for (const deal of [accepted.deal, cancelled.deal, completed.deal]) {
           await unchanged(rating, async () =>
             expectValidation(
-              await send({ method: "POST", path: "/ratings", body: { deal_id: deal.id, rating: 1 } }, buyer, language),
+              await m.api.post("/ratings", { ...asCaller(buyer, language), body: { deal_id: deal.id, rating: 1 } }),
               "deal_id",
               language
             )
@@ -857,7 +866,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         "FORBIDDEN"
       )
       expect((await m.adminReport(report.id)).status).toBe("dismissed")
-      expect((await m.me(seller)).seller_profile.status).toBe("approved")
+      expect((await m.me(seller)).seller_profile?.status).toBe("approved")
     })
   })
 
@@ -946,7 +955,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       })
       expect(report.status).toBe("pending")
       expect((await m.adminReport(report.id)).status).toBe("pending")
-      expect((await m.me(seller)).seller_profile.status).toBe("approved")
+      expect((await m.me(seller)).seller_profile?.status).toBe("approved")
 
       const resolved = await m.api.raw.put(`/admin/reports/${report.id}/resolve`, {
         token: (await m.adminUser()).token,
@@ -968,19 +977,17 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
     it.each(languages)("a price outside the budget is accepted with a warning message in %s", async (language) => {
       const buyer = await m.buyer()
       const request = await m.createRequest(buyer, { budget_min: 1000, budget_max: 2000 })
-      const inside = await send(
-        { method: "POST", path: "/offers", body: offerBody(request.id, { price: 1500 }) },
-        await m.approvedSeller(),
-        language
-      )
+      const inside = await m.api.post("/offers", {
+        ...asCaller(await m.approvedSeller(), language),
+        body: offerBody(request.id, { price: 1500 })
+      })
       expect(inside.status, JSON.stringify(inside.body)).toBe(201)
       for (const price of [2000.01, 999.99]) {
         const seller = await m.approvedSeller()
-        const outside = await send(
-          { method: "POST", path: "/offers", body: offerBody(request.id, { price }) },
-          seller,
-          language
-        )
+        const outside = await m.api.post("/offers", {
+          ...asCaller(seller, language),
+          body: offerBody(request.id, { price })
+        })
         expect(outside.status, JSON.stringify(outside.body)).toBe(201)
         expect(outside.body.data).toMatchObject({ price, status: "pending" })
         expectInLanguage(outside.body.message, language)
@@ -992,7 +999,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
     it.each(languages)("the withdraw confirmation is in %s", async (language) => {
       const seller = await m.approvedSeller()
       const { offer } = await m.pendingOffer(await m.buyer(), seller)
-      const response = await send({ method: "DELETE", path: `/offers/${offer.id}` }, seller, language)
+      const response = await m.api.delete(`/offers/${offer.id}`, asCaller(seller, language))
       expect(response.status, JSON.stringify(response.body)).toBe(200)
       expect(response.body.success).toBe(true)
       expectInLanguage(response.body.message, language)
@@ -1012,11 +1019,11 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       expect(typeof withdrawn.body.message).toBe("string")
       expect((await m.requestDetail(buyer, request.id)).offer_count).toBe(1)
       const listed = await m.api.get(
-        `/requests?location_city=${encodeURIComponent(request.location_city)}&per_page=50`,
+        `/requests?location_city=${encodeURIComponent(request.location_city!)}&per_page=50`,
         { token: buyer.token }
       )
-      expect(listed.body.data.requests.find((r: any) => r.id === request.id)!.offer_count).toBe(1)
-      expect((await m.myOffers(seller)).find((o: any) => o.id === offer.id).status).toBe("withdrawn")
+      expect(listed.body.data.requests.find((r) => r.id === request.id)!.offer_count).toBe(1)
+      expect((await m.myOffers(seller)).find((o) => o.id === offer.id)?.status).toBe("withdrawn")
 
       const again = await m.offer(seller, request.id, { price: 3900 })
       expect(again.status).toBe("pending")
@@ -1040,19 +1047,19 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       expect((await m.requestDetail(buyer, request.id)).closed_at).toBe(closed.closed_at)
 
       const statusOf = async (seller: Seller, offerId: string) =>
-        (await m.myOffers(seller)).find((o) => o.id === offerId).status
+        (await m.myOffers(seller)).find((o) => o.id === offerId)?.status
       expect(await statusOf(first, a.id)).toBe("rejected")
       expect(await statusOf(second, b.id)).toBe("rejected")
       expect(await statusOf(third, c.id)).toBe("withdrawn")
       expect((await m.offersOf(buyer, request.id)).map((o) => o.status)).toEqual(["rejected", "rejected"])
 
       const active = await m.api.get(
-        `/requests?location_city=${encodeURIComponent(request.location_city)}&per_page=50`,
+        `/requests?location_city=${encodeURIComponent(request.location_city!)}&per_page=50`,
         { token: buyer.token }
       )
-      expect(active.body.data.requests.map((r: any) => r.id)).not.toContain(request.id)
+      expect(active.body.data.requests.map((r) => r.id)).not.toContain(request.id)
       const closedList = await m.api.get("/requests?status=closed&per_page=50", { token: buyer.token })
-      expect(closedList.body.data.requests.map((r: any) => r.id)).toContain(request.id)
+      expect(closedList.body.data.requests.map((r) => r.id)).toContain(request.id)
     })
 
     it("accepting rejects the other pending offers, leaves withdrawn ones, closes the request", async () => {
@@ -1144,7 +1151,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
 
       const warned = await m.resolve((await m.report(reporter, seller.userId)).id, "warn")
       expect(warned).toMatchObject({ status: "resolved", action: "warn" })
-      expect((await m.me(seller)).seller_profile.status).toBe("approved")
+      expect((await m.me(seller)).seller_profile?.status).toBe("approved")
       await m.pendingOffer(buyer, seller)
 
       const report = await m.report(reporter, seller.userId)
@@ -1155,7 +1162,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         action: "suspend_seller",
         notes: "Scam confirmed"
       })
-      expect((await m.me(seller)).seller_profile.status).toBe("suspended")
+      expect((await m.me(seller)).seller_profile?.status).toBe("suspended")
       expectError(await m.api.get(`/seller-profiles/${seller.profileId}`), 404, "NOT_FOUND")
       const request = await m.createRequest(buyer)
       await unchanged(
@@ -1184,19 +1191,44 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       const pending = await m.pendingSeller()
       const request = await m.createRequest(buyer)
       await m.close(buyer, request.id)
-      const cases: Array<[number, string, Call, SignedIn | undefined]> = [
-        [401, "UNAUTHORIZED", { method: "GET", path: "/requests" }, undefined],
-        [403, "FORBIDDEN", { method: "GET", path: `/requests/${request.id}/offers` }, stranger],
-        [403, "SELLER_NOT_APPROVED", { method: "POST", path: "/offers", body: offerBody(request.id) }, pending],
-        [404, "NOT_FOUND", { method: "GET", path: `/requests/${unknownId()}` }, buyer],
-        [404, "NOT_FOUND", { method: "GET", path: "/requests/all/of/them" }, buyer],
-        [422, "REQUEST_ALREADY_CLOSED", { method: "PUT", path: `/requests/${request.id}/close` }, buyer]
+      const cases: Array<[number, string, string, () => Promise<Response>]> = [
+        [401, "UNAUTHORIZED", "GET /requests", () => m.api.get("/requests", asCaller(undefined, language))],
+        [
+          403,
+          "FORBIDDEN",
+          "GET /requests/{id}/offers",
+          () => m.api.get(`/requests/${request.id}/offers`, asCaller(stranger, language))
+        ],
+        [
+          403,
+          "SELLER_NOT_APPROVED",
+          "POST /offers",
+          () => m.api.post("/offers", { ...asCaller(pending, language), body: offerBody(request.id) })
+        ],
+        [
+          404,
+          "NOT_FOUND",
+          "GET /requests/{id}",
+          () => m.api.get(`/requests/${unknownId()}`, asCaller(buyer, language))
+        ],
+        [
+          404,
+          "NOT_FOUND",
+          "GET /requests/all/of/them",
+          () => send({ method: "GET", path: "/requests/all/of/them" }, buyer, language)
+        ],
+        [
+          422,
+          "REQUEST_ALREADY_CLOSED",
+          "PUT /requests/{id}/close",
+          () => m.api.put(`/requests/${request.id}/close`, asCaller(buyer, language))
+        ]
       ]
-      for (const [status, code, call, caller] of cases) {
-        const response = await send(call, caller, language)
+      for (const [status, code, what, call] of cases) {
+        const response = await call()
         expectError(response, status, code)
         expectInLanguage(response.body.error.message, language)
-        expect(typeof response.body.error.details, `${call.method} ${call.path}`).toBe("object")
+        expect(typeof response.body.error.details, what).toBe("object")
       }
     })
 
@@ -1229,7 +1261,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         ["per_page=2.5", "per_page"],
         ["per_page=-20", "per_page"]
       ] as const) {
-        expectValidation(await send({ method: "GET", path: `/requests?${query}` }, buyer, "en"), field, "en")
+        expectValidation(await m.api.get(`/requests?${query}`, asCaller(buyer, "en")), field, "en")
       }
     })
 
@@ -1272,32 +1304,30 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
           0,
           3
         )
-        const ids = mine.map((r: any) => r.id)
+        const ids = mine.map((r) => r.id)
         await runSql(
           url,
           (sql) => sql`UPDATE buy_requests SET created_at = '2030-01-01T00:00:00Z' WHERE id IN ${sql.in(ids)}`
         )
       }
 
-      for (const path of [`/requests?location_city=${city}`, "/requests/my"]) {
-        const full = (
-          await m.api.raw.get(`${path}${path.includes("?") ? "&" : "?"}per_page=50`, { token: buyer.token })
-        ).body.data.requests
+      const browse = (query: string) => m.api.get(`/requests?location_city=${city}&${query}`, { token: buyer.token })
+      const ofBuyer = (query: string) => m.api.get(`/requests/my?${query}`, { token: buyer.token })
+      for (const list of [browse, ofBuyer]) {
+        const full = (await list("per_page=50")).body.data.requests
         expect(full.length).toBe(9)
-        const sorted = [...full].sort((a: any, b: any) =>
+        const sorted = [...full].sort((a, b) =>
           a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1
         )
-        expect(full.map((r: any) => r.id)).toEqual(sorted.map((r: any) => r.id))
+        expect(full.map((r) => r.id)).toEqual(sorted.map((r) => r.id))
 
         // Paging one by one walks the same order, each item exactly once.
         const walked: Array<string> = []
         for (let page = 1; page <= 9; page++) {
-          const one = await m.api.raw.get(`${path}${path.includes("?") ? "&" : "?"}per_page=1&page=${page}`, {
-            token: buyer.token
-          })
-          walked.push(...one.body.data.requests.map((r: any) => r.id))
+          const one = await list(`per_page=1&page=${page}`)
+          walked.push(...one.body.data.requests.map((r) => r.id))
         }
-        expect(walked).toEqual(full.map((r: any) => r.id))
+        expect(walked).toEqual(full.map((r) => r.id))
       }
     })
 
@@ -1309,14 +1339,14 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         deals.push(await m.deal(buyer, seller))
         server().clock.advance("1 second")
       }
-      const reports: Array<any> = []
+      const reports: Array<ReportOf> = []
       for (let i = 0; i < 3; i++) {
         reports.push(await m.report(buyer, seller.userId))
         server().clock.advance("1 second")
       }
       const newestFirst = <A extends { id: string }>(items: Array<A>) => [...items].reverse().map((i) => i.id)
       expect((await m.myOffers(seller)).map((o) => o.id)).toEqual(newestFirst(deals.map((d) => d.offer)))
-      const dealIds = (await m.api.get("/deals/my", { token: buyer.token })).body.data.deals.map((d: any) => d.id)
+      const dealIds = (await m.api.get("/deals/my", { token: buyer.token })).body.data.deals.map((d) => d.id)
       expect(dealIds).toEqual(newestFirst(deals.map((d) => d.deal)))
       const reportIds = (await m.adminReports()).map((r) => r.id).filter((id) => reports.some((r) => r.id === id))
       expect(reportIds).toEqual(newestFirst(reports))
@@ -1359,9 +1389,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       await m.close(buyer, closed.id)
       await m.createRequest(buyer, { category: "phone", location_city: `${city}-suburb` })
       const ids = async (query: string) =>
-        (await m.api.get(`/requests?${query}&per_page=50`, { token: buyer.token })).body.data.requests.map(
-          (r: any) => r.id
-        )
+        (await m.api.get(`/requests?${query}&per_page=50`, { token: buyer.token })).body.data.requests.map((r) => r.id)
       expect(await ids(`location_city=${city}`)).toEqual([accessory.id, phone.id])
       expect(await ids(`location_city=${city}&category=phone`)).toEqual([phone.id])
       expect(await ids(`location_city=${city}&category=accessory`)).toEqual([accessory.id])
@@ -1370,7 +1398,7 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       expect(await ids(`location_city=${city.slice(0, -2)}`)).toEqual([])
 
       const mine = async (query: string) =>
-        (await m.api.get(`/requests/my?${query}`, { token: buyer.token })).body.data.requests.map((r: any) => r.id)
+        (await m.api.get(`/requests/my?${query}`, { token: buyer.token })).body.data.requests.map((r) => r.id)
       expect((await mine("")).length).toBe(4)
       expect(await mine("status=closed")).toEqual([closed.id])
     })
@@ -1384,13 +1412,13 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
       await m.withdraw(seller, withdrawn.offer.id)
       const pending = await m.pendingOffer(buyer, seller)
       const offers = async (query: string) =>
-        (await m.api.get(`/offers/my?${query}`, { token: seller.token })).body.data.offers.map((o: any) => o.id)
+        (await m.api.get(`/offers/my?${query}`, { token: seller.token })).body.data.offers.map((o) => o.id)
       expect((await offers("")).length).toBe(4)
       expect(await offers("status=pending")).toEqual([pending.offer.id])
       expect(await offers("status=withdrawn")).toEqual([withdrawn.offer.id])
       expect(await offers("status=accepted")).toEqual([completed.offer.id, accepted.offer.id])
       const deals = async (query: string) =>
-        (await m.api.get(`/deals/my?${query}`, { token: buyer.token })).body.data.deals.map((d: any) => d.id)
+        (await m.api.get(`/deals/my?${query}`, { token: buyer.token })).body.data.deals.map((d) => d.id)
       expect(await deals("status=completed")).toEqual([completed.deal.id])
       expect(await deals("status=accepted&role=buyer")).toEqual([accepted.deal.id])
       expect(await deals("status=accepted&role=seller")).toEqual([])

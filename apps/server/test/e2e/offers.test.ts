@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest"
-import {
-  anOfferBody,
-  expectError,
-  isoTimestamp,
-  keysOf,
-  market,
-  unknownId,
-  useMarketServer
-} from "../support/fixtures.js"
+import { anOfferBody, expectError, ISO_UTC, keysOf, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import { backends } from "../support/harness.js"
 
 const offerKeys = [
@@ -29,7 +21,7 @@ describe.each(backends)("offers on %s", (backend) => {
 
   const requestOf = async (token: string, id: string) => (await m.api().get(`/requests/${id}`, { token })).body.data
   const offersOf = async (token: string, requestId: string) =>
-    (await m.api().get(`/requests/${requestId}/offers`, { token })).body.data.offers as Array<any>
+    (await m.api().get(`/requests/${requestId}/offers`, { token })).body.data.offers
 
   describe("POST /offers", () => {
     it("lets an approved seller offer: 201 with the offer, pending, and the request's offer_count goes up", async () => {
@@ -48,7 +40,7 @@ describe.each(backends)("offers on %s", (backend) => {
         condition_notes: "Like new",
         warranty_notes: "6 months",
         status: "pending",
-        created_at: expect.stringMatching(isoTimestamp),
+        created_at: expect.stringMatching(ISO_UTC),
         valid_until: null
       })
       expect(response.body.message).toBeUndefined()
@@ -256,7 +248,7 @@ describe.each(backends)("offers on %s", (backend) => {
       const response = await m.api().get(`/requests/${posted.id}/offers`, { token: buyer.token })
       expect(response.status).toBe(200)
       const offers = response.body.data.offers
-      expect(offers.map((o: any) => o.id)).toEqual([b.id, a.id])
+      expect(offers.map((o) => o.id)).toEqual([b.id, a.id])
       expect(offers[1]).toEqual({
         id: a.id,
         request_id: posted.id,
@@ -274,7 +266,7 @@ describe.each(backends)("offers on %s", (backend) => {
             rating_avg: null,
             rating_count: 0,
             completed_deals: 0,
-            member_since: expect.stringMatching(isoTimestamp)
+            member_since: expect.stringMatching(ISO_UTC)
           }
         },
         price: 1500,
@@ -300,11 +292,11 @@ describe.each(backends)("offers on %s", (backend) => {
       const again = await m.offer(seller, posted.id)
       await m.offer(other, posted.id)
       const offers = await offersOf(seller.token, posted.id)
-      expect(offers.map((o: any) => [o.id, o.status])).toEqual([
+      expect(offers.map((o) => [o.id, o.status])).toEqual([
         [again.id, "pending"],
         [withdrawn.id, "withdrawn"]
       ])
-      expect(offers.every((o: any) => o.seller.id === seller.userId)).toBe(true)
+      expect(offers.every((o) => o.seller.id === seller.userId)).toBe(true)
     })
 
     it("is 403 for anybody else (an approved seller with no offer on it, an admin), 404 for an unknown id", async () => {
@@ -339,7 +331,7 @@ describe.each(backends)("offers on %s", (backend) => {
       const response = await m.api().get(`/requests/${posted.id}/offers?page=2&per_page=1`, { token: seller.token })
       expect(response.status).toBe(200)
       expect(Object.keys(response.body.data)).toEqual(["offers"])
-      expect(response.body.data.offers.map((o: any) => o.id)).toEqual(made)
+      expect(response.body.data.offers.map((o) => o.id)).toEqual(made)
     })
 
     it("shows the owner an empty list before any offer", async () => {
@@ -364,7 +356,7 @@ describe.each(backends)("offers on %s", (backend) => {
 
       const all = await m.api().get("/offers/my", { token: seller.token })
       expect(all.status).toBe(200)
-      expect(all.body.data.offers.map((o: any) => o.id)).toEqual([o2.id, o1.id])
+      expect(all.body.data.offers.map((o) => o.id)).toEqual([o2.id, o1.id])
       expect(all.body.data.offers[1]).toEqual({
         id: o1.id,
         request_id: r1.id,
@@ -377,10 +369,10 @@ describe.each(backends)("offers on %s", (backend) => {
       expect(all.body.data.pagination).toEqual({ current_page: 1, per_page: 20, total: 2, last_page: 1 })
 
       const withdrawn = await m.api().get("/offers/my?status=withdrawn", { token: seller.token })
-      expect(withdrawn.body.data.offers.map((o: any) => o.id)).toEqual([o2.id])
+      expect(withdrawn.body.data.offers.map((o) => o.id)).toEqual([o2.id])
       expect(withdrawn.body.data.pagination.total).toBe(1)
       const second = await m.api().get("/offers/my?per_page=1&page=2", { token: seller.token })
-      expect(second.body.data.offers.map((o: any) => o.id)).toEqual([o1.id])
+      expect(second.body.data.offers.map((o) => o.id)).toEqual([o1.id])
       expect(second.body.data.pagination).toEqual({ current_page: 2, per_page: 1, total: 2, last_page: 2 })
     })
 
@@ -494,7 +486,7 @@ describe.each(backends)("offers on %s", (backend) => {
           buyer_id: buyer.userId,
           seller_id: winner.userId,
           status: "accepted",
-          created_at: expect.stringMatching(isoTimestamp)
+          created_at: expect.stringMatching(ISO_UTC)
         }
       })
       const statuses = Object.fromEntries((await offersOf(buyer.token, posted.id)).map((o) => [o.id, o.status]))
@@ -502,7 +494,7 @@ describe.each(backends)("offers on %s", (backend) => {
       expect((await offersOf(quitter.token, posted.id))[0].status).toBe("withdrawn")
       const request = await requestOf(buyer.token, posted.id)
       expect(request.status).toBe("closed")
-      expect(request.closed_at).toMatch(isoTimestamp)
+      expect(request.closed_at).toMatch(ISO_UTC)
       expect(request.offer_count).toBe(2)
     })
 

@@ -1,6 +1,6 @@
 import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ARABIC, expectError, UUID } from "../support/foundation.js"
+import { ARABIC, expectError, UUID } from "../support/fixtures.js"
 import {
   backends,
   client,
@@ -154,7 +154,7 @@ describe.each(backends)("platform on %s", (backend) => {
     ])("%s %s answers the 404 NOT_FOUND envelope", async (method, path) => {
       const response = await fetch(`${server().baseUrl}${path}`, { method, headers: { "accept-language": "en" } })
       const body = await response.json()
-      expectError({ status: response.status, body, headers: response.headers }, 404, "NOT_FOUND")
+      expectError({ status: response.status, body }, 404, "NOT_FOUND")
       expect(body.error.message).toBe("The resource was not found")
     })
 

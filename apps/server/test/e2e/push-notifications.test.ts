@@ -1,3 +1,4 @@
+import type { RequestBody } from "@talab/client-sdk/types"
 import { describe, expect, it } from "vitest"
 import { conversationOfOffer, market, postMessage, useMarketServer } from "../support/fixtures.js"
 import { backends, type SignedIn } from "../support/harness.js"
@@ -9,9 +10,13 @@ describe.each(backends)("push notifications on %s", (backend) => {
   const server = useMarketServer(backend)
   const m = market(server)
 
-  const registerDevice = async (user: SignedIn, platform: string, pushToken: string) =>
+  const registerDevice = async (
+    user: SignedIn,
+    platform: RequestBody<"/device-tokens", "post">["platform"],
+    pushToken: string
+  ) =>
     m.expectStatus(
-      await m.api().raw.post("/device-tokens", { token: user.token, body: { platform, push_token: pushToken } }),
+      await m.api().post("/device-tokens", { token: user.token, body: { platform, push_token: pushToken } }),
       201,
       "register device"
     )

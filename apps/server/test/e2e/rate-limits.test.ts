@@ -1,6 +1,6 @@
 import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { expectError } from "../support/foundation.js"
+import { expectError } from "../support/fixtures.js"
 import {
   backends,
   client,

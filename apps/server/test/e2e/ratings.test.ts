@@ -1,5 +1,6 @@
+import type { RequestBody } from "@talab/client-sdk/types"
 import { describe, expect, it } from "vitest"
-import { expectError, isoTimestamp, market, unknownId, useMarketServer } from "../support/fixtures.js"
+import { expectError, ISO_UTC, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import type { SignedIn } from "../support/harness.js"
 import { backends } from "../support/harness.js"
 
@@ -21,8 +22,15 @@ describe.each(backends)("ratings on %s", (backend) => {
     return deal
   }
 
-  const rate = (buyer: SignedIn, dealId: string, rating: unknown, extra: Record<string, unknown> = {}) =>
-    m.api().raw.post("/ratings", { token: buyer.token, body: { deal_id: dealId, rating, ...extra } })
+  const rate = (
+    buyer: SignedIn,
+    dealId: string,
+    rating: number,
+    extra: Omit<RequestBody<"/ratings", "post">, "deal_id" | "rating"> = {}
+  ) => m.api().post("/ratings", { token: buyer.token, body: { deal_id: dealId, rating, ...extra } })
+  /** A rating the contract refuses (not a number, or none): sent untyped. */
+  const rateBadly = (buyer: SignedIn, dealId: string, rating: unknown) =>
+    m.api().raw.post("/ratings", { token: buyer.token, body: { deal_id: dealId, rating } })
 
   describe("POST /ratings", () => {
     it("lets the buyer of a completed deal rate its seller: 201, and the seller's figures change", async () => {
@@ -35,7 +43,7 @@ describe.each(backends)("ratings on %s", (backend) => {
         seller_id: made.seller.userId,
         rating: 4,
         review_text: "Quick and honest",
-        created_at: expect.stringMatching(isoTimestamp)
+        created_at: expect.stringMatching(ISO_UTC)
       })
       expect(await sellerFigures(made.seller)).toEqual({ rating_avg: 4, rating_count: 1 })
       const me = await m.api().get("/users/me", { token: made.seller.token })
@@ -111,7 +119,7 @@ describe.each(backends)("ratings on %s", (backend) => {
       ["missing", undefined]
     ])("refuses a rating of %s with 400 VALIDATION_ERROR on rating", async (_, value) => {
       const made = await m.completedDeal()
-      const error = expectError(await rate(made.buyer, made.deal.id, value), 400, "VALIDATION_ERROR")
+      const error = expectError(await rateBadly(made.buyer, made.deal.id, value), 400, "VALIDATION_ERROR")
       expect(Object.keys(error.details)).toEqual(["rating"])
       expect(await sellerFigures(made.seller)).toEqual({ rating_avg: 0, rating_count: 0 })
     })

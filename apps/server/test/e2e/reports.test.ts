@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest"
-import {
-  anOfferBody,
-  expectError,
-  isoTimestamp,
-  keysOf,
-  market,
-  unknownId,
-  useMarketServer
-} from "../support/fixtures.js"
-import { backends } from "../support/harness.js"
+import { anOfferBody, expectError, ISO_UTC, keysOf, market, unknownId, useMarketServer } from "../support/fixtures.js"
+import { backends, type Query } from "../support/harness.js"
 
 describe.each(backends)("reports and their resolution on %s", (backend) => {
   const server = useMarketServer(backend)
@@ -17,9 +9,9 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
   const report = (token: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     m.api().raw.post("/reports", { token, body, headers })
 
-  const adminReports = async (query = "") => {
+  const adminReports = async (query: Query = "") => {
     const { token } = await m.admin()
-    const response = await m.api().raw.get(`/admin/reports${query}`, { token })
+    const response = await m.api().get(`/admin/reports${query}`, { token })
     expect(response.status).toBe(200)
     return response.body.data
   }
@@ -49,7 +41,7 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
       expect(response.body.data).toEqual({
         id: expect.any(String),
         status: "pending",
-        created_at: expect.stringMatching(isoTimestamp)
+        created_at: expect.stringMatching(ISO_UTC)
       })
       const seller = await report(made.seller.token, {
         reported_user_id: made.buyer.userId,
@@ -157,9 +149,9 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
       const reported = await m.user("Reported")
       const second = await report(reporter.token, { reported_user_id: reported.userId, reason: "rude" })
       const data = await adminReports("?per_page=50")
-      const ids = data.reports.map((r: any) => r.id)
+      const ids = data.reports.map((r) => r.id)
       expect(ids.indexOf(second.body.data.id)).toBeLessThan(ids.indexOf(first.reportId))
-      const withoutDeal = data.reports.find((r: any) => r.id === second.body.data.id)
+      const withoutDeal = data.reports.find((r) => r.id === second.body.data.id)
       expect(withoutDeal).toEqual({
         id: second.body.data.id,
         reporter: { id: reporter.userId, name: "Reporter", phone_number: reporter.phone },
@@ -173,7 +165,7 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
         resolved_at: null,
         created_at: second.body.data.created_at
       })
-      const withDeal = data.reports.find((r: any) => r.id === first.reportId)
+      const withDeal = data.reports.find((r) => r.id === first.reportId)
       expect(withDeal).toMatchObject({
         reporter: { id: first.buyer.userId, name: "Buyer" },
         reported_user: { id: first.seller.userId, name: "Seller" },
@@ -181,7 +173,7 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
         reason: "no_show",
         description: "Did not come"
       })
-      expect(keysOf(withDeal)).toEqual(keysOf(withoutDeal))
+      expect(keysOf(withDeal!)).toEqual(keysOf(withoutDeal!))
       expect(data.pagination).toEqual({ current_page: 1, per_page: 50, total: ids.length, last_page: 1 })
     })
 
@@ -191,13 +183,13 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
       const { token } = await m.admin()
       await m.api().put(`/admin/reports/${a.reportId}/resolve`, { token, body: { action: "dismiss" } })
       await m.api().put(`/admin/reports/${b.reportId}/resolve`, { token, body: { action: "warn" } })
-      const dismissed = (await adminReports("?status=dismissed&per_page=50")).reports.map((r: any) => r.id)
-      const resolved = (await adminReports("?status=resolved&per_page=50")).reports.map((r: any) => r.id)
+      const dismissed = (await adminReports("?status=dismissed&per_page=50")).reports.map((r) => r.id)
+      const resolved = (await adminReports("?status=resolved&per_page=50")).reports.map((r) => r.id)
       const pending = (await adminReports("?status=pending&per_page=50")).reports
       expect(dismissed).toContain(a.reportId)
       expect(dismissed).not.toContain(b.reportId)
       expect(resolved).toContain(b.reportId)
-      expect(pending.every((r: any) => r.status === "pending")).toBe(true)
+      expect(pending.every((r) => r.status === "pending")).toBe(true)
       const all = await adminReports("?per_page=1&page=2")
       expect(all.reports).toHaveLength(1)
       expect(all.pagination.current_page).toBe(2)
@@ -236,11 +228,11 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
           status: "dismissed",
           action: "dismiss",
           notes: "No evidence",
-          resolved_at: expect.stringMatching(isoTimestamp)
+          resolved_at: expect.stringMatching(ISO_UTC)
         },
         message: "The report has been handled"
       })
-      const listed = (await adminReports("?per_page=50")).reports.find((r: any) => r.id === filed.reportId)
+      const listed = (await adminReports("?per_page=50")).reports.find((r) => r.id === filed.reportId)
       expect(listed).toMatchObject({
         status: "dismissed",
         action: "dismiss",
@@ -341,24 +333,16 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
         "VALIDATION_ERROR"
       )
       expect(Object.keys(error.details)).toContain(field)
-      const listed = (await adminReports("?status=pending&per_page=50")).reports.map((r: any) => r.id)
+      const listed = (await adminReports("?status=pending&per_page=50")).reports.map((r) => r.id)
       expect(listed).toContain(filed.reportId)
     })
 
     it("is 401 without a token, 403 for non-admins (the report stays pending), 404 for unknown ids", async () => {
       const filed = await fileOne()
-      const url = `/admin/reports/${filed.reportId}/resolve`
-      expectError(await m.api().raw.put(url, { body: { action: "dismiss" } }), 401, "UNAUTHORIZED")
-      expectError(
-        await m.api().raw.put(url, { token: filed.buyer.token, body: { action: "dismiss" } }),
-        403,
-        "FORBIDDEN"
-      )
-      expectError(
-        await m.api().raw.put(url, { token: filed.seller.token, body: { action: "dismiss" } }),
-        403,
-        "FORBIDDEN"
-      )
+      const url = `/admin/reports/${filed.reportId}/resolve` as const
+      expectError(await m.api().put(url, { body: { action: "dismiss" } }), 401, "UNAUTHORIZED")
+      expectError(await m.api().put(url, { token: filed.buyer.token, body: { action: "dismiss" } }), 403, "FORBIDDEN")
+      expectError(await m.api().put(url, { token: filed.seller.token, body: { action: "dismiss" } }), 403, "FORBIDDEN")
       const { token } = await m.admin()
       expectError(
         await m.api().put(`/admin/reports/${unknownId()}/resolve`, { token, body: { action: "dismiss" } }),
@@ -370,7 +354,7 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
         404,
         "NOT_FOUND"
       )
-      const listed = (await adminReports("?status=pending&per_page=50")).reports.map((r: any) => r.id)
+      const listed = (await adminReports("?status=pending&per_page=50")).reports.map((r) => r.id)
       expect(listed).toContain(filed.reportId)
     })
 
@@ -378,8 +362,8 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
       const filed = await fileOne()
       const { token } = await m.admin()
       const responses = await Promise.all(
-        ["dismiss", "warn", "suspend_seller"].map((action) =>
-          m.api().raw.put(`/admin/reports/${filed.reportId}/resolve`, { token, body: { action } })
+        (["dismiss", "warn", "suspend_seller"] as const).map((action) =>
+          m.api().put(`/admin/reports/${filed.reportId}/resolve`, { token, body: { action } })
         )
       )
       expect(responses.map((r) => r.status).sort()).toEqual([200, 422, 422])

@@ -1,14 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import {
-  aRequestBody,
-  expectError,
-  isoTimestamp,
-  keysOf,
-  market,
-  unknownId,
-  useMarketServer
-} from "../support/fixtures.js"
+import { aRequestBody, expectError, ISO_UTC, keysOf, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import { backends } from "../support/harness.js"
 
 const listItemKeys = [
@@ -29,7 +21,7 @@ const listItemKeys = [
 /** A city no other test uses, so a list filtered by it holds only this test's requests. */
 const aCity = () => `City ${randomUUID().slice(0, 8)}`
 
-const byNewest = (a: any, b: any) =>
+const byNewest = (a: { created_at: string; id: string }, b: { created_at: string; id: string }) =>
   a.created_at === b.created_at ? (a.id < b.id ? 1 : -1) : a.created_at < b.created_at ? 1 : -1
 
 describe.each(backends)("buy requests on %s", (backend) => {
@@ -59,9 +51,9 @@ describe.each(backends)("buy requests on %s", (backend) => {
         notes: "Blue if possible",
         status: "active",
         offer_count: 0,
-        created_at: expect.stringMatching(isoTimestamp),
+        created_at: expect.stringMatching(ISO_UTC),
         closed_at: null,
-        expires_at: expect.stringMatching(isoTimestamp),
+        expires_at: expect.stringMatching(ISO_UTC),
         extended_at: null
       })
     })
@@ -197,7 +189,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
       const third = await m.request(buyer, { location_city: city })
       const response = await m.api().get(`/requests?location_city=${encodeURIComponent(city)}`, { token: other.token })
       expect(response.status).toBe(200)
-      expect(response.body.data.requests.map((r: any) => r.id)).toEqual([third.id, second.id, first.id])
+      expect(response.body.data.requests.map((r) => r.id)).toEqual([third.id, second.id, first.id])
       for (const item of response.body.data.requests) expect(keysOf(item)).toEqual(listItemKeys)
       expect(response.body.data.requests[0]).toMatchObject({
         budget_min: 1000,
@@ -231,9 +223,9 @@ describe.each(backends)("buy requests on %s", (backend) => {
       const page1 = await m.api().get(`/requests?${q}`, { token: buyer.token })
       const page3 = await m.api().get(`/requests?${q}&page=3`, { token: buyer.token })
       const page4 = await m.api().get(`/requests?${q}&page=4`, { token: buyer.token })
-      expect(page1.body.data.requests.map((r: any) => r.id)).toEqual(newestFirst.slice(0, 2))
+      expect(page1.body.data.requests.map((r) => r.id)).toEqual(newestFirst.slice(0, 2))
       expect(page1.body.data.pagination).toEqual({ current_page: 1, per_page: 2, total: 5, last_page: 3 })
-      expect(page3.body.data.requests.map((r: any) => r.id)).toEqual(newestFirst.slice(4))
+      expect(page3.body.data.requests.map((r) => r.id)).toEqual(newestFirst.slice(4))
       expect(page4.body.data.requests).toEqual([])
       expect(page4.body.data.pagination).toEqual({ current_page: 4, per_page: 2, total: 5, last_page: 3 })
     })
@@ -250,7 +242,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
         (
           await m.api().get(`/requests?location_city=${encodeURIComponent(city)}${query}`, { token: buyer.token })
         ).body.data.requests
-          .map((r: any) => r.id)
+          .map((r) => r.id)
           .sort()
       expect(await ids("")).toEqual([phone.id, accessory.id].sort())
       expect(await ids("&status=active")).toEqual([phone.id, accessory.id].sort())
@@ -301,14 +293,14 @@ describe.each(backends)("buy requests on %s", (backend) => {
       await m.api().put(`/requests/${closed.id}/close`, { token: buyer.token })
       const all = await m.api().get("/requests/my", { token: buyer.token })
       expect(all.status).toBe(200)
-      expect(all.body.data.requests.map((r: any) => r.id)).toEqual([closed.id, active.id])
+      expect(all.body.data.requests.map((r) => r.id)).toEqual([closed.id, active.id])
       for (const item of all.body.data.requests) expect(keysOf(item)).toEqual(listItemKeys)
       expect(all.body.data.pagination).toEqual({ current_page: 1, per_page: 20, total: 2, last_page: 1 })
       const onlyClosed = await m.api().get("/requests/my?status=closed", { token: buyer.token })
-      expect(onlyClosed.body.data.requests.map((r: any) => r.id)).toEqual([closed.id])
+      expect(onlyClosed.body.data.requests.map((r) => r.id)).toEqual([closed.id])
       expect(onlyClosed.body.data.requests[0].status).toBe("closed")
       const onlyActive = await m.api().get("/requests/my?status=active&per_page=1", { token: buyer.token })
-      expect(onlyActive.body.data.requests.map((r: any) => r.id)).toEqual([active.id])
+      expect(onlyActive.body.data.requests.map((r) => r.id)).toEqual([active.id])
     })
 
     it("refuses an unknown status and a bad per_page with 400, and needs a token", async () => {
@@ -348,7 +340,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
       expect(response.body.data).toEqual({
         id: posted.id,
         status: "closed",
-        closed_at: expect.stringMatching(isoTimestamp)
+        closed_at: expect.stringMatching(ISO_UTC)
       })
       const detail = await m.api().get(`/requests/${posted.id}`, { token: buyer.token })
       expect(detail.body.data).toMatchObject({ status: "closed", closed_at: response.body.data.closed_at })

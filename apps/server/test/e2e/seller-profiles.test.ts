@@ -1,13 +1,5 @@
 import { describe, expect, it } from "vitest"
-import {
-  aProfileBody,
-  expectError,
-  isoTimestamp,
-  keysOf,
-  market,
-  unknownId,
-  useMarketServer
-} from "../support/fixtures.js"
+import { aProfileBody, expectError, ISO_UTC, keysOf, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import { backends } from "../support/harness.js"
 
 describe.each(backends)("seller profiles and their review on %s", (backend) => {
@@ -27,7 +19,7 @@ describe.each(backends)("seller profiles and their review on %s", (backend) => {
         business_name: "Riyadh Phones",
         location_district: "Al Malaz"
       })
-      expect(data.created_at).toMatch(isoTimestamp)
+      expect(data.created_at).toMatch(ISO_UTC)
       const me = await m.api().get("/users/me", { token: user.token })
       expect(me.body.data.seller_profile).toMatchObject({
         id: data.id,
@@ -152,7 +144,7 @@ describe.each(backends)("seller profiles and their review on %s", (backend) => {
         bio: "Hello",
         rating_avg: 0,
         rating_count: 0,
-        created_at: expect.stringMatching(isoTimestamp),
+        created_at: expect.stringMatching(ISO_UTC),
         trust: {
           median_first_offer_minutes: null,
           median_reply_minutes: null,
@@ -161,7 +153,7 @@ describe.each(backends)("seller profiles and their review on %s", (backend) => {
           rating_avg: null,
           rating_count: 0,
           completed_deals: 0,
-          member_since: expect.stringMatching(isoTimestamp)
+          member_since: expect.stringMatching(ISO_UTC)
         }
       })
     })
@@ -189,10 +181,10 @@ describe.each(backends)("seller profiles and their review on %s", (backend) => {
 
       const all = await m.api().get("/admin/seller-profiles/pending?per_page=50", { token })
       expect(all.status).toBe(200)
-      const ids = all.body.data.profiles.map((p: any) => p.id)
+      const ids = all.body.data.profiles.map((p) => p.id)
       expect(ids).not.toContain(approved.profileId)
       expect(ids.indexOf(second.profileId)).toBeLessThan(ids.indexOf(first.profileId))
-      const item = all.body.data.profiles.find((p: any) => p.id === first.profileId)
+      const item = all.body.data.profiles.find((p) => p.id === first.profileId)
       expect(item).toMatchObject({
         id: first.profileId,
         user_id: first.userId,
@@ -203,7 +195,7 @@ describe.each(backends)("seller profiles and their review on %s", (backend) => {
       expect(all.body.data.pagination).toEqual({ current_page: 1, per_page: 50, total: ids.length, last_page: 1 })
 
       const page = await m.api().get("/admin/seller-profiles/pending?per_page=1&page=2", { token })
-      expect(page.body.data.profiles.map((p: any) => p.id)).toEqual([ids[1]])
+      expect(page.body.data.profiles.map((p) => p.id)).toEqual([ids[1]])
       expect(page.body.data.pagination).toEqual({
         current_page: 2,
         per_page: 1,
@@ -244,7 +236,7 @@ describe.each(backends)("seller profiles and their review on %s", (backend) => {
       expect(response.body.data).toEqual({
         id: applicant.profileId,
         status: "approved",
-        approved_at: expect.stringMatching(isoTimestamp)
+        approved_at: expect.stringMatching(ISO_UTC)
       })
       const me = await m.api().get("/users/me", { token: applicant.token })
       expect(me.body.data.seller_profile?.status).toBe("approved")
@@ -287,32 +279,24 @@ describe.each(backends)("seller profiles and their review on %s", (backend) => {
 
     it("answers 404 for an unknown or non-UUID id", async () => {
       const { token } = await m.admin()
-      for (const action of ["approve", "reject"]) {
-        expectError(
-          await m.api().raw.put(`/admin/seller-profiles/${unknownId()}/${action}`, { token }),
-          404,
-          "NOT_FOUND"
-        )
-        expectError(await m.api().raw.put(`/admin/seller-profiles/nope/${action}`, { token }), 404, "NOT_FOUND")
+      for (const action of ["approve", "reject"] as const) {
+        expectError(await m.api().put(`/admin/seller-profiles/${unknownId()}/${action}`, { token }), 404, "NOT_FOUND")
+        expectError(await m.api().put(`/admin/seller-profiles/nope/${action}`, { token }), 404, "NOT_FOUND")
       }
     })
 
     it("is 401 without a token and 403 for non-admins, the applicant included; nothing changes", async () => {
       const applicant = await m.applicant()
       const other = await m.user()
-      for (const action of ["approve", "reject"]) {
+      for (const action of ["approve", "reject"] as const) {
+        expectError(await m.api().put(`/admin/seller-profiles/${applicant.profileId}/${action}`), 401, "UNAUTHORIZED")
         expectError(
-          await m.api().raw.put(`/admin/seller-profiles/${applicant.profileId}/${action}`),
-          401,
-          "UNAUTHORIZED"
-        )
-        expectError(
-          await m.api().raw.put(`/admin/seller-profiles/${applicant.profileId}/${action}`, { token: applicant.token }),
+          await m.api().put(`/admin/seller-profiles/${applicant.profileId}/${action}`, { token: applicant.token }),
           403,
           "FORBIDDEN"
         )
         expectError(
-          await m.api().raw.put(`/admin/seller-profiles/${applicant.profileId}/${action}`, { token: other.token }),
+          await m.api().put(`/admin/seller-profiles/${applicant.profileId}/${action}`, { token: other.token }),
           403,
           "FORBIDDEN"
         )

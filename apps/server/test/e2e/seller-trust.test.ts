@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { anOfferBody, expectError, market, marketSettings } from "../support/fixtures.js"
 import type { SignedIn } from "../support/harness.js"
-import { backends, useServerWithDatabase } from "../support/harness.js"
+import { backends, type Query, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 
 const MINUTE = 60_000
@@ -33,7 +33,7 @@ describe.each(backends)("seller trust on %s", (backend) => {
   }
   const conversationOf = async (party: SignedIn, offerId: string): Promise<string> => {
     const list = await m.api().get("/conversations/my?per_page=50", { token: party.token })
-    const found = list.body.data.conversations.find((c: any) => c.offer_id === offerId)
+    const found = list.body.data.conversations.find((c) => c.offer_id === offerId)
     if (!found) throw new Error(`no conversation for offer ${offerId}`)
     return found.id
   }
@@ -229,9 +229,9 @@ describe.each(backends)("seller trust on %s", (backend) => {
     const asSeller = (await m.api().get(`/requests/${posted.id}/offers`, { token: seller.token })).body.data.offers
     const profileTrust = await trustOf(seller)
     expect(profileTrust).toMatchObject({ completion_rate: 1, rating_avg: 4, rating_count: 1, completed_deals: 1 })
-    expect(asBuyer.find((o: any) => o.seller.id === seller.userId)!.seller.trust).toEqual(profileTrust)
-    expect(asBuyer.find((o: any) => o.seller.id === other.userId)!.seller.trust).toEqual(await trustOf(other))
-    expect(asSeller.map((o: any) => o.seller.trust)).toEqual([profileTrust])
+    expect(asBuyer.find((o) => o.seller.id === seller.userId)!.seller.trust).toEqual(profileTrust)
+    expect(asBuyer.find((o) => o.seller.id === other.userId)!.seller.trust).toEqual(await trustOf(other))
+    expect(asSeller.map((o) => o.seller.trust)).toEqual([profileTrust])
   })
 
   describe("GET /requests/{id}/offers?sort=", () => {
@@ -275,13 +275,13 @@ describe.each(backends)("seller trust on %s", (backend) => {
         const offer = await m.offer(seller, posted.id, { price })
         names.set(offer.id, name)
       }
-      const order = async (query: string) => {
+      const order = async (query: Query) => {
         const listed = m.expectStatus(
-          await m.api().raw.get(`/requests/${posted.id}/offers${query}`, { token: buyer.token }),
+          await m.api().get(`/requests/${posted.id}/offers${query}`, { token: buyer.token }),
           200,
           `list ${query}`
         )
-        return listed.body.data.offers.map((o: any) => names.get(o.id))
+        return listed.body.data.offers.map((o) => names.get(o.id))
       }
       return { order, buyer, posted }
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { afterEach, describe, expect, it } from "vitest"
-import { expectError, ISO_UTC } from "../support/foundation.js"
+import { expectError, ISO_UTC } from "../support/fixtures.js"
 import {
   backends,
   client,
@@ -50,8 +50,8 @@ describe.each(backends)("sessions on %s", (backend) => {
       const response = await list(older.token)
       expect(response.status).toBe(200)
       const sessions = response.body.data.sessions
-      expect(sessions.map((s: any) => s.id)).toEqual([sessionIdOf(newer), sessionIdOf(older)])
-      expect(sessions.map((s: any) => s.id)).not.toContain(sessionIdOf(someoneElse))
+      expect(sessions.map((s) => s.id)).toEqual([sessionIdOf(newer), sessionIdOf(older)])
+      expect(sessions.map((s) => s.id)).not.toContain(sessionIdOf(someoneElse))
       const [second, first] = sessions
       expect(first).toEqual({
         id: sessionIdOf(older),
@@ -63,13 +63,13 @@ describe.each(backends)("sessions on %s", (backend) => {
         current: true
       })
       expect(second).toMatchObject({ device: null, current: false })
-      expect((await list(newer.token)).body.data.sessions.map((s: any) => s.current)).toEqual([true, false])
+      expect((await list(newer.token)).body.data.sessions.map((s) => s.current)).toEqual([true, false])
     })
 
     it("leaves out ended and expired sessions", async () => {
       const { older, newer } = await twoDevices()
       expect((await api().post("/auth/logout", { token: newer.token })).status).toBe(200)
-      expect((await list(older.token)).body.data.sessions.map((s: any) => s.id)).toEqual([sessionIdOf(older)])
+      expect((await list(older.token)).body.data.sessions.map((s) => s.id)).toEqual([sessionIdOf(older)])
     })
 
     it("moves last_used_at at most once a minute, and at every refresh", async () => {
@@ -134,7 +134,7 @@ describe.each(backends)("sessions on %s", (backend) => {
       expect((await socket.closed).code).toBe(4401)
       // Gone: registering it again makes a new registration.
       expect(await registerPush(newer.token, pushToken)).not.toBe(registered)
-      expect((await list(newer.token)).body.data.sessions.map((s: any) => s.id)).toEqual([sessionIdOf(newer)])
+      expect((await list(newer.token)).body.data.sessions.map((s) => s.id)).toEqual([sessionIdOf(newer)])
     })
 
     it("ends the caller's own session too, like logout", async () => {

@@ -1,5 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest"
-import { anOfferBody, expectError, market, marketSettings } from "../support/fixtures.js"
+import {
+  anOfferBody,
+  expectError,
+  market,
+  marketSettings,
+  type PostedOffer,
+  type PostedRequest
+} from "../support/fixtures.js"
 import { backends, type Response, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 
@@ -41,7 +48,7 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
           200,
           "offers of request"
         )
-        .body.data.offers.map((o: any) => [o.id, o.status])
+        .body.data.offers.map((o) => [o.id, o.status])
     )
 
   const requestOf = async (user: SignedIn, requestId: string) =>
@@ -54,7 +61,7 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
   /** A buyer's request with a pending offer of each given seller. */
   const requestWithOffers = async (buyer: SignedIn, sellers: ReadonlyArray<Seller>) => {
     const request = await m.request(buyer)
-    const offers: Array<any> = []
+    const offers: Array<PostedOffer> = []
     for (const seller of sellers) offers.push(await m.offer(seller, request.id))
     return { request, offers }
   }
@@ -66,8 +73,8 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
     let otherBuyer: SignedIn
     let shared: Awaited<ReturnType<typeof requestWithOffers>>
     let alone: Awaited<ReturnType<typeof requestWithOffers>>
-    let withdrawnOffer: any
-    let withdrawnRequest: any
+    let withdrawnOffer: PostedOffer
+    let withdrawnRequest: PostedRequest
     let made: Awaited<ReturnType<ReturnType<typeof market>["deal"]>>
 
     beforeAll(async () => {
@@ -89,7 +96,7 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
       expect(await offersOf(buyer, shared.request.id)).toEqual({ [mine.id]: "rejected", [theirs.id]: "pending" })
       expect(await offersOf(otherBuyer, alone.request.id)).toEqual({ [alone.offers[0].id]: "rejected" })
       const own = m.expectStatus(await m.api().get("/offers/my?per_page=50", { token: seller.token }), 200, "my offers")
-      expect(Object.fromEntries(own.body.data.offers.map((o: any) => [o.id, o.status]))).toEqual({
+      expect(Object.fromEntries(own.body.data.offers.map((o) => [o.id, o.status]))).toEqual({
         [made.offer.id]: "accepted",
         [mine.id]: "rejected",
         [alone.offers[0].id]: "rejected",
@@ -270,7 +277,7 @@ describe("seller suspension races (postgres)", () => {
         const detail = (await m.api().get(`/requests/${request.id}`, { token: buyer.token })).body.data
         if (offer.status === 201) {
           made += 1
-          expect(listed.map((o: any) => [o.id, o.status])).toEqual([[offer.body.data.id, "rejected"]])
+          expect(listed.map((o) => [o.id, o.status])).toEqual([[offer.body.data.id, "rejected"]])
           expect(detail.offer_count).toBe(1)
         } else {
           refused += 1
@@ -281,7 +288,7 @@ describe("seller suspension races (postgres)", () => {
       }
       const mine = (await m.api().get("/offers/my?per_page=50", { token: seller.token })).body.data.offers
       expect(
-        mine.filter((o: any) => o.status === "pending"),
+        mine.filter((o) => o.status === "pending"),
         "pending offers of a suspended seller"
       ).toEqual([])
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { expectError } from "../support/foundation.js"
+import { expectError } from "../support/fixtures.js"
 import { backends, client, newPhone, relaxedLimits, useServer } from "../support/harness.js"
 
 const DAY_MS = 24 * 60 * 60 * 1000

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
-import { ARABIC, expectError, ISO_UTC, UUID } from "../support/foundation.js"
+import { ARABIC, expectError, ISO_UTC, UUID } from "../support/fixtures.js"
 import { backends, client, relaxedLimits, signIn, useServer } from "../support/harness.js"
 
 const en = { "accept-language": "en" }

@@ -19,7 +19,7 @@ describe.each(bothBackends)("the whole marketplace flow on %s", (backend) => {
 
   it("runs from sign-in to the admin's resolution of a report", async () => {
     const api = client(server())
-    const ok = async (promise: Promise<{ status: number; body: any }>, status = 200) => {
+    const ok = async <Body>(promise: Promise<{ status: number; body: Body }>, status = 200) => {
       const response = await promise
       expect(response.status, JSON.stringify(response.body)).toBe(status)
       return response.body
@@ -52,7 +52,7 @@ describe.each(bothBackends)("the whole marketplace flow on %s", (backend) => {
     ).data
     expect(aliceProfile.status).toBe("pending")
     const pending = (await ok(api.get("/admin/seller-profiles/pending", { token: admin.token }))).data.profiles
-    expect(pending.map((p: any) => p.id)).toEqual([bobProfile.id, aliceProfile.id])
+    expect(pending.map((p) => p.id)).toEqual([bobProfile.id, aliceProfile.id])
     expect(pending[1].user).toEqual({ id: alice.userId, phone_number: alice.phone, name: "Alice" })
     await ok(api.put(`/admin/seller-profiles/${aliceProfile.id}/approve`, { token: admin.token }))
     await ok(api.put(`/admin/seller-profiles/${bobProfile.id}/approve`, { token: admin.token }))
@@ -61,7 +61,7 @@ describe.each(bothBackends)("the whole marketplace flow on %s", (backend) => {
     // The buyer posts a request; it is listed for everybody.
     const request = (await ok(api.post("/requests", { token: buyer.token, body: aRequestBody() }), 201)).data
     const browsed = (await ok(api.get("/requests?category=phone&location_city=Riyadh", { token: alice.token }))).data
-    expect(browsed.requests.map((r: any) => r.id)).toEqual([request.id])
+    expect(browsed.requests.map((r) => r.id)).toEqual([request.id])
 
     // Two sellers offer; Bob's price is over the budget, which only earns him a warning.
     const aliceOffer = (
@@ -75,7 +75,7 @@ describe.each(bothBackends)("the whole marketplace flow on %s", (backend) => {
     const bobOffer = bobOfferResponse.data
     expect(bobOfferResponse.message).toEqual(expect.any(String))
     const offers = (await ok(api.get(`/requests/${request.id}/offers`, { token: buyer.token }))).data.offers
-    expect(offers.map((o: any) => [o.id, o.seller.name, o.status])).toEqual([
+    expect(offers.map((o) => [o.id, o.seller.name, o.status])).toEqual([
       [bobOffer.id, "Bob", "pending"],
       [aliceOffer.id, "Alice", "pending"]
     ])
@@ -83,8 +83,8 @@ describe.each(bothBackends)("the whole marketplace flow on %s", (backend) => {
 
     // Each offer opened a conversation between the buyer and its seller.
     const buyerConversations = (await ok(api.get("/conversations/my", { token: buyer.token }))).data.conversations
-    expect(buyerConversations.map((c: any) => c.offer_id).sort()).toEqual([aliceOffer.id, bobOffer.id].sort())
-    const aliceConversation = buyerConversations.find((c: any) => c.offer_id === aliceOffer.id)
+    expect(buyerConversations.map((c) => c.offer_id).sort()).toEqual([aliceOffer.id, bobOffer.id].sort())
+    const aliceConversation = buyerConversations.find((c) => c.offer_id === aliceOffer.id)!
     expect(aliceConversation.other_party.id).toBe(alice.userId)
 
     // The buyer accepts Alice's offer: a deal; Bob's offer is rejected; the request is closed.
@@ -97,7 +97,7 @@ describe.each(bothBackends)("the whole marketplace flow on %s", (backend) => {
       status: "accepted"
     })
     const bobsView = (await ok(api.get("/offers/my", { token: bob.token }))).data.offers
-    expect(bobsView.map((o: any) => [o.id, o.status])).toEqual([[bobOffer.id, "rejected"]])
+    expect(bobsView.map((o) => [o.id, o.status])).toEqual([[bobOffer.id, "rejected"]])
     const closed = (await ok(api.get(`/requests/${request.id}`, { token: buyer.token }))).data
     expect(closed.status).toBe("closed")
     expect(closed.closed_at).not.toBeNull()
@@ -134,7 +134,7 @@ describe.each(bothBackends)("the whole marketplace flow on %s", (backend) => {
     ).data
     expect(report.status).toBe("pending")
     const reports = (await ok(api.get("/admin/reports?status=pending", { token: admin.token }))).data.reports
-    expect(reports.map((r: any) => r.id)).toEqual([report.id])
+    expect(reports.map((r) => r.id)).toEqual([report.id])
     expect(reports[0]).toMatchObject({
       reporter: { id: buyer.userId, name: "Buyer" },
       reported_user: { id: alice.userId, name: "Alice" },

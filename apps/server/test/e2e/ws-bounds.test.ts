@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { expectStatus, Marketplace, unknownId } from "../support/fixtures.js"
+import { expectStatus, Marketplace, type PostedOffer, unknownId } from "../support/fixtures.js"
 import { backends, client, newPhone, type SignedIn, signIn, useServer } from "../support/harness.js"
 import { connectAs, WsClient } from "../support/ws-client.js"
 
@@ -148,7 +148,7 @@ describe.each(backends)("WebSocket bounds on %s", (backend) => {
       const m = market()
       const buyer = await m.buyer()
       const seller = await m.approvedSeller()
-      const offers: Array<any> = []
+      const offers: Array<PostedOffer> = []
       for (let batch = 0; batch < 10; batch++) {
         offers.push(
           ...(await Promise.all(
@@ -164,7 +164,7 @@ describe.each(backends)("WebSocket bounds on %s", (backend) => {
           "GET /conversations/my"
         )
         if (list.data.conversations.length === 0) break
-        conversations.push(...list.data.conversations.map((c: any) => c.id))
+        conversations.push(...list.data.conversations.map((c) => c.id))
       }
       expect(conversations).toHaveLength(101)
       server().clock.advance(A_MINUTE_AND_MORE) // a fresh API budget for the frames

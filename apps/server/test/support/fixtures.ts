@@ -1,4 +1,4 @@
-import type { RequestBody } from "@talab/client-sdk/types"
+import type { RequestBody, ResponseData } from "@talab/client-sdk/types"
 import type { TestServer } from "@talab/testkit"
 import { expect } from "vitest"
 import {
@@ -18,7 +18,8 @@ import {
  * loudly (with the whole response) when the server answers something other than the spec's success.
  */
 
-export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
+/** A timestamp as the API writes every one: UTC with milliseconds (`toISOString`). */
+export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const ARABIC = /[\u0600-\u06FF]/
 const LATIN = /[A-Za-z]/
@@ -40,25 +41,45 @@ export const marketplaceSettings = (adminPhoneNumbers: ReadonlyArray<string>) =>
   settings: { ...relaxedLimits, adminPhoneNumbers: [...adminPhoneNumbers] }
 })
 
-/** Throws with the whole response unless its status is the expected one; answers the body. */
-export const expectStatus = (response: Response<any>, status: number, what: string): any => {
+/** Throws with the whole response unless its status is the expected one; answers the body, typed by the call. */
+export const expectStatus = <Body>(response: Response<Body>, status: number, what: string): Body => {
   if (response.status !== status) {
     throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`)
   }
   return response.body
 }
 
-/** Asserts the spec's error envelope with a status and a code. */
-export const expectError = (response: Response<any>, status: number, code: string) => {
-  expect({ status: response.status, code: response.body?.error?.code }, JSON.stringify(response.body)).toEqual({
-    status,
-    code
-  })
-  expect(response.body.success).toBe(false)
-  expect(typeof response.body.error.message).toBe("string")
-  expect(response.body.error.message.length).toBeGreaterThan(0)
-  return response.body.error as { code: string; message: string; details: Record<string, Array<string>> }
+/** The error envelope's `error`, the same for every operation (and for paths the API does not have). */
+export interface ApiError {
+  readonly code: string
+  readonly message: string
+  readonly details: Record<string, Array<string>>
 }
+
+/**
+ * Asserts the spec's error envelope: the status, the code, a message, an object of details and (when given)
+ * exactly the fields of `details`. Takes any answer, typed or raw, since an error has one shape everywhere.
+ */
+export const expectError = (
+  response: { readonly status: number; readonly body: unknown },
+  status: number,
+  code: string,
+  detailFields?: ReadonlyArray<string>
+): ApiError => {
+  const body = response.body as { success?: unknown; error?: ApiError } | undefined
+  expect({ status: response.status, code: body?.error?.code }, JSON.stringify(body)).toEqual({ status, code })
+  expect(body?.success).toBe(false)
+  const error = body?.error as ApiError
+  expect(typeof error.message).toBe("string")
+  expect(error.message.length).toBeGreaterThan(0)
+  expect(typeof error.details).toBe("object")
+  if (detailFields !== undefined) expect(Object.keys(error.details).sort()).toEqual([...detailFields].sort())
+  return error
+}
+
+/** `+966 50-123 4567` for `+966501234567`: how people type numbers. */
+export const spacedAndDashed = (e164: string) =>
+  `${e164.slice(0, 4)} ${e164.slice(4, 6)}-${e164.slice(6, 9)} ${e164.slice(9)}`
 
 /** Asserts that a text is written in the language (Arabic script for ar, Latin letters and no Arabic for en). */
 export const expectInLanguage = (text: unknown, language: Language) => {
@@ -111,10 +132,14 @@ export interface Seller extends SignedIn {
   readonly profileId: string
 }
 
+export type PostedRequest = ResponseData<"/requests", "post">
+export type PostedOffer = ResponseData<"/offers", "post">
+export type AcceptedDeal = ResponseData<"/offers/{id}/accept", "post">["deal"]
+
 export interface DealScene {
-  readonly request: any
-  readonly offer: any
-  readonly deal: any
+  readonly request: PostedRequest
+  readonly offer: PostedOffer
+  readonly deal: AcceptedDeal
 }
 
 /**
@@ -148,7 +173,7 @@ export class Marketplace {
     return this.signInWith(this.server, this.api, phone)
   }
 
-  async createRequest(owner: SignedIn, overrides: Overrides<RequestBody<"/requests", "post">> = {}): Promise<any> {
+  async createRequest(owner: SignedIn, overrides: Overrides<RequestBody<"/requests", "post">> = {}) {
     const body = expectStatus(
       await this.api.post("/requests", { token: owner.token, body: requestBody(overrides) }),
       201,
@@ -157,7 +182,7 @@ export class Marketplace {
     return body.data
   }
 
-  async apply(user: SignedIn, overrides: Overrides<RequestBody<"/seller-profiles", "post">> = {}): Promise<any> {
+  async apply(user: SignedIn, overrides: Overrides<RequestBody<"/seller-profiles", "post">> = {}) {
     const body = expectStatus(
       await this.api.post("/seller-profiles", { token: user.token, body: profileBody(overrides) }),
       201,
@@ -166,7 +191,7 @@ export class Marketplace {
     return body.data
   }
 
-  async approve(profileId: string): Promise<any> {
+  async approve(profileId: string) {
     const admin = await this.adminUser()
     const body = expectStatus(
       await this.api.put(`/admin/seller-profiles/${profileId}/approve`, { token: admin.token }),
@@ -188,11 +213,7 @@ export class Marketplace {
     return seller
   }
 
-  async report(
-    reporter: SignedIn,
-    reportedUserId: string,
-    extra: Overrides<RequestBody<"/reports", "post">> = {}
-  ): Promise<any> {
+  async report(reporter: SignedIn, reportedUserId: string, extra: Overrides<RequestBody<"/reports", "post">> = {}) {
     const body = expectStatus(
       await this.api.post("/reports", {
         token: reporter.token,
@@ -204,7 +225,7 @@ export class Marketplace {
     return body.data
   }
 
-  async resolve(reportId: string, action: "dismiss" | "warn" | "suspend_seller", notes?: string): Promise<any> {
+  async resolve(reportId: string, action: "dismiss" | "warn" | "suspend_seller", notes?: string) {
     const admin = await this.adminUser()
     const body = expectStatus(
       await this.api.put(`/admin/reports/${reportId}/resolve`, {
@@ -226,11 +247,7 @@ export class Marketplace {
     return seller
   }
 
-  async offer(
-    seller: SignedIn,
-    requestId: string,
-    overrides: Overrides<RequestBody<"/offers", "post">> = {}
-  ): Promise<any> {
+  async offer(seller: SignedIn, requestId: string, overrides: Overrides<RequestBody<"/offers", "post">> = {}) {
     const body = expectStatus(
       await this.api.post("/offers", { token: seller.token, body: offerBody(requestId, overrides) }),
       201,
@@ -239,7 +256,7 @@ export class Marketplace {
     return body.data
   }
 
-  async accept(buyer: SignedIn, offerId: string): Promise<any> {
+  async accept(buyer: SignedIn, offerId: string) {
     const body = expectStatus(
       await this.api.post(`/offers/${offerId}/accept`, { token: buyer.token }),
       200,
@@ -248,7 +265,7 @@ export class Marketplace {
     return body.data.deal
   }
 
-  async withdraw(seller: SignedIn, offerId: string): Promise<any> {
+  async withdraw(seller: SignedIn, offerId: string) {
     return expectStatus(
       await this.api.delete(`/offers/${offerId}`, { token: seller.token }),
       200,
@@ -256,7 +273,7 @@ export class Marketplace {
     )
   }
 
-  async close(owner: SignedIn, requestId: string): Promise<any> {
+  async close(owner: SignedIn, requestId: string) {
     const body = expectStatus(
       await this.api.put(`/requests/${requestId}/close`, { token: owner.token }),
       200,
@@ -279,7 +296,7 @@ export class Marketplace {
     return { request, offer, deal }
   }
 
-  async complete(buyer: SignedIn, dealId: string): Promise<any> {
+  async complete(buyer: SignedIn, dealId: string) {
     const body = expectStatus(
       await this.api.put(`/deals/${dealId}/complete`, { token: buyer.token }),
       200,
@@ -288,7 +305,7 @@ export class Marketplace {
     return body.data
   }
 
-  async cancel(buyer: SignedIn, dealId: string): Promise<any> {
+  async cancel(buyer: SignedIn, dealId: string) {
     const body = expectStatus(
       await this.api.put(`/deals/${dealId}/cancel`, { token: buyer.token, body: { reason: "Changed my mind" } }),
       200,
@@ -303,7 +320,7 @@ export class Marketplace {
     return scene
   }
 
-  async rate(buyer: SignedIn, dealId: string, rating: number): Promise<any> {
+  async rate(buyer: SignedIn, dealId: string, rating: number) {
     const body = expectStatus(
       await this.api.post("/ratings", { token: buyer.token, body: { deal_id: dealId, rating, review_text: "Fine" } }),
       201,
@@ -313,43 +330,43 @@ export class Marketplace {
   }
 
   /** The conversation of an offer, as one of its parties finds it in GET /conversations/my. */
-  async conversationOf(party: SignedIn, offerId: string): Promise<any> {
+  async conversationOf(party: SignedIn, offerId: string) {
     const body = expectStatus(
       await this.api.get("/conversations/my?per_page=50", { token: party.token }),
       200,
       "GET /conversations/my"
     )
-    const conversation = body.data.conversations.find((c: any) => c.offer_id === offerId)
+    const conversation = body.data.conversations.find((c) => c.offer_id === offerId)
     if (!conversation) throw new Error(`no conversation for offer ${offerId}: ${JSON.stringify(body)}`)
     return conversation
   }
 
   // Read-backs used to show that a refused write changed nothing.
-  async requestDetail(user: SignedIn, requestId: string): Promise<any> {
+  async requestDetail(user: SignedIn, requestId: string) {
     return expectStatus(await this.api.get(`/requests/${requestId}`, { token: user.token }), 200, "GET /requests/{id}")
       .data
   }
-  async offersOf(user: SignedIn, requestId: string): Promise<Array<any>> {
+  async offersOf(user: SignedIn, requestId: string) {
     return expectStatus(
       await this.api.get(`/requests/${requestId}/offers`, { token: user.token }),
       200,
       "GET /requests/{id}/offers"
     ).data.offers
   }
-  async myOffers(seller: SignedIn): Promise<Array<any>> {
+  async myOffers(seller: SignedIn) {
     return expectStatus(await this.api.get("/offers/my?per_page=50", { token: seller.token }), 200, "GET /offers/my")
       .data.offers
   }
-  async dealDetail(party: SignedIn, dealId: string): Promise<any> {
+  async dealDetail(party: SignedIn, dealId: string) {
     return expectStatus(await this.api.get(`/deals/${dealId}`, { token: party.token }), 200, "GET /deals/{id}").data
   }
-  async me(user: SignedIn): Promise<any> {
+  async me(user: SignedIn) {
     return expectStatus(await this.api.get("/users/me", { token: user.token }), 200, "GET /users/me").data
   }
   /** Every report the admin list shows (all pages, at most 20 of 50). */
-  async adminReports(query = ""): Promise<Array<any>> {
+  async adminReports(query = "") {
     const admin = await this.adminUser()
-    const reports: Array<any> = []
+    const reports: Array<ResponseData<"/admin/reports", "get">["reports"][number]> = []
     for (let page = 1; page <= 20; page++) {
       const body = expectStatus(
         await this.api.get(`/admin/reports?per_page=50&page=${page}${query}`, { token: admin.token }),
@@ -361,12 +378,12 @@ export class Marketplace {
     }
     return reports
   }
-  async adminReport(reportId: string): Promise<any> {
+  async adminReport(reportId: string) {
     const report = (await this.adminReports()).find((r) => r.id === reportId)
     if (!report) throw new Error(`report ${reportId} is not in GET /admin/reports`)
     return report
   }
-  async pendingProfiles(): Promise<Array<any>> {
+  async pendingProfiles() {
     const admin = await this.adminUser()
     return expectStatus(
       await this.api.get("/admin/seller-profiles/pending?per_page=50", { token: admin.token }),
@@ -426,7 +443,7 @@ export const market = (server: () => TestServer) => {
   const api = (): Client => client(server())
   let admin: SignedIn | undefined
 
-  const expectStatus = <R extends { status: number; body: any }>(response: R, status: number, step: string): R => {
+  const expectStatus = <R extends { status: number; body: unknown }>(response: R, status: number, step: string): R => {
     expect(response.status, `${step}: ${JSON.stringify(response.body)}`).toBe(status)
     return response
   }
@@ -451,7 +468,7 @@ export const market = (server: () => TestServer) => {
       201,
       "apply"
     )
-    return { ...signed, profileId: applied.body.data.id as string }
+    return { ...signed, profileId: applied.body.data.id }
   }
 
   /** A user whose seller profile an admin approved. */
@@ -504,13 +521,11 @@ export const market = (server: () => TestServer) => {
 
 export const keysOf = (value: object) => Object.keys(value).sort()
 
-export const isoTimestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/
-
 /** A buyer, an approved seller, and the conversation of the seller's offer on the buyer's request. */
 export interface ChatScene {
   readonly buyer: SignedIn
   readonly seller: Seller
-  readonly offer: any
+  readonly offer: PostedOffer
   readonly conversationId: string
 }
 
@@ -521,7 +536,7 @@ export const conversationOfOffer = async (api: Client, party: SignedIn, offerId:
     200,
     "GET /conversations/my"
   )
-  const found = list.data.conversations.find((c: any) => c.offer_id === offerId)
+  const found = list.data.conversations.find((c) => c.offer_id === offerId)
   if (!found) throw new Error(`no conversation for offer ${offerId}: ${JSON.stringify(list.data)}`)
   return found.id
 }

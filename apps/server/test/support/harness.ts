@@ -5,6 +5,8 @@ import { withMigratedDump } from "../../../../packages/http-server/test/support/
 import { createPostgresDatabase } from "./postgres.js"
 import type { ApiPath, RequestOptionsOf, ResponseOf } from "./typed-paths.js"
 
+export type { Query } from "./typed-paths.js"
+
 export type Backend = "pglite" | "postgres"
 
 /**

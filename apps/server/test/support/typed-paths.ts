@@ -36,9 +36,19 @@ type Matching<P extends string, M extends ApiMethod> = {
   [T in PathsWith<M>]: SegmentsMatch<Segments<P>, Segments<T>> extends true ? T : never
 }[PathsWith<M>]
 
-/** The document's path of a concrete one: itself when the document has it as is, else the template it fits. */
-type TemplateOf<P extends string, M extends ApiMethod> =
-  WithoutQuery<P> extends PathsWith<M> ? WithoutQuery<P> : Matching<WithoutQuery<P>, M>
+/**
+ * The document's path of a concrete one: itself when the document has it as is, else the template it fits. It
+ * distributes over a union, so a path built from a union (`/admin/seller-profiles/${id}/${"approve" | "reject"}`)
+ * names each operation it may be.
+ */
+export type TemplateOf<P extends string, M extends ApiMethod> = P extends string
+  ? WithoutQuery<P> extends PathsWith<M>
+    ? WithoutQuery<P>
+    : Matching<WithoutQuery<P>, M>
+  : never
+
+/** A query string a test appends to a path, or none: `/deals/my${query}` stays a typed path. */
+export type Query = "" | `?${string}`
 
 type Pattern<T extends string> = T extends `${infer Head}{${string}}${infer Rest}`
   ? `${Head}${string}${Pattern<Rest>}`
@@ -71,11 +81,12 @@ type ErrorOf<O> = ErrorJson<O> extends { error: infer E } ? E : never
 /**
  * The body of an answer to `M P`: the operation's success body and the error envelope's `error` in one type, so a
  * test reads `body.data.x` after checking a 2xx and `body.error.code` after checking an error, each checked against
- * the document (a test checks the status first: the type cannot know which one came).
+ * the document (a test checks the status first: the type cannot know which one came). A union of paths answers
+ * the union of their bodies.
  */
-export type ResponseOf<P extends string, M extends ApiMethod> = SuccessJson<Operation<P, M>> & {
-  readonly error: ErrorOf<Operation<P, M>>
-}
+export type ResponseOf<P extends string, M extends ApiMethod> = P extends string
+  ? SuccessJson<Operation<P, M>> & { readonly error: ErrorOf<Operation<P, M>> }
+  : never
 
 type JsonBodyOf<O> = O extends { requestBody?: { content: { "application/json": infer Body } } } ? Body : never
 
