@@ -134,7 +134,7 @@ export interface Seller extends SignedIn {
 
 export type PostedRequest = ResponseData<"/requests", "post">
 export type PostedOffer = ResponseData<"/offers", "post">
-export type AcceptedDeal = ResponseData<"/offers/{id}/accept", "post">["deal"]
+type AcceptedDeal = ResponseData<"/offers/{id}/accept", "post">["deal"]
 
 export interface DealScene {
   readonly request: PostedRequest

@@ -41,7 +41,7 @@ type Matching<P extends string, M extends ApiMethod> = {
  * distributes over a union, so a path built from a union (`/admin/seller-profiles/${id}/${"approve" | "reject"}`)
  * names each operation it may be.
  */
-export type TemplateOf<P extends string, M extends ApiMethod> = P extends string
+type TemplateOf<P extends string, M extends ApiMethod> = P extends string
   ? WithoutQuery<P> extends PathsWith<M>
     ? WithoutQuery<P>
     : Matching<WithoutQuery<P>, M>
