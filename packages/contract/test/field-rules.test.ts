@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { Api, ClientFrame, type PathProblem, problemsOf, texts, translate } from "../src/index.js"
 
 /*
- * The field rules (decisions.md section 2, and the text and money rules of issue 8) as the contract's own
+ * The field rules (decisions.md section 2, and the text and money rules of docs/DECISIONS.md) as the contract's own
  * schemas decode them: the payload and query schemas are taken from the endpoints of `Api`, so a change to
  * an endpoint's schema shows here. The server answers exactly these problems (it decodes a failed request
  * again with the same schemas, `DecodeFailure.ts`), as 400 VALIDATION_ERROR `details` keyed by the problem's
@@ -91,11 +91,22 @@ const expectRefused = (
   })
 }
 
+/**
+ * A decoded body with its fields named as on the wire: a payload decodes to its use case's input (camelCase), and
+ * the expectations here read like the bodies sent.
+ */
+const wireNamed = (decoded: unknown): unknown =>
+  typeof decoded === "object" && decoded !== null
+    ? Object.fromEntries(
+        Object.entries(decoded).map(([key, value]) => [key.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`), value])
+      )
+    : decoded
+
 /** Asserts that `input` decodes, and that the decoded value has the `expected` fields. */
 const expectDecodes = (schema: Input, input: unknown, expected: Record<string, unknown>) => {
   const decoded = decode(schema, input)
   if (Either.isLeft(decoded)) throw new Error(`refused: ${JSON.stringify(problemsOf(decoded.left.issue))}`)
-  expect(decoded.right).toMatchObject(expected)
+  expect(wireNamed(decoded.right)).toMatchObject(expected)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -417,7 +428,7 @@ describe("field rules (decisions.md section 2): a refused body names the field a
 
   it("POST /reports: deal_id is optional, absent or null", () => {
     for (const body of [without(reportBody(), "deal_id"), reportBody({ deal_id: null })]) {
-      const decoded = Either.getOrThrow(decode(bodies["POST /reports"].schema, body))
+      const decoded = wireNamed(Either.getOrThrow(decode(bodies["POST /reports"].schema, body)))
       expect(decoded).toMatchObject({ reported_user_id: ID, reason: "scam" })
       expect(decoded).not.toHaveProperty("deal_id")
     }
@@ -536,11 +547,11 @@ describe("field rules (decisions.md section 2): what a body accepts, decoded", (
 
   it("POST /requests: an absent or null condition_pref is `any`", () => {
     const schema = bodies["POST /requests"].schema
-    expect(Either.getOrThrow(decode(schema, without(requestBody(), "condition_pref")))).toHaveProperty(
+    expect(wireNamed(Either.getOrThrow(decode(schema, without(requestBody(), "condition_pref"))))).toHaveProperty(
       "condition_pref",
       "any"
     )
-    expect(Either.getOrThrow(decode(schema, requestBody({ condition_pref: null })))).toHaveProperty(
+    expect(wireNamed(Either.getOrThrow(decode(schema, requestBody({ condition_pref: null }))))).toHaveProperty(
       "condition_pref",
       "any"
     )
@@ -548,7 +559,7 @@ describe("field rules (decisions.md section 2): what a body accepts, decoded", (
 
   it("POST /requests: an optional field sent as null is absent", () => {
     const body = requestBody({ product_brand: null, product_model: null, location_city: null, notes: null })
-    const decoded = Either.getOrThrow(decode(bodies["POST /requests"].schema, body))
+    const decoded = wireNamed(Either.getOrThrow(decode(bodies["POST /requests"].schema, body)))
     for (const field of ["product_brand", "product_model", "location_city", "notes"]) {
       expect(decoded).not.toHaveProperty(field)
     }
@@ -557,7 +568,7 @@ describe("field rules (decisions.md section 2): what a body accepts, decoded", (
   it("unknown fields are dropped, never decoded (no mass assignment)", () => {
     const owned = { status: "closed", buyer_id: OTHER_ID, seller_id: OTHER_ID, is_admin: true, rating_avg: 5 }
     for (const endpoint of Object.keys(bodies) as Array<BodyEndpoint>) {
-      const decoded = Either.getOrThrow(decode(bodies[endpoint].schema, bodies[endpoint].valid(owned)))
+      const decoded = wireNamed(Either.getOrThrow(decode(bodies[endpoint].schema, bodies[endpoint].valid(owned))))
       for (const field of Object.keys(owned)) expect(decoded, `${endpoint} ${field}`).not.toHaveProperty(field)
     }
   })
@@ -657,7 +668,7 @@ describe("query rules (decisions.md sections 2 and 5): what a query accepts, dec
 })
 
 // ---------------------------------------------------------------------------------------------------------------
-// Money (issue 8): a finite decimal with at most two places in (0, 1,000,000,000]
+// Money (docs/DECISIONS.md, "Envelope, validation and language"): a finite decimal with at most two places in (0, 1,000,000,000]
 
 /** Money spellings as a JSON body writes them, read as the server's JSON parser reads them. */
 const badAmounts: ReadonlyArray<readonly [string, string, Expected]> = [
@@ -708,7 +719,7 @@ const moneyFields: ReadonlyArray<{
   }
 ]
 
-describe("money (issue 8): amounts", () => {
+describe("money: amounts", () => {
   describe.each(moneyFields.map((m) => [m.field, m] as const))("%s", (_, money) => {
     it.each(badAmounts.map(([what, spelling, expected]) => [spelling, what, expected] as const))(
       "refuses %s (%s)",
@@ -736,7 +747,7 @@ describe("money (issue 8): amounts", () => {
 })
 
 // ---------------------------------------------------------------------------------------------------------------
-// Texts (issue 8): the characters each kind of text refuses and keeps
+// Texts (docs/DECISIONS.md, "Text values"): the characters each kind of text refuses and keeps
 
 /** Characters refused in every text, one per class. */
 const refusedEverywhere: ReadonlyArray<readonly [string, string]> = [
@@ -818,7 +829,7 @@ const freeTexts: ReadonlyArray<TextField> = [
 const withText = ({ endpoint, field }: TextField, value: string) => bodies[endpoint].valid({ [field]: value })
 const label = ({ endpoint, field }: TextField) => `${endpoint} ${field}`
 
-describe("texts (issue 8): refused and kept characters", () => {
+describe("texts: refused and kept characters", () => {
   describe.each(singleLineTexts.map((t) => [label(t), t] as const))("single-line %s", (_, text) => {
     it.each([...refusedEverywhere, ...refusedInLines])("refuses %s", (_what, character) => {
       expectRefused(bodies[text.endpoint].schema, withText(text, within(character)), text.field, invalidCharacters)
@@ -858,11 +869,13 @@ describe("texts (issue 8): refused and kept characters", () => {
       expect(problems).toEqual([{ path: ["message_text"], ...invalidCharacters }])
     })
     it.each([...refusedInLines, ...keptEverywhere])("keeps %s in message_text", (_what, character) => {
-      expect(decodeFrame(messageFrame(within(character)))).toEqual(Either.right(messageFrame(within(character))))
+      expect(Either.map(decodeFrame(messageFrame(within(character))), wireNamed)).toEqual(
+        Either.right(messageFrame(within(character)))
+      )
     })
     it("keeps line breaks and tabs as REST does, and has the length rules of REST", () => {
       const text = "first line\r\n\tsecond"
-      expect(decodeFrame(messageFrame(text))).toEqual(Either.right(messageFrame(text)))
+      expect(Either.map(decodeFrame(messageFrame(text)), wireNamed)).toEqual(Either.right(messageFrame(text)))
       expect(frameProblems(messageFrame("   "))).toEqual([{ path: ["message_text"], ...tooShort(1) }])
       expect(frameProblems(messageFrame(long(4001)))).toEqual([{ path: ["message_text"], ...tooLong(4000) }])
     })
