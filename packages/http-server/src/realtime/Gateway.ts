@@ -304,7 +304,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
     /**
      * Takes an open socket over until it closes, and returns at once: the socket lives on in `ws` callbacks, its
      * frames waiting in a plain array, each handled in a short fiber of the gateway's own, one after the other.
-     * An idle socket holds no fiber, no queue and nothing of the request that opened it (issue 10). Its listeners
+     * An idle socket holds no fiber, no queue and nothing of the request that opened it. Its listeners
      * are set before this returns (a fiber started here runs at once, and this one never waits), so called in the
      * handshake's callback nothing the client sends can come first.
      */
