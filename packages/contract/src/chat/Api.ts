@@ -1,6 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
+import { MessageInput } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -10,11 +11,10 @@ import {
   NotFoundResponse,
   Ok
 } from "../http/Envelope.js"
-import { FreeText, IntParam, PageParams, Pagination, Payload, SEQ_MAX, SeqField } from "../http/Fields.js"
+import { IntParam, PageParams, Pagination, Payload, PayloadOf, SEQ_MAX, SeqField } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
-import { MESSAGE_TEXT_MAX } from "../realtime/Protocol.js"
 import { ConversationSummary, MessageItem, SentMessage, UnreadCount } from "./Views.js"
 
 /** The most messages one page of GET /conversations/{id}/messages may ask for (`limit`); more is a 400. */
@@ -83,7 +83,8 @@ export class ChatApi extends HttpApiGroup.make("chat")
   .add(
     HttpApiEndpoint.post("sendMessage", "/conversations/:id/messages")
       .setPath(IdPath)
-      .setPayload(Payload({ message_text: FreeText(1, MESSAGE_TEXT_MAX) }))
+      // The client id is the socket's way to make a send idempotent; over REST the Idempotency-Key header is.
+      .setPayload(PayloadOf(MessageInput.pick("messageText")))
       .addSuccess(Ok(SentMessage), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)

@@ -1,8 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { isValidRatingValue, Rating } from "@talab/core"
-import * as Schema from "effect/Schema"
+import { Rating, RatingInput } from "@talab/core"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
   ForbiddenResponse,
@@ -11,13 +10,9 @@ import {
   NotFoundResponse,
   Ok
 } from "../http/Envelope.js"
-import { FreeText, NumberField, Optional, Payload, UuidField } from "../http/Fields.js"
-import { fieldProblem } from "../http/Problems.js"
+import { PayloadOf } from "../http/Fields.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { entityView } from "../http/Views.js"
-
-/** An integer from 1 to 5; anything else names the rating's rule. */
-const RatingValue = NumberField.pipe(Schema.filter(isValidRatingValue, fieldProblem("rating_range")))
 
 /** A rating as the API shows it: the buyer is the caller, so not repeated. */
 export const RatingView = entityView(Rating.fields).omit("buyerId")
@@ -28,7 +23,7 @@ export class RatingsApi extends HttpApiGroup.make("ratings")
   .annotate(OpenApi.Description, "After a completed deal the buyer rates the seller once, from 1 to 5.")
   .add(
     HttpApiEndpoint.post("rate", "/ratings")
-      .setPayload(Payload({ deal_id: UuidField, rating: RatingValue, review_text: Optional(FreeText(0, 2000)) }))
+      .setPayload(PayloadOf(RatingInput))
       .addSuccess(Ok(RatingView), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)

@@ -1,8 +1,8 @@
-import { BuyRequest } from "@talab/core"
+import { BuyRequest, MESSAGE_CLIENT_ID_MAX_LENGTH, MESSAGE_MAX_LENGTH, MessageInput } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { SentMessage } from "../chat/Views.js"
 import type { ErrorCode } from "../errors/Catalogue.js"
-import { FreeText, SEQ_MAX, SeqField, Text } from "../http/Fields.js"
+import { PayloadOf, SEQ_MAX, SeqField } from "../http/Fields.js"
 import { RequestView, shownAs } from "../http/Views.js"
 
 /*
@@ -11,9 +11,9 @@ import { RequestView, shownAs } from "../http/Views.js"
  */
 
 /** The longest `message_text` of a message frame, in characters after trimming (as over REST). */
-export const MESSAGE_TEXT_MAX = 4000
+export const MESSAGE_TEXT_MAX = MESSAGE_MAX_LENGTH
 /** The longest `client_id` a message frame may carry, in characters. */
-export const CLIENT_ID_MAX = 100
+export const CLIENT_ID_MAX = MESSAGE_CLIENT_ID_MAX_LENGTH
 /** A frame larger than this closes the socket with 1009. */
 export const MAX_FRAME_BYTES = 16 * 1024
 /** Authenticated sockets one session may hold; the next one to authenticate closes the oldest with 4008. */
@@ -83,9 +83,8 @@ export const UnsubscribeFrame = Schema.Struct({ type: Schema.Literal("unsubscrib
 export const SendMessageFrame = Schema.Struct({
   type: Schema.Literal("message"),
   conversation_id: Schema.String,
-  message_text: FreeText(1, MESSAGE_TEXT_MAX),
-  /** Chosen by the client; sending again with the same one stores nothing new and acks the first message. */
-  client_id: Schema.optionalWith(Text(1, CLIENT_ID_MAX), { nullable: true })
+  // `client_id` is chosen by the client; sending again with the same one stores nothing new and acks the first.
+  ...PayloadOf(MessageInput).fields
 })
 /** Client: keeps the socket alive. Answered by `pong`. */
 export const PingFrame = Schema.Struct({ type: Schema.Literal("ping") })

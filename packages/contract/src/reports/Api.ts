@@ -1,7 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Report, ReportReason, ReportStatus, ResolveAction, snakeCaseKeys } from "@talab/core"
+import { Report, ReportInput, ReportStatus, ResolveAction, ResolveInput, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { adminOnly, ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -13,7 +13,7 @@ import {
   Ok,
   OkWithMessage
 } from "../http/Envelope.js"
-import { FreeText, OneOf, Optional, PageParams, Pagination, Payload, UuidField } from "../http/Fields.js"
+import { OneOf, PageParams, Pagination, PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { AdminOnly, ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { DealView, entityView, shownAs, UserView } from "../http/Views.js"
@@ -41,14 +41,7 @@ export class ReportsApi extends HttpApiGroup.make("reports")
   .annotate(OpenApi.Description, "Any user can report another for a fake offer, a no-show, rudeness or a scam.")
   .add(
     HttpApiEndpoint.post("file", "/reports")
-      .setPayload(
-        Payload({
-          reported_user_id: UuidField,
-          deal_id: Optional(UuidField),
-          reason: OneOf(...ReportReason.literals),
-          description: Optional(FreeText(0, 2000))
-        })
-      )
+      .setPayload(PayloadOf(ReportInput))
       .addSuccess(Ok(ReportView.pick("id", "status", "createdAt")), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
@@ -97,7 +90,7 @@ export class AdminReportsApi extends HttpApiGroup.make("adminReports")
   .add(
     HttpApiEndpoint.put("resolve", "/admin/reports/:id/resolve")
       .setPath(IdPath)
-      .setPayload(Payload({ action: OneOf(...ResolveAction.literals), notes: Optional(FreeText(0, 2000)) }))
+      .setPayload(PayloadOf(ResolveInput))
       .addSuccess(
         OkWithMessage(
           Schema.Struct({

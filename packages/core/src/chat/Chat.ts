@@ -1,23 +1,25 @@
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Ids } from "../platform/Ids.js"
-import { ValidationFailed } from "../shared/Errors.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
 import { DomainEvent } from "../shared/Events.js"
+import { FreeText, Optional, Text } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { Transactor } from "../shared/Transactor.js"
 import { type LockedConversation, MESSAGE_MAX_LENGTH, type Message, otherParty } from "./Conversation.js"
 import { asConversationParty } from "./Policy.js"
 import { ConversationRepo, MessageRepo } from "./Repo.js"
 
-/** A message one party sends to a conversation. */
-export interface MessageToSend {
-  readonly senderId: string
-  readonly conversationId: string
-  /** As typed: trimmed here, then 1..{@link MESSAGE_MAX_LENGTH} characters. */
-  readonly text: string
+/** The longest id a sender may give a message (`clientId`), in characters. */
+export const MESSAGE_CLIENT_ID_MAX_LENGTH = 100
+
+/** What one party sends to a conversation. */
+export const MessageInput = Schema.Struct({
+  messageText: FreeText(1, MESSAGE_MAX_LENGTH),
   /** The sender's id for this message; a second send with the same one stores nothing and answers the first. */
-  readonly clientId: string | null
-}
+  clientId: Optional(Text(1, MESSAGE_CLIENT_ID_MAX_LENGTH))
+})
+export type MessageInput = typeof MessageInput.Type
 
 /**
  * Whether the recipient is reading the conversation right now, asked while the message is stored: a recipient
@@ -45,54 +47,48 @@ export class Chat extends Effect.Service<Chat>()("@talab/core/Chat", {
      * Stores a message and raises `MessageSent` in the same transaction. Messages of one conversation are
      * stored one at a time (the conversation is locked), each strictly after the previous one and with the
      * next seq, so paging by time never splits two that share an instant and paging by seq never skips one.
+     * The input is {@link MessageInput} as decoded: its text rules are the schema's, not checked again here.
      */
-    const send = (input: MessageToSend, recipientPresence: RecipientPresence) =>
-      Effect.gen(function* () {
-        const messageText = input.text.trim()
-        if (messageText.length < 1) {
-          return yield* Effect.fail(ValidationFailed.field("message_text", "too_short", { min: 1 }))
-        }
-        if (messageText.length > MESSAGE_MAX_LENGTH) {
-          return yield* Effect.fail(ValidationFailed.field("message_text", "too_long", { max: MESSAGE_MAX_LENGTH }))
-        }
-        return yield* transactor.transaction(
-          Effect.gen(function* () {
-            const conversation = yield* asConversationParty(
-              yield* conversations.lock(input.conversationId),
-              input.senderId
-            )
-            const recipientId = otherParty(conversation, input.senderId)
-            const recipientOnline = yield* recipientPresence(conversation.id, recipientId)
-            const at = yield* currentDate
-            const previous = conversation.lastMessageAt?.getTime() ?? Number.NEGATIVE_INFINITY
-            const stored = yield* messages.insertOnce({
-              id: yield* ids.next,
-              conversationId: conversation.id,
-              senderId: input.senderId,
-              messageText,
-              clientId: input.clientId,
-              readAt: null,
-              createdAt: new Date(Math.max(at.getTime(), previous + 1))
-            })
-            if (stored.created) {
-              yield* outbox.append(
-                [
-                  DomainEvent.MessageSent({
-                    messageId: stored.message.id,
-                    conversationId: conversation.id,
-                    senderId: input.senderId,
-                    recipientId,
-                    recipientOnline
-                  })
-                ],
-                at
-              )
-            }
-            const sent: StoredMessage = { conversation, message: stored.message, created: stored.created }
-            return sent
+    const send = (
+      senderId: string,
+      conversationId: string,
+      input: MessageInput,
+      recipientPresence: RecipientPresence
+    ) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const conversation = yield* asConversationParty(yield* conversations.lock(conversationId), senderId)
+          const recipientId = otherParty(conversation, senderId)
+          const recipientOnline = yield* recipientPresence(conversation.id, recipientId)
+          const at = yield* currentDate
+          const previous = conversation.lastMessageAt?.getTime() ?? Number.NEGATIVE_INFINITY
+          const stored = yield* messages.insertOnce({
+            id: yield* ids.next,
+            conversationId: conversation.id,
+            senderId,
+            messageText: input.messageText,
+            clientId: input.clientId ?? null,
+            readAt: null,
+            createdAt: new Date(Math.max(at.getTime(), previous + 1))
           })
-        )
-      })
+          if (stored.created) {
+            yield* outbox.append(
+              [
+                DomainEvent.MessageSent({
+                  messageId: stored.message.id,
+                  conversationId: conversation.id,
+                  senderId,
+                  recipientId,
+                  recipientOnline
+                })
+              ],
+              at
+            )
+          }
+          const sent: StoredMessage = { conversation, message: stored.message, created: stored.created }
+          return sent
+        })
+      )
 
     return { send } as const
   })

@@ -3,6 +3,7 @@ import * as Schema from "effect/Schema"
 import type { Deal } from "../deals/Deal.js"
 import { ValidationFailed } from "../shared/Errors.js"
 import { DomainEvent } from "../shared/Events.js"
+import { fieldRule, NumberField } from "../shared/Fields.js"
 import { moved, type Transition } from "../shared/Transition.js"
 
 /** A buyer's rating of the seller of a completed deal. */
@@ -19,6 +20,9 @@ export interface Rating extends Schema.Schema.Type<typeof Rating> {}
 
 /** Whether a rating is a whole number of stars from 1 to 5. */
 export const isValidRatingValue = (value: number) => Number.isInteger(value) && value >= 1 && value <= 5
+
+/** A rating as given: an integer from 1 to 5; anything else names the rating's rule. */
+export const RatingValue = NumberField.pipe(Schema.filter(isValidRatingValue, fieldRule("rating_range")))
 
 /**
  * The buyer of a completed deal rates its seller once. The spec calls each broken rule a validation

@@ -1,24 +1,27 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { requireDealBuyer } from "../deals/Policy.js"
 import { DealRepo } from "../deals/Repo.js"
 import { Ids } from "../platform/Ids.js"
 import { SellerProfileRepo } from "../sellers/Repo.js"
 import { addRating } from "../sellers/SellerProfile.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
+import { FreeText, Optional, UuidField } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { requireFound } from "../shared/Policy.js"
 import { Transactor } from "../shared/Transactor.js"
 import type { User } from "../users/User.js"
-import { rateDeal } from "./Rating.js"
+import { RatingValue, rateDeal } from "./Rating.js"
 import { RatingRepo } from "./Repo.js"
 
 /** The buyer's rating of a deal's seller. */
-export interface RatingInput {
-  readonly dealId: string
-  readonly rating: number
-  readonly reviewText: string | null
-}
+export const RatingInput = Schema.Struct({
+  dealId: UuidField,
+  rating: RatingValue,
+  reviewText: Optional(FreeText(0, 2000))
+})
+export type RatingInput = typeof RatingInput.Type
 
 const foundDeal = requireFound("deal")
 
@@ -48,7 +51,7 @@ export class Ratings extends Effect.Service<Ratings>()("@talab/core/Ratings", {
             deal,
             alreadyRated: yield* ratings.existsForDeal(deal.id),
             rating: input.rating,
-            reviewText: input.reviewText,
+            reviewText: input.reviewText ?? null,
             now: at
           })
           const profile = yield* profiles.lockByUserId(deal.sellerId)

@@ -1,5 +1,6 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { requireDealParty } from "../deals/Policy.js"
 import { DealRepo } from "../deals/Repo.js"
 import { rejectPendingOffers } from "../offers/Offer.js"
@@ -9,10 +10,11 @@ import { SellerProfileRepo } from "../sellers/Repo.js"
 import { suspendSellerProfile } from "../sellers/SellerProfile.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
 import type { DomainEvent } from "../shared/Events.js"
+import { FreeText, Optional, UuidField } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { requireFound } from "../shared/Policy.js"
 import { Transactor } from "../shared/Transactor.js"
-import type { ReportReason, ResolveAction } from "../shared/Values.js"
+import { ReportReason, ResolveAction } from "../shared/Values.js"
 import { requireAdmin } from "../users/Policy.js"
 import { UserRepo } from "../users/Repo.js"
 import type { User } from "../users/User.js"
@@ -21,12 +23,20 @@ import { ReportRepo } from "./Repo.js"
 import { fileReport, resolveReport } from "./Report.js"
 
 /** What a user reports: who, why, and optionally the deal it happened in. */
-export interface ReportInput {
-  readonly reportedUserId: string
-  readonly dealId: string | null
-  readonly reason: ReportReason
-  readonly description: string | null
-}
+export const ReportInput = Schema.Struct({
+  reportedUserId: UuidField,
+  dealId: Optional(UuidField),
+  reason: ReportReason,
+  description: Optional(FreeText(0, 2000))
+})
+export type ReportInput = typeof ReportInput.Type
+
+/** How an administrator resolves a report, with notes of their own. */
+export const ResolveInput = Schema.Struct({
+  action: ResolveAction,
+  notes: Optional(FreeText(0, 2000))
+})
+export type ResolveInput = typeof ResolveInput.Type
 
 const foundUser = requireFound("user")
 const foundDeal = requireFound("deal")
@@ -50,8 +60,9 @@ export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
         Effect.gen(function* () {
           const at = yield* currentDate
           const reported = yield* foundUser(yield* users.findById(input.reportedUserId))
-          if (input.dealId !== null) {
-            const deal = yield* foundDeal(yield* deals.findById(input.dealId))
+          const dealId = input.dealId ?? null
+          if (dealId !== null) {
+            const deal = yield* foundDeal(yield* deals.findById(dealId))
             yield* requireDealParty(deal, reporter)
             yield* requireReportedInDeal(deal, reported.id)
           }
@@ -60,9 +71,9 @@ export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
               id: yield* ids.next,
               reporterId: reporter.id,
               reportedUserId: reported.id,
-              dealId: input.dealId,
+              dealId,
               reason: input.reason,
-              description: input.description
+              description: input.description ?? null
             },
             at
           )
@@ -78,13 +89,13 @@ export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
      * suspended seller; a reported user without a profile has nothing to suspend. The profile is locked before
      * the offers (the lock order of the repository ports), as offer and accept lock it before the request.
      */
-    const resolve = (caller: User, id: string, action: ResolveAction, notes: string | null) =>
+    const resolve = (caller: User, id: string, { action, notes }: ResolveInput) =>
       transactor.transaction(
         Effect.gen(function* () {
           const at = yield* currentDate
           const report = yield* foundReport(yield* reports.lock(id))
           yield* requireAdmin(caller)
-          const resolved = yield* resolveReport(report, action, notes, at)
+          const resolved = yield* resolveReport(report, action, notes ?? null, at)
           yield* reports.update(resolved.state)
           const events: Array<DomainEvent> = [...resolved.events]
           if (action === "suspend_seller") {

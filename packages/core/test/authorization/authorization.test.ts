@@ -143,9 +143,8 @@ const useCases: ReadonlyArray<Row> = [
         Chat,
         ({ conversation }, chat) =>
           (caller) =>
-            chat.send(
-              { senderId: caller.id, conversationId: conversation.id, text: "Is it still available?", clientId: null },
-              () => Effect.succeed(false)
+            chat.send(caller.id, conversation.id, { messageText: "Is it still available?" }, () =>
+              Effect.succeed(false)
             )
       ),
     expected: outcomes({ owner: "ok", approvedSeller: "ok" }, "Forbidden")
@@ -168,9 +167,7 @@ const useCases: ReadonlyArray<Row> = [
         (reports) => (caller) =>
           reports.file(caller, {
             reportedUserId: cast.approvedSeller.id,
-            dealId: null,
-            reason: "rude",
-            description: null
+            reason: "rude"
           })
       ),
     expected: outcomes({ approvedSeller: "CannotReportSelf" }, "ok")
@@ -185,8 +182,7 @@ const useCases: ReadonlyArray<Row> = [
           reports.file(caller, {
             reportedUserId: cast.approvedSeller.id,
             dealId: deal.id,
-            reason: "no_show",
-            description: null
+            reason: "no_show"
           })
       ),
     // The seller is a party, so only the self-report rule stops them.
@@ -231,11 +227,9 @@ const useCases: ReadonlyArray<Row> = [
         const reports = yield* Reports
         const report = yield* reports.file(cast.owner, {
           reportedUserId: cast.otherBuyer.id,
-          dealId: null,
-          reason: "scam",
-          description: null
+          reason: "scam"
         })
-        return (caller: User) => reports.resolve(caller, report.id, "warn", "First warning")
+        return (caller: User) => reports.resolve(caller, report.id, { action: "warn", notes: "First warning" })
       }),
     expected: outcomes({ admin: "ok" }, "Forbidden")
   }
@@ -336,22 +330,16 @@ const unknownIds: ReadonlyArray<{
     name: "Chat.send",
     call: (cast) =>
       Effect.flatMap(Chat, (c) =>
-        c.send({ senderId: cast.owner.id, conversationId: unknownId(), text: "Hello", clientId: null }, () =>
-          Effect.succeed(false)
-        )
+        c.send(cast.owner.id, unknownId(), { messageText: "Hello" }, () => Effect.succeed(false))
       )
   },
   {
     name: "Ratings.rate on an unknown deal",
-    call: (cast) =>
-      Effect.flatMap(Ratings, (r) => r.rate(cast.owner, { dealId: unknownId(), rating: 4, reviewText: null }))
+    call: (cast) => Effect.flatMap(Ratings, (r) => r.rate(cast.owner, { dealId: unknownId(), rating: 4 }))
   },
   {
     name: "Reports.file about an unknown user",
-    call: (cast) =>
-      Effect.flatMap(Reports, (r) =>
-        r.file(cast.owner, { reportedUserId: unknownId(), dealId: null, reason: "scam", description: null })
-      )
+    call: (cast) => Effect.flatMap(Reports, (r) => r.file(cast.owner, { reportedUserId: unknownId(), reason: "scam" }))
   },
   {
     name: "Reports.file about an unknown deal",
@@ -360,8 +348,7 @@ const unknownIds: ReadonlyArray<{
         r.file(cast.owner, {
           reportedUserId: cast.approvedSeller.id,
           dealId: unknownId(),
-          reason: "scam",
-          description: null
+          reason: "scam"
         })
       )
   },
@@ -375,7 +362,7 @@ const unknownIds: ReadonlyArray<{
   },
   {
     name: "Reports.resolve",
-    call: (cast) => Effect.flatMap(Reports, (r) => r.resolve(cast.admin, unknownId(), "dismiss", null))
+    call: (cast) => Effect.flatMap(Reports, (r) => r.resolve(cast.admin, unknownId(), { action: "dismiss" }))
   },
   { name: "SellerProfiles.getPublic", call: () => Effect.flatMap(SellerProfiles, (p) => p.getPublic(unknownId())) }
 ]
@@ -455,8 +442,7 @@ describe("Access rules no matrix above reaches", () => {
         reports.file(cast.owner, {
           reportedUserId: cast.otherBuyer.id,
           dealId: deal.id,
-          reason: "scam",
-          description: null
+          reason: "scam"
         })
       )
       expect(refused).toBeInstanceOf(ValidationFailed)

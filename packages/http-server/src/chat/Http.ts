@@ -37,8 +37,7 @@ const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const message = yield* chat.sendMessage(user.id, path.id, payload.message_text)
-            return message
+            return yield* chat.sendMessage(user.id, path.id, payload)
           })
         )
       )

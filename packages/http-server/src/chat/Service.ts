@@ -5,6 +5,7 @@ import {
   type Conversation,
   ConversationRepo,
   contactsShownAt,
+  type MessageInput,
   MessageRepo
 } from "@talab/core"
 import * as Clock from "effect/Clock"
@@ -22,8 +23,6 @@ interface HistoryPage {
 }
 
 interface SendOptions {
-  /** The sender's id for this message; a second send with the same one stores nothing and answers the first. */
-  readonly clientId?: string | undefined
   /** Runs once the message is stored, before it is delivered to the subscribed sockets (the sender's ack). */
   readonly onStored?: ((message: SentMessage) => Effect.Effect<void>) | undefined
 }
@@ -77,12 +76,9 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
      * Stores a message through core's `Chat.send` (MessageSent raised in the same transaction, no push owed to a
      * recipient whose socket is subscribed to the conversation) and delivers it to every socket subscribed to it.
      */
-    const sendMessage = (senderId: string, conversationId: string, text: string, options: SendOptions = {}) =>
+    const sendMessage = (senderId: string, conversationId: string, input: MessageInput, options: SendOptions = {}) =>
       Effect.gen(function* () {
-        const { conversation, created, message } = yield* chat.send(
-          { senderId, conversationId, text, clientId: options.clientId ?? null },
-          hub.isOnline
-        )
+        const { conversation, created, message } = yield* chat.send(senderId, conversationId, input, hub.isOnline)
         const view = sentMessage(message)
         if (options.onStored) yield* options.onStored(view)
         // Whether contacts show is as the lock read it: an accept committed while the message was being

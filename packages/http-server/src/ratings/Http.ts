@@ -12,12 +12,7 @@ const RatingsHttp = HttpApiBuilder.group(Api, "ratings", (handlers) =>
       respond(
         Effect.gen(function* () {
           const { user } = yield* CurrentUser
-          const rating = yield* service.rate(user, {
-            dealId: payload.deal_id,
-            rating: payload.rating,
-            reviewText: payload.review_text ?? null
-          })
-          return rating
+          return yield* service.rate(user, payload)
         })
       )
     )

@@ -168,12 +168,11 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
 
     const sendMessage = (connection: Connection, userId: string, frame: typeof SendMessageFrame.Type) =>
       Effect.gen(function* () {
-        const clientId = frame.client_id
+        const clientId = frame.clientId
         if (!(yield* withinMessageBudget(userId))) return connection.sendError("RATE_LIMITED", { clientId })
         if (!isConversationId(frame.conversation_id)) return connection.sendError("NOT_FOUND", { clientId })
         yield* chat
-          .sendMessage(userId, frame.conversation_id, frame.message_text, {
-            clientId,
+          .sendMessage(userId, frame.conversation_id, frame, {
             onStored: (message) =>
               Effect.sync(() => connection.send({ type: "ack", client_id: clientId ?? null, data: message }))
           })

@@ -14,13 +14,7 @@ const ReportsHttp = HttpApiBuilder.group(Api, "reports", (handlers) =>
       respond(
         Effect.gen(function* () {
           const { user } = yield* CurrentUser
-          const report = yield* service.file(user, {
-            reportedUserId: payload.reported_user_id,
-            dealId: payload.deal_id ?? null,
-            reason: payload.reason,
-            description: payload.description ?? null
-          })
-          return report
+          return yield* service.file(user, payload)
         })
       )
     )
@@ -47,7 +41,7 @@ const AdminReportsHttp = HttpApiBuilder.group(Api, "adminReports", (handlers) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const resolved = yield* service.resolve(user, path.id, payload.action, payload.notes ?? null)
+            const resolved = yield* service.resolve(user, path.id, payload)
             return { data: resolved, message: translate("report_resolved", yield* requestLanguage) }
           })
         )
