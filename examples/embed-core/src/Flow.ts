@@ -52,8 +52,7 @@ export const wholeFlow = Effect.gen(function* () {
   const application = yield* sellerProfiles.apply(seller, {
     businessName: "متجر الجوال",
     locationDistrict: "Al Olaya",
-    locationCity: "Riyadh",
-    bio: null
+    locationCity: "Riyadh"
   })
   const profile = yield* sellerProfiles.approve(admin, application.id)
 
@@ -65,8 +64,7 @@ export const wholeFlow = Effect.gen(function* () {
     budgetMin: 2500,
     budgetMax: 3200,
     locationDistrict: "Al Olaya",
-    locationCity: "Riyadh",
-    notes: null
+    locationCity: "Riyadh"
   })
 
   const offers = yield* Offers
@@ -77,14 +75,8 @@ export const wholeFlow = Effect.gen(function* () {
   const conversation = Option.getOrThrow(yield* (yield* ConversationRepo).findByOfferId(offer.id))
   const nobodyOnline = () => Effect.succeed(false)
   const chat = yield* Chat
-  yield* chat.send(
-    { senderId: buyer.id, conversationId: conversation.id, text: "Is it sealed?", clientId: null },
-    nobodyOnline
-  )
-  const reply = yield* chat.send(
-    { senderId: seller.id, conversationId: conversation.id, text: "Yes, sealed.", clientId: null },
-    nobodyOnline
-  )
+  yield* chat.send(buyer.id, conversation.id, { messageText: "Is it sealed?" }, nobodyOnline)
+  const reply = yield* chat.send(seller.id, conversation.id, { messageText: "Yes, sealed." }, nobodyOnline)
 
   const deal = yield* offers.accept(buyer, offer.id)
   const deals = yield* Deals
@@ -111,8 +103,5 @@ export const wholeFlow = Effect.gen(function* () {
 const offerOf = (requestId: string) => ({
   requestId,
   price: 2900,
-  availability: "today",
-  conditionNotes: null,
-  warrantyNotes: null,
-  validUntil: null
+  availability: "today"
 })
