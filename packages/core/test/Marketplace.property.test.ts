@@ -487,5 +487,6 @@ describe("marketplace model (property)", () => {
     ]) {
       expect(seen.get(key) ?? 0, `path ${key} was never exercised`).toBeGreaterThan(0)
     }
-  })
+    // 500 runs are seconds of CPU alone, and several times that on two cores shared with the rest of the suite.
+  }, 180_000)
 })
