@@ -1,3 +1,4 @@
+import { snakeCase } from "@talab/core"
 import { Either, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { Api, ClientFrame, type PathProblem, problemsOf, texts, translate } from "../src/index.js"
@@ -97,9 +98,7 @@ const expectRefused = (
  */
 const wireNamed = (decoded: unknown): unknown =>
   typeof decoded === "object" && decoded !== null
-    ? Object.fromEntries(
-        Object.entries(decoded).map(([key, value]) => [key.replace(/[A-Z]/g, (l) => `_${l.toLowerCase()}`), value])
-      )
+    ? Object.fromEntries(Object.entries(decoded).map(([key, value]) => [snakeCase(key), value]))
     : decoded
 
 /** Asserts that `input` decodes, and that the decoded value has the `expected` fields. */

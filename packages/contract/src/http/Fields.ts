@@ -20,7 +20,7 @@ export {
   UuidField
 } from "@talab/core"
 
-import { NumberField } from "@talab/core"
+import { NumberField, snakeCaseKeys } from "@talab/core"
 
 /**
  * An integer query parameter in a range, with a default. It arrives as a string, but the OpenAPI document
@@ -55,40 +55,12 @@ export const PageParams = {
   per_page: Schema.optional(IntParam(1, 50))
 }
 
-const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
-
-/** The fields of a struct as the wire names them: each camelCase key read from its snake_case spelling. */
-type SnakeCased<F extends Schema.Struct.Fields> = {
-  readonly [K in keyof F]: F[K] extends Schema.PropertySignature.All
-    ? F[K]
-    : F[K] extends Schema.Schema.All
-      ? Schema.PropertySignature<
-          ":",
-          Schema.Schema.Type<F[K]>,
-          never,
-          ":",
-          Schema.Schema.Encoded<F[K]>,
-          false,
-          Schema.Schema.Context<F[K]>
-        >
-      : never
-}
-
-const wireFields = <F extends Schema.Struct.Fields>(fields: F): SnakeCased<F> =>
-  Object.fromEntries(
-    Object.entries(fields).map(([key, field]) => {
-      const wire = snakeCase(key)
-      if (wire === key) return [key, field]
-      const signature = Schema.isPropertySignature(field) ? field : Schema.propertySignature(field)
-      return [key, (signature as Schema.PropertySignature.Any).pipe(Schema.fromKey(wire))]
-    })
-  ) as never
-
 /**
  * The payload of a use-case input: the input's own schema, its keys spelled in snake_case on the wire, so the
  * handler passes what it decoded on unchanged and the field rules are stated once, in core.
  */
-export const PayloadOf = <F extends Schema.Struct.Fields>(input: Schema.Struct<F>) => Payload(wireFields(input.fields))
+export const PayloadOf = <F extends Schema.Struct.Fields>(input: Schema.Struct<F>) =>
+  Payload(snakeCaseKeys(input.fields).fields)
 
 /** Structs of payloads report every failing field, not only the first. */
 export const Payload = <F extends Schema.Struct.Fields>(fields: F) =>

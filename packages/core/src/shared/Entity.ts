@@ -33,20 +33,25 @@ export type SnakeCaseField<K extends string, S extends Schema.Schema.All> =
  * An entity's fields with each encoded side renamed to snake_case: the type of the struct {@link snakeCaseKeys} makes.
  */
 export type SnakeCaseFields<Fields extends Schema.Struct.Fields> = {
-  readonly [K in keyof Fields & string]: Fields[K] extends Schema.Schema.All ? SnakeCaseField<K, Fields[K]> : never
+  readonly [K in keyof Fields & string]: Fields[K] extends Schema.PropertySignature.All
+    ? Fields[K]
+    : Fields[K] extends Schema.Schema.All
+      ? SnakeCaseField<K, Fields[K]>
+      : never
 }
 
 /**
  * The same fields, each read from and written to its snake_case name: decoding `{ created_at }` gives
  * `{ createdAt }`, encoding the reverse.
  */
-export const snakeCaseKeys = <Fields extends { readonly [K: string]: Schema.Schema.All }>(
+export const snakeCaseKeys = <Fields extends Schema.Struct.Fields>(
   fields: Fields
 ): Schema.Struct<SnakeCaseFields<Fields>> => {
   const renamed: Record<string, Schema.Struct.Field> = {}
-  for (const [name, schema] of Object.entries(fields)) {
+  for (const [name, field] of Object.entries(fields)) {
     const key = snakeCase(name)
-    renamed[name] = key === name ? schema : Schema.propertySignature(schema).pipe(Schema.fromKey(key))
+    const signature = Schema.isPropertySignature(field) ? field : Schema.propertySignature(field)
+    renamed[name] = key === name ? field : (signature as Schema.PropertySignature.Any).pipe(Schema.fromKey(key))
   }
   return Schema.Struct(renamed) as unknown as Schema.Struct<SnakeCaseFields<Fields>>
 }
