@@ -1,5 +1,6 @@
 import * as Config from "effect/Config"
 import * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -39,7 +40,7 @@ const withDefault = <A>(
   shownDefault
 })
 
-/** Unset, and set to the empty text, read as `undefined`. */
+/** Unset reads as `undefined`. */
 const optional = <A>(
   config: (name: string) => Config.Config<A>,
   doc: string,
@@ -260,6 +261,18 @@ export const variables = {
 export type VariableName = keyof typeof variables
 export type VariableValue<K extends VariableName> = (typeof variables)[K] extends Variable<infer A> ? A : never
 
-/** The variable's value, or its default; a malformed value fails naming the variable. */
-export const readVariable = <K extends VariableName>(name: K): Config.Config<VariableValue<K>> =>
-  (variables[name] as Variable<VariableValue<K>>).read(name)
+/** Whether the variable's text is absent, empty or only blanks: all three read as unset. */
+const unsetText = (name: string): Config.Config<boolean> =>
+  Config.option(Config.string(name)).pipe(Config.map((text) => Option.isNone(text) || text.value.trim() === ""))
+
+/**
+ * The variable's value, or its default; a malformed value fails naming the variable. A variable set to the
+ * empty text (`METRICS_PORT=` in an env file, `${X:-}` in compose) is unset, whatever its format: checked here,
+ * once, so no variable's reader has to.
+ */
+export const readVariable = <K extends VariableName>(
+  name: K
+): Effect.Effect<VariableValue<K>, ConfigError.ConfigError> => {
+  const variable = variables[name] as Variable<VariableValue<K>>
+  return Effect.flatMap(unsetText(name), (unset) => (unset ? Effect.succeed(variable.default) : variable.read(name)))
+}
