@@ -8,7 +8,7 @@ import type {
   OfferExpired,
   OfferNotPending
 } from "./offers/Errors.js"
-import type { CannotReportSelf, ReportNotPending } from "./reports/Errors.js"
+import type { CannotReportSelf, ReportAlreadyPending, ReportNotPending } from "./reports/Errors.js"
 import type {
   RequestAlreadyClosed,
   RequestAlreadyExtended,
@@ -49,6 +49,7 @@ export type DomainError =
   | SellerProfileExists
   | SellerProfileNotPending
   | CannotReportSelf
+  | ReportAlreadyPending
   | OfferExpired
   | RequestExpired
   | RequestAlreadyExtended

@@ -1340,8 +1340,9 @@ describe.each(backends)("marketplace rules on %s", (backend) => {
         server().clock.advance("1 second")
       }
       const reports: Array<ReportOf> = []
-      for (let i = 0; i < 3; i++) {
-        reports.push(await m.report(buyer, seller.userId))
+      // One pending report per reporter, reported user and deal: one about each deal.
+      for (const { deal } of deals) {
+        reports.push(await m.report(buyer, seller.userId, { deal_id: deal.id }))
         server().clock.advance("1 second")
       }
       const newestFirst = <A extends { id: string }>(items: Array<A>) => [...items].reverse().map((i) => i.id)

@@ -1121,7 +1121,7 @@ export interface paths {
         put?: never;
         /**
          * Report a user
-         * @description Any signed-in user, about someone else. With `deal_id`, the caller and the reported user must both be parties of that deal. Creates a `pending` report for the admins.
+         * @description Any signed-in user, about someone else. With `deal_id`, the caller and the reported user must both be parties of that deal. Creates a `pending` report for the admins; one pending report per reporter, reported user and deal.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -1133,6 +1133,7 @@ export interface paths {
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 422 | `CANNOT_REPORT_SELF` | the caller reported themself |
+         *     | 422 | `REPORT_ALREADY_PENDING` | the caller already has a pending report against this user about the same deal (or, both without `deal_id`, about none); allowed again once an admin resolves it |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
@@ -1476,7 +1477,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED";
+                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED";
                 message: string;
                 details: {
                     [key: string]: string[];

@@ -82,6 +82,11 @@ export const errorCatalogue = {
     en: "The seller application is not pending"
   },
   CANNOT_REPORT_SELF: { status: 422, ar: "لا يمكنك الإبلاغ عن نفسك", en: "You cannot report yourself" },
+  REPORT_ALREADY_PENDING: {
+    status: 422,
+    ar: "لديك بلاغ سابق عن هذا المستخدم لا يزال قيد المراجعة",
+    en: "You already reported this user and your report is still pending"
+  },
   OFFER_EXPIRED: { status: 422, ar: "انتهت صلاحية العرض", en: "The offer has expired" },
   REQUEST_EXPIRED: { status: 422, ar: "انتهت صلاحية الطلب", en: "The request has expired" },
   REQUEST_ALREADY_EXTENDED: {

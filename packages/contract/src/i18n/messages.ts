@@ -167,15 +167,15 @@ export const texts: Catalogue = {
   push_request_match_summary_title: { ar: "طلبات جديدة تناسبك", en: "New requests for you" },
   push_request_match_summary_body: {
     ar: plural("count", {
-      one: "طلب جديد واحد طابق تنبيهاتك أثناء ساعات الهدوء",
-      two: "طلبان جديدان طابقا تنبيهاتك أثناء ساعات الهدوء",
-      few: "{count} طلبات جديدة طابقت تنبيهاتك أثناء ساعات الهدوء",
-      many: "{count} طلباً جديداً طابق تنبيهاتك أثناء ساعات الهدوء",
-      other: "{count} طلب جديد طابق تنبيهاتك أثناء ساعات الهدوء"
+      one: "طلب آخر يطابق تنبيهاتك",
+      two: "طلبان آخران يطابقان تنبيهاتك",
+      few: "{count} طلبات أخرى تطابق تنبيهاتك",
+      many: "{count} طلباً آخر يطابق تنبيهاتك",
+      other: "{count} طلب آخر يطابق تنبيهاتك"
     }),
     en: plural("count", {
-      one: "1 new request matched your alerts during your quiet hours",
-      other: "{count} new requests matched your alerts during your quiet hours"
+      one: "1 more request matches your alerts",
+      other: "{count} more requests match your alerts"
     })
   },
   alert_cities_count: { ar: "اذكر من 1 إلى {max} مدينة", en: "List 1 to {max} cities" },

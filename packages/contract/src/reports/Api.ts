@@ -51,13 +51,15 @@ export class ReportsApi extends HttpApiGroup.make("reports")
       .annotate(OpenApi.Summary, "Report a user")
       .annotate(
         OpenApi.Description,
-        "Any signed-in user, about someone else. With `deal_id`, the caller and the reported user must both be parties of that deal. Creates a `pending` report for the admins."
+        "Any signed-in user, about someone else. With `deal_id`, the caller and the reported user must both be parties of that deal. Creates a `pending` report for the admins; one pending report per reporter, reported user and deal."
       )
       .annotate(ErrorCases, {
         VALIDATION_ERROR: "a field is invalid, or the reported user is not a party of the deal given",
         NOT_FOUND: "the reported user or the deal does not exist",
         FORBIDDEN: "the caller is not a party of the deal given",
-        CANNOT_REPORT_SELF: "the caller reported themself"
+        CANNOT_REPORT_SELF: "the caller reported themself",
+        REPORT_ALREADY_PENDING:
+          "the caller already has a pending report against this user about the same deal (or, both without `deal_id`, about none); allowed again once an admin resolves it"
       })
       .annotate(RequestExample, {
         reported_user_id: "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",

@@ -21,6 +21,11 @@ export interface OwedNotification {
   readonly data: NotificationData
   /** The message a `message` notification quotes; used for wording, not sent as data. */
   readonly messageId?: string
+  /**
+   * Notifications with one key reach their recipient at most once an hour: a repeat within the hour of the last
+   * one queued is dropped. Unset: every one is queued.
+   */
+  readonly collapseKey?: string
 }
 
 const none: ReadonlyArray<OwedNotification> = []
@@ -29,6 +34,7 @@ const none: ReadonlyArray<OwedNotification> = []
  * The notifications a domain event owes: `offer_created` to the buyer of the request, `offer_accepted` to the
  * buyer and the seller, `message` to a recipient who was not online when it was sent, `rating_prompt` to the
  * buyer of a completed deal, `request_expiring` (a day before) and `request_expired` to the buyer of a request. Every other event owes none.
+ * `offer_created` is collapsed per request and seller (see {@link OwedNotification.collapseKey}).
  */
 export const notificationsFor = (event: DomainEvent): ReadonlyArray<OwedNotification> => {
   switch (event._tag) {
@@ -37,7 +43,9 @@ export const notificationsFor = (event: DomainEvent): ReadonlyArray<OwedNotifica
         {
           recipientId: event.buyerId,
           type: "offer_created",
-          data: { requestId: event.requestId, offerId: event.offerId, conversationId: event.conversationId }
+          data: { requestId: event.requestId, offerId: event.offerId, conversationId: event.conversationId },
+          // A seller withdrawing and offering again on one request buzzes the buyer once an hour, not each time.
+          collapseKey: `offer_created:${event.requestId}:${event.sellerId}`
         }
       ]
     case "OfferAccepted": {

@@ -7,7 +7,12 @@ import type { Report } from "./Report.js"
 export class ReportRepo extends Context.Tag("@talab/core/ReportRepo")<
   ReportRepo,
   {
-    readonly insert: (report: Report) => Effect.Effect<void>
+    /**
+     * Inserts a report unless its reporter already has one pending against the same user about the same deal
+     * (both without a deal counting as the same), committed or committing meanwhile; answers whether it did.
+     * The check and the insert are one statement.
+     */
+    readonly insertUnlessPending: (report: Report) => Effect.Effect<boolean>
     readonly lock: (id: string) => Effect.Effect<Option.Option<Report>>
     readonly update: (report: Report) => Effect.Effect<void>
   }

@@ -18,6 +18,7 @@ import { ReportReason, ResolveAction } from "../shared/Values.js"
 import { requireAdmin } from "../users/Policy.js"
 import { UserRepo } from "../users/Repo.js"
 import type { User } from "../users/User.js"
+import { ReportAlreadyPending } from "./Errors.js"
 import { requireReportedInDeal } from "./Policy.js"
 import { ReportRepo } from "./Repo.js"
 import { fileReport, resolveReport } from "./Report.js"
@@ -54,7 +55,10 @@ export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
     const transactor = yield* Transactor
     const ids = yield* Ids
 
-    /** A user reports somebody else; about a deal, only its parties may report, and only each other. */
+    /**
+     * A user reports somebody else; about a deal, only its parties may report, and only each other. One pending
+     * report per reporter, reported user and deal: a repeat is refused until the first is resolved.
+     */
     const file = (reporter: User, input: ReportInput) =>
       transactor.transaction(
         Effect.gen(function* () {
@@ -77,7 +81,7 @@ export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
             },
             at
           )
-          yield* reports.insert(state)
+          if (!(yield* reports.insertUnlessPending(state))) return yield* Effect.fail(new ReportAlreadyPending())
           yield* outbox.append(events, at)
           return state
         })

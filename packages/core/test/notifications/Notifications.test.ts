@@ -3,7 +3,7 @@ import { DomainEvent, notificationsFor } from "../../src/index.js"
 import { BUYER, SELLER } from "../support/helpers.js"
 
 describe("notificationsFor", () => {
-  it("owes the buyer of the request an offer_created push with the request, offer and conversation ids", () => {
+  it("owes the buyer of the request an offer_created push with the request, offer and conversation ids, collapsed per request and seller", () => {
     const event = DomainEvent.OfferCreated({
       offerId: "offer-1",
       requestId: "request-1",
@@ -15,7 +15,8 @@ describe("notificationsFor", () => {
       {
         recipientId: BUYER,
         type: "offer_created",
-        data: { requestId: "request-1", offerId: "offer-1", conversationId: "conversation-1" }
+        data: { requestId: "request-1", offerId: "offer-1", conversationId: "conversation-1" },
+        collapseKey: `offer_created:request-1:${SELLER}`
       }
     ])
   })

@@ -598,7 +598,7 @@ export const repositoryPortTests = (it: Vitest.MethodsNonLive<PortsUnderTest, tr
         resolvedAt: null,
         createdAt: at("2025-02-01T00:00:00.000Z")
       }
-      yield* reports.insert(report)
+      expect(yield* reports.insertUnlessPending(report)).toBe(true)
       expect(yield* reports.lock(report.id)).toEqual(Option.some(report))
 
       const resolved: Report = {
@@ -612,6 +612,47 @@ export const repositoryPortTests = (it: Vitest.MethodsNonLive<PortsUnderTest, tr
       expect(yield* reports.lock(report.id)).toEqual(Option.some(resolved))
       expect(yield* reports.lock(randomUUID())).toEqual(Option.none())
     })
+  )
+
+  it.effect(
+    "reports: one pending per reporter, reported user and deal (no deal counting as one); again once resolved",
+    () =>
+      Effect.gen(function* () {
+        const reports = yield* ReportRepo
+        const { buyer, deal, seller } = yield* seedDeal()
+        const pending = (dealId: string | null): Report => ({
+          id: randomUUID(),
+          reporterId: buyer.id,
+          reportedUserId: seller.id,
+          dealId,
+          reason: "scam",
+          description: null,
+          status: "pending",
+          action: null,
+          resolutionNotes: null,
+          resolvedAt: null,
+          createdAt: at("2025-02-01T00:00:00.000Z")
+        })
+        const first = pending(null)
+        expect(yield* reports.insertUnlessPending(first)).toBe(true)
+        const repeat = pending(null)
+        expect(yield* reports.insertUnlessPending(repeat)).toBe(false)
+        expect(yield* reports.lock(repeat.id)).toEqual(Option.none())
+        // About a deal is another report; the reported user reporting back is another reporter.
+        expect(yield* reports.insertUnlessPending(pending(deal.id))).toBe(true)
+        expect(yield* reports.insertUnlessPending(pending(deal.id))).toBe(false)
+        expect(
+          yield* reports.insertUnlessPending({ ...pending(null), reporterId: seller.id, reportedUserId: buyer.id })
+        ).toBe(true)
+
+        yield* reports.update({
+          ...first,
+          status: "dismissed",
+          action: "dismiss",
+          resolvedAt: at("2025-02-02T00:00:00.000Z")
+        })
+        expect(yield* reports.insertUnlessPending(repeat)).toBe(true)
+      })
   )
 
   it.effect("conversations: round-trip by id and offer; lock reads the offer's status with the row", () =>

@@ -7,6 +7,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { AppConfig } from "../config/AppConfig.js"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 import { NotificationWakeup } from "../notifications/Wakeup.js"
 import { RealtimeHub } from "../realtime/Hub.js"
@@ -44,7 +45,10 @@ const matchedColumns = columnsAs("buy_requests", [...fieldNames(RequestMatchEven
  * 2. if they do, claims RequestCreated events of the outbox (written with the request, so none is lost) with
  *    SKIP LOCKED, so instances share them; one statement asks the GIN index of seller_alert_rules for the
  *    approved sellers (not the buyer) with a rule matching each request, records one request_matches row per
- *    request and seller (the key keeps it to one) and queues a `request_match` push for those not in quiet hours;
+ *    request and seller (the key keeps it to one) and queues a `request_match` push for those not in quiet hours
+ *    and under their hourly limit (REQUEST_MATCH_PUSHES_PER_HOUR, counting the alert pushes of the last hour);
+ *    a match past the limit is held, like one in quiet hours, until a push of that hour is an hour old, and the
+ *    held ones then go out as one summary;
  *    the events are marked processed in the same transaction. After the commit, connected sellers get an `event`
  *    frame.
  * The request's own transaction only writes its event: matching 10,000 sellers does not slow the create.
@@ -59,13 +63,13 @@ export class AlertMatcher extends Context.Tag("Alerts/Matcher")<
   /** The matcher running in the background for the scope's lifetime. */
   static readonly layer = (
     options: Partial<MatcherOptions> = {}
-  ): Layer.Layer<AlertMatcher, never, SqlClient.SqlClient | RealtimeHub> =>
+  ): Layer.Layer<AlertMatcher, never, SqlClient.SqlClient | RealtimeHub | AppConfig> =>
     Layer.scoped(AlertMatcher, running({ ...defaultMatcherOptions, ...options }))
 
   /** The matcher without its background fiber. */
   static readonly Test = (
     options: Partial<MatcherOptions> = {}
-  ): Layer.Layer<AlertMatcher, never, SqlClient.SqlClient | RealtimeHub> =>
+  ): Layer.Layer<AlertMatcher, never, SqlClient.SqlClient | RealtimeHub | AppConfig> =>
     Layer.effect(AlertMatcher, make({ ...defaultMatcherOptions, ...options }))
 }
 
@@ -76,6 +80,7 @@ const make = (options: MatcherOptions) =>
     const sql = yield* SqlClient.SqlClient
     const hub = yield* RealtimeHub
     const wakeup = yield* NotificationWakeup
+    const { requestMatchPushesPerHour: pushesPerHour } = yield* AppConfig
 
     /**
      * Claims a batch of RequestCreated events (SKIP LOCKED, so instances share them) and marks them processed, in
@@ -106,13 +111,14 @@ const make = (options: MatcherOptions) =>
     const matchBatch = (requests: ReadonlyArray<MatchedRequest>, now: Date) =>
       sql<{ requestId: string; sellerUserId: string }>`
         WITH batch AS (
-          SELECT b.request_id, b.city_key, r.category, r.budget_min, r.budget_max, r.buyer_id
+          SELECT b.request_id, b.city_key, r.category, r.budget_min, r.budget_max, r.buyer_id, r.created_at
           FROM jsonb_to_recordset(${JSON.stringify(
             requests.map((request) => ({ request_id: request.id, city_key: cityKey(request.locationCity!) }))
           )}::jsonb) AS b(request_id uuid, city_key text)
           JOIN buy_requests r ON r.id = b.request_id
         ), candidates AS (
-          SELECT DISTINCT ON (b.request_id, rule.seller_user_id) b.request_id, rule.seller_user_id, rule.id AS rule_id
+          SELECT DISTINCT ON (b.request_id, rule.seller_user_id) b.request_id, b.created_at, rule.seller_user_id,
+                 rule.id AS rule_id
           FROM batch b
           JOIN seller_alert_rules rule
             ON rule.city_keys @> ARRAY[b.city_key]::text[] AND rule.categories @> ARRAY[b.category]::text[]
@@ -122,7 +128,7 @@ const make = (options: MatcherOptions) =>
             AND rule.seller_user_id <> b.buyer_id
           ORDER BY b.request_id, rule.seller_user_id, rule.created_at, rule.id
         ), timed AS (
-          SELECT c.request_id, c.seller_user_id, c.rule_id, quiet.held_until
+          SELECT c.request_id, c.created_at, c.seller_user_id, c.rule_id, quiet.held_until
           FROM candidates c
           LEFT JOIN seller_alert_settings s ON s.seller_user_id = c.seller_user_id
           LEFT JOIN LATERAL (
@@ -136,11 +142,35 @@ const make = (options: MatcherOptions) =>
             END AS held_until
             FROM (SELECT ${now}::timestamptz AT TIME ZONE s.time_zone AS t) l
           ) quiet ON true
+        ), recent AS (
+          SELECT s.seller_user_id, w.sent, w.oldest, nth.created_at AS nth_newest
+          FROM (SELECT DISTINCT seller_user_id FROM timed WHERE held_until IS NULL) s
+          CROSS JOIN LATERAL (
+            SELECT count(*)::int AS sent, min(n.created_at) AS oldest FROM notifications n
+            WHERE n.user_id = s.seller_user_id AND n.type IN ('request_match', 'request_match_summary')
+              AND n.created_at > ${now}::timestamptz - interval '1 hour'
+          ) w
+          LEFT JOIN LATERAL (
+            SELECT n.created_at FROM notifications n
+            WHERE n.user_id = s.seller_user_id AND n.type IN ('request_match', 'request_match_summary')
+              AND n.created_at > ${now}::timestamptz - interval '1 hour'
+            ORDER BY n.created_at DESC OFFSET ${pushesPerHour - 1} LIMIT 1
+          ) nth ON true
+        ), limited AS (
+          SELECT t.request_id, t.seller_user_id, t.rule_id,
+                 CASE
+                   WHEN t.held_until IS NOT NULL THEN t.held_until
+                   WHEN r.sent + row_number() OVER (
+                     PARTITION BY t.seller_user_id, t.held_until IS NULL ORDER BY t.created_at, t.request_id
+                   ) <= ${pushesPerHour} THEN NULL
+                   ELSE COALESCE(r.nth_newest, r.oldest, ${now}::timestamptz) + interval '1 hour'
+                 END AS held_until
+          FROM timed t LEFT JOIN recent r ON r.seller_user_id = t.seller_user_id
         ), inserted AS (
           INSERT INTO request_matches (request_id, seller_user_id, matched_at, rule_id, push_held_until, push_queued_at)
           SELECT request_id, seller_user_id, ${now}, rule_id, held_until,
                  CASE WHEN held_until IS NULL THEN ${now}::timestamptz END
-          FROM timed
+          FROM limited
           ON CONFLICT (request_id, seller_user_id) DO NOTHING
           RETURNING request_id, seller_user_id, push_held_until
         ), pushes AS (

@@ -187,6 +187,11 @@ export const variables = {
     60,
     "per client IP, WebSocket upgrade requests (429 before the handshake)"
   ),
+  REQUEST_MATCH_PUSHES_PER_HOUR: withDefault(
+    positiveInt,
+    10,
+    "per seller, `request_match` pushes (and summaries) in any hour; matches past it wait and go out as one summary push"
+  ),
   TRUST_PROXY: withDefault(
     flag,
     false,

@@ -35,7 +35,8 @@ export const pendingNotificationRows = (owed: ReadonlyArray<OwedNotification>, a
     }),
     status: "pending",
     next_attempt_at: at,
-    created_at: at
+    created_at: at,
+    collapse_key: notification.collapseKey ?? null
   }))
 
 const Payload = Schema.Struct({

@@ -7,6 +7,29 @@ import { deferredWrites } from "../db/DeferredWrites.js"
 import { pendingNotificationRows } from "./NotificationStore.js"
 import { NotificationWakeup } from "./Wakeup.js"
 
+type NotificationRow = ReturnType<typeof pendingNotificationRows>[number]
+
+/**
+ * Inserts the notifications, but one with a `collapse_key` only when its recipient got none with that key in
+ * the hour before it (notifications_collapsing finds the last one). The check is part of the insert, so it is
+ * decided in the transaction of the change that owes the push, with it.
+ */
+const insertNotifications = (sql: SqlClient.SqlClient, notifications: ReadonlyArray<NotificationRow>) =>
+  notifications.every((row) => row.collapse_key === null)
+    ? sql`INSERT INTO notifications ${sql.insert(notifications)}`
+    : sql`
+        INSERT INTO notifications (user_id, type, payload, status, next_attempt_at, created_at, collapse_key)
+        SELECT v.user_id, v.type, v.payload::jsonb, v.status, v.next_attempt_at, v.created_at, v.collapse_key
+        FROM jsonb_to_recordset(${JSON.stringify(notifications)}::jsonb) AS v(
+          user_id uuid, type text, payload text, status text, next_attempt_at timestamptz, created_at timestamptz,
+          collapse_key text
+        )
+        WHERE v.collapse_key IS NULL OR NOT EXISTS (
+          SELECT 1 FROM notifications n
+          WHERE n.user_id = v.user_id AND n.collapse_key = v.collapse_key
+            AND n.created_at > v.created_at - interval '1 hour'
+        )`
+
 export const SqlEventOutbox = Layer.effect(
   EventOutbox,
   Effect.gen(function* () {
@@ -28,10 +51,9 @@ export const SqlEventOutbox = Layer.effect(
         const write =
           notifications.length === 0
             ? deferredWrites(sql, [insertEvents])
-            : deferredWrites(sql, [
-                insertEvents,
-                { statement: sql`INSERT INTO notifications ${sql.insert(notifications)}` }
-              ]).pipe(Effect.zipRight(afterCommit(wakeup.signal)))
+            : deferredWrites(sql, [insertEvents, { statement: insertNotifications(sql, notifications) }]).pipe(
+                Effect.zipRight(afterCommit(wakeup.signal))
+              )
         return write.pipe(Effect.orDie)
       }
     })

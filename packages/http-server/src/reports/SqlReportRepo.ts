@@ -12,9 +12,15 @@ export const SqlReportRepo = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const insert = SqlSchema.void({
+    // The arbiter is the partial unique index reports_one_pending_per_reporter (NULLS NOT DISTINCT: two reports
+    // without a deal are about the same deal).
+    const insertUnlessPending = SqlSchema.findAll({
       Request: ReportRow,
-      execute: (row) => sql`INSERT INTO reports ${sql.insert(row)}`
+      Result: Schema.Struct({ id: Schema.String }),
+      execute: (row) => sql`
+        INSERT INTO reports ${sql.insert(row)}
+        ON CONFLICT (reporter_id, reported_user_id, deal_id) WHERE status = 'pending' DO NOTHING
+        RETURNING id`
     })
     const lock = SqlSchema.findOne({
       Request: Schema.String,
@@ -29,7 +35,11 @@ export const SqlReportRepo = Layer.effect(
     })
 
     return ReportRepo.of({
-      insert: (report) => insert(report).pipe(Effect.orDie),
+      insertUnlessPending: (report) =>
+        insertUnlessPending(report).pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
       lock: (id) => lock(id).pipe(Effect.orDie),
       update: (report) => update(report).pipe(Effect.orDie)
     })

@@ -192,7 +192,7 @@ export const repositoryContract = <E>(
           resolvedAt: null,
           createdAt: at("2025-02-01T00:00:00.000Z")
         }
-        expect(yield* violatedConstraint((yield* ReportRepo).insert(report))).toBe("reports_not_self")
+        expect(yield* violatedConstraint((yield* ReportRepo).insertUnlessPending(report))).toBe("reports_not_self")
       })
     )
 
