@@ -63,7 +63,7 @@ export class SellerAlertsApi extends HttpApiGroup.make("sellerAlerts")
   .annotate(OpenApi.Title, "Seller alerts")
   .annotate(
     OpenApi.Description,
-    "An approved seller's alert rules: a new request matching one (category, city, budget meeting the price range) sends them one `request_match` push and an `event` frame on their WebSocket user channel. Quiet hours hold the pushes and send one `request_match_summary` when they end. Any other caller gets 403 SELLER_NOT_APPROVED."
+    "An approved seller's alert rules: a new request matching one (category, city, budget meeting the price range) sends them one `request_match` push and an `event` frame on their WebSocket user channel. Quiet hours hold the pushes and send one `request_match_summary` when they end; past REQUEST_MATCH_PUSHES_PER_HOUR alert pushes in an hour (10 by default), matches wait for one summary the same way. Any other caller gets 403 SELLER_NOT_APPROVED."
   )
   .add(
     HttpApiEndpoint.get("listRules", "/alerts")

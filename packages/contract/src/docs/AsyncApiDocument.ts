@@ -195,7 +195,7 @@ const pushPayload = {
         },
         match_count: {
           type: "string",
-          description: "request_match_summary: how many requests matched during the quiet hours (decimal digits)"
+          description: "request_match_summary: how many held matches (quiet hours, or past the hourly limit of alert pushes) it sums up (decimal digits)"
         },
         offer_id: { type: "string", format: "uuid", description: "offer_created, offer_accepted" },
         deal_id: { type: "string", format: "uuid", description: "offer_accepted, rating_prompt" },
@@ -260,7 +260,7 @@ Plain \`GET /ws\` without an upgrade answers 426 \`UPGRADE_REQUIRED\`.`,
         address: "push",
         title: "Push notifications (FCM, APNs)",
         description:
-          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes, `request_match` to an approved seller when a new request matches one of their alert rules (once per request), `request_match_summary` to a seller when their quiet hours end, counting the matches held during them, `request_expiring` to the buyer a day before their request expires and `request_expired` when it does.",
+          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes, `request_match` to an approved seller when a new request matches one of their alert rules (once per request), `request_match_summary` to a seller when their quiet hours end, or their hourly limit of alert pushes frees up, counting the matches held meanwhile, `offer_created` at most once an hour per request and seller, `request_expiring` to the buyer a day before their request expires and `request_expired` when it does.",
         messages: {
           push: {
             name: "push",
