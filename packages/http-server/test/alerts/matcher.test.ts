@@ -179,6 +179,40 @@ const suite = (name: string, database: Database) =>
           expect(yield* matchesOf(request.id)).toEqual([seller])
         })
     )
+    it.effect(
+      "a batch past a seller's hourly limit pushes up to the limit, in creation order, and holds the rest for an hour",
+      () =>
+        Effect.gen(function* () {
+          const matcher = yield* matcherWithNothingWaiting
+          const { requestMatchPushesPerHour: limit } = AppConfig.make()
+          const city = `Jazan ${crypto.randomUUID().slice(0, 8)}`
+          const seller = yield* sellerAlertedFor(["phone"], city)
+          const requests = []
+          for (let i = 0; i < limit + 2; i++) {
+            const createdAt = new Date(Date.parse("2025-01-03T10:00:00.000Z") + i * 1_000)
+            requests.push(yield* posted({ category: "phone", locationCity: city, createdAt }))
+          }
+          const before = Date.now()
+
+          expect(yield* matcher.runOnce).toEqual({ requests: limit + 2, matches: limit + 2, summaries: 0 })
+
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ requestId: string; heldUntil: Date | null; pushed: boolean }>`
+            SELECT m.request_id AS "requestId", m.push_held_until AS "heldUntil",
+                   EXISTS (SELECT 1 FROM notifications n WHERE n.user_id = m.seller_user_id AND n.type = 'request_match'
+                           AND n.payload -> 'data' ->> 'request_id' = m.request_id::text) AS pushed
+            FROM request_matches m WHERE m.seller_user_id = ${seller}`.pipe(Effect.orDie)
+          const byRequest = new Map(rows.map((row) => [row.requestId, row]))
+          const pushed = requests.filter((request) => byRequest.get(request.id)?.pushed)
+          expect(pushed.map((request) => request.id)).toEqual(requests.slice(0, limit).map((request) => request.id))
+          for (const request of requests.slice(limit)) {
+            const held = byRequest.get(request.id)!
+            expect(held.pushed).toBe(false)
+            expect(new Date(held.heldUntil!).getTime()).toBeGreaterThanOrEqual(before + 3_600_000 - 1_000)
+            expect(new Date(held.heldUntil!).getTime()).toBeLessThanOrEqual(Date.now() + 3_600_000)
+          }
+        })
+    )
   })
 
 suite("the alert matcher on PostgreSQL", freshPostgresDatabase)
