@@ -195,7 +195,8 @@ const pushPayload = {
         },
         match_count: {
           type: "string",
-          description: "request_match_summary: how many held matches (quiet hours, or past the hourly limit of alert pushes) it sums up (decimal digits)"
+          description:
+            "request_match_summary: how many held matches (quiet hours, or past the hourly limit of alert pushes) it sums up (decimal digits)"
         },
         offer_id: { type: "string", format: "uuid", description: "offer_created, offer_accepted" },
         deal_id: { type: "string", format: "uuid", description: "offer_accepted, rating_prompt" },
