@@ -30,7 +30,7 @@ const contactSpans = (text: string): Array<Span> => {
   const found = [...phoneNumberSpans(normalised.text), ...addressSpans(normalised.text)]
   const inOriginal = found
     .filter(([start, end]) => end > start)
-    .map(([start, end]): Span => [normalised.from[start]!, endWithMarks(text, normalised.to[end - 1]!)])
+    .map(([start, end]): Span => [normalised.from(start), endWithMarks(text, normalised.to(end - 1))])
     .sort((a, b) => a[0] - b[0])
   const joined: Array<[number, number]> = []
   for (const [start, end] of inOriginal) {

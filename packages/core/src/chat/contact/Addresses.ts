@@ -1,3 +1,4 @@
+import { isDigit, isLetter } from "./Characters.js"
 import type { Span } from "./PhoneNumbers.js"
 
 /**
@@ -19,10 +20,6 @@ const DOT_WORD = "(?:dot|دوت|دت|نقطه|نقطة)"
 const AT_WORD = "(?:at|آت|ات)"
 const DOT = `(?:\\.| +\\. +| *[([{<] *${DOT_WORD} *[)\\]}>] *| +${DOT_WORD} +)`
 const AT = `(?: *@ *| *[([{<] *${AT_WORD} *[)\\]}>] *| +${AT_WORD} +)`
-const LABEL = "[\\p{L}\\p{N}_-]+"
-const TLD = "(?:[a-z]{2,24}|كوم|نت|اورج|سعودي)"
-const NOT_IN_WORD_BEFORE = "(?<![\\p{L}\\p{N}_@.-])"
-const NOT_IN_WORD_AFTER = "(?![\\p{L}\\p{N}_-])"
 const MAIL_PROVIDERS =
   "(?:gmail|hotmail|outlook|yahoo|icloud|live|protonmail|proton|ymail|aol|جيميل|جي ميل|هوتميل|ياهو|اوتلوك)"
 
@@ -36,13 +33,107 @@ const GENERIC_TLDS = new Set(
   ).split(" ")
 )
 
-const DOMAIN = new RegExp(`${NOT_IN_WORD_BEFORE}((?:${LABEL}${DOT})+)(${TLD})${NOT_IN_WORD_AFTER}(/[^ ]*)?`, "gu")
-const LINK = new RegExp(`(?:https?|hxxps?|ftp) *: *//[^ ]*|${NOT_IN_WORD_BEFORE}www${DOT}[^ ]+`, "gu")
-const AT_ADDRESS = /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]*@[\p{L}\p{N}_.-]*\p{L}[\p{L}\p{N}_.-]*/gu
-const SPELLED_ADDRESS = new RegExp(
-  `${NOT_IN_WORD_BEFORE}[\\p{L}\\p{N}._%+-]+${AT}(?:(?:${LABEL}${DOT})+${TLD}|${MAIL_PROVIDERS})${NOT_IN_WORD_AFTER}`,
-  "gu"
-)
+const DOTS = new RegExp(DOT, "gu")
+const ATS = new RegExp(AT, "gu")
+const LINK = /(?:https?|hxxps?|ftp) *: *\/\/[^ ]*/gu
+const TLD_FORM = /^(?:[a-z]{2,24}|كوم|نت|اورج|سعودي)$/u
+const PROVIDER = new RegExp(`^${MAIL_PROVIDERS}(?![\\p{L}\\p{N}])`, "u")
+const MAY_SPELL_AT = /[ ([{<](?:at|آت|ات)[ )\]}>]/u
+
+/** A character a domain's label or a handle is made of: a letter, a digit, `_` or `-`. */
+const isLabelCode = (code: number) => isLetter(code) || isDigit(code) || code === 0x5f || code === 0x2d
+/** A character of the part before an `@`: a label's, `.`, `%` or `+`. */
+const isLocalCode = (code: number) => isLabelCode(code) || code === 0x2e || code === 0x25 || code === 0x2b
+
+const labelStart = (text: string, end: number, isPart = isLabelCode) => {
+  let start = end
+  while (start > 0 && isPart(text.charCodeAt(start - 1))) start--
+  return start
+}
+const labelEnd = (text: string, start: number, isPart = isLabelCode) => {
+  let end = start
+  while (end < text.length && isPart(text.charCodeAt(end))) end++
+  return end
+}
+const hasLetter = (text: string, start: number, end: number) => {
+  for (let index = start; index < end; index++) if (isLetter(text.charCodeAt(index))) return true
+  return false
+}
+const pathEnd = (text: string, at: number) => {
+  if (text[at] !== "/") return at
+  const space = text.indexOf(" ", at)
+  return space === -1 ? text.length : space
+}
+
+/**
+ * The domains of the text, as a map from where each starts to where it ends: labels joined by dots (found
+ * dot first, so a text with few dots costs little), up to the last label that is a top-level domain.
+ */
+const domainsOf = (text: string): Map<number, number> => {
+  const domains = new Map<number, number>()
+  let chainStart = -1
+  let chainLetter = false
+  let nextLabelStart = -1
+  let best = -1
+  const finish = () => {
+    if (chainStart >= 0 && best > chainStart) domains.set(chainStart, best)
+    chainStart = -1
+    best = -1
+  }
+  for (const dot of text.matchAll(DOTS)) {
+    const dotStart = dot.index
+    const dotEnd = dotStart + dot[0].length
+    const leftStart = labelStart(text, dotStart)
+    const rightEnd = labelEnd(text, dotEnd)
+    if (leftStart === dotStart || rightEnd === dotEnd) {
+      finish()
+      continue
+    }
+    if (leftStart !== nextLabelStart || chainStart < 0) {
+      finish()
+      const before = text.charCodeAt(leftStart - 1)
+      // A label right after `@` or a dot is a mail's domain or a version number's part, looked at elsewhere.
+      if (before === 0x40 || before === 0x2e) {
+        nextLabelStart = -1
+        continue
+      }
+      chainStart = leftStart
+      chainLetter = false
+    }
+    chainLetter ||= hasLetter(text, leftStart, dotStart)
+    const tld = text.slice(dotEnd, rightEnd)
+    const end = pathEnd(text, rightEnd)
+    const isTld = TLD_FORM.test(tld) && (end > rightEnd || GENERIC_TLDS.has(tld) || tld.length === 2)
+    if (chainLetter && isTld) best = end
+    nextLabelStart = dotEnd
+  }
+  finish()
+  return domains
+}
+
+/** `name@anything` (a handle when nothing comes before the `@`), with a letter after the `@`. */
+const atAddressSpans = (text: string, spans: Array<Span>) => {
+  let at = text.indexOf("@")
+  while (at !== -1) {
+    const end = labelEnd(text, at + 1, isLocalCode)
+    if (hasLetter(text, at + 1, end)) {
+      const start = labelStart(text, at, isLocalCode)
+      spans.push(trimmed(start, text.slice(start, end)))
+    }
+    at = text.indexOf("@", end > at ? end : at + 1)
+  }
+}
+
+/** `name at domain` with a spaced or spelled at, before a domain or a mail provider's name. */
+const spelledAddressSpans = (text: string, domains: ReadonlyMap<number, number>, spans: Array<Span>) => {
+  for (const at of text.matchAll(ATS)) {
+    const localStart = labelStart(text, at.index, isLocalCode)
+    const after = at.index + at[0].length
+    if (localStart === at.index) continue
+    const domainEnd = domains.get(after) ?? (PROVIDER.exec(text.slice(after, after + 12))?.[0].length ?? -1) + after
+    if (domainEnd > after) spans.push([localStart, domainEnd])
+  }
+}
 
 const LONG_APPS =
   "whatsapp|whats app|whatsap|watsapp|watsap|whats|واتساب|واتس اب|واتسآب|وتساب|واتس|وتس|snapchat|snap|سناب شات|سنابي|سناب|" +
@@ -77,18 +168,6 @@ const COMMON_WORDS = new Set(
 /** The span of a match, without the trailing dots, dashes and underscores that end a sentence. */
 const trimmed = (start: number, matched: string): Span => [start, start + matched.replace(/[._-]+$/u, "").length]
 
-const isTopLevelDomain = (tld: string, hasPath: boolean) =>
-  hasPath || GENERIC_TLDS.has(tld) || /^[a-z]{2}$/u.test(tld)
-
-const domainSpans = (text: string, spans: Array<Span>) => {
-  for (const match of text.matchAll(DOMAIN)) {
-    const [whole, labels, tld, path] = match as unknown as [string, string, string, string | undefined]
-    if (/\p{L}/u.test(labels.replace(new RegExp(DOT, "gu"), "")) && isTopLevelDomain(tld, path !== undefined)) {
-      spans.push(trimmed(match.index, whole))
-    }
-  }
-}
-
 const handleSpans = (text: string, spans: Array<Span>) => {
   for (const match of text.matchAll(HANDLE_AFTER_APP)) {
     const [whole, app, between, at, handle] = match as unknown as [string, string, string, string, string]
@@ -103,15 +182,20 @@ const handleSpans = (text: string, spans: Array<Span>) => {
   }
 }
 
+const APP_NAME = new RegExp(`${LONG_APPS}|${SHORT_APPS}`, "u")
+
 /** The spans of the e-mail addresses, links, domains and handles in `text`, a normalised text. */
 export const addressSpans = (text: string): Array<Span> => {
   const spans: Array<Span> = []
-  if (text.includes("@")) {
-    for (const match of text.matchAll(AT_ADDRESS)) spans.push(trimmed(match.index, match[0]))
+  const domains = domainsOf(text)
+  for (const [start, end] of domains) {
+    // `www.` starts a link: it goes to the next space.
+    const space = text.startsWith("www", start) ? text.indexOf(" ", end) : end
+    spans.push(trimmed(start, text.slice(start, space === -1 ? text.length : space)))
   }
-  for (const match of text.matchAll(SPELLED_ADDRESS)) spans.push(trimmed(match.index, match[0]))
-  for (const match of text.matchAll(LINK)) spans.push([match.index, match.index + match[0].length])
-  domainSpans(text, spans)
-  handleSpans(text, spans)
+  if (text.includes("@")) atAddressSpans(text, spans)
+  if (text.includes("@") || MAY_SPELL_AT.test(text)) spelledAddressSpans(text, domains, spans)
+  if (text.includes("//")) for (const link of text.matchAll(LINK)) spans.push([link.index, link.index + link[0].length])
+  if (APP_NAME.test(text)) handleSpans(text, spans)
   return spans
 }

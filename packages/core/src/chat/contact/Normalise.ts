@@ -18,10 +18,10 @@
 export interface Normalised {
   /** The normalised text. */
   readonly text: string
-  /** For each character of `text`, where the original character it came from starts. */
-  readonly from: ReadonlyArray<number>
-  /** For each character of `text`, where the original character it came from ends. */
-  readonly to: ReadonlyArray<number>
+  /** Where the original character the `index`th character of `text` came from starts. */
+  readonly from: (index: number) => number
+  /** Where the original character the `index`th character of `text` came from ends. */
+  readonly to: (index: number) => number
 }
 
 const DROPPED = /^[\p{Cf}\p{M}\u0640\u115F\u1160\u3164\uFFA0]$/u
@@ -97,53 +97,64 @@ const readDirectly = (code: number): string | undefined => {
   return undefined
 }
 
-const isDigitCode = (code: number) => code >= 0x30 && code <= 0x39
-const isLatinLetterCode = (code: number) => code >= 0x61 && code <= 0x7a
+/** A run of digits and `o`s not inside a word: its `o`s read as `0` when it holds a digit. */
+const DIGITS_AND_OS = /(?<![a-z0-9])[0-9o]*o[0-9o]*/gu
+const HAS_DIGIT = /[0-9]/u
 
-/** Reads each `o` of a run of digits and `o`s that holds a digit, and does not continue a word, as `0`. */
-const zerosForOs = (characters: Array<string>) => {
-  let index = 0
-  while (index < characters.length) {
-    const code = characters[index]!.charCodeAt(0)
-    if (!(isDigitCode(code) || characters[index] === "o")) {
-      index++
-      continue
-    }
-    const start = index
-    let hasDigit = false
-    let hasO = false
-    while (index < characters.length && (isDigitCode(characters[index]!.charCodeAt(0)) || characters[index] === "o")) {
-      if (characters[index] === "o") hasO = true
-      else hasDigit = true
-      index++
-    }
-    const before = start > 0 ? characters[start - 1]!.charCodeAt(0) : 0
-    const after = index < characters.length ? characters[index]!.charCodeAt(0) : 0
-    const inWord = isLatinLetterCode(before) || (isLatinLetterCode(after) && !hasDigit)
-    if (hasDigit && hasO && !inWord) {
-      for (let o = start; o < index; o++) if (characters[o] === "o") characters[o] = "0"
-    }
-  }
-}
+const zerosForOs = (text: string) =>
+  text.includes("o")
+    ? text.replace(DIGITS_AND_OS, (run) => (HAS_DIGIT.test(run) ? run.replaceAll("o", "0") : run))
+    : text
+
+/** Printable ASCII, line breaks and the Arabic letters and digits: each reads as one character, directly. */
+const SIMPLE = /^[\x20-\x7e\n\r\t\u0621-\u063a\u0641-\u064a\u0660-\u0669\u06f0-\u06f9]*$/u
+const ARABIC_DIGIT = /[\u0660-\u0669\u06f0-\u06f9]/gu
+const LINE_BREAK = /[\n\r\t]/gu
+
+const simpleForm = (text: string): Normalised => ({
+  text: zerosForOs(
+    text
+      .toLowerCase()
+      .replace(LINE_BREAK, " ")
+      .replace(ARABIC_DIGIT, (digit) => {
+        const code = digit.charCodeAt(0)
+        return String(code >= 0x06f0 ? code - 0x06f0 : code - 0x0660)
+      })
+  ),
+  from: (index) => index,
+  to: (index) => index + 1
+})
 
 /** The normalised form of `text` (see the module's comment). */
 export const normalise = (text: string): Normalised => {
-  const characters: Array<string> = []
-  const from: Array<number> = []
-  const to: Array<number> = []
+  if (SIMPLE.test(text)) return simpleForm(text)
+  let normalised = ""
+  let from = new Int32Array(text.length + 16)
+  let to = new Int32Array(text.length + 16)
   let index = 0
   while (index < text.length) {
     const code = text.charCodeAt(index)
     const wide = code >= 0xd800 && code <= 0xdbff && index + 1 < text.length
     const end = index + (wide ? 2 : 1)
     const read = (!wide && readDirectly(code)) || readAs(text.slice(index, end))
-    for (const character of read) {
-      characters.push(character)
-      from.push(index)
-      to.push(end)
+    if (normalised.length + read.length > from.length) {
+      const grown = (length: number) => (old: Int32Array) => {
+        const larger = new Int32Array(length)
+        larger.set(old)
+        return larger
+      }
+      const length = 2 * from.length + read.length
+      from = grown(length)(from)
+      to = grown(length)(to)
     }
+    for (let at = normalised.length; at < normalised.length + read.length; at++) {
+      from[at] = index
+      to[at] = end
+    }
+    normalised += read
     index = end
   }
-  zerosForOs(characters)
-  return { text: characters.join(""), from, to }
+  const starts = from
+  const ends = to
+  return { text: zerosForOs(normalised), from: (at) => starts[at]!, to: (at) => ends[at]! }
 }

@@ -21,6 +21,8 @@
  * digits of its own and then only as a mobile (`050 12:34 567`).
  */
 
+import { isDigit, isLetter } from "./Characters.js"
+
 /** A part `[start, end)` of the normalised text. */
 export type Span = readonly [start: number, end: number]
 
@@ -28,7 +30,7 @@ interface Group {
   digits: string
   readonly start: number
   end: number
-  /** A date or a time. */
+  /** A date, a time or a quantity (a number with its unit). */
   readonly soft: boolean
   /** Where a `+` written just before the group is, if one is. */
   readonly plusAt: number | undefined
@@ -71,7 +73,8 @@ const ARABIC_DIGITS: Record<string, string> = Object.fromEntries(
 )
 
 /** The Arabic word with its spelling variants folded: hamza forms to alef, taa marbuta to haa, alef maqsura to yaa. */
-const foldArabic = (word: string) => word.replace(/[أإآٱ]/gu, "ا").replace(/ة/gu, "ه").replace(/ى/gu, "ي")
+const FOLDED: Record<string, string> = { "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي" }
+const foldArabic = (word: string) => word.replace(/[أإآٱةى]/gu, (letter) => FOLDED[letter]!)
 
 /** The digit a word spells, if it spells one (an Arabic one may carry the conjunction `و`). */
 const spelledDigit = (word: string): string | undefined => {
@@ -99,29 +102,76 @@ const datesAndTimes = (text: string): Array<Span> => {
   return spans.sort((a, b) => a[0] - b[0])
 }
 
-const STRICT = [
-  /^(?:00)?(?:966|971)?0?5[0-9]{8}$/u,
-  /^(?:00)?(?:96605|97105)[0-9]{8}$/u,
-  /^(?:00)?(?:965|974|973|968)[35679][0-9]{7}$/u,
-  /^(?:00)?(?:20|0|200)1[0125][0-9]{8}$/u,
-  /^(?:00)?(?:962)?0?7[789][0-9]{7}$/u
-]
-const NATIONAL = /^0[1-9][0-9]{7,10}$/u
-const GULF_EIGHT = /^[35679][0-9]{7}$/u
-const LONG_ONE_GROUP = /^[0-9]{10,}$/u
 const SPEAKS_OF_CALLING =
   /call|phone|mobile|number|whats|contact|tel|sms|text me|رقم|جوال|اتصل|كلمن|تواصل|واتس|هاتف|موبايل|اتصال|دق علي/u
+
+/** Whether `digits` has `prefix` at `at`. */
+const has = (digits: string, prefix: string, at = 0) => digits.startsWith(prefix, at)
+const oneOf = (digits: string, at: number, choices: string) => choices.includes(digits[at] ?? "x")
+
+/**
+ * Numbers only written with a leading 0, a country code or an international prefix: the mobiles of Saudi
+ * Arabia and the Emirates (`05…`, `9665…`, `96605…`), Kuwait, Qatar, Bahrain and Oman with their code, Egypt
+ * (`01[0125]…`, `201…`) and Jordan (`07[789]…`, `9627…`). Written out rather than as regular expressions: it is
+ * asked for every run of groups.
+ */
+const isStrong = (all: string) => {
+  const at = has(all, "00") ? 2 : 0
+  const length = all.length - at
+  const saudiOrEmirati = has(all, "966", at) || has(all, "971", at)
+  switch (length) {
+    case 10:
+      return has(all, "05", at) || (has(all, "07", at) && oneOf(all, at + 2, "789"))
+    case 11:
+      return (
+        ((has(all, "965", at) || has(all, "974", at) || has(all, "973", at) || has(all, "968", at)) &&
+          oneOf(all, at + 3, "35679")) ||
+        (has(all, "01", at) && oneOf(all, at + 2, "0125"))
+      )
+    case 12:
+      return (
+        (saudiOrEmirati && all[at + 3] === "5") ||
+        (has(all, "201", at) && oneOf(all, at + 3, "0125")) ||
+        (has(all, "9627", at) && oneOf(all, at + 4, "789"))
+      )
+    case 13:
+      return (
+        (saudiOrEmirati && has(all, "05", at + 3)) ||
+        (has(all, "2001", at) && oneOf(all, at + 4, "0125")) ||
+        (has(all, "96207", at) && oneOf(all, at + 5, "789"))
+      )
+    default:
+      return false
+  }
+}
+
+/** The mobiles of Saudi Arabia, the Emirates and Jordan without their leading 0. */
+const isBareMobile = (digits: string) =>
+  (digits.length === 9 && digits[0] === "5") || (digits.length === 9 && has(digits, "7") && oneOf(digits, 1, "789"))
+const isNational = (digits: string) => digits.length >= 9 && digits.length <= 12 && digits[0] === "0" && digits[1] !== "0"
+const isGulfEight = (digits: string) => digits.length === 8 && oneOf(digits, 0, "35679")
+
+/** A unit written right after a number (`256GB`, `5G`, `45mm`, `87%`): the number is a quantity. */
+const UNIT = /(?:gb|tb|mb|kb|g|k|mm|cm|m|hz|khz|mhz|ghz|mp|w|wh|mah|inch|in|l|kg|km|fps|p|x|st|nd|rd|th|%|٪)(?![a-z])/uy
+
+/** Groups as a phone number is grouped: a few groups, or digits one or two at a time. */
+const groupedLikeAPhone = (chain: ReadonlyArray<Group>, first: number, last: number) => {
+  if (last - first < 3) return true
+  for (let index = first; index <= last; index++) if (chain[index]!.digits.length > 2) return false
+  return true
+}
 
 const isStorageSize = (value: number) => value >= 16 && value <= 4096 && (value & (value - 1)) === 0
 
 /** A run of groups a marketplace writes: ascending amounts or storage sizes (see the module's comment). */
-const isOrdinaryList = (groups: ReadonlyArray<Group>) => {
-  if (groups.length === 1) {
-    const [group] = groups as [Group]
+const isOrdinaryList = (chain: ReadonlyArray<Group>, first: number, last: number) => {
+  if (first === last) {
+    const group = chain[first]!
     return group.thousands && group.digits.endsWith("000") && !group.digits.startsWith("0")
   }
   let previous = -1
-  for (const { digits } of groups) {
+  for (let index = first; index <= last; index++) {
+    const { digits } = chain[index]!
     const value = Number(digits)
     const round = digits.endsWith("0") || digits.endsWith("5") || isStorageSize(value)
     if (digits.length < 2 || digits.startsWith("0") || !round || value <= previous) return false
@@ -130,52 +180,103 @@ const isOrdinaryList = (groups: ReadonlyArray<Group>) => {
   return true
 }
 
-/** Whether the groups, read as one number, are a phone number (see the module's comment). */
-const isPhoneNumber = (groups: ReadonlyArray<Group>, digits: string, speaksOfCalling: boolean) => {
-  if (groups.every((group) => group.soft)) return false
-  const international = groups[0]!.plusAt !== undefined || digits.startsWith("00")
-  const significant = digits.startsWith("00") ? digits.length - 2 : digits.length
-  if (international && significant >= 8 && significant <= 15 && digits.length >= 8) return true
-  if (isOrdinaryList(groups)) return false
-  if (STRICT.some((pattern) => pattern.test(digits))) return true
-  if (groups.some((group) => group.soft)) return false
-  if (NATIONAL.test(digits)) return true
-  if (groups.length === 1) return GULF_EIGHT.test(digits) || LONG_ONE_GROUP.test(digits)
-  return speaksOfCalling && GULF_EIGHT.test(digits)
+const anySoft = (chain: ReadonlyArray<Group>, first: number, last: number, soft: boolean) => {
+  for (let index = first; index <= last; index++) if (chain[index]!.soft === soft) return true
+  return false
 }
 
-/** The parts of each phone number found in one chain of groups. */
-const phoneSpansOf = (chain: ReadonlyArray<Group>, speaksOfCalling: boolean, spans: Array<Span>) => {
+/** Whether groups `first` to `last` of the chain, read as one number, are a phone number (see the module's comment). */
+const isPhoneNumber = (chain: ReadonlyArray<Group>, first: number, last: number, all: string, callingTalk: boolean) => {
+  const international = chain[first]!.plusAt !== undefined || has(all, "00")
+  const significant = has(all, "00") ? all.length - 2 : all.length
+  const dialled = international && significant >= 8 && significant <= 15
+  const strong = isStrong(all)
+  const bare = isBareMobile(all)
+  const national = isNational(all)
+  const eight = isGulfEight(all)
+  const long = first === last && all.length >= 10
+  // The digits alone rule most runs out; the groups are looked at only for the others.
+  if (!(dialled || strong || bare || national || eight || long)) return false
+  if (!anySoft(chain, first, last, false)) return false
+  if (dialled) return true
+  if (isOrdinaryList(chain, first, last)) return false
+  if (strong) return true
+  if (anySoft(chain, first, last, true)) return false
+  if (bare) return groupedLikeAPhone(chain, first, last)
+  if (national || long) return true
+  return eight && (first === last || (callingTalk && groupedLikeAPhone(chain, first, last)))
+}
+
+/** The lengths a number starting with each digit may have (without `+` or `00`; see isPhoneNumber's tests). */
+const LENGTHS: Record<string, readonly [number, number]> = {
+  "0": [9, 13],
+  "2": [12, 13],
+  "3": [8, 8],
+  "5": [8, 9],
+  "6": [8, 8],
+  "7": [8, 9],
+  "9": [8, 13]
+}
+
+/** The digits of groups `first` to `last`. */
+const digitsOf = (chain: ReadonlyArray<Group>, first: number, last: number) => {
+  let all = ""
+  for (let index = first; index <= last; index++) all += chain[index]!.digits
+  return all
+}
+
+/**
+ * The parts of each phone number found in one chain of groups. From each group, the longest run that reads as a
+ * number is taken, and only when it reaches past what the runs before it have: the masked parts are the same as
+ * with every run. A run is only read when its length and first digits allow a phone number (most do not), so
+ * the cost stays linear in the groups.
+ */
+const phoneSpansOf = (chain: ReadonlyArray<Group>, callingTalk: boolean, spans: Array<Span>) => {
+  let covered = -1
+  const lengthTo: Array<number> = []
   for (let first = 0; first < chain.length; first++) {
-    let digits = ""
-    for (let last = first; last < chain.length; last++) {
-      digits += chain[last]!.digits
-      if (digits.length > LONGEST && last > first) break
-      const groups = chain.slice(first, last + 1)
-      if (isPhoneNumber(groups, digits, speaksOfCalling)) {
-        spans.push([chain[first]!.plusAt ?? chain[first]!.start, chain[last]!.end])
+    const group = chain[first]!
+    const lead = group.digits.length > 1 ? group.digits.slice(0, 2) : group.digits + (chain[first + 1]?.digits[0] ?? "")
+    const dialled = group.plusAt !== undefined || lead === "00"
+    const lengths = dialled ? ([8, LONGEST + 1] as const) : LENGTHS[lead[0]!]
+    // lengthTo[k]: the digits of groups `first` to `first + k`.
+    lengthTo.length = 0
+    let length = 0
+    for (let last = first; last < chain.length && (last === first || length <= LONGEST); last++) {
+      length += chain[last]!.digits.length
+      lengthTo.push(length)
+    }
+    for (let k = lengthTo.length - 1; k >= 0 && first + k > covered; k--) {
+      const last = first + k
+      const digits = lengthTo[k]!
+      const possible =
+        (k === 0 && digits >= 8) || (lengths !== undefined && digits >= lengths[0] && digits <= lengths[1])
+      if (possible && isPhoneNumber(chain, first, last, digitsOf(chain, first, last), callingTalk)) {
+        spans.push([group.plusAt ?? group.start, chain[last]!.end])
+        covered = last
+        break
       }
     }
   }
 }
 
-const TOKEN = /[0-9]+|\p{L}+|[^0-9\p{L}]/gu
-const THOUSANDS_SEPARATOR = /^[,.،٬']$/u
+const THOUSANDS_SEPARATORS = ",.،٬'"
 
 /** The spans of the phone numbers in `text`, a normalised text. */
 export const phoneNumberSpans = (text: string): Array<Span> => {
   const spans: Array<Span> = []
   const softSpans = datesAndTimes(text)
-  const speaksOfCalling = SPEAKS_OF_CALLING.test(text)
+  const callingTalk = SPEAKS_OF_CALLING.test(text)
   let chain: Array<Group> = []
   let gapLetters = 0
   let gapWords = 0
+  /** The gap's characters other than spaces, up to two (a thousands separator is one). */
   let gap = ""
   let plusAt: number | undefined
   let soft = 0
 
   const close = () => {
-    if (chain.length > 0) phoneSpansOf(chain, speaksOfCalling, spans)
+    if (chain.length > 0) phoneSpansOf(chain, callingTalk, spans)
     chain = []
   }
   const add = (digits: string, start: number, end: number, isSoft: boolean) => {
@@ -184,7 +285,10 @@ export const phoneNumberSpans = (text: string): Array<Span> => {
       previous !== undefined &&
       !isSoft &&
       !previous.soft &&
-      THOUSANDS_SEPARATOR.test(gap) &&
+      gap.length === 1 &&
+      gapWords === 0 &&
+      THOUSANDS_SEPARATORS.includes(gap) &&
+      text[start - 1] === gap &&
       digits.length === 3
     if (isThousands) {
       previous.digits += digits
@@ -199,39 +303,40 @@ export const phoneNumberSpans = (text: string): Array<Span> => {
     plusAt = undefined
   }
 
-  for (const match of text.matchAll(TOKEN)) {
-    const token = match[0]
-    const start = match.index
-    const end = start + token.length
+  let index = 0
+  while (index < text.length) {
+    const start = index
+    const code = text.charCodeAt(index)
     while (soft < softSpans.length && softSpans[soft]![1] <= start) soft++
-    const inSoft = softSpans[soft]
-    if (inSoft !== undefined && start >= inSoft[0] && start < inSoft[1]) {
-      // A date or a time is one group, added when its first character is reached.
-      if (start === inSoft[0]) add(text.slice(inSoft[0], inSoft[1]).replace(/[^0-9]/gu, ""), start, inSoft[1], true)
+    const dateOrTime = softSpans[soft]
+    if (dateOrTime !== undefined && start === dateOrTime[0]) {
+      add(text.slice(dateOrTime[0], dateOrTime[1]).replace(/[^0-9]/gu, ""), start, dateOrTime[1], true)
+      index = dateOrTime[1]
       continue
     }
-    const code = token.charCodeAt(0)
-    if (code >= 0x30 && code <= 0x39) {
-      add(token, start, end, false)
+    if (isDigit(code)) {
+      while (index < text.length && isDigit(text.charCodeAt(index))) index++
+      UNIT.lastIndex = index
+      add(text.slice(start, index), start, index, UNIT.test(text))
       continue
     }
-    const spelled = token.length > 1 ? spelledDigit(token) : undefined
-    if (spelled !== undefined) {
-      add(spelled, start, end, false)
-      continue
-    }
-    if (/\p{L}/u.test(token)) {
-      gapLetters += token.length
+    if (isLetter(code)) {
+      while (index < text.length && isLetter(text.charCodeAt(index))) index++
+      const spelled = index - start > 1 && index - start < 8 ? spelledDigit(text.slice(start, index)) : undefined
+      if (spelled !== undefined) {
+        add(spelled, start, index, false)
+        continue
+      }
+      gapLetters += index - start
       gapWords++
-      gap += token
       plusAt = undefined
       if (gapLetters > GAP_LETTERS || gapWords > GAP_WORDS) close()
       continue
     }
-    if (token === "+") plusAt = start
-    else if (token !== " ") plusAt = undefined
-    if (token !== " ") gap += token
-    else if (gap !== "") gap += token
+    index++
+    if (code === 0x2b) plusAt = start
+    else if (code !== 0x20) plusAt = undefined
+    if (code !== 0x20 && gap.length < 2) gap += text[start]
   }
   close()
   return spans
