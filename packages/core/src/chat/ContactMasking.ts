@@ -59,15 +59,19 @@ export const hasContactDetail = (text: string): boolean => contactSpans(text).le
 export const maskContacts = (text: string): MaskedText => replaced(text, contactSpans(text))
 
 /**
- * How many of the sender's messages around one are read with it, and how far apart in time they may be, so a
- * number split over messages (`050 123` then `4567`) is found: the sender's messages of the conversation no
- * more than this many before or after it and no more than this many minutes from it.
+ * A number split over messages (`050 123`, then `4567`) is found by reading each message with its sender's
+ * messages around it in the conversation: at most this many before and after it, sent at most this many minutes
+ * from it. Messages in between from the other party do not break the spread.
  */
 export const SPREAD_MESSAGES = 4
 export const SPREAD_MINUTES = 10
+/** How far in seq a reader looks for the sender's messages around one: both parties' messages count. */
+export const SPREAD_SEQS = 40
 
-/** One of the sender's messages next to the one being masked, and when it was sent. */
-export interface NearbyMessage {
+/** A message of a conversation, as the spread is read from. */
+export interface ChatLine {
+  readonly seq: number
+  readonly senderId: string
   readonly messageText: string
   readonly createdAt: Date
 }
@@ -76,26 +80,43 @@ const SPREAD_JOINER = "\n"
 
 /**
  * `text` with every contact detail replaced by `***`, also those it holds only in part, the rest being in the
- * sender's messages `before` it and `after` it (oldest first; those outside SPREAD_MESSAGES / SPREAD_MINUTES
- * of `sentAt` are left out here).
+ * sender's messages `before` it and `after` it (oldest first, already chosen: see `neighboursOf`).
  */
 export const maskContactsAmong = (
   text: string,
-  sentAt: Date,
-  before: ReadonlyArray<NearbyMessage>,
-  after: ReadonlyArray<NearbyMessage>
+  before: ReadonlyArray<string>,
+  after: ReadonlyArray<string>
 ): MaskedText => {
-  const near = (message: NearbyMessage) =>
-    Math.abs(message.createdAt.getTime() - sentAt.getTime()) <= SPREAD_MINUTES * 60_000
-  const earlier = before.filter(near).slice(-SPREAD_MESSAGES)
-  const later = after.filter(near).slice(0, SPREAD_MESSAGES)
-  if (earlier.length === 0 && later.length === 0) return maskContacts(text)
-  const prefix = earlier.map((message) => message.messageText + SPREAD_JOINER).join("")
-  const whole = prefix + text + later.map((message) => SPREAD_JOINER + message.messageText).join("")
+  if (before.length === 0 && after.length === 0) return maskContacts(text)
+  const prefix = before.map((earlier) => earlier + SPREAD_JOINER).join("")
+  const whole = prefix + text + after.map((later) => SPREAD_JOINER + later).join("")
   const start = prefix.length
   const end = start + text.length
   const own = contactSpans(whole)
     .filter(([from, to]) => to > start && from < end)
     .map(([from, to]): Span => [Math.max(from, start) - start, Math.min(to, end) - start])
   return replaced(text, own)
+}
+
+/**
+ * The texts of the sender's messages around `lines[index]` that are read with it (see SPREAD_MESSAGES), from
+ * `lines`, the conversation's messages by seq.
+ */
+export const neighboursOf = (
+  lines: ReadonlyArray<ChatLine>,
+  index: number
+): { readonly before: ReadonlyArray<string>; readonly after: ReadonlyArray<string> } => {
+  const line = lines[index]!
+  const near = (other: ChatLine) =>
+    other.senderId === line.senderId &&
+    Math.abs(other.createdAt.getTime() - line.createdAt.getTime()) <= SPREAD_MINUTES * 60_000
+  const before: Array<string> = []
+  for (let at = index - 1; at >= 0 && before.length < SPREAD_MESSAGES; at--) {
+    if (near(lines[at]!)) before.unshift(lines[at]!.messageText)
+  }
+  const after: Array<string> = []
+  for (let at = index + 1; at < lines.length && after.length < SPREAD_MESSAGES; at++) {
+    if (near(lines[at]!)) after.push(lines[at]!.messageText)
+  }
+  return { before, after }
 }

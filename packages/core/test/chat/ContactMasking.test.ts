@@ -4,6 +4,7 @@ import {
   MASK,
   maskContacts,
   maskContactsAmong,
+  neighboursOf,
   SPREAD_MINUTES
 } from "../../src/chat/ContactMasking.js"
 import { normalise } from "../../src/chat/contact/Normalise.js"
@@ -37,12 +38,7 @@ const now = new Date("2026-01-10T12:00:00Z")
 const maskedAttempt = ({ before, text }: LeakAttempt) =>
   before === undefined
     ? maskContacts(text)
-    : maskContactsAmong(
-        text,
-        now,
-        before.map((messageText) => ({ messageText, createdAt: now })),
-        []
-      )
+    : maskContactsAmong(text, before, [])
 
 /** Whether the secret can still be read in what the reader gets. */
 const leaks = (attempt: LeakAttempt, shown: string) =>
@@ -97,28 +93,40 @@ describe("maskContacts", () => {
 })
 
 describe("maskContactsAmong", () => {
-  const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000)
-  const message = (messageText: string, minutes = 0) => ({ messageText, createdAt: at(minutes) })
-
   it("masks a number spread over the sender's messages, in each of them", () => {
-    expect(maskContactsAmong("4567", now, [message("050 123", -1)], [])).toEqual({ text: MASK, masked: true })
-    expect(maskContactsAmong("050 123", now, [], [message("4567", 1)])).toEqual({ text: MASK, masked: true })
-    expect(maskContactsAmong("السعر النهائي للجهاز 3500", now, [message("050 123", -1)], [message("4567", 1)])).toEqual({
+    expect(maskContactsAmong("4567", ["050 123"], [])).toEqual({ text: MASK, masked: true })
+    expect(maskContactsAmong("050 123", [], ["4567"])).toEqual({ text: MASK, masked: true })
+    expect(maskContactsAmong("السعر النهائي للجهاز 3500", ["050 123"], ["4567"])).toEqual({
       text: "السعر النهائي للجهاز 3500",
       masked: false
     })
   })
+})
 
-  it("reads together only messages sent within the window of minutes", () => {
-    const late = SPREAD_MINUTES + 1
-    expect(maskContactsAmong("4567", now, [message("050 123", -late)], [])).toEqual({ text: "4567", masked: false })
-    expect(maskContactsAmong("050 123", now, [], [message("4567", late)])).toEqual({ text: "050 123", masked: false })
+describe("neighboursOf", () => {
+  const at = (minutes: number) => new Date(now.getTime() + minutes * 60_000)
+  const line = (seq: number, senderId: string, messageText: string, minutes = seq) => ({
+    seq,
+    senderId,
+    messageText,
+    createdAt: at(minutes)
   })
 
-  it("reads together at most the sender's last four messages before", () => {
-    const pieces = ["0", "5", "0", "1", "2", "3"].map((digit) => message(digit))
-    expect(maskContactsAmong("4567", now, pieces.slice(-4), []).masked).toBe(false)
-    expect(maskContactsAmong("234567", now, pieces.slice(0, 4), []).masked).toBe(true)
+  it("takes the sender's messages around one, skipping the other party's", () => {
+    const lines = [line(1, "s", "050"), line(2, "b", "?"), line(3, "s", "123"), line(4, "b", "ok"), line(5, "s", "4567")]
+    expect(neighboursOf(lines, 4)).toEqual({ before: ["050", "123"], after: [] })
+    expect(neighboursOf(lines, 0)).toEqual({ before: [], after: ["123", "4567"] })
+  })
+
+  it("takes only messages sent within the window of minutes", () => {
+    const late = SPREAD_MINUTES + 1
+    const lines = [line(1, "s", "050 123", 0), line(2, "s", "4567", late)]
+    expect(neighboursOf(lines, 1)).toEqual({ before: [], after: [] })
+  })
+
+  it("takes at most four messages on each side", () => {
+    const lines = ["0", "5", "0", "1", "2", "3"].map((digit, index) => line(index + 1, "s", digit, 0))
+    expect(neighboursOf(lines, 5).before).toEqual(["5", "0", "1", "2"])
   })
 })
 
