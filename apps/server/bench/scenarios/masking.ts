@@ -17,7 +17,10 @@ const BUDGET_MS = 1
 const filled = (piece: string) => piece.repeat(Math.ceil(LENGTH / piece.length)).slice(0, LENGTH)
 
 const KINDS: ReadonlyArray<readonly [string, string]> = [
-  ["ordinary Arabic and English", filled("ايفون 15 برو ماكس 256 جيجا البطارية 87% السعر 4,500 ريال. iPhone 15 Pro 256GB ")],
+  [
+    "ordinary Arabic and English",
+    filled("ايفون 15 برو ماكس 256 جيجا البطارية 87% السعر 4,500 ريال. iPhone 15 Pro 256GB ")
+  ],
   ["contact details", filled("كلمني على ٠٥٠ ١٢٣ ٤٥٦٧ أو ali at gmail dot com أو snap: ali_shop أو t . me/alishop ")],
   ["digits one by one", filled("1 ")],
   ["digits and words", filled("1 ab 2 cd ")],

@@ -1,3 +1,5 @@
+import * as Schema from "effect/Schema"
+import { fieldRule } from "../shared/Fields.js"
 import { addressSpans } from "./contact/Addresses.js"
 import { normalise } from "./contact/Normalise.js"
 import { phoneNumberSpans, type Span } from "./contact/PhoneNumbers.js"
@@ -22,7 +24,8 @@ export const MASK = "***"
 const TRAILING_INVISIBLE = /^[\p{M}\p{Cf}\u0640]+/u
 
 /** Where a detail found up to `end` ends in `text`: the marks and invisible characters after it go with it. */
-const endWithMarks = (text: string, end: number) => end + (TRAILING_INVISIBLE.exec(text.slice(end, end + 16))?.[0].length ?? 0)
+const endWithMarks = (text: string, end: number) =>
+  end + (TRAILING_INVISIBLE.exec(text.slice(end, end + 16))?.[0].length ?? 0)
 
 /** The parts of `text` (as written) holding a contact detail, in order, overlapping ones joined. */
 const contactSpans = (text: string): Array<Span> => {
@@ -55,8 +58,18 @@ const replaced = (text: string, spans: ReadonlyArray<Span>): MaskedText => {
 /** Whether `text` holds a contact detail (a name or a bio that does is refused). */
 export const hasContactDetail = (text: string): boolean => contactSpans(text).length > 0
 
+/**
+ * The rule of a text shown to others as it is, without masking (a user's name, a seller's business name and
+ * bio): it may hold no contact detail (`contact_details`).
+ */
+export const withoutContactDetails = <A extends string, I, R>(schema: Schema.Schema<A, I, R>) =>
+  schema.pipe(Schema.filter((text: A) => !hasContactDetail(text), fieldRule("contact_details")))
+
 /** `text` with every contact detail replaced by `***`. */
 export const maskContacts = (text: string): MaskedText => replaced(text, contactSpans(text))
+
+/** An optional free text (request notes, an offer's texts) as the other party reads it before a deal. */
+export const maskedField = (text: string | null): string | null => (text === null ? null : maskContacts(text).text)
 
 /**
  * A number split over messages (`050 123`, then `4567`) is found by reading each message with its sender's

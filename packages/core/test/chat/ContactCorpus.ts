@@ -290,7 +290,20 @@ const PRODUCTS = [
   "سماعة ابل برو 2"
 ]
 
-const PRICES = ["1,500", "١٥٠٠", "2.5k", "3500", "٣٥٠٠", "4,250.50", "12,000", "150,000", "999", "45 ألف", "1.2k", "٤٬٥٠٠"]
+const PRICES = [
+  "1,500",
+  "١٥٠٠",
+  "2.5k",
+  "3500",
+  "٣٥٠٠",
+  "4,250.50",
+  "12,000",
+  "150,000",
+  "999",
+  "45 ألف",
+  "1.2k",
+  "٤٬٥٠٠"
+]
 
 const ORDINARY_TEMPLATES = [
   (p: string, price: string) => `${p} السعر ${price} ريال`,
@@ -373,7 +386,7 @@ const HAND_WRITTEN = [
   "ok, deal. see you at 8",
   "Dimensions 146.7 x 71.5 x 7.8 mm",
   "weight 187 g",
-  "Screen 6.7\" 120Hz",
+  'Screen 6.7" 120Hz',
   "camera 48MP + 12MP + 12MP",
   "charger 20W USB-C",
   "1 year warranty + free case",
@@ -386,7 +399,7 @@ const HAND_WRITTEN = [
   "RTX 4070 Ti 12GB",
   "Core i7-13700H 16GB DDR5",
   "Ryzen 7 7800X3D",
-  "27\" 1440p 165Hz",
+  '27" 1440p 165Hz',
   "3 + 1 free",
   "الطلب رقم 10234",
   "Ref 2024-118",

@@ -36,9 +36,7 @@ const digitsOf = (text: string) => readable(text).replace(/[^0-9]/gu, "")
 const now = new Date("2026-01-10T12:00:00Z")
 
 const maskedAttempt = ({ before, text }: LeakAttempt) =>
-  before === undefined
-    ? maskContacts(text)
-    : maskContactsAmong(text, before, [])
+  before === undefined ? maskContacts(text) : maskContactsAmong(text, before, [])
 
 /** Whether the secret can still be read in what the reader gets. */
 const leaks = (attempt: LeakAttempt, shown: string) =>
@@ -113,7 +111,13 @@ describe("neighboursOf", () => {
   })
 
   it("takes the sender's messages around one, skipping the other party's", () => {
-    const lines = [line(1, "s", "050"), line(2, "b", "?"), line(3, "s", "123"), line(4, "b", "ok"), line(5, "s", "4567")]
+    const lines = [
+      line(1, "s", "050"),
+      line(2, "b", "?"),
+      line(3, "s", "123"),
+      line(4, "b", "ok"),
+      line(5, "s", "4567")
+    ]
     expect(neighboursOf(lines, 4)).toEqual({ before: ["050", "123"], after: [] })
     expect(neighboursOf(lines, 0)).toEqual({ before: [], after: ["123", "4567"] })
   })

@@ -219,7 +219,12 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
           return spread.pipe(
             Effect.map((lines) => ({
               messages: page.map((row) =>
-                shownTo({ ...row, masked: false }, viewerId, shown, lines.length === 0 ? ALONE : aroundIn(lines, row.seq))
+                shownTo(
+                  { ...row, masked: false },
+                  viewerId,
+                  shown,
+                  lines.length === 0 ? ALONE : aroundIn(lines, row.seq)
+                )
               ),
               hasMore: rows.length > limit
             }))

@@ -73,7 +73,7 @@ const ARABIC_DIGITS: Record<string, string> = Object.fromEntries(
 )
 
 /** The Arabic word with its spelling variants folded: hamza forms to alef, taa marbuta to haa, alef maqsura to yaa. */
-const FOLDED: Record<string, string> = { "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ة": "ه", "ى": "ي" }
+const FOLDED: Record<string, string> = { أ: "ا", إ: "ا", آ: "ا", ٱ: "ا", ة: "ه", ى: "ي" }
 const foldArabic = (word: string) => word.replace(/[أإآٱةى]/gu, (letter) => FOLDED[letter]!)
 
 /** The digit a word spells, if it spells one (an Arabic one may carry the conjunction `و`). */
@@ -148,7 +148,8 @@ const isStrong = (all: string) => {
 /** The mobiles of Saudi Arabia, the Emirates and Jordan without their leading 0. */
 const isBareMobile = (digits: string) =>
   (digits.length === 9 && digits[0] === "5") || (digits.length === 9 && has(digits, "7") && oneOf(digits, 1, "789"))
-const isNational = (digits: string) => digits.length >= 9 && digits.length <= 12 && digits[0] === "0" && digits[1] !== "0"
+const isNational = (digits: string) =>
+  digits.length >= 9 && digits.length <= 12 && digits[0] === "0" && digits[1] !== "0"
 const isGulfEight = (digits: string) => digits.length === 8 && oneOf(digits, 0, "35679")
 
 /** A unit written right after a number (`256GB`, `5G`, `45mm`, `87%`): the number is a quantity. */
