@@ -72,17 +72,26 @@ const ARABIC_DIGITS: Record<string, string> = Object.fromEntries(
   ).flatMap(([digit, words]) => words.split(" ").map((word) => [word, digit] as const))
 )
 
-/** The Arabic word with its spelling variants folded: hamza forms to alef, taa marbuta to haa, alef maqsura to yaa. */
-const FOLDED: Record<string, string> = { أ: "ا", إ: "ا", آ: "ا", ٱ: "ا", ة: "ه", ى: "ي" }
-const foldArabic = (word: string) => word.replace(/[أإآٱةى]/gu, (letter) => FOLDED[letter]!)
+/**
+ * The spellings of each Arabic digit word as people write them: with or without hamza on the alef, taa marbuta
+ * or haa at the end, alef maqsura or yaa. All are in the table, so a word is one lookup.
+ */
+const spellings = (word: string): ReadonlyArray<string> => {
+  const ends = word.endsWith("ه") ? [word, `${word.slice(0, -1)}ة`] : [word]
+  const starts = ends.flatMap((w) => (w.startsWith("ا") ? [w, `أ${w.slice(1)}`, `إ${w.slice(1)}`] : [w]))
+  return starts.flatMap((w) => (w.endsWith("ي") ? [w, `${w.slice(0, -1)}ى`] : [w]))
+}
+const ARABIC_SPELLINGS = new Map(
+  Object.entries(ARABIC_DIGITS).flatMap(([word, digit]) =>
+    spellings(word).map((spelling) => [spelling, digit] as const)
+  )
+)
 
 /** The digit a word spells, if it spells one (an Arabic one may carry the conjunction `و`). */
-const spelledDigit = (word: string): string | undefined => {
-  const english = ENGLISH_DIGITS[word]
-  if (english !== undefined) return english
-  const folded = foldArabic(word)
-  return ARABIC_DIGITS[folded] ?? (folded.startsWith("و") ? ARABIC_DIGITS[folded.slice(1)] : undefined)
-}
+const spelledDigit = (word: string): string | undefined =>
+  ENGLISH_DIGITS[word] ??
+  ARABIC_SPELLINGS.get(word) ??
+  (word.charCodeAt(0) === 0x0648 ? ARABIC_SPELLINGS.get(word.slice(1)) : undefined)
 
 const DATE =
   /(?<![0-9])(?:([0-3]?[0-9])[/.-]([01]?[0-9])[/.-](?:19|20)?[0-9]{2}|(?:19|20)[0-9]{2}[/.-]([01]?[0-9])[/.-]([0-3]?[0-9]))(?![0-9])/gu
@@ -219,6 +228,8 @@ const LENGTHS: Record<string, readonly [number, number]> = {
   "9": [8, 13]
 }
 
+const DIALLED_LENGTHS = [8, LONGEST + 1] as const
+
 /** The digits of groups `first` to `last`. */
 const digitsOf = (chain: ReadonlyArray<Group>, first: number, last: number) => {
   let all = ""
@@ -237,9 +248,9 @@ const phoneSpansOf = (chain: ReadonlyArray<Group>, callingTalk: boolean, spans: 
   const lengthTo: Array<number> = []
   for (let first = 0; first < chain.length; first++) {
     const group = chain[first]!
-    const lead = group.digits.length > 1 ? group.digits.slice(0, 2) : group.digits + (chain[first + 1]?.digits[0] ?? "")
-    const dialled = group.plusAt !== undefined || lead === "00"
-    const lengths = dialled ? ([8, LONGEST + 1] as const) : LENGTHS[lead[0]!]
+    const second = group.digits.length > 1 ? group.digits[1] : chain[first + 1]?.digits[0]
+    const dialled = group.plusAt !== undefined || (group.digits[0] === "0" && second === "0")
+    const lengths = dialled ? DIALLED_LENGTHS : LENGTHS[group.digits[0]!]
     // lengthTo[k]: the digits of groups `first` to `first + k`.
     lengthTo.length = 0
     let length = 0
