@@ -230,6 +230,7 @@ const tooShort = (min: number) => problem("too_short", { min })
 const tooLong = (max: number) => problem("too_long", { max })
 const oneOf = (...values: Array<string>) => problem("one_of", { values: values.join(", ") })
 const invalidCharacters = problem("invalid_characters")
+const contactDetails = problem("contact_details")
 
 /** The refusals of each body, as decisions.md section 2 states the rules. */
 const invalidBodies: Record<BodyEndpoint, ReadonlyArray<Invalid>> = {
@@ -337,7 +338,20 @@ const invalidBodies: Record<BodyEndpoint, ReadonlyArray<Invalid>> = {
       tooLong(100)
     ),
     invalid("location_city empty", profileBody({ location_city: "" }), "location_city", tooShort(1)),
-    invalid("bio of 2001 chars", profileBody({ bio: long(2001) }), "bio", tooLong(2000))
+    invalid("bio of 2001 chars", profileBody({ bio: long(2001) }), "bio", tooLong(2000)),
+    invalid(
+      "business_name with a phone number",
+      profileBody({ business_name: "WhatsApp 0501234567" }),
+      "business_name",
+      contactDetails
+    ),
+    invalid(
+      "business_name with a domain",
+      profileBody({ business_name: "alishop.sa" }),
+      "business_name",
+      contactDetails
+    ),
+    invalid("bio with a handle", profileBody({ bio: "تابعنا سناب: ali_shop" }), "bio", contactDetails)
   ],
   "PUT /deals/{id}/cancel": [
     invalid("reason missing", { description: "no reason" }, "reason", required),
@@ -387,6 +401,8 @@ const invalidBodies: Record<BodyEndpoint, ReadonlyArray<Invalid>> = {
   "PUT /users/me": [
     invalid("name empty", userBody({ name: "" }), "name", tooShort(1)),
     invalid("name of 101 chars", userBody({ name: long(101) }), "name", tooLong(100)),
+    invalid("name with a phone number", userBody({ name: "Ali ٠٥٠ ١٢٣ ٤٥٦٧" }), "name", contactDetails),
+    invalid("name with an e-mail address", userBody({ name: "ali at gmail dot com" }), "name", contactDetails),
     invalid("language not in the list", userBody({ language: "fr" }), "language", oneOf("ar", "en"))
   ]
 }
@@ -922,6 +938,7 @@ describe("messages of the field rules", () => {
         "too_short",
         "too_long",
         "invalid_characters",
+        "contact_details",
         "uuid",
         "rating_range",
         "integer_range",

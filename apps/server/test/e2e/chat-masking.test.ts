@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest"
-import { chatScene, Marketplace, marketplaceSettings, postMessage } from "../support/fixtures.js"
+import {
+  ARABIC,
+  chatScene,
+  expectError,
+  Marketplace,
+  marketplaceSettings,
+  postMessage,
+  profileBody
+} from "../support/fixtures.js"
 import { backends, client, newPhone, type SignedIn, useServer } from "../support/harness.js"
 import { connectAs, type WsClient } from "../support/ws-client.js"
 
@@ -11,6 +19,8 @@ import { connectAs, type WsClient } from "../support/ws-client.js"
 const CONTACT = "كلمني على 0501234567 أو ahmed@gmail.com"
 const MASKED = "كلمني على *** أو ***"
 const within = { timeout: 3_000, interval: 20 }
+/** The same number, disguised with Arabic-Indic digits and zero-width spaces between its groups. */
+const DISGUISED = "رقمي ٠٥٠\u200B١٢٣\u200B٤٥٦٧"
 
 describe.each(backends)("contact details in chat on %s", (backend) => {
   const adminPhone = newPhone()
@@ -98,6 +108,120 @@ describe.each(backends)("contact details in chat on %s", (backend) => {
         within
       )
       .toEqual([expect.objectContaining({ body: MASKED })])
+  })
+
+  it("masks a number split over the sender's messages, live, in history and in the conversation list", async () => {
+    const { buyer, conversationId, seller } = await chatScene(market())
+    const buyerSocket = await subscribed(buyer, conversationId)
+    await postMessage(market().api, seller, conversationId, "050 123")
+    expect((await buyerSocket.nextOfType("message")).data).toMatchObject({ message_text: "050 123", masked: false })
+    const second = await postMessage(market().api, seller, conversationId, "4567")
+    expect(second).toMatchObject({ message_text: "4567", masked: false })
+    expect((await buyerSocket.nextOfType("message")).data).toMatchObject({ message_text: "***", masked: true })
+    expect((await history(buyer, conversationId)).map((m) => m.message_text)).toEqual(["***", "***"])
+    expect((await history(seller, conversationId)).map((m) => m.message_text)).toEqual(["4567", "050 123"])
+    expect(await lastMessageFor(buyer, conversationId)).toMatchObject({ text: "***", masked: true })
+  })
+
+  it("masks a disguised number in the WebSocket frame and the push preview", async () => {
+    const { buyer, conversationId, seller } = await chatScene(market())
+    const sellerSocket = await subscribed(seller, conversationId)
+    const registered = await market().api.post("/device-tokens", {
+      token: buyer.token,
+      body: { platform: "ios", push_token: `masking-disguised-${backend}-${crypto.randomUUID()}` }
+    })
+    expect(registered.status).toBe(201)
+    await postMessage(market().api, seller, conversationId, DISGUISED)
+    await expect
+      .poll(
+        () =>
+          server()
+            .pushes.to(buyer.userId)
+            .filter((push) => push.type === "message"),
+        within
+      )
+      .toEqual([expect.objectContaining({ body: "رقمي ***" })])
+    const buyerSocket = await subscribed(buyer, conversationId)
+    await postMessage(market().api, seller, conversationId, "snap: ali_shop")
+    expect((await buyerSocket.nextOfType("message")).data).toMatchObject({ message_text: "snap: ***", masked: true })
+    await sellerSocket.nextOfType("message")
+    expect((await sellerSocket.nextOfType("message")).data).toMatchObject({ message_text: "snap: ali_shop" })
+  })
+
+  it("masks an offer's texts for the buyer until it is accepted; its seller reads them as written", async () => {
+    const buyer = await market().buyer("Buyer")
+    const seller = await market().approvedSeller("Seller")
+    const written = {
+      availability: "اليوم، واتساب 0501234567",
+      condition_notes: "ممتازة، snap: ali_shop",
+      warranty_notes: "ali at gmail dot com"
+    }
+    const { offer, request } = await market().pendingOffer(buyer, seller, written)
+    const offersAs = async (party: SignedIn) =>
+      (await market().api.get(`/requests/${request.id}/offers`, { token: party.token })).body.data.offers
+    expect(await offersAs(buyer)).toEqual([
+      expect.objectContaining({
+        id: offer.id,
+        availability: "اليوم، واتساب ***",
+        condition_notes: "ممتازة، snap: ***",
+        warranty_notes: "***"
+      })
+    ])
+    expect(await offersAs(seller)).toEqual([expect.objectContaining(written)])
+    await market().accept(buyer, offer.id)
+    expect(await offersAs(buyer)).toEqual([expect.objectContaining(written)])
+  })
+
+  it("masks a request's notes for sellers; its buyer, and the seller of its deal, read them as written", async () => {
+    const buyer = await market().buyer("Buyer")
+    const seller = await market().approvedSeller("Seller")
+    const other = await market().approvedSeller("Other Seller")
+    const notes = "256GB، 87% battery، تواصل ٠٥٠ ١٢٣ ٤٥٦٧"
+    const request = await market().createRequest(buyer, { notes })
+    const notesAs = async (party: SignedIn) =>
+      (await market().api.get(`/requests/${request.id}`, { token: party.token })).body.data.notes
+    expect(await notesAs(seller)).toBe("256GB، 87% battery، تواصل ***")
+    expect(await notesAs(buyer)).toBe(notes)
+    const offer = await market().offer(seller, request.id)
+    await market().accept(buyer, offer.id)
+    expect(await notesAs(seller)).toBe(notes)
+    expect(await notesAs(other)).toBe("256GB، 87% battery، تواصل ***")
+  })
+
+  it("refuses a name, business name or bio holding a contact detail, naming the field in the user's language", async () => {
+    const user = await market().buyer("Ali")
+    const en = { "accept-language": "en" }
+    const named = expectError(
+      await market().api.raw.put("/users/me", { token: user.token, body: { name: "Ali ٠٥٠١٢٣٤٥٦٧" }, headers: en }),
+      400,
+      "VALIDATION_ERROR",
+      ["name"]
+    )
+    expect(named.details.name).toEqual(["Must not contain a phone number, e-mail address, link or social media handle"])
+    const arabic = expectError(
+      await market().api.put("/users/me", { token: user.token, body: { name: "ali@gmail" } }),
+      400,
+      "VALIDATION_ERROR",
+      ["name"]
+    )
+    expect(arabic.details.name![0]).toMatch(ARABIC)
+    expect((await market().api.get("/users/me", { token: user.token })).body.data.name).toBe("Ali")
+    for (const [field, value] of [
+      ["business_name", "WhatsApp 0501234567"],
+      ["bio", "تابعونا انستا ali.shop"]
+    ] as const) {
+      expectError(
+        await market().api.raw.post("/seller-profiles", {
+          token: user.token,
+          body: profileBody({ [field]: value }),
+          headers: en
+        }),
+        400,
+        "VALIDATION_ERROR",
+        [field]
+      )
+    }
+    expect((await market().api.post("/seller-profiles", { token: user.token, body: profileBody() })).status).toBe(201)
   })
 
   it("shows what was stored to both parties once the offer is accepted, old messages included", async () => {

@@ -79,7 +79,7 @@ export interface components {
                  */
                 readonly sender_id: string;
                 readonly message_text: string;
-                /** @description True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
+                /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                 readonly masked: boolean;
                 /** @description a string to be decoded into a Date */
                 readonly created_at: string;
@@ -111,7 +111,7 @@ export interface components {
                  */
                 readonly sender_id: string;
                 readonly message_text: string;
-                /** @description True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
+                /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                 readonly masked: boolean;
                 /** @description a string to be decoded into a Date */
                 readonly created_at: string;

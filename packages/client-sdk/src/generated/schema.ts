@@ -232,7 +232,7 @@ export interface paths {
         get: operations["users.getMe"];
         /**
          * Update my profile
-         * @description The signed-in user. Changes their name and language (`ar` or `en`, the language of their pushes).
+         * @description The signed-in user. Changes their name and language (`ar` or `en`, the language of their pushes). A name holding a phone number, an e-mail address, a link or a handle is refused (400 `VALIDATION_ERROR` on `name`).
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -327,7 +327,7 @@ export interface paths {
         put?: never;
         /**
          * Apply to become a seller
-         * @description The signed-in user without a seller profile. Creates their profile as `pending`; an admin approves it before they can offer.
+         * @description The signed-in user without a seller profile. Creates their profile as `pending`; an admin approves it before they can offer. A `business_name` or `bio` holding a phone number, an e-mail address, a link or a handle is refused (400 `VALIDATION_ERROR` naming the field).
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -686,7 +686,7 @@ export interface paths {
         };
         /**
          * Get a buy request
-         * @description Any signed-in user. The request with its buyer's id and name.
+         * @description Any signed-in user. The request with its buyer's id and name. Phone numbers, e-mail addresses, links and handles in its `notes` read `***` for everyone but its buyer and the seller whose offer on it was accepted.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -823,7 +823,7 @@ export interface paths {
         };
         /**
          * List the offers on a request
-         * @description The request's owner sees every offer that is not withdrawn; a seller who offered on it sees only their own (withdrawn ones included).
+         * @description The request's owner sees every offer that is not withdrawn; a seller who offered on it sees only their own (withdrawn ones included). Until an offer is accepted, phone numbers, e-mail addresses, links and handles in its `availability`, `condition_notes` and `warranty_notes` read `***` for the owner; the seller reads their own as written.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -1249,7 +1249,7 @@ export interface paths {
         };
         /**
          * Read a conversation's messages
-         * @description The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more` (older ones exist). With `after_seq=N` instead: up to `limit` messages whose `seq` is greater than N, oldest first, with `has_more` (newer ones exist: ask again with the last `seq` returned); this is how a client resumes a conversation. `before` and `after_seq` together are a 400. Every message carries `seq`: 1, 2, 3, … within the conversation, with no gaps. Marks the other party's messages as read. Until the offer is accepted, phone numbers, e-mail addresses and links in the other party's messages read `***` (`masked: true`); your own never do.
+         * @description The conversation's two parties. Up to `limit` messages older than `before` (default: now), newest first, with `has_more` (older ones exist). With `after_seq=N` instead: up to `limit` messages whose `seq` is greater than N, oldest first, with `has_more` (newer ones exist: ask again with the last `seq` returned); this is how a client resumes a conversation. `before` and `after_seq` together are a 400. Every message carries `seq`: 1, 2, 3, … within the conversation, with no gaps. Marks the other party's messages as read. Until the offer is accepted, phone numbers, e-mail addresses, links and handles in the other party's messages read `***` (`masked: true`), however they are disguised (look-alike digits, invisible characters, spelled-out digits, `at`/`dot`) and also when a number is split over several of their messages; your own never do.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -7429,7 +7429,7 @@ export interface operations {
                                 };
                                 last_message: {
                                     text: string;
-                                    /** @description True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
+                                    /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                                     masked: boolean;
                                     seq: components["schemas"]["Int"];
                                     created_at: components["schemas"]["Date"];
@@ -7570,7 +7570,7 @@ export interface operations {
                                 seq: number;
                                 sender_id: components["schemas"]["UUID"];
                                 message_text: string;
-                                /** @description True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
+                                /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                                 masked: boolean;
                                 created_at: components["schemas"]["Date"];
                                 read_at: components["schemas"]["Date"] | null;
@@ -7729,7 +7729,7 @@ export interface operations {
                             seq: number;
                             sender_id: components["schemas"]["UUID"];
                             message_text: string;
-                            /** @description True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
+                            /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                             masked: boolean;
                             created_at: components["schemas"]["Date"];
                         };

@@ -5,7 +5,7 @@ import { entityView, shownAs, UserView } from "../http/Views.js"
 /** Whether the text had contact details masked for the reader (recipient, before the offer is accepted). */
 const Masked = Schema.Boolean.annotations({
   description:
-    "True when phone numbers, e-mail addresses or links in the text were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text."
+    "True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text."
 })
 
 const MessageView = entityView(Message.fields)

@@ -69,6 +69,10 @@ export const texts: Catalogue = {
     ar: phrase("يجب ألا يزيد الطول عن ", characters("max").ar),
     en: phrase("Must be at most ", characters("max").en)
   },
+  contact_details: {
+    ar: "لا يمكن أن يحتوي على رقم جوال أو بريد إلكتروني أو رابط أو حساب تواصل",
+    en: "Must not contain a phone number, e-mail address, link or social media handle"
+  },
   one_of: { ar: "يجب أن تكون القيمة إحدى: {values}", en: "Must be one of: {values}" },
   positive: { ar: "يجب أن تكون القيمة أكبر من صفر", en: "Must be greater than zero" },
   max_amount: { ar: "يجب ألا تزيد القيمة عن {max}", en: "Must be at most {max}" },

@@ -95,7 +95,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
       .annotate(OpenApi.Summary, "List the offers on a request")
       .annotate(
         OpenApi.Description,
-        "The request's owner sees every offer that is not withdrawn; a seller who offered on it sees only their own (withdrawn ones included)."
+        "The request's owner sees every offer that is not withdrawn; a seller who offered on it sees only their own (withdrawn ones included). Until an offer is accepted, phone numbers, e-mail addresses, links and handles in its `availability`, `condition_notes` and `warranty_notes` read `***` for the owner; the seller reads their own as written."
       )
       .annotate(ErrorCases, {
         NOT_FOUND: "no request has this id",

@@ -63,7 +63,7 @@ export class SellerProfilesApi extends HttpApiGroup.make("sellerProfiles")
       .annotate(OpenApi.Summary, "Apply to become a seller")
       .annotate(
         OpenApi.Description,
-        "The signed-in user without a seller profile. Creates their profile as `pending`; an admin approves it before they can offer."
+        "The signed-in user without a seller profile. Creates their profile as `pending`; an admin approves it before they can offer. A `business_name` or `bio` holding a phone number, an e-mail address, a link or a handle is refused (400 `VALIDATION_ERROR` naming the field)."
       )
       .annotate(ErrorCases, { SELLER_PROFILE_EXISTS: "the user already has a seller profile, whatever its state" })
       .annotate(RequestExample, {

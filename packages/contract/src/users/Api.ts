@@ -66,7 +66,7 @@ export class UsersApi extends HttpApiGroup.make("users")
       .annotate(OpenApi.Summary, "Update my profile")
       .annotate(
         OpenApi.Description,
-        "The signed-in user. Changes their name and language (`ar` or `en`, the language of their pushes)."
+        "The signed-in user. Changes their name and language (`ar` or `en`, the language of their pushes). A name holding a phone number, an e-mail address, a link or a handle is refused (400 `VALIDATION_ERROR` on `name`)."
       )
       .annotate(RequestExample, { name: "Sara", language: "en" })
   )

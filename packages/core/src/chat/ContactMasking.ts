@@ -1,136 +1,135 @@
+import * as Schema from "effect/Schema"
+import { fieldRule } from "../shared/Fields.js"
+import { addressSpans } from "./contact/Addresses.js"
+import { normalise } from "./contact/Normalise.js"
+import { phoneNumberSpans, type Span } from "./contact/PhoneNumbers.js"
+
 /**
- * Contact details in chat are masked for the recipient until the offer is accepted, so deals stay on the
- * platform where ratings and reports protect both sides. What counts as a contact detail (docs/DECISIONS.md,
- * "Contact details in chat"):
- *
- * - a phone number: digits (ASCII, Arabic-Indic `٠-٩` or Eastern Arabic-Indic `۰-۹`, mixed or not), possibly
- *   grouped by spaces, dashes, dots or parentheses, that has 9 digits or more, or 8 and either a leading `+`
- *   or `00` or no separator at all (the 8-digit mobiles of Kuwait, Qatar, Bahrain and Oman). Not masked: a
- *   date written `2025-01-15`, and a range of two similar numbers such as `10000-15000`;
- * - an e-mail address, including the `name (at) mail (dot) com` spelling;
- * - a link: anything starting with `http://`, `https://` or `www.`, and a bare domain with a common top-level
- *   domain (`wa.me/…`, `t.me/…`, `instagram.com/…`, `bit.ly/…`, `shop.sa`).
- *
- * Prices (`3,500`, `1500.50`), model numbers (`iPhone 15 Pro 256`, `SM-S928B`) and storage sizes stay as they
- * are. Each detail becomes `***`.
+ * Contact details are masked for the other party until the offer is accepted, so deals stay on the platform
+ * where ratings and reports protect both sides (docs/DECISIONS.md, "Contact details"). The text is looked at in a
+ * normalised form (./contact/Normalise.ts: look-alike digits read as digits, invisible characters dropped), so
+ * a detail disguised with them is found; what is found is masked in the text as written. Phone numbers:
+ * ./contact/PhoneNumbers.ts; e-mail addresses, links, domains and handles: ./contact/Addresses.ts.
  */
 
-/** What the recipient is shown of a message text, and whether anything in it was masked. */
+/** What the reader is shown of a text, and whether anything in it was masked. */
 export interface MaskedText {
   readonly text: string
   readonly masked: boolean
 }
 
-/** What each contact detail in a masked message text is replaced with. */
+/** What each contact detail in a masked text is replaced with. */
 export const MASK = "***"
 
-const DIGIT = "[0-9\\u0660-\\u0669\\u06F0-\\u06F9]"
-const GAP = "[ \\t\\u00A0.()\\-]{1,3}"
-const NUMBER = new RegExp(`(?:\\+[ \\t\\u00A0]?|\\(?)${DIGIT}(?:(?:${GAP})?${DIGIT})*`, "gu")
-const TLDS = [
-  "com",
-  "net",
-  "org",
-  "info",
-  "biz",
-  "io",
-  "co",
-  "me",
-  "ly",
-  "gl",
-  "app",
-  "link",
-  "page",
-  "site",
-  "online",
-  "store",
-  "shop",
-  "xyz",
-  "sa",
-  "ae",
-  "eg",
-  "kw",
-  "qa",
-  "bh",
-  "om",
-  "jo",
-  "lb",
-  "iq",
-  "ma",
-  "dz",
-  "tn",
-  "ps",
-  "sy",
-  "ye",
-  "sd",
-  "uk",
-  "us"
-]
-// Each pattern may only start where its first run of characters starts (the look-behinds): a match is tried
-// once per run, not once per character, so a long text costs linear time, not quadratic.
-const EMAIL =
-  /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+(?:@|\s*[([]\s*at\s*[)\]]\s*)[\p{L}\p{N}-]+(?:(?:\.|\s*[([]\s*dot\s*[)\]]\s*)[\p{L}\p{N}-]+)*(?:\.|\s*[([]\s*dot\s*[)\]]\s*)\p{L}{2,}/giu
-const LINK = new RegExp(
-  `(?:https?://|www\\.)[^\\s]+|(?<![\\p{L}\\p{N}@.-])(?:[\\p{L}\\p{N}-]+\\.)+(?:${TLDS.join("|")})(?![\\p{L}\\p{N}-])(?:/[^\\s]*)?`,
-  "giu"
-)
+const TRAILING_INVISIBLE = /^[\p{M}\p{Cf}\u0640]+/u
 
-/** A digit of any of the three scripts, as its value. */
-const digitValue = (c: string) => {
-  const code = c.charCodeAt(0)
-  if (code >= 0x0660 && code <= 0x0669) return code - 0x0660
-  if (code >= 0x06f0 && code <= 0x06f9) return code - 0x06f0
-  return code - 0x30
-}
+/** Where a detail found up to `end` ends in `text`: the marks and invisible characters after it go with it. */
+const endWithMarks = (text: string, end: number) =>
+  end + (TRAILING_INVISIBLE.exec(text.slice(end, end + 16))?.[0].length ?? 0)
 
-const ANY_DIGIT = new RegExp(DIGIT, "u")
-const MAY_HAVE_EMAIL = /@|[([]\s*at\s*[)\]]/iu
-const NOT_DIGITS = new RegExp(`[^${DIGIT.slice(1, -1)}]+`, "u")
-const DASHED_PAIR = new RegExp(`^${DIGIT}+-${DIGIT}+$`, "u")
-const ISO_DATE = new RegExp(`^${DIGIT}{4}-${DIGIT}{2}-${DIGIT}{2}$`, "u")
-
-const groupsOf = (run: string) => run.split(NOT_DIGITS).filter((g) => g !== "")
-
-const numberOf = (group: string) => Number([...group].map(digitValue).join(""))
-
-/** Two numbers of about the same length, the first not above the second, joined by a dash: a range. */
-const isRange = (run: string, groups: ReadonlyArray<string>) => {
-  if (!DASHED_PAIR.test(run.replace(/[ \t\u00A0]/gu, ""))) return false
-  const [low, high] = groups as [string, string]
-  const startsWithZero = (g: string) => digitValue(g[0]!) === 0
-  return (
-    Math.abs(low.length - high.length) <= 1 &&
-    !startsWithZero(low) &&
-    !startsWithZero(high) &&
-    numberOf(low) <= numberOf(high)
-  )
-}
-
-const isIsoDate = (run: string) => ISO_DATE.test(run)
-
-/** Whether a run of digits and separators reads as a phone number (see the module's comment). */
-export const isPhoneLike = (run: string): boolean => {
-  const trimmed = run.replace(/^\(/u, "")
-  const groups = groupsOf(trimmed)
-  const digits = groups.join("").length
-  if (isIsoDate(trimmed) || isRange(trimmed, groups)) return false
-  const international = trimmed.startsWith("+") || /^[0\u0660\u06F0]{2}/u.test(trimmed)
-  if (digits >= 9) return true
-  return digits === 8 && (international || groups.length === 1)
-}
-
-/** The text with every contact detail replaced by `***`. */
-export const maskContacts = (text: string): MaskedText => {
-  let masked = false
-  const replace = () => {
-    masked = true
-    return MASK
+/** The parts of `text` (as written) holding a contact detail, in order, overlapping ones joined. */
+const contactSpans = (text: string): Array<Span> => {
+  const normalised = normalise(text)
+  const found = [...phoneNumberSpans(normalised.text), ...addressSpans(normalised.text)]
+  const inOriginal = found
+    .filter(([start, end]) => end > start)
+    .map(([start, end]): Span => [normalised.from(start), endWithMarks(text, normalised.to(end - 1))])
+    .sort((a, b) => a[0] - b[0])
+  const joined: Array<[number, number]> = []
+  for (const [start, end] of inOriginal) {
+    const last = joined.at(-1)
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end)
+    else joined.push([start, end])
   }
-  // Cheap tests first: most messages have no `@`, no dot and no digit, and skip the patterns.
-  const withoutEmails = MAY_HAVE_EMAIL.test(text) ? text.replace(EMAIL, replace) : text
-  const withoutLinks = withoutEmails.includes(".") ? withoutEmails.replace(LINK, replace) : withoutEmails
-  const result = ANY_DIGIT.test(withoutLinks)
-    ? withoutLinks.replace(NUMBER, (run) => (isPhoneLike(run) ? replace() : run))
-    : withoutLinks
-  return { text: result, masked }
+  return joined
+}
+
+const replaced = (text: string, spans: ReadonlyArray<Span>): MaskedText => {
+  if (spans.length === 0) return { text, masked: false }
+  let result = ""
+  let at = 0
+  for (const [start, end] of spans) {
+    result += text.slice(at, start) + MASK
+    at = end
+  }
+  return { text: result + text.slice(at), masked: true }
+}
+
+/** Whether `text` holds a contact detail (a name or a bio that does is refused). */
+export const hasContactDetail = (text: string): boolean => contactSpans(text).length > 0
+
+/**
+ * The rule of a text shown to others as it is, without masking (a user's name, a seller's business name and
+ * bio): it may hold no contact detail (`contact_details`).
+ */
+export const withoutContactDetails = <A extends string, I, R>(schema: Schema.Schema<A, I, R>) =>
+  schema.pipe(Schema.filter((text: A) => !hasContactDetail(text), fieldRule("contact_details")))
+
+/** `text` with every contact detail replaced by `***`. */
+export const maskContacts = (text: string): MaskedText => replaced(text, contactSpans(text))
+
+/** An optional free text (request notes, an offer's texts) as the other party reads it before a deal. */
+export const maskedField = (text: string | null): string | null => (text === null ? null : maskContacts(text).text)
+
+/**
+ * A number split over messages (`050 123`, then `4567`) is found by reading each message with its sender's
+ * messages around it in the conversation: at most this many before and after it, sent at most this many minutes
+ * from it. Messages in between from the other party do not break the spread.
+ */
+export const SPREAD_MESSAGES = 4
+export const SPREAD_MINUTES = 10
+/** How far in seq a reader looks for the sender's messages around one: both parties' messages count. */
+export const SPREAD_SEQS = 40
+
+/** A message of a conversation, as the spread is read from. */
+export interface ChatLine {
+  readonly seq: number
+  readonly senderId: string
+  readonly messageText: string
+  readonly createdAt: Date
+}
+
+const SPREAD_JOINER = "\n"
+
+/**
+ * `text` with every contact detail replaced by `***`, also those it holds only in part, the rest being in the
+ * sender's messages `before` it and `after` it (oldest first, already chosen: see `neighboursOf`).
+ */
+export const maskContactsAmong = (
+  text: string,
+  before: ReadonlyArray<string>,
+  after: ReadonlyArray<string>
+): MaskedText => {
+  if (before.length === 0 && after.length === 0) return maskContacts(text)
+  const prefix = before.map((earlier) => earlier + SPREAD_JOINER).join("")
+  const whole = prefix + text + after.map((later) => SPREAD_JOINER + later).join("")
+  const start = prefix.length
+  const end = start + text.length
+  const own = contactSpans(whole)
+    .filter(([from, to]) => to > start && from < end)
+    .map(([from, to]): Span => [Math.max(from, start) - start, Math.min(to, end) - start])
+  return replaced(text, own)
+}
+
+/**
+ * The texts of the sender's messages around `lines[index]` that are read with it (see SPREAD_MESSAGES), from
+ * `lines`, the conversation's messages by seq.
+ */
+export const neighboursOf = (
+  lines: ReadonlyArray<ChatLine>,
+  index: number
+): { readonly before: ReadonlyArray<string>; readonly after: ReadonlyArray<string> } => {
+  const line = lines[index]!
+  const near = (other: ChatLine) =>
+    other.senderId === line.senderId &&
+    Math.abs(other.createdAt.getTime() - line.createdAt.getTime()) <= SPREAD_MINUTES * 60_000
+  const before: Array<string> = []
+  for (let at = index - 1; at >= 0 && before.length < SPREAD_MESSAGES; at--) {
+    if (near(lines[at]!)) before.unshift(lines[at]!.messageText)
+  }
+  const after: Array<string> = []
+  for (let at = index + 1; at < lines.length && after.length < SPREAD_MESSAGES; at++) {
+    if (near(lines[at]!)) after.push(lines[at]!.messageText)
+  }
+  return { before, after }
 }

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { withoutContactDetails } from "../chat/ContactMasking.js"
 import { Ids } from "../platform/Ids.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
 import { FreeText, Optional, Text } from "../shared/Fields.js"
@@ -16,10 +17,10 @@ import { applyForSellerProfile, approveSellerProfile, rejectSellerProfile } from
 
 /** What a user writes to apply for a seller profile: the business name, where it is, and an optional bio. */
 export const SellerApplication = Schema.Struct({
-  businessName: Text(2, 120),
+  businessName: withoutContactDetails(Text(2, 120)),
   locationDistrict: Text(1, 100),
   locationCity: Optional(Text(1, 100)),
-  bio: Optional(FreeText(0, 2000))
+  bio: Optional(withoutContactDetails(FreeText(0, 2000)))
 })
 export type SellerApplication = typeof SellerApplication.Type
 

@@ -1,6 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { SessionRepo } from "../auth/Repo.js"
+import { withoutContactDetails } from "../chat/ContactMasking.js"
 import { Ids } from "../platform/Ids.js"
 import { Unauthorized } from "../shared/Errors.js"
 import { OneOf, Optional, Text } from "../shared/Fields.js"
@@ -12,7 +13,7 @@ import type { User } from "./User.js"
 
 /** What a user may change of their own profile: their name and language (that of their pushes); what is absent stays. */
 export const ProfileChanges = Schema.Struct({
-  name: Optional(Text(1, 100)),
+  name: Optional(withoutContactDetails(Text(1, 100))),
   language: Optional(OneOf(...Language.literals))
 })
 export type ProfileChanges = typeof ProfileChanges.Type

@@ -1,12 +1,12 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type ConversationSummary, type MessageItem } from "@talab/contract"
-import { Conversation, contactsShownAt, Message, OfferStatus, User } from "@talab/core"
+import { Conversation, contactsShownAt, Message, OfferStatus, SPREAD_SEQS, User } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 import { MessageRow } from "./SqlMessageRepo.js"
-import { shownTo, textFor } from "./Views.js"
+import { ALONE, type Around, aroundIn, shownTo, textFor } from "./Views.js"
 
 const LastMessage = Message.pick("messageText", "seq", "senderId", "createdAt")
 
@@ -116,6 +116,37 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         WHERE conversation_id = ${conversationId} AND sender_id <> ${readerId} AND read_at IS NULL`
     })
 
+    // The messages a page's spread is read from (core's neighboursOf): SPREAD_SEQS on each side of it.
+    const messagesBetweenSeqs = SqlSchema.findAll({
+      Request: Schema.Struct({ conversationId: Schema.String, fromSeq: Schema.Number, toSeq: Schema.Number }),
+      Result: HistoryRow,
+      execute: ({ conversationId, fromSeq, toSeq }) => sql`
+        SELECT id, conversation_id, seq, sender_id, message_text, read_at, created_at FROM messages
+        WHERE conversation_id = ${conversationId} AND seq BETWEEN ${fromSeq} AND ${toSeq}
+        ORDER BY seq`
+    })
+    // The same for the last messages of a page of conversations, in one statement.
+    const messagesBeforeLast = SqlSchema.findAll({
+      Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, seq: Schema.Number })),
+      Result: HistoryRow,
+      execute: (lasts) => sql`
+        SELECT id, conversation_id, seq, sender_id, message_text, read_at, created_at FROM messages
+        WHERE ${sql.or(
+          lasts.map(
+            ({ conversationId, seq }) =>
+              sql`(conversation_id = ${conversationId} AND seq BETWEEN ${seq - SPREAD_SEQS} AND ${seq})`
+          )
+        )}
+        ORDER BY conversation_id, seq`
+    })
+
+    /** The sender's messages read with the message of `seq` (see `aroundIn`). */
+    const spreadAround = (conversationId: string, seq: number): Effect.Effect<Around> =>
+      messagesBetweenSeqs({ conversationId, fromSeq: seq - SPREAD_SEQS, toSeq: seq + SPREAD_SEQS }).pipe(
+        Effect.map((lines) => aroundIn(lines, seq)),
+        Effect.orDie
+      )
+
     const offerStatusOf = SqlSchema.single({
       Request: Schema.String,
       Result: Schema.Struct({ status: OfferStatus }),
@@ -133,16 +164,36 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
     /** The user's conversations, most recent activity first. */
     const listForUser = (userId: string, page: PageRequest): Effect.Effect<Paged<ConversationSummary>> =>
       rowsAndTotal(summaryPage({ userId, limit: page.perPage, offset: offsetOf(page) }), summaryTotal(userId)).pipe(
-        Effect.map(({ rows, total }) => ({
-          total: total.total,
-          items: rows.map(({ lastMessage, offerStatus, ...summary }) => ({
-            ...summary,
-            lastMessage:
-              lastMessage === null
-                ? null
-                : { ...lastMessage, ...textFor(lastMessage, userId, contactsShownAt(offerStatus)) }
-          }))
-        })),
+        Effect.flatMap(({ rows, total }) => {
+          const masked = rows.flatMap(({ id, lastMessage, offerStatus }) =>
+            lastMessage !== null && lastMessage.senderId !== userId && !contactsShownAt(offerStatus)
+              ? [{ conversationId: id, seq: lastMessage.seq }]
+              : []
+          )
+          return (masked.length === 0 ? Effect.succeed([]) : messagesBeforeLast(masked)).pipe(
+            Effect.map((lines) => ({
+              total: total.total,
+              items: rows.map(({ lastMessage, offerStatus, ...summary }) => ({
+                ...summary,
+                lastMessage:
+                  lastMessage === null
+                    ? null
+                    : {
+                        ...lastMessage,
+                        ...textFor(
+                          lastMessage,
+                          userId,
+                          contactsShownAt(offerStatus),
+                          aroundIn(
+                            lines.filter((line) => line.conversationId === summary.id),
+                            lastMessage.seq
+                          )
+                        )
+                      }
+              }))
+            }))
+          )
+        }),
         Effect.orDie
       )
 
@@ -154,10 +205,31 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       rows: Effect.Effect<ReadonlyArray<typeof HistoryRow.Type>, E>
     ): Effect.Effect<MessagePage> =>
       Effect.all([rows, contactsShown(conversationId)]).pipe(
-        Effect.map(([rows, shown]) => ({
-          messages: rows.slice(0, limit).map((row) => shownTo({ ...row, masked: false }, viewerId, shown)),
-          hasMore: rows.length > limit
-        })),
+        Effect.flatMap(([rows, shown]) => {
+          const page = rows.slice(0, limit)
+          const seqs = page.map((row) => row.seq)
+          const spread =
+            shown || page.every((row) => row.senderId === viewerId)
+              ? Effect.succeed([])
+              : messagesBetweenSeqs({
+                  conversationId,
+                  fromSeq: Math.min(...seqs) - SPREAD_SEQS,
+                  toSeq: Math.max(...seqs) + SPREAD_SEQS
+                })
+          return spread.pipe(
+            Effect.map((lines) => ({
+              messages: page.map((row) =>
+                shownTo(
+                  { ...row, masked: false },
+                  viewerId,
+                  shown,
+                  lines.length === 0 ? ALONE : aroundIn(lines, row.seq)
+                )
+              ),
+              hasMore: rows.length > limit
+            }))
+          )
+        }),
         Effect.orDie
       )
 
@@ -192,6 +264,6 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         Effect.orDie
       )
 
-    return { listForUser, messagesPage, messagesAfter, unreadCount } as const
+    return { listForUser, messagesPage, messagesAfter, spreadAround, unreadCount } as const
   })
 }) {}

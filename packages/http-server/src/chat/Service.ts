@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import type { PageRequest } from "../http/Paging.js"
 import { RealtimeHub } from "../realtime/Hub.js"
 import { ChatQueries } from "./Queries.js"
-import { sentMessage } from "./Views.js"
+import { ALONE, sentMessage } from "./Views.js"
 
 /** Which page of a conversation's history to read. */
 interface HistoryPage {
@@ -83,7 +83,11 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
         if (options.onStored) yield* options.onStored(view)
         // Whether contacts show is as the lock read it: an accept committed while the message was being
         // stored is a race either answer is true to, and the next read of the history shows the accept.
-        if (created) yield* hub.publish(conversation, view, contactsShownAt(conversation.offerStatus))
+        if (created) {
+          const shown = contactsShownAt(conversation.offerStatus)
+          const around = shown ? ALONE : yield* queries.spreadAround(conversation.id, message.seq)
+          yield* hub.publish(conversation, view, shown, around)
+        }
         return view
       })
 

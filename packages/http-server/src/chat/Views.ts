@@ -1,5 +1,5 @@
 import type { MessageItem, SentMessage } from "@talab/contract"
-import { type Message, maskContacts } from "@talab/core"
+import { type ChatLine, type Message, maskContactsAmong, neighboursOf } from "@talab/core"
 
 /** A stored message as the send response and the WebSocket show it, before it is shown to a reader. */
 export const sentMessage = ({ clientId: _clientId, readAt: _readAt, ...message }: Message): SentMessage => ({
@@ -10,21 +10,44 @@ export const sentMessage = ({ clientId: _clientId, readAt: _readAt, ...message }
 /** A history item as the send response and the WebSocket show a message (without `readAt`). */
 export const sentMessageOf = ({ readAt: _readAt, ...message }: MessageItem): SentMessage => message
 
+/** The texts of the sender's messages read with one (core's `neighboursOf`), so a number split over them is found. */
+export interface Around {
+  readonly before: ReadonlyArray<string>
+  readonly after: ReadonlyArray<string>
+}
+
+export const ALONE: Around = { before: [], after: [] }
+
+/** The sender's messages around the message of `seq`, from `lines` (the conversation's messages by seq). */
+export const aroundIn = (lines: ReadonlyArray<ChatLine>, seq: number): Around => {
+  const index = lines.findIndex((line) => line.seq === seq)
+  return index === -1 ? ALONE : neighboursOf(lines, index)
+}
+
 /**
  * A message's text as `viewerId` may read it: as written for its sender, and once the offer is accepted
- * (`contactsShown`); otherwise with contact details masked.
+ * (`contactsShown`); otherwise with contact details masked, those spread over the sender's messages `around`
+ * it included.
  */
 export const textFor = (
   message: Pick<Message, "senderId" | "messageText">,
   viewerId: string,
-  contactsShown: boolean
+  contactsShown: boolean,
+  around: Around = ALONE
 ) =>
   message.senderId === viewerId || contactsShown
     ? { messageText: message.messageText, masked: false }
-    : (({ masked, text }) => ({ messageText: text, masked }))(maskContacts(message.messageText))
+    : (({ masked, text }) => ({ messageText: text, masked }))(
+        maskContactsAmong(message.messageText, around.before, around.after)
+      )
 
 /** `message` as `viewerId` may read it (see `textFor`). */
-export const shownTo = <M extends SentMessage>(message: M, viewerId: string, contactsShown: boolean): M => ({
+export const shownTo = <M extends SentMessage>(
+  message: M,
+  viewerId: string,
+  contactsShown: boolean,
+  around: Around = ALONE
+): M => ({
   ...message,
-  ...textFor(message, viewerId, contactsShown)
+  ...textFor(message, viewerId, contactsShown, around)
 })

@@ -5,10 +5,13 @@ import {
   type Category,
   contactsShownAt,
   type Language,
-  maskContacts,
+  maskContactsAmong,
   type OfferStatus,
   type Platform,
-  type PushType
+  type PushType,
+  SPREAD_MESSAGES,
+  SPREAD_MINUTES,
+  SPREAD_SEQS
 } from "@talab/core"
 import * as Effect from "effect/Effect"
 
@@ -27,6 +30,8 @@ export interface OfferFacts {
 interface MessageFacts {
   readonly senderName: string | null
   readonly messageText: string
+  /** The texts of the sender's messages read with this one (core's `neighboursOf`), oldest first. */
+  readonly before: ReadonlyArray<string>
   /** The offer is accepted: the recipient may read contact details. */
   readonly contactsShown: boolean
 }
@@ -122,7 +127,9 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
       // The push goes to the recipient: contact details stay masked until the offer is accepted.
       body: t("push_message_body", {
         text: preview(
-          facts.message.contactsShown ? facts.message.messageText : maskContacts(facts.message.messageText).text
+          facts.message.contactsShown
+            ? facts.message.messageText
+            : maskContactsAmong(facts.message.messageText, facts.message.before, []).text
         )
       })
     }
@@ -233,7 +240,16 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
         : sql<Omit<MessageRow, "contactsShown"> & { readonly offerStatus: OfferStatus }>`
             SELECT m.id AS "messageId", m.message_text AS "messageText", o.status AS "offerStatus",
                    CASE WHEN m.sender_id = c.seller_id THEN COALESCE(sp.business_name, u.name) ELSE u.name END
-                     AS "senderName"
+                     AS "senderName",
+                   ARRAY(
+                     SELECT s.message_text FROM (
+                       SELECT p.message_text, p.seq FROM messages p
+                       WHERE p.conversation_id = m.conversation_id AND p.sender_id = m.sender_id
+                         AND p.seq < m.seq AND p.seq >= m.seq - ${SPREAD_SEQS}
+                         AND p.created_at >= m.created_at - make_interval(mins => ${SPREAD_MINUTES})
+                       ORDER BY p.seq DESC LIMIT ${SPREAD_MESSAGES}
+                     ) s ORDER BY s.seq
+                   ) AS "before"
             FROM messages m
             JOIN conversations c ON c.id = m.conversation_id
             JOIN offers o ON o.id = c.offer_id

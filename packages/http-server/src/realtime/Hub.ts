@@ -17,7 +17,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { SessionCache } from "../auth/SessionCache.js"
-import { shownTo } from "../chat/Views.js"
+import { type Around, shownTo } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { ServerLifecycle } from "../server/Lifecycle.js"
 import { recordMessagesDelivered, recordOpenSockets } from "../telemetry/Metrics.js"
@@ -43,12 +43,13 @@ export interface RealtimeHubService {
   /**
    * Delivers a stored message to every socket subscribed to its conversation: both parties, every device,
    * each party reading it as `shownTo` renders it (contact details masked for the recipient unless
-   * `contactsShown`).
+   * `contactsShown`, those spread over the sender's messages `around` it included).
    */
   readonly publish: (
     conversation: Pick<Conversation, "id" | "buyerId" | "sellerId">,
     message: SentMessage,
-    contactsShown: boolean
+    contactsShown: boolean,
+    around: Around
   ) => Effect.Effect<void>
   /** Sends an event to every authenticated socket of each user, on every instance, on their user channel. */
   readonly publishToUsers: (userIds: ReadonlyArray<string>, event: UserEvent) => Effect.Effect<void>
@@ -245,10 +246,10 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
           ? Effect.succeed(true)
           : fanout.presentElsewhere(audience)
       },
-      publish: (conversation, message, contactsShown) =>
+      publish: (conversation, message, contactsShown, around) =>
         Effect.gen(function* () {
           for (const userId of [conversation.buyerId, conversation.sellerId]) {
-            const frame = encodeServerFrame({ type: "message", data: shownTo(message, userId, contactsShown) })
+            const frame = encodeServerFrame({ type: "message", data: shownTo(message, userId, contactsShown, around) })
             const audience = { conversationId: conversation.id, userId }
             deliverLocally(audience, frame)
             yield* fanout.deliver(audience, frame)

@@ -45,7 +45,7 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
           )
         )
       })
-      .handle("get", ({ path }) => respond(queries.detail(path.id)))
+      .handle("get", ({ path }) => respond(Effect.flatMap(CurrentUser, ({ user }) => queries.detail(path.id, user.id))))
       .handle("close", ({ path }) =>
         respond(
           Effect.gen(function* () {

@@ -1,6 +1,6 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { RequestDetail, RequestListItem } from "@talab/contract"
-import { type Category, NotFound, type RequestStatus } from "@talab/core"
+import { type Category, maskedField, NotFound, type RequestStatus } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -15,6 +15,8 @@ type PageRow = { readonly [K in keyof ListItem]: ListItem[K] | null } & { readon
 type DetailRow = Omit<typeof RequestDetail.Type, "buyer"> & {
   readonly buyerId: string
   readonly buyerName: string | null
+  /** The viewer is the seller of the request's accepted offer. */
+  readonly dealt: boolean
 }
 
 export interface RequestFilters {
@@ -136,25 +138,34 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
         return page(where, request, sql`SELECT COUNT(*) AS total FROM buy_requests WHERE ${where}`, at)
       })
 
-    const findDetail = (id: string, at: Date) =>
+    const findDetail = (id: string, viewerId: string, at: Date) =>
       Effect.map(
         sql<DetailRow>`
-          SELECT ${sql.literal(storedDetailColumns)}, ${effectiveColumns(at)}, u.name AS "buyerName"
+          SELECT ${sql.literal(storedDetailColumns)}, ${effectiveColumns(at)}, u.name AS "buyerName",
+                 EXISTS (SELECT 1 FROM offers o WHERE o.request_id = buy_requests.id AND o.seller_id = ${viewerId}
+                         AND o.status = 'accepted') AS dealt
           FROM buy_requests
           JOIN users u ON u.id = buy_requests.buyer_id
           WHERE buy_requests.id = ${id}`,
         (rows) => Option.fromNullable(rows[0])
       )
 
-    /** One request with its buyer, for any signed-in user. */
-    const detail = (id: string): Effect.Effect<typeof RequestDetail.Type, NotFound> =>
-      Effect.flatMap(now, (at) => findDetail(id, at)).pipe(
+    /**
+     * One request with its buyer, for any signed-in user. Its notes read as written by the buyer and by the
+     * seller whose offer the buyer accepted; any other reader has their contact details masked.
+     */
+    const detail = (id: string, viewerId: string): Effect.Effect<typeof RequestDetail.Type, NotFound> =>
+      Effect.flatMap(now, (at) => findDetail(id, viewerId, at)).pipe(
         Effect.orDie,
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "request" })),
-            onSome: ({ buyerId, buyerName, ...request }) =>
-              Effect.succeed({ ...request, buyer: { id: buyerId, name: buyerName } })
+            onSome: ({ buyerId, buyerName, dealt, notes, ...request }) =>
+              Effect.succeed({
+                ...request,
+                notes: buyerId === viewerId || dealt ? notes : maskedField(notes),
+                buyer: { id: buyerId, name: buyerName }
+              })
           })
         )
       )

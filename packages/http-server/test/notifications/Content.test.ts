@@ -40,7 +40,7 @@ describe("wordPush", () => {
     const { body, title } = wordPush(
       "message",
       "buyer-1",
-      { kind: "message", message: { senderName: "Ali", messageText: long, contactsShown: true } },
+      { kind: "message", message: { senderName: "Ali", messageText: long, before: [], contactsShown: true } },
       "en"
     )
     expect(title).toBe("New message from Ali")
@@ -50,9 +50,20 @@ describe("wordPush", () => {
 
   it("masks contact details in a message's preview until the offer is accepted", () => {
     const message = (contactsShown: boolean) =>
-      ({ kind: "message", message: { senderName: "Ali", messageText: "call 0501234567", contactsShown } }) as const
+      ({
+        kind: "message",
+        message: { senderName: "Ali", messageText: "call 0501234567", before: [], contactsShown }
+      }) as const
     expect(wordPush("message", "buyer-1", message(false), "en").body).toBe("call ***")
     expect(wordPush("message", "buyer-1", message(true), "en").body).toBe("call 0501234567")
+  })
+
+  it("masks the part of a number whose rest is in the sender's messages before", () => {
+    const message = {
+      kind: "message",
+      message: { senderName: "Ali", messageText: "4567", before: ["050 123"], contactsShown: false }
+    } as const
+    expect(wordPush("message", "buyer-1", message, "en").body).toBe("***")
   })
 
   it("falls back to a generic body in the recipient's language when the rows are gone", () => {
