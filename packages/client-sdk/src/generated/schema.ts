@@ -1457,6 +1457,8 @@ export interface components {
                 };
             };
         };
+        /** @description Always an empty object: the response says what it did in `message`. */
+        EmptyData: Record<string, never>;
         /** @description Not found */
         NotFoundResponse: {
             /** @enum {boolean} */
@@ -1716,7 +1718,7 @@ export interface operations {
                      *         "tokens": {
                      *           "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.signature",
                      *           "refresh_token": "9f2c4e1ab7d34f0c8e6a5b2d1c0f9e8d",
-                     *           "expires_in": 900
+                     *           "expires_in": 86400
                      *         }
                      *       },
                      *       "message": "Done"
@@ -1871,7 +1873,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.signature",
-                     *         "expires_in": 900
+                     *         "expires_in": 86400
                      *       },
                      *       "message": "Done"
                      *     }
@@ -2016,7 +2018,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: Record<string, never> | unknown[];
+                        data: components["schemas"]["EmptyData"];
                         message: string;
                     };
                 };
@@ -2355,7 +2357,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: Record<string, never> | unknown[];
+                        data: components["schemas"]["EmptyData"];
                         message: string;
                     };
                 };
@@ -4001,7 +4003,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: Record<string, never> | unknown[];
+                        data: components["schemas"]["EmptyData"];
                         message: string;
                     };
                 };
@@ -5944,7 +5946,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: Record<string, never> | unknown[];
+                        data: components["schemas"]["EmptyData"];
                         message: string;
                     };
                 };
