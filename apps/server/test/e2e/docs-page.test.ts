@@ -86,10 +86,10 @@ describe.each(backends)("the /docs page in Chromium on %s", (backend) => {
       .getByText(readable(summaries[0]!).slice(0, 8))
       .first()
       .waitFor({ timeout: RENDER_MS })
+    await page.screenshot({ path: join(artefacts, "docs.png") })
   }, RENDER_MS + 60_000)
 
   afterAll(async () => {
-    await page?.screenshot({ path: join(artefacts, "docs.png") }).catch(() => undefined)
     console.log(`/docs screenshots in ${artefacts}`)
     await browser?.close()
   })
