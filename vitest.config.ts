@@ -11,6 +11,7 @@ const allTests = ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "e
 export const unitTests = [
   "packages/core/test/**/*.test.ts",
   "packages/contract/test/api-reference.test.ts",
+  "packages/contract/test/api-validators.test.ts",
   "packages/contract/test/error-codes.test.ts",
   "packages/contract/test/int-param.test.ts",
   "packages/contract/test/messages.test.ts",

@@ -2,6 +2,7 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
+import { ACCESS_TOKEN_TTL_SECONDS } from "@talab/core"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
@@ -20,6 +21,13 @@ describe("the API reference", () => {
     expect(document.info.license.name).toBe("MIT")
     expect(document.info.contact.email).toMatch(/@/)
     expect(document.info.description).toContain("/api/v1/asyncapi.json")
+  })
+
+  it("states the tokens' lifetimes the server gives them, and shows them in its examples", () => {
+    expect(document.info.description).toContain(`\`expires_in\` = ${ACCESS_TOKEN_TTL_SECONDS} seconds, 24 hours`)
+    expect(document.info.description).toContain("refresh token (30 days)")
+    const signIn = document.paths["/api/v1/auth/verify-otp"].post.responses["200"].content["application/json"]
+    expect(signIn.example.data.tokens.expires_in).toBe(ACCESS_TOKEN_TTL_SECONDS)
   })
 
   it("gives every tag a readable name and a description, and every operation a known tag", () => {
@@ -125,7 +133,7 @@ describe("the API reference", () => {
 
   it("documents every WebSocket frame and the push payload in AsyncAPI 3", () => {
     const asyncApi = asyncApiDocument()
-    expect(asyncApi.asyncapi).toBe("3.0.0")
+    expect(asyncApi.asyncapi).toBe("3.1.0")
     const titles = Object.values<any>(asyncApi.channels.chat.messages).map((message) => message.title)
     for (const frame of ["auth", "subscribe", "unsubscribe", "ping", "auth_ok", "subscribed", "ack", "error", "pong"]) {
       expect(titles).toContain(frame)

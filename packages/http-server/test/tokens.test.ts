@@ -1,9 +1,10 @@
 import { createHmac } from "node:crypto"
+import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from "@talab/core"
 import { Effect, Layer, TestClock, TestContext } from "effect"
 import { decodeProtectedHeader, jwtVerify, SignJWT } from "jose"
 import { describe, expect, it } from "vitest"
 import { ServerKeys } from "../src/auth/Secrets.js"
-import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, Tokens } from "../src/auth/Tokens.js"
+import { Tokens } from "../src/auth/Tokens.js"
 
 const SECRET = "tokens-test-secret-tokens-test-secret-0123"
 const secret = new TextEncoder().encode(SECRET)

@@ -442,7 +442,7 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
       expect(refreshed.headers.get("cache-control")).toBe("no-store")
     })
 
-    it("puts a content policy on /docs that allows exactly the page's own scripts", async () => {
+    it("puts a content policy on /docs that allows exactly the page's own scripts, and their WebAssembly", async () => {
       const response = await fetch(`${server().baseUrl}/docs`)
       expect(response.status).toBe(200)
       const html = await response.text()
@@ -465,7 +465,8 @@ describe.each(backends)("the HTTP edge on %s", (backend) => {
           : `'sha256-${createHash("sha256").update(body, "utf8").digest("base64")}'`
       )
       expect(allowed).toContain("'self'")
-      expect(directives.get("script-src")?.sort()).toEqual([...new Set(allowed)].sort())
+      // And WebAssembly, which the reference parses the document with; no other evaluation.
+      expect(directives.get("script-src")?.sort()).toEqual([...new Set(allowed), "'wasm-unsafe-eval'"].sort())
       expect(directives.get("script-src")).not.toContain("'unsafe-inline'")
       expect(directives.get("script-src")).not.toContain("'unsafe-eval'")
       // Every font the reference loads comes from an origin the policy allows.

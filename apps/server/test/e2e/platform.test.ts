@@ -140,7 +140,7 @@ describe.each(backends)("platform on %s", (backend) => {
       const response = await fetch(`${server().apiUrl}/asyncapi.json`)
       expect(response.status).toBe(200)
       const asyncApi = await response.json()
-      expect(asyncApi.asyncapi).toBe("3.0.0")
+      expect(asyncApi.asyncapi).toBe("3.1.0")
       expect(asyncApi.channels.chat.address).toBe("/ws")
     })
   })

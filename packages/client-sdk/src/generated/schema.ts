@@ -1458,6 +1458,8 @@ export interface components {
                 };
             };
         };
+        /** @description Always an empty object: the response says what it did in `message`. */
+        EmptyData: Record<string, never>;
         /** @description Not found */
         NotFoundResponse: {
             /** @enum {boolean} */
@@ -1717,7 +1719,7 @@ export interface operations {
                      *         "tokens": {
                      *           "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.signature",
                      *           "refresh_token": "9f2c4e1ab7d34f0c8e6a5b2d1c0f9e8d",
-                     *           "expires_in": 900
+                     *           "expires_in": 86400
                      *         }
                      *       },
                      *       "message": "Done"
@@ -1872,7 +1874,7 @@ export interface operations {
                      *       "success": true,
                      *       "data": {
                      *         "access_token": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.signature",
-                     *         "expires_in": 900
+                     *         "expires_in": 86400
                      *       },
                      *       "message": "Done"
                      *     }
@@ -2017,7 +2019,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: Record<string, never> | unknown[];
+                        data: components["schemas"]["EmptyData"];
                         message: string;
                     };
                 };
@@ -2356,7 +2358,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: Record<string, never> | unknown[];
+                        data: components["schemas"]["EmptyData"];
                         message: string;
                     };
                 };
@@ -4002,7 +4004,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: Record<string, never> | unknown[];
+                        data: components["schemas"]["EmptyData"];
                         message: string;
                     };
                 };
@@ -5945,7 +5947,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: Record<string, never> | unknown[];
+                        data: components["schemas"]["EmptyData"];
                         message: string;
                     };
                 };

@@ -227,13 +227,13 @@ const refs = (channel: string, frames: Record<string, FrameDocs>) =>
 let cached: Json | undefined
 
 /**
- * The AsyncAPI 3.0 document of the WebSocket protocol at `/ws` and of the push notifications, served at
+ * The AsyncAPI 3.1 document of the WebSocket protocol at `/ws` and of the push notifications, served at
  * /api/v1/asyncapi.json; its frames are the schemas the server decodes and encodes with.
  */
 export const asyncApiDocument = (): Json => {
   if (cached !== undefined) return cached
   cached = {
-    asyncapi: "3.0.0",
+    asyncapi: "3.1.0",
     info: {
       title: "Talab realtime API",
       version: "1.0.0",

@@ -4,6 +4,8 @@
  * (enum, format, bounds) keeps it valid.
  */
 
+import { ACCESS_TOKEN_TTL_SECONDS } from "@talab/core"
+
 type Json = Record<string, any>
 
 const EXAMPLE_TIME = "2026-03-01T09:30:00.000Z"
@@ -46,7 +48,7 @@ const byName: Readonly<Record<string, unknown>> = {
   page: 1,
   per_page: 20,
   last_page: 1,
-  expires_in: 900
+  expires_in: ACCESS_TOKEN_TTL_SECONDS
 }
 
 const uuids = [

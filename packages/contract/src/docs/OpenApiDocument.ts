@@ -1,6 +1,7 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import type * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
+import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from "@talab/core"
 import * as Context from "effect/Context"
 import { Api } from "../Api.js"
 import { type ErrorCode, errorCatalogue, isErrorCode, statusOfCode, whenAnswered } from "../errors/Catalogue.js"
@@ -67,6 +68,17 @@ const about = (spec: OpenApi.OpenAPISpec) => {
   document.servers = [{ url: "/", description: "The server this document is served from" }]
 }
 
+/** A token lifetime in the prose's words: days from two days on, else hours, else minutes. */
+const durationOf = (seconds: number) => {
+  const [count, unit] =
+    seconds >= 2 * 86_400 && seconds % 86_400 === 0
+      ? [seconds / 86_400, "days"]
+      : seconds % 3600 === 0
+        ? [seconds / 3600, "hours"]
+        : [seconds / 60, "minutes"]
+  return `${count} ${unit}`
+}
+
 const introduction = `Buy-request marketplace API: buyers post what they want to buy, approved sellers answer with offers,
 the buyer accepts one and the two complete the deal, chatting on the way.
 
@@ -75,7 +87,7 @@ the buyer accepts one and the two complete the deal, chatting on the way.
 \`error.message\` and the \`details\` messages (field → messages, for 400) are in the response language.
 
 **Sign-in.** \`POST /auth/request-otp\` sends a code by SMS, \`POST /auth/verify-otp\` answers an access token
-(15 minutes) and a refresh token (30 days). Send \`Authorization: Bearer <access token>\`; after a 401
+(valid \`expires_in\` = ${ACCESS_TOKEN_TTL_SECONDS} seconds, ${durationOf(ACCESS_TOKEN_TTL_SECONDS)}) and a refresh token (${durationOf(REFRESH_TOKEN_TTL_SECONDS)}). Send \`Authorization: Bearer <access token>\`; after a 401
 \`UNAUTHORIZED\`, get a new one from \`POST /auth/refresh\`.
 
 **Language.** \`Accept-Language: ar\` (the default) or \`en\`.

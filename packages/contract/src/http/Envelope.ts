@@ -212,9 +212,22 @@ export const OkWithMessage = <S extends Schema.Schema.Any>(
     }
   ) as never
 
+/*
+ * The `data` of a response that has only a message: always `{}`. Named, so the document defines it once as a
+ * component (the framework's own schema of an empty struct carries an `$id`, which each of its uses repeated).
+ */
+const EmptyData = Schema.Struct({}).annotations({
+  identifier: "EmptyData",
+  jsonSchema: {
+    type: "object",
+    additionalProperties: false,
+    description: "Always an empty object: the response says what it did in `message`."
+  }
+})
+
 /** The success envelope with only a message: a handler returns the message. */
 export const OkMessage = Schema.transform(
-  Schema.Struct({ success: Schema.Literal(true), data: Schema.Struct({}), message: Schema.String }),
+  Schema.Struct({ success: Schema.Literal(true), data: EmptyData, message: Schema.String }),
   // Its own description would stand in the document for the response's.
   Schema.String.annotations({ description: "Success" }),
   {

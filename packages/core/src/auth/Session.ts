@@ -20,6 +20,12 @@ export const Session = Schema.Struct({
 })
 export interface Session extends Schema.Schema.Type<typeof Session> {}
 
+/** How long an access token is valid (spec: 86400 seconds); its `expires_in`. */
+export const ACCESS_TOKEN_TTL_SECONDS = 86_400
+
+/** How long a refresh token, and so its session, is valid: 30 days. */
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400
+
 /** How stale `lastUsedAt` may get: a call refreshes it only when it is at least this old. */
 export const SESSION_LAST_USED_GRANULARITY_MS = 60_000
 

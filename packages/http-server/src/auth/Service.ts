@@ -1,5 +1,6 @@
 import { translate } from "@talab/contract"
 import {
+  ACCESS_TOKEN_TTL_SECONDS,
   attemptOtp,
   DeviceTokenRepo,
   Ids,
@@ -13,6 +14,7 @@ import {
   OtpRepo,
   RateLimited,
   RateLimiter,
+  REFRESH_TOKEN_TTL_SECONDS,
   type RefreshInput,
   type RequestOtpInput,
   SellerProfileRepo,
@@ -34,7 +36,7 @@ import { isTestNumberActive } from "../config/TestPhoneNumbers.js"
 import { OtpCodes } from "./OtpCodes.js"
 import { parseMobileNumber } from "./Phone.js"
 import { SessionEvents } from "./SessionEvents.js"
-import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, Tokens } from "./Tokens.js"
+import { Tokens } from "./Tokens.js"
 
 const OTP_WINDOW_MS = 10 * 60 * 1000
 

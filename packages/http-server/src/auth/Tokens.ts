@@ -1,13 +1,11 @@
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from "node:crypto"
+import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { ServerKeys } from "./Secrets.js"
-
-export const ACCESS_TOKEN_TTL_SECONDS = 86_400
-export const REFRESH_TOKEN_TTL_SECONDS = 30 * 86_400
 
 export type TokenType = "access" | "refresh"
 

@@ -11,7 +11,8 @@ import { DOCS_PATH } from "./SecurityHeaders.js"
  * The API reference at /docs: Scalar reading the served /api/v1/openapi.json, so the page shows exactly what
  * the server documents (the framework's own Scalar page embeds the raw generated document instead).
  * The page has no inline script: the configuration is a data attribute and Scalar's bundle is served from
- * /docs/scalar.js, so the page's CSP (SecurityHeaders.ts) allows scripts from 'self' only.
+ * /docs/scalar.js, so the page's CSP (SecurityHeaders.ts) allows scripts from 'self' only. Its icon is empty
+ * and inline, so a browser does not ask for /favicon.ico (a 404 in the console).
  */
 
 const page = `<!doctype html>
@@ -21,6 +22,7 @@ const page = `<!doctype html>
     <title>Talab API reference</title>
     <meta name="description" content="The Talab REST API: endpoints, rules, error codes and examples." />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <link rel="icon" href="data:," />
   </head>
   <body>
     <script

@@ -12,7 +12,9 @@ const SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/gi
  * The docs page's policy, derived from the page itself: each inline script the page runs is allowed by
  * its hash and each external script by its origin, so nothing else can run there. The reference (Scalar)
  * injects its own styles, loads its fonts from fonts.scalar.com and sends "try it" requests to this API;
- * its `new Function` is only a feature probe, caught when refused, so no `unsafe-eval`.
+ * its `new Function` is only a feature probe, caught when refused, so no `unsafe-eval`. It parses the document
+ * with a WebAssembly module its bundle carries, which a browser compiles only under `'wasm-unsafe-eval'`: that
+ * lets the page's allowed scripts compile WebAssembly, and nothing else (no `eval`, no other script).
  */
 const docsPolicy = (html: string) => {
   const scripts = new Set<string>()
@@ -24,7 +26,7 @@ const docsPolicy = (html: string) => {
   }
   return [
     "default-src 'none'",
-    `script-src ${[...scripts].join(" ") || "'none'"}`,
+    `script-src ${[...scripts, "'wasm-unsafe-eval'"].join(" ")}`,
     "style-src 'self' 'unsafe-inline'",
     "font-src 'self' data: https://fonts.scalar.com",
     "img-src 'self' data: blob: https:",
