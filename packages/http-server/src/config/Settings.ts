@@ -209,7 +209,11 @@ export const variables = {
     text,
     "set: rate-limit counters and WebSocket fan-out go through Redis, so several instances can run behind a load balancer (requires `JWT_SECRET`)"
   ),
-  RATE_LIMIT_AUTH_PER_MINUTE: withDefault(positiveInt, 10, "per client network (an IPv4 address, an IPv6 /64), on `/auth/*`"),
+  RATE_LIMIT_AUTH_PER_MINUTE: withDefault(
+    positiveInt,
+    10,
+    "per client network (an IPv4 address, an IPv6 /64), on `/auth/*`"
+  ),
   RATE_LIMIT_OTP_PER_10_MINUTES: withDefault(positiveInt, 3, "per phone number, on request-otp"),
   RATE_LIMIT_API_PER_MINUTE: withDefault(positiveInt, 100, "per user, on every authenticated REST call"),
   RATE_LIMIT_WS_MESSAGES_PER_MINUTE: withDefault(positiveInt, 50, "per user, WebSocket message frames"),
