@@ -41,6 +41,6 @@ export class Api extends HttpApi.make("talab")
       title: "Talab API",
       version: "1.0.0",
       description:
-        "Buy-request marketplace API. Every response is an envelope: {success, data, message?} or {success: false, error: {code, message, details}}."
+        "Buy-request marketplace API. Every response is an envelope: {success, data, message?} or {success: false, error: {code, message, details}}. This document, the AsyncAPI document (`/api/v1/asyncapi.json`) and `/docs` are public reads, counted per client network with `GET /seller-profiles/{id}` (`RATE_LIMIT_PUBLIC_PER_MINUTE`, 120 a minute): past it 429 `RATE_LIMITED` with `Retry-After`."
     })
   ) {}

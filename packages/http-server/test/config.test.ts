@@ -45,8 +45,36 @@ describe("AppConfig.fromEnv", () => {
         trustProxy: false,
         corsOrigins: ["*"],
         logLevel: "info",
-        shutdownTimeoutMs: 10_000
+        shutdownTimeoutMs: 10_000,
+        smsBudget: { allowedCountries: ["SA", "AE", "KW", "QA", "BH", "OM"], perHour: 1000, perNetworkPerHour: 50 },
+        publicRoutesPerMinute: 120
       })
+    })
+  )
+
+  it.effect("reads the SMS budget and the public-route limit, country codes in any case and each once", () =>
+    Effect.gen(function* () {
+      const settings = yield* settingsFrom({
+        SMS_ALLOWED_COUNTRIES: " sa, EG ,sa,",
+        SMS_MAX_PER_HOUR: "20",
+        SMS_MAX_PER_NETWORK_PER_HOUR: "2",
+        RATE_LIMIT_PUBLIC_PER_MINUTE: "30"
+      })
+      expect(settings.smsBudget).toEqual({ allowedCountries: ["SA", "EG"], perHour: 20, perNetworkPerHour: 2 })
+      expect(settings.publicRoutesPerMinute).toBe(30)
+    })
+  )
+
+  it.effect.each([
+    [{ SMS_ALLOWED_COUNTRIES: "SA,XX" }, 'SMS_ALLOWED_COUNTRIES: "XX" is not an ISO 3166 alpha-2 country code'],
+    [{ SMS_ALLOWED_COUNTRIES: "Saudi" }, 'SMS_ALLOWED_COUNTRIES: "Saudi" is not an ISO 3166 alpha-2 country code'],
+    [{ SMS_ALLOWED_COUNTRIES: " , " }, "SMS_ALLOWED_COUNTRIES: must name at least one country"],
+    [{ SMS_MAX_PER_HOUR: "0" }, "SMS_MAX_PER_HOUR: must be a positive integer"],
+    [{ SMS_MAX_PER_NETWORK_PER_HOUR: "-1" }, "SMS_MAX_PER_NETWORK_PER_HOUR: must be a positive integer"],
+    [{ RATE_LIMIT_PUBLIC_PER_MINUTE: "many" }, "RATE_LIMIT_PUBLIC_PER_MINUTE:"]
+  ])("refuses %j in one line naming it", ([variables, line]) =>
+    Effect.gen(function* () {
+      expect(yield* failureLine(variables as Record<string, string>)).toContain(`Invalid configuration: ${line}`)
     })
   )
 

@@ -40,7 +40,11 @@ import { PushRecorder, SmsRecorder } from "./Recorders.js"
  * told otherwise), Redis, test phone numbers and logging. Every option may be left out.
  */
 export interface TestServerOptions {
-  /** Settings to change (rate limits, admin phone numbers, …). */
+  /**
+   * Settings to change (rate limits, admin phone numbers, …). The server's defaults apply, but for the SMS budgets
+   * (`smsBudget.perHour`, `smsBudget.perNetworkPerHour`) and `publicRoutesPerMinute`, lifted because every client
+   * of a test server is one network (127.0.0.1); set them to test those limits.
+   */
   readonly settings?: Partial<AppSettings>
   /** A PostgreSQL URL to run on instead of the in-memory embedded database. */
   readonly databaseUrl?: string
@@ -74,6 +78,16 @@ export interface TestServerOptions {
   /** Also print the server's logs (they are always recorded in `logs`). Default: TALAB_TEST_LOGS=1. */
   readonly printLogs?: boolean
 }
+
+/*
+ * Every client of a test server is 127.0.0.1, one network: the budgets a real server gives each network of its
+ * many clients (codes sent per hour, public reads per minute) would fail a suite for its size, not for what it
+ * tests. So they are lifted here; `settings.smsBudget` and `settings.publicRoutesPerMinute` set them back.
+ */
+const loopbackBudgets = {
+  smsBudget: { ...AppConfig.make().smsBudget, perHour: 1_000_000, perNetworkPerHour: 1_000_000 },
+  publicRoutesPerMinute: 1_000_000
+} as const
 
 /** What {@link TestServer.signIn} answers: the `data` of a verify-otp answer, as JSON (`user`, `tokens`). */
 export type SignedIn = typeof SignedInView.Encoded
@@ -208,6 +222,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       redisUrl === undefined ? undefined : (options.redisPrefix ?? `talab-test:${randomBytes(6).toString("hex")}:`)
     const settings = AppConfig.make({
       ...(testPhoneNumbers !== undefined ? { testPhoneNumbers } : {}),
+      ...loopbackBudgets,
       port: address.port,
       host: "127.0.0.1",
       publicUrl: baseUrl,

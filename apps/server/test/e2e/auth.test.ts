@@ -231,15 +231,59 @@ describe.each(backends)("auth on %s", (backend) => {
       expectError(await verify(late, lateCode), 401, "OTP_EXPIRED")
     })
 
-    it("replaces the previous code with a new one", async () => {
+    it("sends the live code again, with its first expiry, instead of replacing it", async () => {
       const phone = newPhone()
-      const oldCode = await requestCode(phone)
-      let newCode = await requestCode(phone)
-      // Two codes in a row can be equal by chance; a third request makes that vanishingly rare.
-      if (newCode === oldCode) newCode = await requestCode(phone)
-      expect(newCode).not.toBe(oldCode)
-      expectError(await verify(phone, oldCode), 401, "INVALID_OTP")
-      expect((await verify(phone, newCode)).status).toBe(200)
+      const first = await api().post("/auth/request-otp", { body: { phone_number: phone } })
+      const code = server().sms.lastCode(phone)!
+      server().clock.advance(3 * MINUTE)
+      const again = await api().post("/auth/request-otp", { body: { phone_number: phone } })
+      expect(again.body.data.expires_at).toBe(first.body.data.expires_at)
+      expect(
+        server()
+          .sms.sent.filter((sms) => sms.to === phone)
+          .map((sms) => sms.code)
+      ).toEqual([code, code])
+      expect((await verify(phone, code)).status).toBe(200)
+    })
+
+    it("sends one code to requests racing for a number with none", async () => {
+      const phone = newPhone()
+      const answers = await Promise.all(
+        Array.from({ length: 3 }, () => api().post("/auth/request-otp", { body: { phone_number: phone } }))
+      )
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200])
+      const sent = server()
+        .sms.sent.filter((sms) => sms.to === phone)
+        .map((sms) => sms.code)
+      expect(new Set(sent).size).toBe(1)
+      expect((await verify(phone, sent[0]!)).status).toBe(200)
+    })
+
+    it("keeps the attempts a live code has used when it is sent again", async () => {
+      const phone = newPhone()
+      const code = await requestCode(phone)
+      for (let i = 0; i < 2; i++) expectError(await verify(phone, wrongCodeFor(code)), 401, "INVALID_OTP")
+      expect(await requestCode(phone)).toBe(code)
+      expectError(await verify(phone, wrongCodeFor(code)), 401, "INVALID_OTP")
+      expectError(await verify(phone, code), 401, "OTP_ATTEMPTS_EXCEEDED")
+    })
+
+    it("replaces a code that expired, was used, or used up its attempts with a new one", async () => {
+      const phone = newPhone()
+      const expired = await requestCode(phone)
+      server().clock.advance(10 * MINUTE)
+      const afterExpiry = await requestCode(phone)
+      const used = afterExpiry
+      expect((await verify(phone, used)).status).toBe(200)
+      const afterUse = await requestCode(phone)
+      for (let i = 0; i < 3; i++) await verify(phone, wrongCodeFor(afterUse))
+      server().clock.advance(10 * MINUTE) // the number's three codes in ten minutes
+      const afterExhaustion = await requestCode(phone)
+      // Each new code is its own: one equal to the one before would be a one-in-a-million chance, three in a row none.
+      const codes = [expired, afterExpiry, afterUse, afterExhaustion]
+      expect(codes.slice(1).filter((code, i) => code === codes[i])).toHaveLength(0)
+      expectError(await verify(phone, afterUse), 401, "INVALID_OTP")
+      expect((await verify(phone, afterExhaustion)).status).toBe(200)
     })
 
     it("lets a code in once", async () => {

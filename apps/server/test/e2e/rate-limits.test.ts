@@ -187,6 +187,62 @@ describe.each(backends)("rate limits (spec defaults) on %s", (backend) => {
     })
   })
 
+  describe("per network: an IPv6 client is its /64, an IPv4-mapped address is the IPv4 one", () => {
+    let networkCounter = 0
+    /** A /64 of its own; `at(i)` is its i-th address, each written differently. */
+    const newNetwork = () => {
+      networkCounter += 1
+      const prefix = `2001:db8:${networkCounter.toString(16)}:${(networkCounter * 7).toString(16)}`
+      return (i: number) =>
+        `${prefix}:${((i * 4099) % 65_536).toString(16)}:${i.toString(16)}:0:${(i + 1).toString(16)}`
+    }
+
+    it("40 addresses of one /64 share the 10 codes a minute one address gets; another /64 has its own", async () => {
+      const at = newNetwork()
+      const sentBefore = server().sms.sent.length
+      const statuses: Array<number> = []
+      for (let i = 0; i < 40; i++) statuses.push((await requestOtp(newPhone(), at(i))).status)
+      expect(statuses.filter((status) => status === 200)).toHaveLength(10)
+      expect(statuses.slice(10)).toEqual(new Array(30).fill(429))
+      expect(server().sms.sent.length - sentBefore).toBe(10)
+      expectRateLimited(await requestOtp(newPhone(), at(99)), 10, 60)
+      expect((await requestOtp(newPhone(), newNetwork()(0))).status).toBe(200)
+    })
+
+    it("counts 203.0.113.x and ::ffff:203.0.113.x as one address", async () => {
+      const ip = newIp()
+      for (let i = 0; i < 10; i++) {
+        const written = i % 2 === 0 ? ip : `::ffff:${ip}`
+        const response = await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(written) })
+        expect(limitHeaders(response).remaining).toBe(String(9 - i))
+      }
+      expectRateLimited(
+        await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(`::FFFF:${ip}`) }),
+        10,
+        60
+      )
+      expectRateLimited(await api().post("/auth/refresh", { body: { refresh_token: "x" }, headers: from(ip) }), 10, 60)
+    })
+
+    it("scopes /auth/* idempotency keys to the /64: another address of it gets the replay, another /64 does not", async () => {
+      const at = newNetwork()
+      const key = crypto.randomUUID()
+      const send = (address: string, phone: string) =>
+        api().post("/auth/request-otp", {
+          body: { phone_number: phone },
+          headers: { ...from(address), "idempotency-key": key }
+        })
+      const phone = newPhone()
+      const first = await send(at(1), phone)
+      expect(first.status).toBe(200)
+      const sameNetwork = await send(at(2), phone)
+      expect(sameNetwork.headers.get("idempotent-replayed")).toBe("true")
+      const elsewhere = await send(newNetwork()(1), phone)
+      expect(elsewhere.status).toBe(200)
+      expect(elsewhere.headers.get("idempotent-replayed")).toBeNull()
+    })
+  })
+
   describe("TRUST_PROXY", () => {
     it("keys the auth limit on the hop the proxy appended, not on what the client wrote before it", async () => {
       const proxySaw = newIp()

@@ -107,6 +107,44 @@ describe.each(backends)("WebSocket bounds on %s", (backend) => {
     })
   })
 
+  describe("handshakes per network", () => {
+    it("counts every address of one IPv6 /64 as one client", async () => {
+      ipCounter += 1
+      const prefix = `2001:db8:5:${ipCounter.toString(16)}`
+      const addressOf = (i: number) => `${prefix}:${(i * 7919).toString(16)}:${(i + 1).toString(16)}::${i + 2}`
+      for (let i = 0; i < HANDSHAKES_PER_MINUTE; i++) {
+        opened.push(await WsClient.connect(server().wsUrl, { headers: { "x-forwarded-for": addressOf(i) } }))
+      }
+      const refused = await WsClient.connect(server().wsUrl, {
+        headers: { "x-forwarded-for": addressOf(HANDSHAKES_PER_MINUTE) }
+      }).then(
+        (socket) => {
+          opened.push(socket)
+          return undefined
+        },
+        (error: { status: number; body: string }) => error
+      )
+      expect(refused?.status).toBe(429)
+      expect(JSON.parse(refused!.body)).toMatchObject({ success: false, error: { code: "RATE_LIMITED" } })
+    })
+
+    it("counts an IPv4 address and its IPv4-mapped spelling as one client", async () => {
+      const ip = freshIp()
+      for (let i = 0; i < HANDSHAKES_PER_MINUTE; i++) {
+        const written = i % 2 === 0 ? ip : `::ffff:${ip}`
+        opened.push(await WsClient.connect(server().wsUrl, { headers: { "x-forwarded-for": written } }))
+      }
+      const refused = await WsClient.connect(server().wsUrl, { headers: { "x-forwarded-for": `::ffff:${ip}` } }).then(
+        (socket) => {
+          opened.push(socket)
+          return undefined
+        },
+        (error: { status: number }) => error
+      )
+      expect(refused?.status).toBe(429)
+    })
+  })
+
   describe("subscribe and unsubscribe frames", () => {
     it("count against the user's REST budget; over it they answer RATE_LIMITED and the socket stays open", async () => {
       const m = market()

@@ -15,16 +15,16 @@ export interface paths {
         put?: never;
         /**
          * Send a sign-in code by SMS
-         * @description Anyone may call it. Sends a 6-digit code, valid for 10 minutes, to the phone number (international format, with its `+country` code); a new code replaces the previous one. At most 3 codes per number every 10 minutes.
+         * @description Anyone may call it. Sends a 6-digit code, valid for 10 minutes, to the mobile number (international format, with its `+country` code) of a country the server sends codes to (`SMS_ALLOWED_COUNTRIES`, by default the six Gulf states). While the number's code is still valid and has attempts left, the same code is sent again (with its first expiry), so nobody else's requests can replace the code its owner received; otherwise a new code replaces it. At most 3 codes per number every 10 minutes, and the server's hourly SMS budgets per client network and overall.
          *
          *     | Status | Code | When |
          *     |---|---|---|
-         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 400 | `VALIDATION_ERROR` | `phone_number` is not a mobile number in international format, or is one of a country codes are not sent to |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
-         *     | 429 | `RATE_LIMITED` | more than 3 codes for this number in 10 minutes, or too many auth calls from this IP |
+         *     | 429 | `RATE_LIMITED` | more than 3 codes for this number in 10 minutes, too many auth calls from this network (an IPv4 address or an IPv6 /64), or the hourly SMS budget of this network (`SMS_MAX_PER_NETWORK_PER_HOUR`) or of the server (`SMS_MAX_PER_HOUR`) is spent |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
@@ -358,13 +358,13 @@ export interface paths {
         };
         /**
          * Get a seller's public profile
-         * @description Anyone, without a token. Approved profiles only, with their rating.
+         * @description Anyone, without a token. Approved profiles only, with their rating. Counted per client network (an IPv4 address or an IPv6 /64) with the API documents and `/docs`: `RATE_LIMIT_PUBLIC_PER_MINUTE` (120) a minute.
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
          *     | 404 | `NOT_FOUND` | no profile has this id, or it is not approved |
-         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 429 | `RATE_LIMITED` | more than `RATE_LIMIT_PUBLIC_PER_MINUTE` (120) public reads a minute from this network |
          *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */

@@ -68,10 +68,13 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .annotate(OpenApi.Summary, "Send a sign-in code by SMS")
       .annotate(
         OpenApi.Description,
-        "Anyone may call it. Sends a 6-digit code, valid for 10 minutes, to the phone number (international format, with its `+country` code); a new code replaces the previous one. At most 3 codes per number every 10 minutes."
+        "Anyone may call it. Sends a 6-digit code, valid for 10 minutes, to the mobile number (international format, with its `+country` code) of a country the server sends codes to (`SMS_ALLOWED_COUNTRIES`, by default the six Gulf states). While the number's code is still valid and has attempts left, the same code is sent again (with its first expiry), so nobody else's requests can replace the code its owner received; otherwise a new code replaces it. At most 3 codes per number every 10 minutes, and the server's hourly SMS budgets per client network and overall."
       )
       .annotate(ErrorCases, {
-        RATE_LIMITED: "more than 3 codes for this number in 10 minutes, or too many auth calls from this IP"
+        VALIDATION_ERROR:
+          "`phone_number` is not a mobile number in international format, or is one of a country codes are not sent to",
+        RATE_LIMITED:
+          "more than 3 codes for this number in 10 minutes, too many auth calls from this network (an IPv4 address or an IPv6 /64), or the hourly SMS budget of this network (`SMS_MAX_PER_NETWORK_PER_HOUR`) or of the server (`SMS_MAX_PER_HOUR`) is spent"
       })
       .annotate(RequestExample, { phone_number: "+966501234567" })
   )

@@ -86,6 +86,10 @@ export const texts: Catalogue = {
     ar: "أضف رمز الدولة إلى رقم الجوال بالصيغة الدولية، مثل +966501234567",
     en: "Add the country code: write the mobile number in international format starting with +, e.g. +966501234567"
   },
+  phone_country_not_served: {
+    ar: "لا نرسل رموز التحقق إلى أرقام هذه الدولة. الدول المتاحة: {countries}",
+    en: "Codes are not sent to numbers of this country. Countries served: {countries}"
+  },
   otp_format: { ar: "رمز التحقق يتكون من 6 أرقام", en: "The code must be exactly 6 digits" },
   uuid: { ar: "المعرّف غير صالح", en: "Must be a valid UUID" },
   integer_range: {

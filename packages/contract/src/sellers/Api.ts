@@ -79,8 +79,14 @@ export class SellerProfilesApi extends HttpApiGroup.make("sellerProfiles")
       .addSuccess(Ok(PublicSellerProfile))
       .addError(NotFoundResponse)
       .annotate(OpenApi.Summary, "Get a seller's public profile")
-      .annotate(OpenApi.Description, "Anyone, without a token. Approved profiles only, with their rating.")
-      .annotate(ErrorCases, { NOT_FOUND: "no profile has this id, or it is not approved" })
+      .annotate(
+        OpenApi.Description,
+        "Anyone, without a token. Approved profiles only, with their rating. Counted per client network (an IPv4 address or an IPv6 /64) with the API documents and `/docs`: `RATE_LIMIT_PUBLIC_PER_MINUTE` (120) a minute."
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no profile has this id, or it is not approved",
+        RATE_LIMITED: "more than `RATE_LIMIT_PUBLIC_PER_MINUTE` (120) public reads a minute from this network"
+      })
   ) {}
 
 /** The admin's review of seller applications. */

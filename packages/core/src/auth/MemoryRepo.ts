@@ -4,6 +4,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { insertNew, rowsWhere, unchanged } from "../memory/Rows.js"
 import { MemoryStore, type Tables } from "../memory/Store.js"
+import { isOtpLive } from "./Otp.js"
 import { OtpRepo, SessionRepo } from "./Repo.js"
 import type { Session } from "./Session.js"
 
@@ -79,6 +80,12 @@ export const MemoryOtpRepo = Layer.effect(
           undefined,
           { ...t, otpChallenges: HashMap.set(t.otpChallenges, challenge.phoneNumber, challenge) }
         ]),
+      issueUnlessLive: (challenge, now) =>
+        store.write((t) => {
+          const outstanding = HashMap.get(t.otpChallenges, challenge.phoneNumber)
+          if (Option.isSome(outstanding) && isOtpLive(outstanding.value, now)) return unchanged(outstanding.value, t)
+          return [challenge, { ...t, otpChallenges: HashMap.set(t.otpChallenges, challenge.phoneNumber, challenge) }]
+        }),
       lock: (phoneNumber) => store.write((t) => unchanged(HashMap.get(t.otpChallenges, phoneNumber), t)),
       save: (challenge) =>
         store.write((t) => [

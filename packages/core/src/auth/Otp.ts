@@ -35,6 +35,15 @@ export const issueOtp = (phoneNumber: string, codeHash: string, now: Date): OtpC
 })
 
 /**
+ * Whether a challenge's code can still sign in: not used, attempts left, not expired. While it can, a new request
+ * re-sends that code rather than replacing it, so nobody else's requests can take it from the owner.
+ */
+export const isOtpLive = (challenge: OtpChallenge, now: Date): boolean =>
+  challenge.consumedAt === null &&
+  challenge.attempts < OTP_MAX_ATTEMPTS &&
+  challenge.expiresAt.getTime() > now.getTime()
+
+/**
  * The outcome of one verification attempt: `Accepted` with the consumed challenge, or `Rejected` with its error and
  * the challenge to save (its attempt counted), or null when there was none.
  */

@@ -2,7 +2,7 @@ import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
 import type { User } from "../users/User.js"
-import type { OtpChallenge } from "./Otp.js"
+import type { isOtpLive, OtpChallenge } from "./Otp.js"
 import type { Session } from "./Session.js"
 
 /**
@@ -42,6 +42,11 @@ export class OtpRepo extends Context.Tag("@talab/core/OtpRepo")<
   {
     /** Replaces any code outstanding for the phone number. */
     readonly replace: (challenge: OtpChallenge) => Effect.Effect<void>
+    /**
+     * Stores `challenge` unless the number's code is still live at `now` ({@link isOtpLive}), in one step, so
+     * racing requests agree on one code; answers the challenge outstanding after it (the live one, or `challenge`).
+     */
+    readonly issueUnlessLive: (challenge: OtpChallenge, now: Date) => Effect.Effect<OtpChallenge>
     readonly lock: (phoneNumber: string) => Effect.Effect<Option.Option<OtpChallenge>>
     readonly save: (challenge: OtpChallenge) => Effect.Effect<void>
   }

@@ -222,6 +222,35 @@ export const repositoryPortTests = (it: Vitest.MethodsNonLive<PortsUnderTest, tr
     })
   )
 
+  it.effect("otp: issueUnlessLive keeps a live code and replaces one used, used up or expired", () =>
+    Effect.gen(function* () {
+      const otps = yield* OtpRepo
+      const phoneNumber = aPhoneNumber()
+      const now = at("2025-02-01T00:00:00.000Z")
+      const live = {
+        phoneNumber,
+        codeHash: "hash-1",
+        expiresAt: at("2025-02-01T00:10:00.000Z"),
+        attempts: 2,
+        consumedAt: null
+      }
+      const next = { ...live, codeHash: "hash-2", expiresAt: at("2025-02-01T00:20:00.000Z"), attempts: 0 }
+      expect(yield* otps.issueUnlessLive(live, now)).toEqual(live)
+      expect(yield* otps.issueUnlessLive(next, now)).toEqual(live)
+      expect(yield* otps.lock(phoneNumber)).toEqual(Option.some(live))
+      for (const spent of [
+        { ...live, consumedAt: now },
+        { ...live, attempts: 3 },
+        { ...live, expiresAt: now }
+      ]) {
+        yield* otps.save(spent)
+        expect(yield* otps.issueUnlessLive(next, now)).toEqual(next)
+        expect(yield* otps.lock(phoneNumber)).toEqual(Option.some(next))
+        yield* otps.save(live)
+      }
+    })
+  )
+
   it.effect("device tokens: upsert moves an existing token to the new user; removal is per user or per token", () =>
     Effect.gen(function* () {
       const tokens = yield* DeviceTokenRepo

@@ -3,9 +3,9 @@ import { Api, CurrentUser, translate } from "@talab/contract"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../config/AppConfig.js"
+import { clientIp, clientNetwork } from "../http/ClientAddress.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
-import { clientIp } from "../server/AuthRateLimit.js"
 import { networkPrefixOf } from "./NetworkPrefix.js"
 import { SessionQueries } from "./Queries.js"
 import { AuthService } from "./Service.js"
@@ -16,12 +16,12 @@ const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
     const queries = yield* SessionQueries
     const { trustProxy } = yield* AppConfig
     return handlers
-      .handle("requestOtp", ({ payload }) =>
+      .handle("requestOtp", ({ payload, request }) =>
         respond(
           Effect.gen(function* () {
             const language = yield* requestLanguage
-            const { expiresAt, phoneLimit } = yield* auth.requestOtp(payload, language)
-            yield* recordRateLimit(phoneLimit)
+            const { expiresAt, limits } = yield* auth.requestOtp(payload, language, clientNetwork(request, trustProxy))
+            yield* Effect.forEach(limits, recordRateLimit, { discard: true })
             return { expires_at: expiresAt, message: translate("otp_sent", language) }
           })
         )

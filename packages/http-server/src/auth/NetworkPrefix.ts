@@ -24,14 +24,36 @@ const hextetsOf = (address: string): ReadonlyArray<number> | undefined => {
  * (a socket with no address, a proxy header that is not an address) is null.
  */
 export const networkPrefixOf = (address: string): string | null => {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  const candidate = mapped?.[1] ?? address
-  if (isIPv4(candidate)) return `${candidate.split(".").slice(0, 3).join(".")}.0/24`
-  if (!isIPv6(address)) return null
-  const hextets = hextetsOf(address.split("%")[0]!)
-  if (hextets === undefined) return null
-  const [a = 0, b = 0, c = 0] = hextets
-  const groups = [a, b, c].map((n) => n.toString(16))
+  const ipv4 = ipv4Of(address)
+  if (ipv4 !== undefined) return `${ipv4.split(".").slice(0, 3).join(".")}.0/24`
+  const hextets = ipv6HextetsOf(address)
+  return hextets === undefined ? null : `${compressed(hextets.slice(0, 3))}::/48`
+}
+
+/** The IPv4 address written as itself or as an IPv4-mapped IPv6 address (`::ffff:203.0.113.7`). */
+const ipv4Of = (address: string): string | undefined => {
+  const candidate = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1] ?? address
+  return isIPv4(candidate) ? candidate : undefined
+}
+
+const ipv6HextetsOf = (address: string) => (isIPv6(address) ? hextetsOf(address.split("%")[0]!) : undefined)
+
+/** Leading hextets in hex, trailing zero groups dropped (the caller appends `::`). */
+const compressed = (hextets: ReadonlyArray<number>) => {
+  const groups = hextets.map((n) => n.toString(16))
   while (groups.length > 0 && groups.at(-1) === "0") groups.pop()
-  return `${groups.join(":")}::/48`
+  return groups.join(":")
+}
+
+/**
+ * Who a per-IP limit counts as one client: an IPv4 address as itself (an IPv4-mapped IPv6 address as the same
+ * IPv4 one), an IPv6 address as its /64. A /64 is what one subscriber or host is given, and every address in it
+ * is theirs to pick, so keying on the whole address would hand each client 2^64 budgets. Anything that is not an
+ * address is kept as it is (every such caller then shares that one key).
+ */
+export const clientNetworkOf = (address: string): string => {
+  const ipv4 = ipv4Of(address)
+  if (ipv4 !== undefined) return ipv4
+  const hextets = ipv6HextetsOf(address)
+  return hextets === undefined ? address : `${compressed(hextets.slice(0, 4))}::/64`
 }

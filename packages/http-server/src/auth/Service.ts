@@ -11,6 +11,7 @@ import {
   type LogoutInput,
   NotFound,
   newUser,
+  OTP_TTL_MS,
   OtpRepo,
   RateLimited,
   RateLimiter,
@@ -36,6 +37,7 @@ import { isTestNumberActive } from "../config/TestPhoneNumbers.js"
 import { OtpCodes } from "./OtpCodes.js"
 import { parseMobileNumber } from "./Phone.js"
 import { SessionEvents } from "./SessionEvents.js"
+import { SmsBudget } from "./SmsBudget.js"
 import { Tokens } from "./Tokens.js"
 
 const OTP_WINDOW_MS = 10 * 60 * 1000
@@ -62,6 +64,7 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
     const transactor = yield* Transactor
     const ids = yield* Ids
     const sessionEvents = yield* SessionEvents
+    const smsBudget = yield* SmsBudget
     const admins = adminPolicy(config.adminPhoneNumbers)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -70,12 +73,36 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
       config.testPhoneNumbers.find((entry) => entry.phoneNumber === phoneNumber && isTestNumberActive(entry, at))
 
     /**
-     * Sends a fresh code to a mobile number; a new code replaces the previous one. Answers the code's
-     * expiry and the number's remaining budget of codes.
+     * The code to send and its challenge: the number's live code when there is one (the same code again, so
+     * nobody's request takes it from the owner, in one statement so racing requests agree), else a new one.
      */
-    const requestOtp = (input: RequestOtpInput, requestLanguage: Language) =>
+    const outstandingCode = (phoneNumber: string, at: Date) =>
+      Effect.gen(function* () {
+        const testNumber = activeTestNumber(phoneNumber, at)
+        const expiresAt = new Date(at.getTime() + OTP_TTL_MS)
+        const code = testNumber?.code ?? codes.codeFor(phoneNumber, expiresAt)
+        const issued = issueOtp(phoneNumber, codes.hash(phoneNumber, code), at)
+        const outstanding = yield* otps.issueUnlessLive(issued, at)
+        if (outstanding.expiresAt.getTime() === issued.expiresAt.getTime() && outstanding.codeHash === issued.codeHash)
+          return { code, challenge: issued }
+        const live = [testNumber?.code, codes.codeFor(phoneNumber, outstanding.expiresAt)].find(
+          (candidate) => candidate !== undefined && codes.matches(phoneNumber, candidate, outstanding.codeHash)
+        )
+        if (live !== undefined) return { code: live, challenge: outstanding }
+        // A live code that cannot be made again (a test number's fixed code after its last day): replaced.
+        yield* otps.replace(issued)
+        return { code, challenge: issued }
+      })
+
+    /**
+     * Sends a code to a mobile number of an allowed country, from a client `network`: the number's live code
+     * again while it has one, else a new one. Answers the code's expiry and the limits the request was counted
+     * against (the number's codes, the network's and everyone's SMS budget).
+     */
+    const requestOtp = (input: RequestOtpInput, requestLanguage: Language, network: string) =>
       Effect.gen(function* () {
         const phoneNumber = yield* parseMobileNumber(input.phoneNumber)
+        yield* smsBudget.checkCountry(phoneNumber)
         const decision = yield* limiter.consume({
           key: `otp:${phoneNumber}`,
           limit: config.rateLimits.otpPer10Minutes,
@@ -83,21 +110,20 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
         })
         if (!decision.allowed)
           return yield* Effect.fail(new RateLimited({ retryAfterMs: decision.retryAfterMs, limit: decision.limit }))
+        const limits = [decision, ...(yield* smsBudget.spend(network))]
         const at = yield* now
+        const { code, challenge } = yield* outstandingCode(phoneNumber, at)
         const testNumber = activeTestNumber(phoneNumber, at)
-        const code = testNumber?.code ?? (yield* codes.generate)
-        const challenge = issueOtp(phoneNumber, codes.hash(phoneNumber, code), at)
-        yield* otps.replace(challenge)
-        if (testNumber !== undefined) {
+        if (testNumber !== undefined && testNumber.code === code) {
           yield* Effect.logInfo("Auth: code for a test phone number, no SMS sent").pipe(
             Effect.annotateLogs({ phone: maskPhone(phoneNumber), last_day: testNumber.lastDay })
           )
-          return { expiresAt: challenge.expiresAt, phoneLimit: decision }
+          return { expiresAt: challenge.expiresAt, limits }
         }
         const known = yield* users.findByPhone(phoneNumber)
         const language = Option.match(known, { onNone: () => requestLanguage, onSome: (u) => u.language })
         yield* sms.send({ to: phoneNumber, body: translate("otp_sms", language, { code }), code }).pipe(Effect.orDie)
-        return { expiresAt: challenge.expiresAt, phoneLimit: decision }
+        return { expiresAt: challenge.expiresAt, limits }
       })
 
     const openSession = (user: User, signIn: SignInContext) =>
@@ -243,5 +269,5 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
 
     return { requestOtp, verifyOtp, signInWithoutCode, refresh, logout, endSession, endOtherSessions } as const
   }),
-  dependencies: [OtpCodes.layer]
+  dependencies: [OtpCodes.layer, SmsBudget.Default]
 }) {}

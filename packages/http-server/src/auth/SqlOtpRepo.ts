@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { OtpChallenge, OtpRepo, snakeCaseKeys } from "@talab/core"
+import { OTP_MAX_ATTEMPTS, OtpChallenge, OtpRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
@@ -22,6 +22,27 @@ export const SqlOtpRepo = Layer.effect(
           attempts = excluded.attempts,
           consumed_at = excluded.consumed_at`
     })
+    // The conflicting row is locked whether or not the WHERE lets it be replaced, so racing requests queue here.
+    const issueUnlessLive = SqlSchema.findAll({
+      Request: Schema.Struct({ row: OtpChallengeRow, now: Schema.DateFromSelf }),
+      Result: OtpChallengeRow,
+      execute: ({ row, now }) => sql`
+        INSERT INTO otp_challenges ${sql.insert(row)}
+        ON CONFLICT (phone_number) DO UPDATE SET
+          code_hash = excluded.code_hash,
+          expires_at = excluded.expires_at,
+          attempts = excluded.attempts,
+          consumed_at = excluded.consumed_at
+        WHERE otp_challenges.consumed_at IS NOT NULL
+          OR otp_challenges.attempts >= ${OTP_MAX_ATTEMPTS}
+          OR otp_challenges.expires_at <= ${now}
+        RETURNING *`
+    })
+    const find = SqlSchema.single({
+      Request: Schema.String,
+      Result: OtpChallengeRow,
+      execute: (phoneNumber) => sql`SELECT * FROM otp_challenges WHERE phone_number = ${phoneNumber}`
+    })
     const lock = SqlSchema.findOne({
       Request: Schema.String,
       Result: OtpChallengeRow,
@@ -35,6 +56,12 @@ export const SqlOtpRepo = Layer.effect(
 
     return OtpRepo.of({
       replace: (challenge) => replace(challenge).pipe(Effect.orDie),
+      // A statement of its own for the live row, so it reads what the conflict saw, committed or not at our start.
+      issueUnlessLive: (challenge, now) =>
+        issueUnlessLive({ row: challenge, now }).pipe(
+          Effect.flatMap(([issued]) => (issued === undefined ? find(challenge.phoneNumber) : Effect.succeed(issued))),
+          Effect.orDie
+        ),
       lock: (phoneNumber) => lock(phoneNumber).pipe(Effect.orDie),
       save: (challenge) => save(challenge).pipe(Effect.orDie)
     })

@@ -152,6 +152,12 @@ const readSettings = Effect.gen(function* () {
     /** Numbers that sign in with a fixed code and get no SMS, each until the end of its day. */
     testPhoneNumbers,
     sms: { provider: smsProvider, outboxFile: yield* read("SMS_OUTBOX_FILE"), ...(twilio ? { twilio } : {}) },
+    /** What request-otp may spend on SMS: the countries it sends to, per rolling hour overall and per network. */
+    smsBudget: {
+      allowedCountries: yield* read("SMS_ALLOWED_COUNTRIES"),
+      perHour: yield* read("SMS_MAX_PER_HOUR"),
+      perNetworkPerHour: yield* read("SMS_MAX_PER_NETWORK_PER_HOUR")
+    },
     push: {
       provider: pushProvider,
       outboxFile: yield* read("PUSH_OUTBOX_FILE"),
@@ -171,6 +177,8 @@ const readSettings = Effect.gen(function* () {
     requestMatchPushesPerHour: yield* read("REQUEST_MATCH_PUSHES_PER_HOUR"),
     /** Avatar image decodings at once, and uploads that may wait for one (more answer 503). */
     avatarDecoding: avatarDecodingFor(yield* read("UV_THREADPOOL_SIZE")),
+    /** Calls per client network a minute on the public reads (a seller's profile, the API documents, `/docs`). */
+    publicRoutesPerMinute: yield* read("RATE_LIMIT_PUBLIC_PER_MINUTE"),
     trustProxy: yield* read("TRUST_PROXY"),
     corsOrigins: yield* read("CORS_ORIGINS"),
     /** Send `Strict-Transport-Security` on every response (only behind HTTPS). */

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { isSupportedCountry } from "libphonenumber-js/max"
 import { normalizeMobileNumber } from "../auth/Phone.js"
 import { logLevelNames, normalizeLogLevel } from "./LogLevel.js"
 import { parseTestPhoneNumbers } from "./TestPhoneNumbers.js"
@@ -87,6 +88,22 @@ const mobileNumbers = (name: string) =>
     })
   )
 
+/** ISO 3166 alpha-2 codes libphonenumber knows, upper-cased, each once; at least one. */
+const countryCodes = (name: string) =>
+  Config.string(name).pipe(
+    Config.mapOrFail((value) => {
+      const codes: Array<string> = []
+      for (const entry of items(value)) {
+        const code = entry.toUpperCase()
+        if (!/^[A-Z]{2}$/.test(code) || !isSupportedCountry(code))
+          return Either.left(ConfigError.InvalidData([], `"${entry}" is not an ISO 3166 alpha-2 country code`))
+        if (!codes.includes(code)) codes.push(code)
+      }
+      if (codes.length === 0) return Either.left(ConfigError.InvalidData([], "must name at least one country"))
+      return Either.right(codes as ReadonlyArray<string>)
+    })
+  )
+
 const testPhoneNumbers = (name: string) =>
   Config.string(name).pipe(
     Config.mapOrFail((value) =>
@@ -157,6 +174,21 @@ export const variables = {
   TWILIO_AUTH_TOKEN: optional(secret, "Twilio auth token; required when `SMS_PROVIDER=twilio`"),
   TWILIO_FROM: optional(text, "the number or sender id SMS come from; required when `SMS_PROVIDER=twilio`"),
   SMS_OUTBOX_FILE: optional(text, 'append every SMS sent as a JSON line `{"to","body","code","sent_at"}`'),
+  SMS_ALLOWED_COUNTRIES: withDefault(
+    countryCodes,
+    ["SA", "AE", "KW", "QA", "BH", "OM"],
+    "ISO 3166 alpha-2 codes of the countries whose mobile numbers get codes; request-otp for any other number is 400 `VALIDATION_ERROR` on `phone_number` and sends nothing; an unknown code stops the start"
+  ),
+  SMS_MAX_PER_HOUR: withDefault(
+    positiveInt,
+    1000,
+    "codes request-otp sends in any rolling hour, all numbers together (on every instance sharing `REDIS_URL`); past it 429 `RATE_LIMITED`, logged once"
+  ),
+  SMS_MAX_PER_NETWORK_PER_HOUR: withDefault(
+    positiveInt,
+    50,
+    "codes sent in any rolling hour on requests from one client network (an IPv4 address, an IPv6 /64); past it 429 `RATE_LIMITED`, logged once"
+  ),
   PUSH_PROVIDER: withDefault(
     (name) => Config.literal("log", "fcm", "apns")(name),
     "log",
@@ -178,14 +210,23 @@ export const variables = {
     text,
     "set: rate-limit counters and WebSocket fan-out go through Redis, so several instances can run behind a load balancer (requires `JWT_SECRET`)"
   ),
-  RATE_LIMIT_AUTH_PER_MINUTE: withDefault(positiveInt, 10, "per client IP, on `/auth/*`"),
+  RATE_LIMIT_AUTH_PER_MINUTE: withDefault(
+    positiveInt,
+    10,
+    "per client network (an IPv4 address, an IPv6 /64), on `/auth/*`"
+  ),
   RATE_LIMIT_OTP_PER_10_MINUTES: withDefault(positiveInt, 3, "per phone number, on request-otp"),
   RATE_LIMIT_API_PER_MINUTE: withDefault(positiveInt, 100, "per user, on every authenticated REST call"),
   RATE_LIMIT_WS_MESSAGES_PER_MINUTE: withDefault(positiveInt, 50, "per user, WebSocket message frames"),
   RATE_LIMIT_WS_HANDSHAKES_PER_MINUTE: withDefault(
     positiveInt,
     60,
-    "per client IP, WebSocket upgrade requests (429 before the handshake)"
+    "per client network (an IPv4 address, an IPv6 /64), WebSocket upgrade requests (429 before the handshake)"
+  ),
+  RATE_LIMIT_PUBLIC_PER_MINUTE: withDefault(
+    positiveInt,
+    120,
+    "per client network (an IPv4 address, an IPv6 /64), on the reads anyone may make: `GET /seller-profiles/{id}`, the OpenAPI and AsyncAPI documents, `/docs`"
   ),
   REQUEST_MATCH_PUSHES_PER_HOUR: withDefault(
     positiveInt,

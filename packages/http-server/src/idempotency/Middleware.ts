@@ -14,10 +14,10 @@ import * as Schema from "effect/Schema"
 import { AppConfig } from "../config/AppConfig.js"
 import { consumeApiBudget } from "../http/ApiRateLimit.js"
 import { makeCallerOf } from "../http/Authentication.js"
+import { clientNetwork } from "../http/ClientAddress.js"
 import { requestLanguage } from "../http/Localize.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { isAuthPath, pathOf } from "../http/RequestPath.js"
-import { clientIp } from "../server/AuthRateLimit.js"
 import { errorEnvelopeResponse } from "../server/RequestPipeline.js"
 import { bodyForHash } from "./HashedBody.js"
 import {
@@ -96,7 +96,7 @@ export const IdempotencyLive = HttpApiBuilder.middleware(
         ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest> =>
           Effect.succeed(response)
         if (isAuthPath(path)) {
-          scope = `ip:${clientIp(request, config.trustProxy)}`
+          scope = `ip:${clientNetwork(request, config.trustProxy)}`
         } else {
           const caller = yield* callerOf(request)
           if (Option.isNone(caller)) return yield* app

@@ -8,8 +8,8 @@ import { RateLimiter } from "@talab/core"
 import * as Effect from "effect/Effect"
 import { type WebSocket, WebSocketServer } from "ws"
 import { AppConfig } from "../config/AppConfig.js"
+import { clientNetwork } from "../http/ClientAddress.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
-import { clientIp } from "../server/AuthRateLimit.js"
 import { errorEnvelopeResponse } from "../server/RequestPipeline.js"
 import { Gateway } from "./Gateway.js"
 
@@ -88,7 +88,7 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
     const withinHandshakeBudget = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.flatMap(
         limiter.consume({
-          key: `ws-handshake-ip:${clientIp(request, config.trustProxy)}`,
+          key: `ws-handshake-ip:${clientNetwork(request, config.trustProxy)}`,
           limit: config.rateLimits.wsHandshakesPerMinute,
           windowMs: 60_000
         }),

@@ -2,22 +2,11 @@ import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import { RateLimiter } from "@talab/core"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import { AppConfig } from "../config/AppConfig.js"
+import { clientNetwork } from "../http/ClientAddress.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { isAuthPath, pathOf } from "../http/RequestPath.js"
 import { errorEnvelopeResponse } from "./pipeline/ErrorEnvelope.js"
-
-/**
- * The client address: behind a trusted proxy, the last X-Forwarded-For hop, the one the proxy itself
- * appended (hops before it are whatever the client sent, so keying a limit on them lets anyone pick a
- * fresh budget); else the socket's address.
- */
-export const clientIp = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean) => {
-  const lastHop = request.headers["x-forwarded-for"]?.split(",").at(-1)?.trim()
-  if (trustProxy && lastHop) return lastHop
-  return Option.getOrElse(request.remoteAddress, () => "unknown")
-}
 
 /**
  * The per-IP limit of /auth/* (decisions.md section 8), counted before the request is routed, so a 429
@@ -36,7 +25,7 @@ export const AuthRateLimitLive = HttpApiBuilder.middleware(
           return yield* app
         }
         const decision = yield* limiter.consume({
-          key: `auth-ip:${clientIp(request, config.trustProxy)}`,
+          key: `auth-ip:${clientNetwork(request, config.trustProxy)}`,
           limit: config.rateLimits.authPerMinute,
           windowMs: 60_000
         })

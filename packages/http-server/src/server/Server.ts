@@ -45,6 +45,7 @@ import { DependencyOutageLive } from "./DependencyOutage.js"
 import { withLogging } from "./Logging.js"
 import { nestOutermostFirst } from "./MiddlewareOrder.js"
 import { Listening, NodeServerFromConfig } from "./NodeServer.js"
+import { PublicRateLimitLive } from "./PublicRateLimit.js"
 import { ReferenceRoutes } from "./Reference.js"
 import { requestPipeline } from "./RequestPipeline.js"
 import { ExtraRoutes } from "./Routes.js"
@@ -103,6 +104,8 @@ const edgeMiddlewaresOf = (config: AppSettings) =>
     CanonicalPathLive,
     // /auth/* is counted per IP before anything below answers, so its 429 outranks every other answer.
     AuthRateLimitLive,
+    // So are the public reads (a seller's profile, the API documents), per network too.
+    PublicRateLimitLive,
     // A database outage below, the idempotency store's own calls included, answers 503, not 500.
     DependencyOutageLive,
     // Outside idempotency, which so sees a decode failure as a failure and keeps no answer for it.
