@@ -116,7 +116,10 @@ export class RequestsApi extends HttpApiGroup.make("requests")
       .addSuccess(Ok(RequestDetail))
       .addError(NotFoundResponse)
       .annotate(OpenApi.Summary, "Get a buy request")
-      .annotate(OpenApi.Description, "Any signed-in user. The request with its buyer's id and name. Phone numbers, e-mail addresses, links and handles in its `notes` read `***` for everyone but its buyer and the seller whose offer on it was accepted.")
+      .annotate(
+        OpenApi.Description,
+        "Any signed-in user. The request with its buyer's id and name. Phone numbers, e-mail addresses, links and handles in its `notes` read `***` for everyone but its buyer and the seller whose offer on it was accepted."
+      )
       .annotate(ErrorCases, { NOT_FOUND: "no request has this id" })
   )
   .add(
