@@ -20,6 +20,7 @@ import requestListPaging from "./migrations/0017_request_list_paging.js"
 import offerAndRequestExpiry from "./migrations/0018_offer_and_request_expiry.js"
 import stripedRequestCounts from "./migrations/0019_striped_request_counts.js"
 import expiryRules from "./migrations/0020_expiry_rules.js"
+import relativeAvatarUrls from "./migrations/0021_relative_avatar_urls.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -40,7 +41,8 @@ export const migrations = {
   // Numbered after 0017, which landed first: the migrator only runs ids above the last one applied.
   "0018_offer_and_request_expiry": offerAndRequestExpiry,
   "0019_striped_request_counts": stripedRequestCounts,
-  "0020_expiry_rules": expiryRules
+  "0020_expiry_rules": expiryRules,
+  "0021_relative_avatar_urls": relativeAvatarUrls
 }
 
 /**
