@@ -135,7 +135,7 @@ export const recordMessagesDelivered = (count: number) => {
   if (recorders > 0 && count > 0) messagesDelivered.unsafeUpdate(count, none)
 }
 
-export type HandshakeRefusal = "upgrade_required" | "rate_limited" | "origin_not_allowed" | "handshake_failed"
+type HandshakeRefusal = "upgrade_required" | "rate_limited" | "origin_not_allowed" | "handshake_failed"
 
 /** One WebSocket upgrade request: accepted (reason `undefined`) or refused for `reason`. */
 export const recordWebSocketHandshake = (refusal: HandshakeRefusal | undefined) => {
