@@ -18,7 +18,7 @@ const config: KnipConfig = {
   workspaces: {
     ".": {
       // Run by .ci/run and .ci/tarballs, which knip does not read.
-      entry: ["scripts/*.ts", ".ci/*.mjs", ".ci/tarball-app/*.ts"]
+      entry: ["scripts/*.ts", ".ci/*.mjs", ".ci/tarball-app/*.ts", ".ci/registry-app/*.ts"]
     },
     "apps/server": {
       // `pnpm bench` runs every file of bench/scenarios/ in its own process; explain.ts, load.ts and

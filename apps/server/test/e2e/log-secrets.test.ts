@@ -127,6 +127,7 @@ describe("secrets stay out of the logs", () => {
     for (const secret of [admin, sellerPhone, buyerPhone, ...codes, pushToken, messageText, ...tokens]) {
       expect(log, `the log holds ${secret}`).not.toContain(secret)
     }
+    expect(log).not.toContain("OTP for")
     // Nor the national part of a number (the digits after the country code).
     for (const phone of [admin, sellerPhone, buyerPhone]) expect(log).not.toContain(phone.slice(4))
   }, 240_000)
@@ -141,6 +142,10 @@ describe("secrets stay out of the logs", () => {
     expect(line).toMatch(/level=WARN/)
     expect(line).toMatch(/\b\d{6}\b/)
     expect(line).toContain("+9665******09")
+    // The code again, plainly, on a line of its own.
+    const code = /OTP for \+9665\*{6}09: (\d{6})"/.exec(server.output.text)?.[1]
+    expect(code).toBeDefined()
+    expect(line).toContain(code)
     expect(server.output.text).not.toContain(phone)
   }, 240_000)
 })

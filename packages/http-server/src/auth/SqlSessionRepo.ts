@@ -5,6 +5,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { columnsAs, nested } from "../db/Rows.js"
+import { PublicUrl, shownAvatar } from "../users/AvatarUrl.js"
 
 /** The device is stored as two columns, both set or both null. */
 const SessionColumns = Schema.Struct({
@@ -47,6 +48,7 @@ export const SqlSessionRepo = Layer.effect(
 
     const decodeSession = Schema.decodeUnknownSync(SessionRow)
     const decodeUser = Schema.decodeUnknownSync(User)
+    const publicUrl = yield* PublicUrl
     // One round trip instead of two: every authenticated call reads both. A row that does not decode is a defect.
     const findWithUser = (id: string) =>
       sql<Record<string, unknown>>`
@@ -56,7 +58,11 @@ export const SqlSessionRepo = Layer.effect(
         Effect.map(([row]) => {
           if (row === undefined) return Option.none()
           const { user, ...session } = nested<{ readonly user: unknown }>(row)
-          return Option.some({ session: decodeSession(session), user: decodeUser(user) })
+          const decoded = decodeUser(user)
+          return Option.some({
+            session: decodeSession(session),
+            user: { ...decoded, avatarUrl: shownAvatar(publicUrl, decoded.avatarUrl) }
+          })
         })
       )
 

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
+import { PublicUrl, shownAvatar } from "../users/AvatarUrl.js"
 import { MessageRow } from "./SqlMessageRepo.js"
 import { ALONE, type Around, aroundIn, shownTo, textFor } from "./Views.js"
 
@@ -40,6 +41,7 @@ interface MessagePage {
 export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const publicUrl = yield* PublicUrl
 
     /*
      * Each side walks its own index (conversations_by_buyer / _by_seller, ordered by last activity) for just
@@ -173,8 +175,9 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
           return (masked.length === 0 ? Effect.succeed([]) : messagesBeforeLast(masked)).pipe(
             Effect.map((lines) => ({
               total: total.total,
-              items: rows.map(({ lastMessage, offerStatus, ...summary }) => ({
+              items: rows.map(({ lastMessage, offerStatus, otherParty, ...summary }) => ({
                 ...summary,
+                otherParty: { ...otherParty, avatarUrl: shownAvatar(publicUrl, otherParty.avatarUrl) },
                 lastMessage:
                   lastMessage === null
                     ? null

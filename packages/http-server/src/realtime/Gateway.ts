@@ -18,6 +18,7 @@ import { ChatService } from "../chat/Service.js"
 import { sentMessageOf } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { consumeApiBudget } from "../http/ApiRateLimit.js"
+import { recordWebSocketClose } from "../telemetry/Metrics.js"
 import { Connection } from "./Connection.js"
 import { conversationOfChannel, type DecodedFrame, decodeClientFrame, isConversationId } from "./Frames.js"
 import { RealtimeHub } from "./Hub.js"
@@ -309,6 +310,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
      * and this one never waits), so called in the handshake's callback nothing the client sends can come first.
      */
     const serve = (ws: WebSocket, acceptLanguage: string | undefined): void => {
+      ws.once("close", recordWebSocketClose)
       runFork(serveSocket(ws, acceptLanguage))
     }
 

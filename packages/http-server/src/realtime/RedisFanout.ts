@@ -6,6 +6,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
+import { watchReadiness } from "../telemetry/RedisReadiness.js"
 import type { Audience, Fanout, FanoutInbound, SocketHolder } from "./Fanout.js"
 
 /** The first connection to Redis could not be made when the server started. */
@@ -243,6 +244,8 @@ export const makeRedisFanout = (
     const subscriber = yield* connect(url, "talab-ws-subscriber")
     reportOutages(commands, "command", runtime)
     reportOutages(subscriber, "subscriber", runtime)
+    yield* watchReadiness("ws_commands", commands)
+    yield* watchReadiness("ws_subscriber", subscriber)
 
     const evictIfMine = (member: string) => {
       const [instance, connectionId] = member.split("|")

@@ -11,6 +11,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import { clientNetwork } from "../http/ClientAddress.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { errorEnvelopeResponse } from "../server/RequestPipeline.js"
+import { recordWebSocketHandshake } from "../telemetry/Metrics.js"
 import { Gateway } from "./Gateway.js"
 
 const normalizeOrigin = (origin: string) => origin.trim().replace(/\/+$/, "").toLowerCase()
@@ -103,14 +104,19 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         if (!asksForWebSocket(request.headers)) {
+          recordWebSocketHandshake("upgrade_required")
           return HttpServerResponse.setHeader(
             yield* errorEnvelopeResponse("UPGRADE_REQUIRED", 426),
             "upgrade",
             "websocket"
           )
         }
-        if (!(yield* withinHandshakeBudget(request))) return yield* errorEnvelopeResponse("RATE_LIMITED", 429)
+        if (!(yield* withinHandshakeBudget(request))) {
+          recordWebSocketHandshake("rate_limited")
+          return yield* errorEnvelopeResponse("RATE_LIMITED", 429)
+        }
         if (!originAllowed(request.headers.origin, config.corsOrigins)) {
+          recordWebSocketHandshake("origin_not_allowed")
           return yield* errorEnvelopeResponse("FORBIDDEN", 403)
         }
         silencePlatformAnswer(request)
@@ -118,6 +124,7 @@ export const WebSocketRoute = HttpApiBuilder.Router.use((router) =>
         const upgraded = yield* upgrade(server, NodeHttpServerRequest.toIncomingMessage(request), (ws) =>
           gateway.serve(ws, acceptLanguage)
         )
+        recordWebSocketHandshake(upgraded ? undefined : "handshake_failed")
         return HttpServerResponse.empty({ status: upgraded ? 101 : 400 })
       })
     )

@@ -35,6 +35,7 @@ import { SellerProfilesLive } from "../sellers/Http.js"
 import { InstrumentedPorts } from "../telemetry/Instrumented.js"
 import { MetricsLive } from "../telemetry/MetricsEndpoint.js"
 import { isUntraced, requestMetrics } from "../telemetry/RequestMetrics.js"
+import { PublicUrlLive } from "../users/AvatarUrl.js"
 import { UsersLive } from "../users/Http.js"
 import { DatabaseFromConfig, PortAdaptersFromConfig } from "./Adapters.js"
 import { AuthRateLimitLive } from "./AuthRateLimit.js"
@@ -166,7 +167,9 @@ export const AppLive = Layer.mergeAll(
   Layer.provideMerge(SessionCache.layer),
   // One wakeup shared by the outbox that queues notifications and the dispatcher that delivers them.
   Layer.provide(NotificationWakeup.layer),
-  Layer.provide(ServerSecrets)
+  Layer.provide(ServerSecrets),
+  // Avatars are stored as paths and shown on PUBLIC_URL, by the repositories and the read models above.
+  Layer.provide(PublicUrlLive)
 )
 
 /**

@@ -71,6 +71,25 @@ const dbPoolMax = Metric.gauge("talab_db_pool_max_connections", {
   description: "The most connections this instance's database pool opens"
 })
 
+const wsHandshakes = Metric.counter("talab_ws_handshakes_total", {
+  description:
+    "WebSocket upgrade requests, by outcome (accepted, refused) and reason (accepted, upgrade_required, rate_limited, origin_not_allowed, handshake_failed)",
+  incremental: true
+})
+
+const wsCloses = Metric.counter("talab_ws_closes_total", {
+  description: "WebSockets closed, by close code (1006: cut without a close frame; codes nobody defined: other)",
+  incremental: true
+})
+
+const redisUp = Metric.gauge("talab_redis_up", {
+  description: "1 while this instance's Redis connection is ready, 0 while it is away, by connection"
+})
+
+const outboxAge = Metric.gauge("talab_outbox_oldest_unpublished_age_seconds", {
+  description: "How long the oldest domain event still awaiting its consumer has waited (0 when none)"
+})
+
 const eventLoopLagP50 = Metric.gauge("talab_event_loop_lag_p50_seconds", {
   description: "Median event-loop delay since the previous collection"
 })
@@ -114,6 +133,38 @@ export const recordOpenSockets = (count: number) => {
 
 export const recordMessagesDelivered = (count: number) => {
   if (recorders > 0 && count > 0) messagesDelivered.unsafeUpdate(count, none)
+}
+
+type HandshakeRefusal = "upgrade_required" | "rate_limited" | "origin_not_allowed" | "handshake_failed"
+
+/** One WebSocket upgrade request: accepted (reason `undefined`) or refused for `reason`. */
+export const recordWebSocketHandshake = (refusal: HandshakeRefusal | undefined) => {
+  if (recorders === 0) return
+  const reason = refusal ?? "accepted"
+  wsHandshakes.unsafeUpdate(
+    1,
+    labels(`handshake ${reason}`, () => [
+      ["outcome", refusal === undefined ? "accepted" : "refused"],
+      ["reason", reason]
+    ])
+  )
+}
+
+/*
+ * A peer may close with any code from 3000 to 4999: those the protocol does not define are counted together,
+ * so a client cannot grow the series without bound.
+ */
+const closeCodeLabel = (code: number) =>
+  (code >= 1000 && code <= 1015) || code === 4008 || code === 4401 ? String(code) : "other"
+
+/** One WebSocket closed with `code` (the close frame's, or 1005/1006 when there was none). */
+export const recordWebSocketClose = (code: number) => {
+  if (recorders === 0) return
+  const label = closeCodeLabel(code)
+  wsCloses.unsafeUpdate(
+    1,
+    labels(`close ${label}`, () => [["code", label]])
+  )
 }
 
 export const recordRateLimitRefusal = (limit: string) => {
@@ -186,6 +237,30 @@ export const recordPoolUse = (use: PoolUse) => {
   dbPoolMax.unsafeUpdate(use.max, none)
 }
 
+const redisConnections = new Map<string, () => boolean>()
+
+/**
+ * Registers a Redis connection whose readiness the metrics report as `talab_redis_up{connection}`; the returned
+ * function unregisters it.
+ */
+export const watchRedis = (connection: string, isReady: () => boolean): (() => void) => {
+  redisConnections.set(connection, isReady)
+  return () => {
+    if (redisConnections.get(connection) === isReady) redisConnections.delete(connection)
+  }
+}
+
+export const recordRedisReadiness = () => {
+  for (const [connection, isReady] of redisConnections) {
+    redisUp.unsafeUpdate(
+      isReady() ? 1 : 0,
+      labels(`redis ${connection}`, () => [["connection", connection]])
+    )
+  }
+}
+
+export const recordOutboxAge = (oldestAgeSeconds: number) => outboxAge.unsafeUpdate(oldestAgeSeconds, none)
+
 export const recordEventLoopLag = (p50Seconds: number, p99Seconds: number, maxSeconds: number) => {
   eventLoopLagP50.unsafeUpdate(p50Seconds, none)
   eventLoopLagP99.unsafeUpdate(p99Seconds, none)
@@ -194,7 +269,15 @@ export const recordEventLoopLag = (p50Seconds: number, p99Seconds: number, maxSe
 
 /** Gauges that exist from the start, so a scrape shows them at 0 before anything happened. */
 export const registerGauges = () => {
-  for (const gauge of [openSockets, pushQueueDepth, pushQueueAge, eventLoopLagP50, eventLoopLagP99, eventLoopLagMax]) {
+  for (const gauge of [
+    openSockets,
+    pushQueueDepth,
+    pushQueueAge,
+    outboxAge,
+    eventLoopLagP50,
+    eventLoopLagP99,
+    eventLoopLagMax
+  ]) {
     gauge.register()
   }
   messagesDelivered.register()

@@ -11,12 +11,18 @@ import { AppConfig } from "../config/AppConfig.js"
 import {
   poolUse,
   recordEventLoopLag,
+  recordOutboxAge,
   recordPoolUse,
   recordPushQueue,
+  recordRedisReadiness,
   registerGauges,
   startRecording
 } from "./Metrics.js"
+import { observeGarbageCollection, processCollector } from "./ProcessMetrics.js"
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from "./Prometheus.js"
+
+const ageSeconds = (now: Date, oldest: Date | null | undefined) =>
+  oldest ? Math.max(0, (now.getTime() - new Date(oldest).getTime()) / 1000) : 0
 
 /** The gauges read when collected rather than kept up to date on every change. */
 const collector = Effect.gen(function* () {
@@ -29,13 +35,20 @@ const collector = Effect.gen(function* () {
     }),
     (histogram) => Effect.sync(() => histogram.disable())
   )
+  yield* Effect.acquireRelease(Effect.sync(observeGarbageCollection), (stop) => Effect.sync(stop))
+  const collectProcess = processCollector()
   return Effect.gen(function* () {
+    collectProcess()
+    recordRedisReadiness()
     const now = new Date(yield* Clock.currentTimeMillis)
     const [queue] = yield* sql<{ readonly depth: number; readonly oldest: Date | null }>`
         SELECT count(*)::int AS depth, min(next_attempt_at) AS oldest
         FROM notifications WHERE status = 'pending' AND next_attempt_at <= ${now}`
-    const oldest = queue?.oldest ? new Date(queue.oldest).getTime() : undefined
-    recordPushQueue(queue?.depth ?? 0, oldest === undefined ? 0 : Math.max(0, (now.getTime() - oldest) / 1000))
+    recordPushQueue(queue?.depth ?? 0, ageSeconds(now, queue?.oldest))
+    // Only RequestCreated events have a consumer (the alert matcher); the other kinds are a record, never processed.
+    const [outbox] = yield* sql<{ readonly oldest: Date | null }>`
+        SELECT min(created_at) AS oldest FROM outbox_events WHERE processed_at IS NULL AND type = 'RequestCreated'`
+    recordOutboxAge(ageSeconds(now, outbox?.oldest))
     // perf_hooks reports nanoseconds; an empty histogram (nothing sampled yet) reports NaN.
     const seconds = (nanos: number) => (Number.isFinite(nanos) ? nanos / 1e9 : 0)
     recordEventLoopLag(seconds(loop.percentile(50)), seconds(loop.percentile(99)), seconds(loop.max))

@@ -12,21 +12,12 @@ import {
 } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { isSafeFileKey } from "../adapters/files/LocalFileStore.js"
 import { SessionEvents } from "../auth/SessionEvents.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { PayloadTooLarge } from "../http/EdgeErrors.js"
 import { type AvatarRejected, decodeAvatar, screenAvatar } from "./Avatar.js"
+import { AVATAR_PATH, avatarKeyOf } from "./AvatarUrl.js"
 import { DecodeGate } from "./DecodeGate.js"
-
-const AVATAR_PATH = "/uploads/avatars/"
-
-/** The file key of an avatar URL this server made, whatever PUBLIC_URL was then; none for anything else. */
-const avatarKeyOf = (avatarUrl: string | null) => {
-  const at = avatarUrl?.lastIndexOf(AVATAR_PATH) ?? -1
-  const key = at < 0 ? undefined : avatarUrl!.slice(at + AVATAR_PATH.length)
-  return key !== undefined && isSafeFileKey(key) ? key : undefined
-}
 
 const asDomainError = (rejected: AvatarRejected) => {
   switch (rejected.reason) {
@@ -86,6 +77,7 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
         const image = yield* decodeGate.run(decodeAvatar(bytes, type).pipe(Effect.mapError(asDomainError)))
         const key = `${yield* ids.next}.${image.extension}`
         yield* files.put(key, { bytes: image.bytes, contentType: image.contentType })
+        // Stored as its path (the repository keeps only that), answered on today's PUBLIC_URL.
         const avatarUrl = `${config.publicUrl}${AVATAR_PATH}${key}`
         yield* users.update({ ...user, avatarUrl })
         yield* sessionEvents.userChanged(user.id)

@@ -4,6 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { PublicUrl, shownAvatar, storedAvatar } from "./AvatarUrl.js"
 
 const UserRow = snakeCaseKeys(User.fields)
 
@@ -11,6 +12,9 @@ export const SqlUserRepo = Layer.effect(
   UserRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const publicUrl = yield* PublicUrl
+    const shown = (user: User) => ({ ...user, avatarUrl: shownAvatar(publicUrl, user.avatarUrl) })
+    const stored = (user: User) => ({ ...user, avatarUrl: storedAvatar(user.avatarUrl) })
 
     const findById = SqlSchema.findOne({
       Request: Schema.String,
@@ -46,15 +50,16 @@ export const SqlUserRepo = Layer.effect(
     })
 
     return UserRepo.of({
-      findById: (id) => findById(id).pipe(Effect.orDie),
-      findByPhone: (phoneNumber) => findByPhone(phoneNumber).pipe(Effect.orDie),
+      findById: (id) => findById(id).pipe(Effect.map(Option.map(shown)), Effect.orDie),
+      findByPhone: (phoneNumber) => findByPhone(phoneNumber).pipe(Effect.map(Option.map(shown)), Effect.orDie),
       insertOrGet: (user) =>
-        insertOrFind(user).pipe(
+        insertOrFind(stored(user)).pipe(
           Effect.flatMap(Option.match({ onNone: () => findByPhone(user.phoneNumber), onSome: Effect.succeedSome })),
           Effect.flatten,
+          Effect.map(shown),
           Effect.orDie
         ),
-      update: (user) => update(user).pipe(Effect.orDie)
+      update: (user) => update(stored(user)).pipe(Effect.orDie)
     })
   })
 )

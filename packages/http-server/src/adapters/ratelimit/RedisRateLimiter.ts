@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { Redis } from "ioredis"
+import { watchReadiness } from "../../telemetry/RedisReadiness.js"
 import * as MemoryRateLimiter from "./MemoryRateLimiter.js"
 
 /** Options for a limiter over a Redis client the caller owns. */
@@ -198,5 +199,7 @@ const releaseClient = (client: Redis) =>
 export const layer = (options: RedisRateLimiterLayerOptions): Layer.Layer<RateLimiter, RedisRateLimiterConnectFailed> =>
   Layer.scoped(
     RateLimiter,
-    Effect.flatMap(Effect.acquireRelease(acquireClient(options), releaseClient), (client) => make(client, options))
+    Effect.flatMap(Effect.acquireRelease(acquireClient(options), releaseClient), (client) =>
+      Effect.zipRight(watchReadiness("rate_limiter", client), make(client, options))
+    )
   )

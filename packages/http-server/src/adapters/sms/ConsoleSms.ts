@@ -14,15 +14,22 @@ export interface ConsoleSmsOptions {
 }
 
 /**
- * An SmsSender that sends nothing and says so in one warning line, the number masked. Never fails.
+ * An SmsSender that sends nothing and says so in one warning line, the number masked. Never fails. When it shows
+ * the text and the message carries a one-time code, the code follows on a line of its own (`OTP for +9665******67:
+ * 482910`): the text is Arabic, and a code inside it is easy to misread in a terminal.
  */
 const make = (options: ConsoleSmsOptions): Effect.Effect<Context.Tag.Service<SmsSender>> =>
   Effect.succeed(
     SmsSender.of({
-      send: (sms) =>
-        Effect.logWarning("SMS not sent (SMS_PROVIDER=console)").pipe(
-          Effect.annotateLogs(options.showText ? { to: maskPhone(sms.to), text: sms.body } : { to: maskPhone(sms.to) })
+      send: (sms) => {
+        const to = maskPhone(sms.to)
+        const notSent = Effect.logWarning("SMS not sent (SMS_PROVIDER=console)").pipe(
+          Effect.annotateLogs(options.showText ? { to, text: sms.body } : { to })
         )
+        return options.showText && sms.code !== undefined
+          ? Effect.zipRight(notSent, Effect.logInfo(`OTP for ${to}: ${sms.code}`))
+          : notSent
+      }
     })
   )
 
