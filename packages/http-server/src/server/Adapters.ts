@@ -14,6 +14,7 @@ import { ConsoleSms, SmsOutbox, TwilioSms } from "../adapters/sms/index.js"
 import { AppConfig, type AppSettings } from "../config/AppConfig.js"
 import { DatabaseLayer, databaseOptionsFromUrl } from "../db/Database.js"
 import { MigratedDatabaseLayer } from "../db/Migrations.js"
+import { checkedSchemaStatus } from "../db/SchemaStatus.js"
 
 /** SMS_PROVIDER's sender, writing to SMS_OUTBOX_FILE too when set. */
 const smsLayer = (config: AppSettings) => {
@@ -72,11 +73,16 @@ export const PortAdaptersFromConfig = Layer.unwrapEffect(
   )
 )
 
-/** The database DATABASE_URL names, migrated unless MIGRATE_ON_START=false (migrations then run as `talab migrate`). */
+/**
+ * The database DATABASE_URL names, migrated unless MIGRATE_ON_START=false: migrations then run as `talab migrate`,
+ * and until they have, the server is not ready and calls are answered 503 (`SchemaStatus`).
+ */
 export const DatabaseFromConfig = Layer.unwrapEffect(
   Effect.flatMap(AppConfig, (config) =>
     Effect.map(databaseOptionsFromUrl(config.databaseUrl, config.dataDir), (options) =>
-      config.migrateOnStart ? MigratedDatabaseLayer(options) : DatabaseLayer(options)
+      config.migrateOnStart
+        ? MigratedDatabaseLayer(options)
+        : checkedSchemaStatus().pipe(Layer.provideMerge(DatabaseLayer(options)))
     )
   )
 )

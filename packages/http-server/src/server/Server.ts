@@ -49,6 +49,7 @@ import { Listening, NodeServerFromConfig } from "./NodeServer.js"
 import { ReferenceRoutes } from "./Reference.js"
 import { requestPipeline } from "./RequestPipeline.js"
 import { ExtraRoutes } from "./Routes.js"
+import { SchemaGateLive } from "./SchemaGate.js"
 import { describeStartFailure } from "./StartFailure.js"
 
 /*
@@ -104,6 +105,9 @@ const edgeMiddlewaresOf = (config: AppSettings) =>
     corsFor(config.corsOrigins),
     // Another spelling of a route is 404 before any limit below is counted, or skipped.
     CanonicalPathLive,
+    // A schema behind the server's migrations answers 503 until `talab migrate` has run, not 500: before
+    // the auth limit, whose counters may be tables of that schema.
+    SchemaGateLive,
     // /auth/* is counted per IP before anything below answers, so its 429 outranks every other answer.
     AuthRateLimitLive,
     // A database outage below, the idempotency store's own calls included, answers 503, not 500.
