@@ -50,11 +50,11 @@ const pushLayer = (config: AppSettings) => {
   return config.push.outboxFile ? PushOutbox.layer(config.push.outboxFile).pipe(Layer.provide(sender)) : sender
 }
 
-/** Rate-limit counters in this process, or in REDIS_URL's Redis (under `prefix`, the limiter's own by default). */
-export const rateLimiterLayer = (config: Pick<AppSettings, "redisUrl">, prefix?: string) =>
-  config.redisUrl
-    ? RedisRateLimiter.layer({ url: config.redisUrl, ...(prefix ? { prefix } : {}) })
-    : MemoryRateLimiter.layer()
+/** Rate-limit counters in this process, or in REDIS_URL's Redis (under `prefix`, the deployment's by default). */
+export const rateLimiterLayer = (
+  config: Pick<AppSettings, "redisUrl" | "redisPrefix">,
+  prefix = `${config.redisPrefix}ratelimit:`
+) => (config.redisUrl ? RedisRateLimiter.layer({ url: config.redisUrl, prefix }) : MemoryRateLimiter.layer())
 
 /** FILE_STORE: avatars on this instance's disk, in PostgreSQL, or in S3 (the last two shared by every instance). */
 export const fileStoreLayer = (config: AppSettings) =>
