@@ -60,7 +60,8 @@ const load = async (workers: number, send: () => Promise<Outcome>, until: () => 
   return outcomes
 }
 
-const isReset = (outcome: Outcome) => "error" in outcome && outcome.error !== "ECONNREFUSED"
+/** A request sent on a kept-alive connection that met a reset or a close instead of its answer. */
+const isResetKeptAlive = (outcome: Outcome) => "error" in outcome && outcome.error !== "ECONNREFUSED" && outcome.reused
 
 const started = (port: number) => {
   const server = startServer({ PORT: String(port), DATA_DIR: migratedDataDir(), SHUTDOWN_TIMEOUT_MS: "8000" })
@@ -88,7 +89,9 @@ describe("SIGTERM under load", () => {
 
     const after = outcomes.filter((outcome) => outcome.at >= signalledAt!)
     const answeredAfter = after.filter((outcome) => "status" in outcome)
-    expect(outcomes.filter(isReset)).toEqual([])
+    // A new connection made the instant the listening socket closes may still be reset by the kernel (it sat in
+    // the accept queue, never reached the server): that is not counted here; behind nginx it is retried.
+    expect(outcomes.filter(isResetKeptAlive)).toEqual([])
     // Requests did arrive on kept-alive connections after the signal, and each was told to close its connection.
     expect(answeredAfter.length).toBeGreaterThan(0)
     for (const outcome of answeredAfter) {
