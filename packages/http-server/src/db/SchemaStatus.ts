@@ -16,7 +16,7 @@ export type SchemaState =
 const CURRENT: SchemaState = { _tag: "Current" }
 
 /** The last migration this server knows: the database must be at it (or past it, mid-deploy) to be served. */
-export const REQUIRED_MIGRATION = Math.max(...Object.keys(migrations).map((id) => Number.parseInt(id, 10)))
+const REQUIRED_MIGRATION = Math.max(...Object.keys(migrations).map((id) => Number.parseInt(id, 10)))
 
 /** What a readiness probe or a 503 says of a schema that is not current. */
 export const describeSchemaState = (state: SchemaState) =>
