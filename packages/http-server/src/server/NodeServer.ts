@@ -1,7 +1,6 @@
 import { EventEmitter } from "node:events"
 import * as Http from "node:http"
 import type { Socket } from "node:net"
-import * as Net from "node:net"
 import type { Duplex } from "node:stream"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -21,14 +20,7 @@ const SERVER_TIMEOUTS = {
   /** An idle keep-alive connection is kept this long: longer than a load balancer's usual 60 s, so it closes first. */
   keepAliveTimeoutMs: 65_000,
   /** How often the two request timeouts are checked (Node's default, 30 s, lets them run 30 s late). */
-  checkIntervalMs: 1_000,
-  /**
-   * After SIGTERM an idle kept-alive connection stays open this long: a request a client sends on it meanwhile
-   * is answered (with `Connection: close`) instead of meeting a closed socket, which for a POST no client or
-   * proxy may retry. Closing an idle connection always races a request sent at that moment (HTTP/1.1 has no
-   * way to warn); a connection in use gets its `Connection: close` within this time and never races.
-   */
-  drainIdleGraceMs: 500
+  checkIntervalMs: 1_000
 } as const
 
 export interface NodeServerOptions {
@@ -51,10 +43,7 @@ class Connections {
   private readonly http = new Map<Socket, { active: number }>()
   private readonly upgraded = new Set<Duplex>()
   private emptied: Array<() => void> = []
-  /** From SIGTERM on: every response says `Connection: close`, and its connection is closed after it. */
   draining = false
-  /** From the end of the idle grace on: a connection is closed as soon as it serves no request. */
-  private closingIdle = false
 
   add(socket: Socket) {
     this.http.set(socket, { active: 0 })
@@ -69,12 +58,11 @@ class Connections {
     const socket = request.socket
     const state = this.http.get(socket)
     if (state !== undefined) state.active += 1
-    // Node then answers with `Connection: close` and closes the connection after the response. A response begun
-    // before the drain keeps its keep-alive: a request the client pipelined behind it is still answered.
+    // Node then answers with `Connection: close` and closes the connection after the response.
     if (this.draining) response.shouldKeepAlive = false
     response.once("close", () => {
       if (state !== undefined) state.active -= 1
-      if (this.closingIdle && state?.active === 0) socket.destroy()
+      if (this.draining && state?.active === 0) socket.end()
     })
   }
 
@@ -88,12 +76,10 @@ class Connections {
   }
 
   /**
-   * Closes the connections that serve no request, and from now on each as soon as it serves none: idle
-   * keep-alive ones and those still sending their headers. A request whose headers have arrived is in flight
-   * and is let finish.
+   * Closes the connections that serve no request: idle keep-alive ones and those still sending their headers.
+   * A request whose headers have arrived is in flight and is let finish.
    */
   closeIdle() {
-    this.closingIdle = true
     let closed = 0
     for (const [socket, state] of this.http) {
       if (state.active === 0) {
@@ -141,9 +127,8 @@ const connectionBudgetMs = (timeoutMs: number) => Math.max(timeoutMs - 3_000, ti
  * The HTTP server, with `HttpServer`, the platform services, `ServerLifecycle` and `NodeServer`. The app is
  * served on it as on `NodeHttpServer.layer`; the port opens when `NodeServer.listen` runs, and closing that
  * scope drains: readiness turns 503 and WebSockets are closed (the app listens to `ServerLifecycle`), no new
- * connection is accepted, every request that arrives on an open connection is answered with `Connection: close`,
- * idle and half-sent connections are closed after a short grace, requests in flight finish, and whatever is
- * still open when the connections' share of SHUTDOWN_TIMEOUT_MS runs out is cut.
+ * connection is accepted, idle and half-sent ones are closed, requests in flight finish, and whatever is still
+ * open when the connections' share of SHUTDOWN_TIMEOUT_MS runs out is cut.
  */
 const NodeServerLayer = (options: NodeServerOptions) =>
   Layer.unwrapScoped(
@@ -174,15 +159,11 @@ const NodeServerLayer = (options: NodeServerOptions) =>
         yield* Effect.logInfo("Shutting down: draining connections").pipe(
           Effect.annotateLogs({ open_connections: connections.size, timeout_ms: options.shutdownTimeoutMs })
         )
-        // No new connection (a balancer sends it elsewhere: nothing was sent); open ones are still read. Node's own
-        // `server.close()` would also close the idle ones at once, racing requests already on their way.
-        Net.Server.prototype.close.call(server)
-        const grace = Math.min(SERVER_TIMEOUTS.drainIdleGraceMs, connectionBudgetMs(options.shutdownTimeoutMs))
-        yield* Effect.raceFirst(connections.whenEmpty, Effect.sleep(grace))
+        server.close()
         connections.closeIdle()
         const drained = yield* connections.whenEmpty.pipe(
           Effect.timeoutTo({
-            duration: Math.max(0, connectionBudgetMs(options.shutdownTimeoutMs) - grace),
+            duration: connectionBudgetMs(options.shutdownTimeoutMs),
             onSuccess: () => 0,
             onTimeout: () => connections.closeAll()
           })
@@ -212,11 +193,7 @@ const NodeServerLayer = (options: NodeServerOptions) =>
       // The app, the pushes due and the database are closed by now: whatever is left goes too.
       yield* Effect.addFinalizer(() =>
         Effect.zipRight(
-          Effect.sync(() => {
-            connections.closeAll()
-            // Also stops Node's timer of the request timeouts.
-            server.close()
-          }),
+          Effect.sync(() => connections.closeAll()),
           Effect.logInfo("Stopped")
         )
       )
