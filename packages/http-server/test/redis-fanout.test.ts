@@ -29,7 +29,7 @@ let replies: Redis
 
 beforeAll(async () => {
   scope = await Effect.runPromise(Scope.make())
-  await Effect.runPromise(Scope.extend(makeRedisFanout(REDIS_URL, inbound), scope))
+  await Effect.runPromise(Scope.extend(makeRedisFanout(REDIS_URL, "talab:ws:", inbound), scope))
   publisher = new Redis(REDIS_URL)
   replies = new Redis(REDIS_URL)
 })

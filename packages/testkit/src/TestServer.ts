@@ -138,6 +138,11 @@ export interface TestServer {
   readonly signIn: (phone?: string, options?: SignInOptions) => Promise<SignedIn>
   /** The prefix of the rate-limit keys in Redis, when running on Redis. */
   readonly redisPrefix: string | undefined
+  /**
+   * The prefix of the server's WebSocket channels and socket sets in Redis (`REDIS_PREFIX` then `ws:`): shared
+   * by servers on one database, as in production.
+   */
+  readonly redisChannelPrefix: string
   /** Stops the server and drops its database. */
   readonly close: () => Promise<void>
 }
@@ -227,6 +232,8 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       host: "127.0.0.1",
       publicUrl: baseUrl,
       jwtSecret: Redacted.make("testkit-secret-testkit-secret-testkit-secret"),
+      // Named so the Redis prefix is derived from it, as a server's and `talab`'s on that database are.
+      ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
       ...options.settings,
       redisUrl
     })
@@ -262,6 +269,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       runExpiry: () => Runtime.runPromise(runtime, expiry.runNow),
       signIn: (phone = newPhoneNumber(), options = {}) => Runtime.runPromise(runtime, mintSession(phone, options)),
       redisPrefix,
+      redisChannelPrefix: `${settings.redisPrefix}ws:`,
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))
     }
   } catch (error) {

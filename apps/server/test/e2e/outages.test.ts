@@ -155,20 +155,15 @@ describe("Redis stopped and started again", () => {
 
   it("listens again on every channel the instances share once Redis is back (sessions, user events, evictions)", async () => {
     // The shared channels, and the instance's own channel for confirmations of its session ends and user changes.
-    const fixed = [
-      "talab:ws:confirm:*",
-      "talab:ws:evict",
-      "talab:ws:sessions",
-      "talab:ws:user-changes",
-      "talab:ws:users"
-    ]
+    const ws = server.redisChannelPrefix
+    const fixed = [`${ws}confirm:*`, `${ws}evict`, `${ws}sessions`, `${ws}user-changes`, `${ws}users`]
     const listened = async () => {
       const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 })
       try {
         await probe.connect()
-        const channels = (await probe.pubsub("CHANNELS", "talab:ws:*")) as Array<string>
+        const channels = (await probe.pubsub("CHANNELS", `${ws}*`)) as Array<string>
         return [
-          ...new Set(channels.map((channel) => channel.replace(/^talab:ws:confirm:.+$/, "talab:ws:confirm:*")))
+          ...new Set(channels.map((channel) => (channel.startsWith(`${ws}confirm:`) ? `${ws}confirm:*` : channel)))
         ].sort()
       } catch {
         return []
@@ -181,7 +176,7 @@ describe("Redis stopped and started again", () => {
     const listening = () =>
       eventually(async () => {
         const channels = await listened()
-        return channels.includes("talab:ws:sessions") ? channels : undefined
+        return channels.includes(`${ws}sessions`) ? channels : undefined
       }, 30_000)
     expect(await listening()).toEqual(fixed)
 

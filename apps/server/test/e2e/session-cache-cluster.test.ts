@@ -89,7 +89,7 @@ describe("session cache across two instances sharing Redis and PostgreSQL", () =
         publisher.publish(replyChannel!, token!).catch(() => {})
       }, 300)
     })
-    await slow.subscribe("talab:ws:sessions")
+    await slow.subscribe(`${a.redisChannelPrefix}sessions`)
     try {
       const user = await signIn(a, client(a))
       expect((await me(b, user.token)).status).toBe(200)

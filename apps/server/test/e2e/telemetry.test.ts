@@ -202,6 +202,37 @@ describe("telemetry on: OTEL_EXPORTER_OTLP_ENDPOINT and METRICS_PORT", () => {
     expect(sql.map((span) => String(span.attributes["db.query.text"])).join("\n")).toMatch(/sessions/)
   })
 
+  it("redacts a request's span as the log is: its path without the query, no header", async () => {
+    const { userId, token } = await signIn(baseUrl)
+    const secrets = ["query-secret-4821", "cookie-secret-9917", "api-key-secret-3306", "0550001122"]
+    const response = await fetch(`${baseUrl}/api/v1/users/me?token=${secrets[0]}&phone=${secrets[3]}`, {
+      headers: {
+        authorization: `Bearer ${token}`,
+        cookie: `session=${secrets[1]}`,
+        "x-api-key": secrets[2]!,
+        "user-agent": "telemetry-test"
+      }
+    })
+    expect(response.status).toBe(200)
+
+    const span = await eventually(
+      () =>
+        spansOf(receiver.received).find(
+          (span) => span.attributes["url.path"] === "/api/v1/users/me" && span.attributes["enduser.id"] === userId
+        ),
+      "the request's span"
+    )
+    expect(span.attributes).toMatchObject({ "http.request.method": "GET", "http.response.status_code": 200 })
+    const keys = Object.keys(span.attributes)
+    expect(keys).not.toContain("url.full")
+    expect(keys).not.toContain("url.query")
+    expect(
+      keys.filter((key) => key.startsWith("http.request.header.") || key.startsWith("http.response.header."))
+    ).toEqual([])
+    const exported = JSON.stringify(spansOf(receiver.received))
+    for (const secret of [...secrets, token]) expect(exported).not.toContain(secret)
+  })
+
   it("serves /metrics on METRICS_PORT only, in a format a Prometheus parser reads", async () => {
     const onPublicPort = await fetch(`${baseUrl}/metrics`)
     expect(onPublicPort.status).toBe(404)

@@ -88,6 +88,10 @@ export const startServer = (variables: Record<string, string>): ChildServer =>
     ...variables
   })
 
+/** Runs the bundled `talab` command (src/cli.ts) with only what Node needs in its environment, plus `variables`. */
+export const runTalabCommand = (args: ReadonlyArray<string>, variables: Record<string, string>): Started =>
+  startProcess(process.execPath, [join(serverBuild(), "cli.js"), ...args], appDirectory, variables)
+
 /** Kills (SIGKILL) the servers this file started that are still running, by their own handle. */
 export const killStartedServers = killStarted
 

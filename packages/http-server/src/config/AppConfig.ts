@@ -7,6 +7,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { databaseOptionsFromUrl } from "../db/Database.js"
+import { redisPrefixFor } from "./RedisPrefix.js"
 import { readVariable as read, type VariableName } from "./Settings.js"
 
 /*
@@ -165,6 +166,8 @@ const readSettings = Effect.gen(function* () {
       ...(apns ? { apns } : {})
     },
     redisUrl,
+    /** Before every Redis key and channel: REDIS_PREFIX, or derived from the database (RedisPrefix.ts). */
+    redisPrefix: redisPrefixFor({ redisPrefix: yield* read("REDIS_PREFIX"), databaseUrl, dataDir }),
     rateLimits: {
       authPerMinute: yield* read("RATE_LIMIT_AUTH_PER_MINUTE"),
       otpPer10Minutes: yield* read("RATE_LIMIT_OTP_PER_10_MINUTES"),
@@ -209,7 +212,13 @@ const defaults: AppSettings = Effect.runSync(
 
 export class AppConfig extends Context.Tag("@talab/http-server/AppConfig")<AppConfig, AppSettings>() {
   /** Settings for tests and the testkit: defaults with overrides. */
-  static readonly make = (overrides: Partial<AppSettings> = {}): AppSettings => ({ ...defaults, ...overrides })
+  static readonly make = (overrides: Partial<AppSettings> = {}): AppSettings => {
+    const settings = { ...defaults, ...overrides }
+    // Derived from the database the overrides name, as the environment's would be.
+    return overrides.redisPrefix !== undefined
+      ? settings
+      : { ...settings, redisPrefix: redisPrefixFor({ ...settings, redisPrefix: undefined }) }
+  }
   static readonly layer = (overrides: Partial<AppSettings> = {}) => Layer.succeed(AppConfig, AppConfig.make(overrides))
   /** Settings from the environment; a bad variable fails with a one-line message naming it. */
   static readonly fromEnvironment: Effect.Effect<AppSettings, ConfigError.ConfigError> = Effect.suspend(

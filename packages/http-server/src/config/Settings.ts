@@ -210,6 +210,10 @@ export const variables = {
     text,
     "set: rate-limit counters and WebSocket fan-out go through Redis, so several instances can run behind a load balancer (requires `JWT_SECRET`)"
   ),
+  REDIS_PREFIX: optional(
+    text,
+    "prepended to every Redis key and channel; unset: `talab:<12 hex>:`, a hash of the database (`DATABASE_URL`'s host, port and name, or `DATA_DIR` and the host name), so the instances of one deployment share it and two deployments on one Redis never do"
+  ),
   RATE_LIMIT_AUTH_PER_MINUTE: withDefault(
     positiveInt,
     10,

@@ -1,6 +1,7 @@
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import { describeConfigError, isConfigError } from "../config/AppConfig.js"
+import { redisPrefixFor } from "../config/RedisPrefix.js"
 import { readVariable } from "../config/Settings.js"
 import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
 import { publishSessionEnds, publishUserChanges } from "../realtime/RedisFanout.js"
@@ -16,6 +17,7 @@ const readEnvironment = Effect.all({
   databaseUrl: readVariable("DATABASE_URL"),
   dataDir: readVariable("DATA_DIR"),
   redisUrl: readVariable("REDIS_URL"),
+  redisPrefix: readVariable("REDIS_PREFIX"),
   adminPhoneNumbers: readVariable("ADMIN_PHONE_NUMBERS"),
   retentionDays: readVariable("RETENTION_DAYS")
 })
@@ -62,11 +64,15 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string |
     // Sockets and session caches live in the servers: on Redis every instance hears it; on the embedded
     // database none is running.
     const redisUrl = settings.redisUrl
+    // The servers' own channels: REDIS_PREFIX, or derived from the same database as theirs.
+    const channelPrefix = `${redisPrefixFor(settings)}ws:`
     const servers =
       redisUrl !== undefined
         ? {
-            endSessions: (ids: ReadonlyArray<string>) => publishSessionEnds(redisUrl, ids).pipe(Effect.orDie),
-            usersChanged: (ids: ReadonlyArray<string>) => publishUserChanges(redisUrl, ids).pipe(Effect.orDie)
+            endSessions: (ids: ReadonlyArray<string>) =>
+              publishSessionEnds(redisUrl, channelPrefix, ids).pipe(Effect.orDie),
+            usersChanged: (ids: ReadonlyArray<string>) =>
+              publishUserChanges(redisUrl, channelPrefix, ids).pipe(Effect.orDie)
           }
         : embeddedOnDisk
           ? { endSessions: () => Effect.void, usersChanged: () => Effect.void }

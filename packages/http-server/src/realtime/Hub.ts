@@ -305,6 +305,6 @@ export const RealtimeHubLive = Layer.scoped(
     const redisUrl = config.redisUrl
     return redisUrl === undefined
       ? makeHub(() => Effect.succeed(localOnlyFanout))
-      : makeHub((inbound) => makeRedisFanout(redisUrl, inbound))
+      : makeHub((inbound) => makeRedisFanout(redisUrl, `${config.redisPrefix}ws:`, inbound))
   })
 )

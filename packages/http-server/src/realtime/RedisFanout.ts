@@ -29,18 +29,36 @@ const COMMAND_TIMEOUT_MS = 2_000
  * Payloads are `<origin instance id>\n<frame>`, so an instance skips what it published itself (it has
  * already delivered that to its own sockets).
  */
-const PREFIX = "talab:ws:"
-const SESSIONS_CHANNEL = `${PREFIX}sessions`
-/** A user's row changed (profile, language, avatar, admin grant): each instance reads their sessions again. */
-const USER_CHANGES_CHANNEL = `${PREFIX}user-changes`
-/** Each publisher's own channel for the confirmations of its session ends and user changes. */
-const REPLY_PREFIX = `${PREFIX}confirm:`
-/** User events, to every instance: `{"user_ids": [...], "event": {...}}`; each delivers to its own sockets. */
-const USERS_CHANNEL = `${PREFIX}users`
+/** The names of one deployment's channels and keys, all under `prefix` (REDIS_PREFIX then `ws:`). */
+const namesOf = (prefix: string) => {
+  const SESSIONS_CHANNEL = `${prefix}sessions`
+  /** A user's row changed (profile, language, avatar, admin grant): each instance reads their sessions again. */
+  const USER_CHANGES_CHANNEL = `${prefix}user-changes`
+  /** User events, to every instance: `{"user_ids": [...], "event": {...}}`; each delivers to its own sockets. */
+  const USERS_CHANNEL = `${prefix}users`
+  const EVICT_CHANNEL = `${prefix}evict`
+  const audiencePrefix = `${prefix}c:`
+  return {
+    SESSIONS_CHANNEL,
+    USER_CHANGES_CHANNEL,
+    USERS_CHANNEL,
+    EVICT_CHANNEL,
+    /** Each publisher's own channel for the confirmations of its session ends and user changes. */
+    REPLY_PREFIX: `${prefix}confirm:`,
+    /** What every instance listens on from its start, and again after each reconnect. */
+    FIXED_CHANNELS: [SESSIONS_CHANNEL, USER_CHANGES_CHANNEL, EVICT_CHANNEL, USERS_CHANNEL],
+    SESSION_SOCKETS: `${prefix}sockets:s:`,
+    USER_SOCKETS: `${prefix}sockets:u:`,
+    SOCKET_SEQUENCE: `${prefix}sockets:seq`,
+    audienceChannel: ({ conversationId, userId }: Audience) => `${audiencePrefix}${conversationId}:u:${userId}`,
+    /** The conversation and user of an audience channel's name, if it is one. */
+    audienceOf: (channel: string) =>
+      channel.startsWith(audiencePrefix) ? AUDIENCE.exec(channel.slice(audiencePrefix.length)) : null
+  }
+}
+const AUDIENCE = /^([^:]+):u:([^:]+)$/
 /** Users named per published user event, so one publish stays small whatever the number of recipients. */
 const USERS_PER_PUBLISH = 1_000
-const audienceChannel = ({ conversationId, userId }: Audience) => `${PREFIX}c:${conversationId}:u:${userId}`
-const audiencePattern = new RegExp(`^${PREFIX}c:([^:]+):u:([^:]+)$`)
 
 /*
  * Sockets per session and per user, over every instance: a sorted set per session and per user of
@@ -49,12 +67,6 @@ const audiencePattern = new RegExp(`^${PREFIX}c:([^:]+):u:([^:]+)$`)
  * answers them; each instance closes its own (the others hear it on the `evict` channel). A set expires a
  * session's lifetime after its last admission, which clears what an instance that died left behind.
  */
-const EVICT_CHANNEL = `${PREFIX}evict`
-/** What every instance listens on from its start, and again after each reconnect. */
-const FIXED_CHANNELS = [SESSIONS_CHANNEL, USER_CHANGES_CHANNEL, EVICT_CHANNEL, USERS_CHANNEL]
-const SESSION_SOCKETS = `${PREFIX}sockets:s:`
-const USER_SOCKETS = `${PREFIX}sockets:u:`
-const SOCKET_SEQUENCE = `${PREFIX}sockets:seq`
 const SOCKET_SETS_TTL_SECONDS = 31 * 24 * 60 * 60
 const ADMIT_SCRIPT = `
 local score = redis.call('INCR', KEYS[3])
@@ -139,25 +151,34 @@ const makeAnnouncer = (publisher: Redis, subscriber: Redis, origin: string, repl
  * ids it names are UUIDs, or the message names no session or user and changes nothing (it is still confirmed,
  * so its publisher does not wait out the timeout).
  */
+type Names = ReturnType<typeof namesOf>
+
 const isId = Schema.is(Schema.UUID)
 const decodeUserEvent = Schema.decodeUnknownEither(
   Schema.parseJson(Schema.Struct({ user_ids: Schema.Array(Schema.UUID), event: Schema.Unknown }))
 )
 
 /** Confirms a change announced with a reply channel (`<id>\n<reply channel> <token>`) once it is applied. */
-const confirmApplied = (publisher: Redis, body: string, apply?: (id: string) => void) => {
+const confirmApplied = (publisher: Redis, replyPrefix: string, body: string, apply?: (id: string) => void) => {
   const newline = body.indexOf("\n")
   const id = newline < 0 ? body : body.slice(0, newline)
   if (isId(id)) apply?.(id)
   if (newline < 0) return
   const [replyChannel, token] = body.slice(newline + 1).split(" ")
-  if (replyChannel?.startsWith(REPLY_PREFIX) && token) publisher.publish(replyChannel, token).catch(() => {})
+  if (replyChannel?.startsWith(replyPrefix) && token) publisher.publish(replyChannel, token).catch(() => {})
 }
 
 /** Announces each id on `channel` to every instance from a process that is no instance (`talab …`), confirmed. */
-const publishFromOutside = (url: string, channel: string, ids: ReadonlyArray<string>) =>
+const publishFromOutside = (
+  url: string,
+  prefix: string,
+  channelOf: (names: Names) => string,
+  ids: ReadonlyArray<string>
+) =>
   Effect.scoped(
     Effect.gen(function* () {
+      const { REPLY_PREFIX } = namesOf(prefix)
+      const channel = channelOf(namesOf(prefix))
       const client = yield* connect(url, "talab-cli")
       const replies = yield* connect(url, "talab-cli-replies")
       const origin = `cli-${randomUUID()}`
@@ -172,12 +193,12 @@ const publishFromOutside = (url: string, channel: string, ids: ReadonlyArray<str
  * Tells every instance on this Redis that sessions ended, as a logout on one of them does (`talab sessions
  * revoke`): each closes its sockets of those sessions with 4401 and forgets them.
  */
-export const publishSessionEnds = (url: string, sessionIds: ReadonlyArray<string>) =>
-  publishFromOutside(url, SESSIONS_CHANNEL, sessionIds)
+export const publishSessionEnds = (url: string, prefix: string, sessionIds: ReadonlyArray<string>) =>
+  publishFromOutside(url, prefix, (names) => names.SESSIONS_CHANNEL, sessionIds)
 
 /** Tells every instance on this Redis that users' rows changed (`talab admin grant|revoke`). */
-export const publishUserChanges = (url: string, userIds: ReadonlyArray<string>) =>
-  publishFromOutside(url, USER_CHANGES_CHANNEL, userIds)
+export const publishUserChanges = (url: string, prefix: string, userIds: ReadonlyArray<string>) =>
+  publishFromOutside(url, prefix, (names) => names.USER_CHANGES_CHANNEL, userIds)
 
 const socketMember = (origin: string, holder: SocketHolder) => `${origin}|${holder.connectionId}|${holder.sessionId}`
 
@@ -235,9 +256,23 @@ const reportOutages = (client: Redis, role: string, runtime: Runtime.Runtime<nev
 /** The fan-out between instances sharing one Redis: a subscriber connection and a command connection. */
 export const makeRedisFanout = (
   url: string,
+  prefix: string,
   inbound: FanoutInbound
 ): Effect.Effect<Fanout, RealtimeRedisConnectFailed, Scope.Scope> =>
   Effect.gen(function* () {
+    const {
+      SESSIONS_CHANNEL,
+      USER_CHANGES_CHANNEL,
+      USERS_CHANNEL,
+      EVICT_CHANNEL,
+      REPLY_PREFIX,
+      FIXED_CHANNELS,
+      SESSION_SOCKETS,
+      USER_SOCKETS,
+      SOCKET_SEQUENCE,
+      audienceChannel,
+      audienceOf
+    } = namesOf(prefix)
     const runtime = yield* Effect.runtime<never>()
     const origin = randomUUID()
     const commands = yield* connect(url, "talab-ws-commands")
@@ -258,9 +293,10 @@ export const makeRedisFanout = (
       // What this instance published it has applied or delivered already; it only confirms its own announcements.
       const mine = payload.slice(0, newline) === origin
       const body = payload.slice(newline + 1)
-      if (channel === SESSIONS_CHANNEL) return confirmApplied(commands, body, mine ? undefined : inbound.sessionEnded)
+      if (channel === SESSIONS_CHANNEL)
+        return confirmApplied(commands, REPLY_PREFIX, body, mine ? undefined : inbound.sessionEnded)
       if (channel === USER_CHANGES_CHANNEL)
-        return confirmApplied(commands, body, mine ? undefined : inbound.userChanged)
+        return confirmApplied(commands, REPLY_PREFIX, body, mine ? undefined : inbound.userChanged)
       if (mine) return
       if (channel === EVICT_CHANNEL) return evictIfMine(body)
       if (channel === USERS_CHANNEL) {
@@ -269,7 +305,7 @@ export const makeRedisFanout = (
           onRight: ({ event, user_ids }) => inbound.deliverToUsers(user_ids, JSON.stringify(event))
         })
       }
-      const match = audiencePattern.exec(channel)
+      const match = audienceOf(channel)
       if (match) inbound.deliver({ conversationId: match[1]!, userId: match[2]! }, body)
     })
     const replyChannel = `${REPLY_PREFIX}${origin}`

@@ -14,6 +14,7 @@ import { ConsoleSms, SmsOutbox, TwilioSms } from "../adapters/sms/index.js"
 import { AppConfig, type AppSettings } from "../config/AppConfig.js"
 import { DatabaseLayer, databaseOptionsFromUrl } from "../db/Database.js"
 import { MigratedDatabaseLayer } from "../db/Migrations.js"
+import { checkedSchemaStatus } from "../db/SchemaStatus.js"
 
 /** SMS_PROVIDER's sender, writing to SMS_OUTBOX_FILE too when set. */
 const smsLayer = (config: AppSettings) => {
@@ -49,11 +50,11 @@ const pushLayer = (config: AppSettings) => {
   return config.push.outboxFile ? PushOutbox.layer(config.push.outboxFile).pipe(Layer.provide(sender)) : sender
 }
 
-/** Rate-limit counters in this process, or in REDIS_URL's Redis (under `prefix`, the limiter's own by default). */
-export const rateLimiterLayer = (config: Pick<AppSettings, "redisUrl">, prefix?: string) =>
-  config.redisUrl
-    ? RedisRateLimiter.layer({ url: config.redisUrl, ...(prefix ? { prefix } : {}) })
-    : MemoryRateLimiter.layer()
+/** Rate-limit counters in this process, or in REDIS_URL's Redis (under `prefix`, the deployment's by default). */
+export const rateLimiterLayer = (
+  config: Pick<AppSettings, "redisUrl" | "redisPrefix">,
+  prefix = `${config.redisPrefix}ratelimit:`
+) => (config.redisUrl ? RedisRateLimiter.layer({ url: config.redisUrl, prefix }) : MemoryRateLimiter.layer())
 
 /** FILE_STORE: avatars on this instance's disk, in PostgreSQL, or in S3 (the last two shared by every instance). */
 export const fileStoreLayer = (config: AppSettings) =>
@@ -72,11 +73,16 @@ export const PortAdaptersFromConfig = Layer.unwrapEffect(
   )
 )
 
-/** The database DATABASE_URL names, migrated unless MIGRATE_ON_START=false (migrations then run as `talab migrate`). */
+/**
+ * The database DATABASE_URL names, migrated unless MIGRATE_ON_START=false: migrations then run as `talab migrate`,
+ * and until they have, the server is not ready and calls are answered 503 (`SchemaStatus`).
+ */
 export const DatabaseFromConfig = Layer.unwrapEffect(
   Effect.flatMap(AppConfig, (config) =>
     Effect.map(databaseOptionsFromUrl(config.databaseUrl, config.dataDir), (options) =>
-      config.migrateOnStart ? MigratedDatabaseLayer(options) : DatabaseLayer(options)
+      config.migrateOnStart
+        ? MigratedDatabaseLayer(options)
+        : checkedSchemaStatus().pipe(Layer.provideMerge(DatabaseLayer(options)))
     )
   )
 )

@@ -7,6 +7,7 @@ import { FileStore } from "@talab/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { describeSchemaState, SchemaStatus } from "../db/SchemaStatus.js"
 import { entityTagOf, ifNoneMatchNames } from "./ConditionalGet.js"
 import { ServerLifecycle } from "./Lifecycle.js"
 
@@ -16,17 +17,31 @@ export const ExtraRoutes = HttpApiBuilder.Router.use((router) =>
     const sql = yield* SqlClient.SqlClient
     const files = yield* FileStore
     const lifecycle = yield* ServerLifecycle
+    const schema = yield* SchemaStatus
     yield* router.get("/health/live", HttpServerResponse.json({ status: "ok" }))
     const databaseReady = sql`SELECT 1`.pipe(
       Effect.timeout(Duration.seconds(2)),
       Effect.flatMap(() => HttpServerResponse.json({ status: "ok", database: "up" })),
       Effect.catchAll(() => HttpServerResponse.json({ status: "unavailable", database: "down" }, { status: 503 }))
     )
+    // The schema is checked first (it costs nothing once current): a database not yet migrated is up but useless.
+    const schemaThenDatabase = Effect.flatMap(schema.state, (state) =>
+      state._tag === "Current"
+        ? databaseReady
+        : HttpServerResponse.json(
+            {
+              status: "unavailable",
+              database: state._tag === "Behind" ? "behind" : "down",
+              reason: describeSchemaState(state)
+            },
+            { status: 503 }
+          )
+    )
     // A draining server is taken out of the load balancer's rotation before its connections close.
     yield* router.get(
       "/health/ready",
       Effect.suspend(() =>
-        lifecycle.isDraining() ? HttpServerResponse.json({ status: "draining" }, { status: 503 }) : databaseReady
+        lifecycle.isDraining() ? HttpServerResponse.json({ status: "draining" }, { status: 503 }) : schemaThenDatabase
       )
     )
     yield* router.get(

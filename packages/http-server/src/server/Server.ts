@@ -34,7 +34,8 @@ import { RequestsLive } from "../requests/Http.js"
 import { SellerProfilesLive } from "../sellers/Http.js"
 import { InstrumentedPorts } from "../telemetry/Instrumented.js"
 import { MetricsLive } from "../telemetry/MetricsEndpoint.js"
-import { isUntraced, requestMetrics } from "../telemetry/RequestMetrics.js"
+import { requestMetrics } from "../telemetry/RequestMetrics.js"
+import { requestSpan } from "../telemetry/RequestSpan.js"
 import { PublicUrlLive } from "../users/AvatarUrl.js"
 import { UsersLive } from "../users/Http.js"
 import { DatabaseFromConfig, PortAdaptersFromConfig } from "./Adapters.js"
@@ -50,6 +51,7 @@ import { PublicRateLimitLive } from "./PublicRateLimit.js"
 import { ReferenceRoutes } from "./Reference.js"
 import { requestPipeline } from "./RequestPipeline.js"
 import { ExtraRoutes } from "./Routes.js"
+import { SchemaGateLive } from "./SchemaGate.js"
 import { describeStartFailure } from "./StartFailure.js"
 
 /*
@@ -86,14 +88,16 @@ const ApiLive = HttpApiBuilder.api(Api).pipe(Layer.provide(FeatureGroups), Layer
 /**
  * Around everything the app answers, the framework's own answers (unknown route, malformed JSON) included:
  * the request pipeline (request id, body limits, the envelope and headers of every response, the log line),
- * then, when telemetry is on, the request count, inside it so it counts the status the client gets.
+ * then, when telemetry is on, the request count, inside it so it counts the status the client gets; around them
+ * all, when tracing is on, the request's span (redacted as the log is: `RequestSpan.ts`).
  */
 const outermostOf = (config: AppSettings) => {
   const tracing = config.telemetry.otlpEndpoint !== undefined
   const counting = tracing || config.telemetry.metricsPort !== undefined
   const pipeline = requestPipeline({ hsts: config.hsts })
   const countRequests = requestMetrics({ tracing })
-  return counting ? (app: HttpApp.Default) => pipeline(countRequests(app)) : pipeline
+  const counted = counting ? (app: HttpApp.Default) => pipeline(countRequests(app)) : pipeline
+  return tracing ? (app: HttpApp.Default) => requestSpan(counted(app)) : counted
 }
 
 /** The middlewares around the API and the other routes, outermost first: each wraps all those after it. */
@@ -103,6 +107,9 @@ const edgeMiddlewaresOf = (config: AppSettings) =>
     corsFor(config.corsOrigins),
     // Another spelling of a route is 404 before any limit below is counted, or skipped.
     CanonicalPathLive,
+    // A schema behind the server's migrations answers 503 until `talab migrate` has run, not 500: before
+    // the auth limit, whose counters may be tables of that schema.
+    SchemaGateLive,
     // /auth/* is counted per IP before anything below answers, so its 429 outranks every other answer.
     AuthRateLimitLive,
     // So are the public reads (a seller's profile, the API documents), per network too.
@@ -133,9 +140,9 @@ const HttpAppLive = Layer.unwrapEffect(
       Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes)),
       nestOutermostFirst(edgeMiddlewaresOf(config)),
       Layer.provide(ApiLive),
-      // Without an exporter the framework's span per request (URL parse, header redaction, attributes) would go
-      // nowhere: ~50 µs of every request. With one, every request but health probes and sockets gets its span.
-      HttpMiddleware.withTracerDisabledWhen(config.telemetry.otlpEndpoint !== undefined ? isUntraced : () => true),
+      // The framework's span per request is never made: it keeps the query and every header. Ours (outermostOf)
+      // is made with an exporter only, for every request but health probes and sockets.
+      HttpMiddleware.withTracerDisabledWhen(() => true),
       Layer.provide(StrictRouter)
     )
   )

@@ -12,6 +12,15 @@ import { pathOf } from "../../http/RequestPath.js"
 export const annotateLogsWithRequestId = (requestId: string) =>
   FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set("request_id", requestId as unknown))
 
+/**
+ * What the log (and a trace) says of a request: its method and path. Never its query, where a phone number or
+ * a search may sit, nor a header, where the tokens are.
+ */
+export const loggedRequestOf = (request: HttpServerRequest.HttpServerRequest) => ({
+  method: request.method,
+  path: pathOf(request.url)
+})
+
 /** The one log line of every request. */
 export const logRequest = (
   request: HttpServerRequest.HttpServerRequest,
@@ -28,8 +37,7 @@ export const logRequest = (
       : Effect.logWithLevel(level, "request").pipe(
           Effect.annotateLogs({
             request_id: requestId,
-            method: request.method,
-            path: pathOf(request.url),
+            ...loggedRequestOf(request),
             status: response.status,
             duration_ms: Math.round((performance.now() - startedAt) * 10) / 10
           })
