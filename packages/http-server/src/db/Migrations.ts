@@ -43,7 +43,7 @@ export const migrations = {
   "0018_offer_and_request_expiry": offerAndRequestExpiry,
   "0019_striped_request_counts": stripedRequestCounts,
   "0020_expiry_rules": expiryRules,
-  "0021_spam_bounds": spamBounds
+  "0021_spam_bounds": spamBounds,
   "0022_relative_avatar_urls": relativeAvatarUrls
 }
 
