@@ -36,6 +36,12 @@ const asDomainError = (rejected: AvatarRejected) => {
       return new UnsupportedMediaType()
     case "too_many_pixels":
       return ValidationFailed.field("avatar", "avatar_too_many_pixels")
+    case "side_too_long":
+      return ValidationFailed.field("avatar", "avatar_side_too_long")
+    case "aspect_ratio":
+      return ValidationFailed.field("avatar", "avatar_aspect_ratio")
+    case "too_costly":
+      return ValidationFailed.field("avatar", "avatar_too_costly")
     case "corrupt":
       return ValidationFailed.field("avatar", "avatar_corrupt")
   }
