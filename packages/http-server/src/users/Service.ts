@@ -93,9 +93,10 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
         const key = `${yield* ids.next}.${image.extension}`
         yield* files.put(key, { bytes: image.bytes, contentType: image.contentType })
         const avatarUrl = `${config.publicUrl}${AVATAR_PATH}${key}`
-        yield* users.update({ ...user, avatarUrl })
+        // Only avatar_url is written: a name or language saved during the decoding stays.
+        const replacedUrl = yield* users.replaceAvatar(user.id, avatarUrl)
         yield* sessionEvents.userChanged(user.id)
-        const replaced = avatarKeyOf(user.avatarUrl)
+        const replaced = avatarKeyOf(Option.getOrNull(replacedUrl))
         if (replaced !== undefined && replaced !== key) yield* deleteReplaced(replaced)
         return { avatarUrl }
       })
