@@ -77,7 +77,7 @@ const bytesPerSample = (depth: string) => {
 }
 
 /** What an image's header says about its decoding. */
-export interface ImageHeader {
+interface ImageHeader {
   readonly width: number
   readonly height: number
   readonly channels: number
@@ -91,7 +91,7 @@ export interface ImageHeader {
  * a 40-megapixel 16-bit RGBA interlaced PNG of 600 KiB costs 2.7 s of CPU; the same in 8-bit RGBA without
  * interlacing 0.7 s).
  */
-export const decodeWork = (header: ImageHeader) =>
+const decodeWork = (header: ImageHeader) =>
   header.width * header.height * header.channels * bytesPerSample(header.depth) * (header.isProgressive ? 2 : 1)
 
 /** A re-encoded avatar, ready to store under a server-made name. */
