@@ -27,7 +27,7 @@ const config: KnipConfig = {
       includeEntryExports: true,
       // The build bundles the workspace packages, not their dependencies: those the bundle loads at run time
       // are this package's own, for `pnpm deploy --prod` to install.
-      ignoreDependencies: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "libphonenumber-js", "sharp"]
+      ignoreDependencies: ["@electric-sql/pglite", "@electric-sql/pglite-socket", "libphonenumber-js"]
     },
     "packages/http-server": {
       includeEntryExports: true

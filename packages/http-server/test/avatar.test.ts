@@ -2,6 +2,7 @@ import { crc32 } from "node:zlib"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import sharp from "sharp"
+import { pngOfZeros } from "../../../test-support/png.js"
 import { AvatarRejected, detectImageType, processAvatar } from "../src/users/Avatar.js"
 
 const MiB = 1024 * 1024
@@ -54,25 +55,33 @@ const expectRejected = (
 
 const metadataOf = (bytes: Uint8Array) => Effect.promise(() => sharp(bytes).metadata())
 
-/** A PNG made of a header only, claiming `width` x `height`: what a bomb looks like before it is inflated. */
-const pngClaiming = (width: number, height: number): Buffer => {
-  const chunk = (type: string, data: Buffer) => {
-    const typeAndData = Buffer.concat([Buffer.from(type, "latin1"), data])
-    const length = Buffer.alloc(4)
-    length.writeUInt32BE(data.length)
-    const crc = Buffer.alloc(4)
-    crc.writeUInt32BE(crc32(typeAndData))
-    return Buffer.concat([length, typeAndData, crc])
-  }
+const pngChunk = (type: string, data: Buffer) => {
+  const typeAndData = Buffer.concat([Buffer.from(type, "latin1"), data])
+  const length = Buffer.alloc(4)
+  length.writeUInt32BE(data.length)
+  const crc = Buffer.alloc(4)
+  crc.writeUInt32BE(crc32(typeAndData))
+  return Buffer.concat([length, typeAndData, crc])
+}
+
+/**
+ * A PNG made of a header only, claiming `width` x `height` (8-bit RGB unless told): what a bomb looks like before
+ * it is inflated.
+ */
+const pngClaiming = (
+  width: number,
+  height: number,
+  { bitDepth = 8, colourType = 2, interlaced = false } = {}
+): Buffer => {
   const header = Buffer.alloc(13)
   header.writeUInt32BE(width, 0)
   header.writeUInt32BE(height, 4)
-  header.set([8, 2, 0, 0, 0], 8) // 8-bit RGB, standard compression and filtering, not interlaced
+  header.set([bitDepth, colourType, 0, 0, interlaced ? 1 : 0], 8) // standard compression and filtering
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", header),
-    chunk("IDAT", Buffer.from([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])),
-    chunk("IEND", Buffer.alloc(0))
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", Buffer.from([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])),
+    pngChunk("IEND", Buffer.alloc(0))
   ])
 }
 
@@ -218,12 +227,53 @@ describe("processAvatar", () => {
     })
   )
 
-  it.effect("refuses a PNG whose header claims 20000x20000 without decoding it", () =>
+  it.effect("refuses a PNG whose header claims 7000x7000 without decoding it", () =>
     Effect.gen(function* () {
-      const claim = pngClaiming(20_000, 20_000)
+      const claim = pngClaiming(7000, 7000)
       expect(claim.length).toBeLessThan(100)
 
       yield* expectRejected(claim, "too_many_pixels")
+    })
+  )
+
+  it.effect("refuses a side over 8192 px as side_too_long, from the header", () =>
+    Effect.gen(function* () {
+      yield* expectRejected(pngClaiming(20_000, 20_000), "side_too_long")
+      yield* expectRejected(pngClaiming(8193, 1000), "side_too_long")
+      yield* expectRejected(pngClaiming(1000, 8193), "side_too_long")
+      // A sliver under the pixel limit: 39 megapixels, 13 s of CPU to shrink before this rule.
+      yield* expectRejected(pngClaiming(1, 39_000_000), "side_too_long")
+      // 8192 itself passes the header checks and reaches the decoder, which finds no pixel data.
+      yield* expectRejected(pngClaiming(8192, 1000), "corrupt")
+    })
+  )
+
+  it.effect("refuses one side over 20 times the other as aspect_ratio, from the header", () =>
+    Effect.gen(function* () {
+      yield* expectRejected(pngClaiming(8000, 399), "aspect_ratio")
+      yield* expectRejected(pngClaiming(300, 6001), "aspect_ratio")
+      yield* expectRejected(pngClaiming(8000, 400), "corrupt")
+      yield* expectRejected(pngClaiming(300, 6000), "corrupt")
+    })
+  )
+
+  it.effect("refuses a decoding estimated over budget as too_costly: 16-bit colour, interlacing", () =>
+    Effect.gen(function* () {
+      // 25 megapixels of 8-bit RGBA is the budget; in 16 bits, or interlaced, half as many.
+      yield* expectRejected(pngClaiming(5000, 5000, { colourType: 6 }), "corrupt")
+      yield* expectRejected(pngClaiming(5000, 5001, { colourType: 6 }), "too_costly")
+      yield* expectRejected(pngClaiming(5000, 5000, { colourType: 6, bitDepth: 16 }), "too_costly")
+      yield* expectRejected(pngClaiming(5000, 5000, { colourType: 6, interlaced: true }), "too_costly")
+      yield* expectRejected(pngClaiming(2500, 5000, { colourType: 6, interlaced: true }), "corrupt")
+      yield* expectRejected(pngClaiming(2500, 5000, { colourType: 6, bitDepth: 16 }), "corrupt")
+    })
+  )
+
+  it.effect("stops a decoding past decodeTimeoutSeconds as too_costly", () =>
+    Effect.gen(function* () {
+      // 40 megapixels of 16-bit RGBA: 300 KiB, about 1.4 s of CPU; accepted whole without the timeout.
+      const heavy = pngOfZeros(8000, 5000, { bitDepth: 16, colourType: 6 })
+      yield* expectRejected(heavy, "too_costly", { maxDecodeWork: Number.MAX_SAFE_INTEGER, decodeTimeoutSeconds: 1 })
     })
   )
 

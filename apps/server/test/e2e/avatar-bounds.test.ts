@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
+import { pngOfZeros } from "../../../../test-support/png.js"
 import { expectError } from "../support/fixtures.js"
 import { backends, client, relaxedLimits, type SignedIn, signIn, useServer } from "../support/harness.js"
 import { largePng } from "../support/images.js"
@@ -74,5 +75,39 @@ describe.each(backends)("avatar bounds on %s", (backend) => {
     expectError(await upload(me, new TextEncoder().encode("not an image")), 415, "UNSUPPORTED_MEDIA_TYPE")
     expect(await avatarOf(me)).toBe(current)
     expect(await served(current)).toBe(200)
+  })
+
+  it("refuses a 1 x 39,000,000 PNG from its header, fast, with 400 naming the avatar part", async () => {
+    const me = await signIn(server(), api())
+    const current: string = (await upload(me, png)).body.data.avatar_url
+    // 39 megapixels (under the 40-megapixel limit) in a few hundred KiB: 13 s of CPU to shrink when it was decoded.
+    const sliver = pngOfZeros(1, 39_000_000)
+    expect(sliver.length).toBeLessThan(5 * 1024 * 1024)
+
+    const started = performance.now()
+    const answer = await upload(me, sliver)
+    const elapsedMs = performance.now() - started
+
+    const error = expectError(answer, 400, "VALIDATION_ERROR", ["avatar"])
+    expect(error.details.avatar).toEqual(["Neither side of the image may be over 8192 pixels"])
+    // Generous for a busy machine; decoding it took 25 s of wall clock on the same machine.
+    expect(elapsedMs).toBeLessThan(3_000)
+    expect(await avatarOf(me)).toBe(current)
+  })
+
+  it("refuses one side over 20 times the other, and accepts 1:20 at 8192 px", async () => {
+    const me = await signIn(server(), api())
+    const error = expectError(await upload(me, pngOfZeros(8000, 399)), 400, "VALIDATION_ERROR", ["avatar"])
+    expect(error.details.avatar).toEqual(["One side of the image may be at most 20 times the other"])
+    const accepted = await upload(me, pngOfZeros(8192, 410))
+    expect(accepted.status).toBe(200)
+    expect(await avatarOf(me)).toBe(accepted.body.data.avatar_url)
+  })
+
+  it("refuses an image whose decoding the header says is too heavy (16-bit, interlaced) with 400 naming the part", async () => {
+    const me = await signIn(server(), api())
+    const heavy = pngOfZeros(8000, 5000, { bitDepth: 16, colourType: 6, interlaced: true })
+    const error = expectError(await upload(me, heavy), 400, "VALIDATION_ERROR", ["avatar"])
+    expect(error.details.avatar).toEqual(["The image is too heavy to process; save it smaller or as an ordinary JPEG"])
   })
 })

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest"
 import {
   anOfferBody,
+  conversationOfOffer,
   expectError,
   market,
   marketSettings,
@@ -9,6 +10,7 @@ import {
 } from "../support/fixtures.js"
 import { backends, type Response, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
+import { connectAs } from "../support/ws-client.js"
 
 /*
  * Suspending a seller (decisions.md section 3: a report resolved with `suspend_seller` suspends the reported
@@ -160,6 +162,97 @@ describe.each(backends)("seller suspension (%s)", (backend) => {
     m.expectStatus(await resolve(await fileReport(buyer, seller), action), 200, action)
     expect(await offersOf(buyer, request.id)).toEqual({ [offers[0].id]: "pending" })
     await m.accept(buyer, offers[0].id)
+  })
+
+  describe("messages of a suspended seller", () => {
+    let made: Awaited<ReturnType<ReturnType<typeof market>["deal"]>>
+    let otherBuyer: SignedIn
+    let pendingConversation: string
+    let dealConversation: string
+
+    const texts = async (reader: SignedIn, conversationId: string) =>
+      m
+        .expectStatus(
+          await m.api().get(`/conversations/${conversationId}/messages`, { token: reader.token }),
+          200,
+          "history"
+        )
+        .body.data.messages.map((message) => message.message_text)
+
+    beforeAll(async () => {
+      made = await m.deal()
+      otherBuyer = await m.user("Buyer Three")
+      const request = await m.request(otherBuyer)
+      const offer = await m.offer(made.seller, request.id)
+      pendingConversation = await conversationOfOffer(m.api(), otherBuyer, offer.id)
+      dealConversation = await conversationOfOffer(m.api(), made.buyer, made.offer.id)
+      const before = await m.api().post(`/conversations/${pendingConversation}/messages`, {
+        token: made.seller.token,
+        body: { message_text: "before" }
+      })
+      m.expectStatus(before, 201, "message before the suspension")
+      await suspend(made.seller)
+    }, 120_000)
+
+    it("refuses their message over REST with 403 SELLER_NOT_APPROVED where the offer is not accepted, storing nothing", async () => {
+      const refused = await m.api().post(`/conversations/${pendingConversation}/messages`, {
+        token: made.seller.token,
+        body: { message_text: "call me on the other app" },
+        headers: { "accept-language": "en" }
+      })
+      expect(expectError(refused, 403, "SELLER_NOT_APPROVED").message).toBe("Your seller profile is not approved")
+      expect(await texts(otherBuyer, pendingConversation)).toEqual(["before"])
+    })
+
+    it("refuses their message frame over the WebSocket with an error frame SELLER_NOT_APPROVED, storing nothing", async () => {
+      const socket = await connectAs(server().wsUrl, made.seller.token, [pendingConversation])
+      try {
+        socket.send({
+          type: "message",
+          conversation_id: pendingConversation,
+          message_text: "still here",
+          client_id: "c-1"
+        })
+        expect(await socket.nextOfType("error")).toMatchObject({
+          type: "error",
+          code: "SELLER_NOT_APPROVED",
+          client_id: "c-1"
+        })
+      } finally {
+        socket.close()
+      }
+      expect(await texts(otherBuyer, pendingConversation)).toEqual(["before"])
+    })
+
+    it("keeps the conversation of their accepted deal open, over REST and the WebSocket", async () => {
+      m.expectStatus(
+        await m.api().post(`/conversations/${dealConversation}/messages`, {
+          token: made.seller.token,
+          body: { message_text: "delivery tomorrow" }
+        }),
+        201,
+        "message in the deal's conversation"
+      )
+      const socket = await connectAs(server().wsUrl, made.seller.token, [dealConversation])
+      try {
+        socket.send({ type: "message", conversation_id: dealConversation, message_text: "at ten", client_id: "d-1" })
+        expect(await socket.nextOfType("ack")).toMatchObject({ type: "ack", client_id: "d-1" })
+      } finally {
+        socket.close()
+      }
+      expect(await texts(made.buyer, dealConversation)).toEqual(["at ten", "delivery tomorrow"]) // newest first
+    })
+
+    it("lets the buyer still write in the conversation of the rejected offer", async () => {
+      m.expectStatus(
+        await m.api().post(`/conversations/${pendingConversation}/messages`, {
+          token: otherBuyer.token,
+          body: { message_text: "never mind" }
+        }),
+        201,
+        "buyer's message"
+      )
+    })
   })
 
   it("a refused resolve (report not pending) rejects no offer", async () => {

@@ -132,7 +132,7 @@ export interface components {
             /** @enum {string} */
             readonly type: "error";
             /** @enum {string} */
-            readonly code: "UNAUTHORIZED" | "VALIDATION_ERROR" | "FORBIDDEN" | "NOT_FOUND" | "RATE_LIMITED" | "INTERNAL_ERROR";
+            readonly code: "UNAUTHORIZED" | "VALIDATION_ERROR" | "FORBIDDEN" | "NOT_FOUND" | "SELLER_NOT_APPROVED" | "RATE_LIMITED" | "INTERNAL_ERROR";
             readonly message: string;
             readonly details?: {
                 readonly [key: string]: readonly string[];

@@ -267,10 +267,10 @@ export interface paths {
          *
          *     | Status | Code | When |
          *     |---|---|---|
-         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 400 | `VALIDATION_ERROR` | on `avatar`, told from the header before any pixel is decoded: a side over 8,192 px, one side over 20 times the other, over 40 megapixels, or a decoding too heavy (pixels × channels × bytes per sample, twice for interlaced or progressive, over 100 million); or a decoding stopped after 5 s; or an image that cannot be decoded |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
-         *     | 413 | `PAYLOAD_TOO_LARGE` | the image is over 5 MiB |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the image is over 5 MiB (a chunked body too, past 6 MiB) |
          *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the file is not a JPEG, PNG or WebP image |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
@@ -1267,13 +1267,14 @@ export interface paths {
         put?: never;
         /**
          * Send a message
-         * @description The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push.
+         * @description The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push. A seller whose profile is suspended or rejected may write only in the conversation of an accepted offer (the deal's); elsewhere 403 `SELLER_NOT_APPROVED`, nothing stored.
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 403 | `FORBIDDEN` | the caller is not a party of the conversation |
+         *     | 403 | `SELLER_NOT_APPROVED` | the caller is the conversation's seller, their profile is suspended or rejected, and the offer is not accepted |
          *     | 404 | `NOT_FOUND` | no conversation has this id |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |

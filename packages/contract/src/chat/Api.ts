@@ -93,11 +93,13 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .annotate(OpenApi.Summary, "Send a message")
       .annotate(
         OpenApi.Description,
-        "The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push."
+        "The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push. A seller whose profile is suspended or rejected may write only in the conversation of an accepted offer (the deal's); elsewhere 403 `SELLER_NOT_APPROVED`, nothing stored."
       )
       .annotate(ErrorCases, {
         NOT_FOUND: "no conversation has this id",
-        FORBIDDEN: "the caller is not a party of the conversation"
+        FORBIDDEN: "the caller is not a party of the conversation",
+        SELLER_NOT_APPROVED:
+          "the caller is the conversation's seller, their profile is suspended or rejected, and the offer is not accepted"
       })
       .annotate(RequestExample, { message_text: "Is it still available?" })
   )

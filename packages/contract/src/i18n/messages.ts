@@ -111,6 +111,18 @@ export const texts: Catalogue = {
   avatar_missing: { ar: "أرفق صورة في الحقل avatar", en: "Attach an image in the avatar field" },
   avatar_corrupt: { ar: "تعذرت قراءة الصورة", en: "The image could not be read" },
   avatar_too_many_pixels: { ar: "أبعاد الصورة كبيرة جداً", en: "The image dimensions are too large" },
+  avatar_side_too_long: {
+    ar: "يجب ألا يتجاوز أي من ضلعي الصورة 8192 بكسل",
+    en: "Neither side of the image may be over 8192 pixels"
+  },
+  avatar_aspect_ratio: {
+    ar: "يجب ألا يزيد أحد ضلعي الصورة على 20 ضعف الآخر",
+    en: "One side of the image may be at most 20 times the other"
+  },
+  avatar_too_costly: {
+    ar: "الصورة أثقل من أن تُعالج؛ احفظها بأبعاد أصغر أو بصيغة JPEG عادية",
+    en: "The image is too heavy to process; save it smaller or as an ordinary JPEG"
+  },
   avatar_type: { ar: "الصورة يجب أن تكون JPEG أو PNG أو WebP", en: "The image must be JPEG, PNG or WebP" },
   avatar_too_large: { ar: "حجم الصورة يجب ألا يتجاوز 5 ميغابايت", en: "The image must be at most 5 MiB" },
   otp_sent: { ar: "تم إرسال رمز التحقق", en: "A verification code has been sent" },

@@ -133,7 +133,9 @@ export const CaughtUpFrame = Schema.Struct({
 /**
  * The code of an `error` frame: `UNAUTHORIZED` (no auth yet, or a bad token), `VALIDATION_ERROR` (a malformed frame,
  * an unknown type, too many subscriptions), `FORBIDDEN` (not a party of the conversation), `NOT_FOUND` (no such
- * conversation), `RATE_LIMITED` (too many frames: this one is dropped), `INTERNAL_ERROR` (the server failed).
+ * conversation), `SELLER_NOT_APPROVED` (a suspended or rejected seller's message in the conversation of an offer
+ * that is not accepted: nothing stored), `RATE_LIMITED` (too many frames: this one is dropped), `INTERNAL_ERROR`
+ * (the server failed).
  */
 export const ErrorFrameCode = Schema.Literal(
   ...([
@@ -141,6 +143,7 @@ export const ErrorFrameCode = Schema.Literal(
     "VALIDATION_ERROR",
     "FORBIDDEN",
     "NOT_FOUND",
+    "SELLER_NOT_APPROVED",
     "RATE_LIMITED",
     "INTERNAL_ERROR"
   ] as const satisfies ReadonlyArray<ErrorCode>)

@@ -93,8 +93,10 @@ export class UsersApi extends HttpApiGroup.make("users")
         "The signed-in user. A JPEG, PNG or WebP image (told by its content) of at most 5 MiB in the multipart field `avatar`; it is re-encoded without its metadata and replaces the previous avatar."
       )
       .annotate(ErrorCases, {
-        PAYLOAD_TOO_LARGE: "the image is over 5 MiB",
-        UNSUPPORTED_MEDIA_TYPE: "the file is not a JPEG, PNG or WebP image"
+        PAYLOAD_TOO_LARGE: "the image is over 5 MiB (a chunked body too, past 6 MiB)",
+        UNSUPPORTED_MEDIA_TYPE: "the file is not a JPEG, PNG or WebP image",
+        VALIDATION_ERROR:
+          "on `avatar`, told from the header before any pixel is decoded: a side over 8,192 px, one side over 20 times the other, over 40 megapixels, or a decoding too heavy (pixels × channels × bytes per sample, twice for interlaced or progressive, over 100 million); or a decoding stopped after 5 s; or an image that cannot be decoded"
       })
   )
   .add(

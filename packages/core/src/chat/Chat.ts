@@ -1,13 +1,15 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Ids } from "../platform/Ids.js"
+import { SellerProfileRepo } from "../sellers/Repo.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
 import { DomainEvent } from "../shared/Events.js"
 import { FreeText, Optional, Text } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { Transactor } from "../shared/Transactor.js"
 import { type LockedConversation, MESSAGE_MAX_LENGTH, type Message, otherParty } from "./Conversation.js"
-import { asConversationParty } from "./Policy.js"
+import { asConversationParty, requireMayWrite } from "./Policy.js"
 import { ConversationRepo, MessageRepo } from "./Repo.js"
 
 /** The longest id a sender may give a message (`clientId`), in characters. */
@@ -39,6 +41,7 @@ export class Chat extends Effect.Service<Chat>()("@talab/core/Chat", {
   effect: Effect.gen(function* () {
     const conversations = yield* ConversationRepo
     const messages = yield* MessageRepo
+    const profiles = yield* SellerProfileRepo
     const outbox = yield* EventOutbox
     const transactor = yield* Transactor
     const ids = yield* Ids
@@ -48,6 +51,9 @@ export class Chat extends Effect.Service<Chat>()("@talab/core/Chat", {
      * stored one at a time (the conversation is locked), each strictly after the previous one and with the
      * next seq, so paging by time never splits two that share an instant and paging by seq never skips one.
      * The input is {@link MessageInput} as decoded: its text rules are the schema's, not checked again here.
+     * A seller whose profile is not approved writes only in the conversation of an accepted offer
+     * (`requireMayWrite`); their profile is locked, shared, before the conversation (the ports' lock order), so
+     * a suspension either waits for the message or is seen by it.
      */
     const send = (
       senderId: string,
@@ -57,7 +63,12 @@ export class Chat extends Effect.Service<Chat>()("@talab/core/Chat", {
     ) =>
       transactor.transaction(
         Effect.gen(function* () {
+          const seen = yield* conversations.findById(conversationId)
+          const sellerProfile = Option.exists(seen, (c) => c.sellerId === senderId)
+            ? yield* profiles.lockSharedByUserId(senderId)
+            : Option.none()
           const conversation = yield* asConversationParty(yield* conversations.lock(conversationId), senderId)
+          yield* requireMayWrite(conversation, senderId, sellerProfile)
           const recipientId = otherParty(conversation, senderId)
           const recipientOnline = yield* recipientPresence(conversation.id, recipientId)
           const at = yield* currentDate

@@ -3,7 +3,7 @@ import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { insertNew, rowWhere, unchanged } from "../memory/Rows.js"
-import { MemoryStore, UniqueViolation } from "../memory/Store.js"
+import { MemoryStore } from "../memory/Store.js"
 import { DeviceTokenRepo, UserRepo } from "./Repo.js"
 
 /** {@link UserRepo} over the {@link MemoryStore}: one user per phone number. */
@@ -23,17 +23,29 @@ export const MemoryUserRepo = Layer.effect(
             }
           )
         ),
-      update: (user) =>
+      updateProfile: (id, changes) =>
         store.write((t) =>
-          Option.match(HashMap.get(t.users, user.id), {
-            onNone: () => unchanged(undefined, t),
+          Option.match(HashMap.get(t.users, id), {
+            onNone: () => unchanged(Option.none(), t),
             onSome: (stored) => {
-              const takenBy = rowWhere(t.users, (u) => u.phoneNumber === user.phoneNumber && u.id !== user.id)
-              if (Option.isSome(takenBy)) throw new UniqueViolation({ constraint: "users_phone_number_key" })
-              // isAdmin is an operator's grant: a profile change never writes it.
-              const updated = { ...user, isAdmin: stored.isAdmin, createdAt: stored.createdAt }
-              return [undefined, { ...t, users: HashMap.set(t.users, user.id, updated) }] as const
+              const updated = {
+                ...stored,
+                name: changes.name ?? stored.name,
+                language: changes.language ?? stored.language
+              }
+              return [Option.some(updated), { ...t, users: HashMap.set(t.users, id, updated) }] as const
             }
+          })
+        ),
+      replaceAvatar: (id, avatarUrl) =>
+        store.write((t) =>
+          Option.match(HashMap.get(t.users, id), {
+            onNone: () => unchanged(Option.none(), t),
+            onSome: (stored) =>
+              [
+                Option.some(stored.avatarUrl),
+                { ...t, users: HashMap.set(t.users, id, { ...stored, avatarUrl }) }
+              ] as const
           })
         )
     })

@@ -11,8 +11,19 @@ export class UserRepo extends Context.Tag("@talab/core/UserRepo")<
     readonly findByPhone: (phoneNumber: string) => Effect.Effect<Option.Option<User>>
     /** Inserts the user unless the phone number exists; answers the stored user either way. */
     readonly insertOrGet: (user: User) => Effect.Effect<User>
-    /** Writes the profile (name, avatar, language); never `isAdmin`, which only an operator's grant sets. */
-    readonly update: (user: User) => Effect.Effect<void>
+    /**
+     * Writes only the columns given (name, language) and answers the user as now stored; none for an unknown id.
+     * Only those columns: a write of the whole row would put back what another request changed meanwhile.
+     */
+    readonly updateProfile: (
+      id: string,
+      changes: { readonly name?: string; readonly language?: User["language"] }
+    ) => Effect.Effect<Option.Option<User>>
+    /**
+     * Writes only `avatar_url` and answers the URL it replaced (null for none; none for an unknown id), read under
+     * the same row lock, so of two racing uploads each learns exactly which file it made obsolete.
+     */
+    readonly replaceAvatar: (id: string, avatarUrl: string) => Effect.Effect<Option.Option<string | null>>
   }
 >() {}
 

@@ -1,4 +1,5 @@
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { SessionRepo } from "../auth/Repo.js"
 import { withoutContactDetails } from "../chat/ContactMasking.js"
@@ -37,13 +38,19 @@ export class Users extends Effect.Service<Users>()("@talab/core/Users", {
     const transactor = yield* Transactor
     const ids = yield* Ids
 
-    /** Writes the user's name and language; answers the user as now stored. */
+    /**
+     * Writes the user's name and language, and nothing else: an avatar stored meanwhile stays. Answers the user as
+     * now stored (the caller, unchanged, should the account be gone), with the caller's effective `isAdmin`, which
+     * may come from the server's settings rather than the row.
+     */
     const updateProfile = (user: User, changes: ProfileChanges) =>
-      Effect.gen(function* () {
-        const updated: User = { ...user, name: changes.name ?? user.name, language: changes.language ?? user.language }
-        yield* users.update(updated)
-        return updated
-      })
+      Effect.map(
+        users.updateProfile(user.id, {
+          ...(changes.name === undefined ? {} : { name: changes.name }),
+          ...(changes.language === undefined ? {} : { language: changes.language })
+        }),
+        Option.match({ onNone: () => user, onSome: (stored): User => ({ ...stored, isAdmin: user.isAdmin }) })
+      )
 
     /**
      * Registers a push token under the caller's session; a token already known moves to this user and session.

@@ -91,16 +91,24 @@ export const repositoryPortTests = (it: Vitest.MethodsNonLive<PortsUnderTest, tr
       const again = yield* users.insertOrGet(aUser({ phoneNumber: first.phoneNumber }))
       expect(again).toEqual(first)
 
-      const renamed = {
-        ...first,
-        name: "Sara",
-        language: "en" as const,
-        avatarUrl: "http://localhost:3000/avatars/a.webp"
-      }
-      yield* users.update(renamed)
+      const avatarUrl = "http://localhost:3000/avatars/a.webp"
+      expect(yield* users.replaceAvatar(first.id, avatarUrl)).toEqual(Option.some(first.avatarUrl))
+      const renamed = { ...first, name: "Sara", language: "en" as const, avatarUrl }
+      expect(yield* users.updateProfile(first.id, { name: "Sara", language: "en" })).toEqual(Option.some(renamed))
       expect(yield* users.findById(first.id)).toEqual(Option.some(renamed))
       expect(yield* users.findByPhone(first.phoneNumber)).toEqual(Option.some(renamed))
       expect(yield* users.findById(randomUUID())).toEqual(Option.none())
+
+      // Each writes its own columns only, and answers what it replaced.
+      expect(yield* users.updateProfile(first.id, { language: "ar" })).toEqual(
+        Option.some({ ...renamed, language: "ar" })
+      )
+      expect(yield* users.replaceAvatar(first.id, `${avatarUrl}2`)).toEqual(Option.some(avatarUrl))
+      expect(yield* users.findById(first.id)).toEqual(
+        Option.some({ ...renamed, language: "ar", avatarUrl: `${avatarUrl}2` })
+      )
+      expect(yield* users.updateProfile(randomUUID(), { name: "Nobody" })).toEqual(Option.none())
+      expect(yield* users.replaceAvatar(randomUUID(), avatarUrl)).toEqual(Option.none())
     })
   )
 

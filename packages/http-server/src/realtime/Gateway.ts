@@ -5,7 +5,14 @@ import {
   type SendMessageFrame,
   type SubscribeFrame
 } from "@talab/contract"
-import { type Conversation, type Forbidden, type NotFound, RateLimiter, type ValidationFailed } from "@talab/core"
+import {
+  type Conversation,
+  type Forbidden,
+  type NotFound,
+  RateLimiter,
+  type SellerNotApproved,
+  type ValidationFailed
+} from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
@@ -79,7 +86,7 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
 
     const refuse = (
       connection: Connection,
-      error: NotFound | Forbidden | ValidationFailed,
+      error: NotFound | Forbidden | ValidationFailed | SellerNotApproved,
       extra: { readonly clientId?: string | undefined; readonly channel?: string | undefined }
     ) =>
       Effect.sync(() => {
@@ -88,6 +95,8 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
             return connection.sendError("NOT_FOUND", extra)
           case "Forbidden":
             return connection.sendError("FORBIDDEN", extra)
+          case "SellerNotApproved":
+            return connection.sendError("SELLER_NOT_APPROVED", extra)
           case "ValidationFailed":
             return connection.sendError("VALIDATION_ERROR", { ...extra, fields: error.details })
         }

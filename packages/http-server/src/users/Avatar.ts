@@ -6,7 +6,14 @@ import { loadSharp } from "./Sharp.js"
 export type AvatarImageType = "jpeg" | "png" | "webp"
 
 /** Why an avatar upload was refused. */
-export type AvatarRejectedReason = "too_large" | "unsupported_type" | "too_many_pixels" | "corrupt"
+export type AvatarRejectedReason =
+  | "too_large"
+  | "unsupported_type"
+  | "too_many_pixels"
+  | "side_too_long"
+  | "aspect_ratio"
+  | "too_costly"
+  | "corrupt"
 
 /** The upload cannot become an avatar; `reason` says why. */
 export class AvatarRejected extends Data.TaggedError("AvatarRejected")<{
@@ -21,14 +28,71 @@ export interface AvatarOptions {
   readonly maxPixels?: number
   /** The output fits within a square of this side, never enlarged. */
   readonly maxSide?: number
+  /** Longest side of an upload accepted, in pixels. */
+  readonly maxInputSide?: number
+  /** Longest side over shortest side accepted: a sliver of an image costs far more to shrink than its pixels say. */
+  readonly maxAspectRatio?: number
+  /** Largest decoding work accepted, in {@link decodeWork} units, so that no accepted image takes long to decode. */
+  readonly maxDecodeWork?: number
+  /**
+   * Seconds (wall clock, so generous: a busy host stretches every decoding) after which a decoding is stopped: a
+   * backstop should the header have misled the estimate. It stops a streamed decoding; an interlaced image is loaded
+   * whole before it can act, which is why the estimate counts interlacing twice.
+   */
+  readonly decodeTimeoutSeconds?: number
 }
 
-/** Default limits: 5 MiB (decisions.md section 2), 40 megapixels, 1024 px. */
+/**
+ * Default limits: 5 MiB (decisions.md section 2), 40 megapixels, 1024 px out; 8,192 px a side, 1:20, and 100 million
+ * decoding units (33 megapixels of 8-bit RGB; the worst accepted input costs about 0.8 s of one core, measured by
+ * `pnpm bench avatar-cpu`), with a 5 s backstop.
+ */
 const defaultAvatarLimits = {
   maxBytes: 5 * 1024 * 1024,
   maxPixels: 40_000_000,
-  maxSide: 1024
+  maxSide: 1024,
+  maxInputSide: 8192,
+  maxAspectRatio: 20,
+  maxDecodeWork: 100_000_000,
+  decodeTimeoutSeconds: 5
 } as const
+
+/** Bytes one sample of each pixel depth sharp reports takes once decoded. */
+const bytesPerSample = (depth: string) => {
+  switch (depth) {
+    case "char":
+    case "uchar":
+      return 1
+    case "short":
+    case "ushort":
+      return 2
+    case "double":
+    case "complex":
+      return 8
+    case "dpcomplex":
+      return 16
+    default:
+      return 4
+  }
+}
+
+/** What an image's header says about its decoding. */
+interface ImageHeader {
+  readonly width: number
+  readonly height: number
+  readonly channels: number
+  readonly depth: string
+  readonly isProgressive: boolean
+}
+
+/**
+ * The work of decoding an image, estimated from its header: the bytes its pixels take once decoded, twice that for
+ * an interlaced PNG or a progressive JPEG, which are decoded whole in memory before they can be shrunk (measured:
+ * a 40-megapixel 16-bit RGBA interlaced PNG of 600 KiB costs 2.7 s of CPU; the same in 8-bit RGBA without
+ * interlacing 0.7 s).
+ */
+const decodeWork = (header: ImageHeader) =>
+  header.width * header.height * header.channels * bytesPerSample(header.depth) * (header.isProgressive ? 2 : 1)
 
 /** A re-encoded avatar, ready to store under a server-made name. */
 export interface ProcessedAvatar {
@@ -55,6 +119,9 @@ export const detectImageType = (bytes: Uint8Array): AvatarImageType | undefined 
 
 const reject = (reason: AvatarRejectedReason) => new AvatarRejected({ reason })
 
+const definedOnly = (options: AvatarOptions): AvatarOptions =>
+  Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
+
 /** Reads only the header: dimensions and sharp's own idea of the format, without decoding pixels. */
 const readHeader = (bytes: Uint8Array) =>
   Effect.flatMap(sharpLoaded, (sharp) =>
@@ -68,7 +135,10 @@ const readHeader = (bytes: Uint8Array) =>
 /** A sharp that cannot be loaded is the server's defect, never the upload's fault. */
 const sharpLoaded = Effect.promise(loadSharp)
 
-const reencodeAsWebp = (bytes: Uint8Array, maxPixels: number, maxSide: number) =>
+/** sharp stops a pipeline past its timeout with "timeout: N% complete". */
+const isTimeout = (error: unknown) => error instanceof Error && error.message.startsWith("timeout")
+
+const reencodeAsWebp = (bytes: Uint8Array, maxPixels: number, maxSide: number, timeoutSeconds: number) =>
   Effect.flatMap(sharpLoaded, (sharp) =>
     Effect.tryPromise({
       try: () =>
@@ -76,11 +146,12 @@ const reencodeAsWebp = (bytes: Uint8Array, maxPixels: number, maxSide: number) =
         // truncated or broken pixel data; "warning" would also refuse many real camera JPEGs over benign
         // libjpeg warnings. Nothing asks sharp to keep metadata, so EXIF, GPS, XMP and ICC are all dropped.
         sharp(bytes, { limitInputPixels: maxPixels, failOn: "error" })
+          .timeout({ seconds: timeoutSeconds })
           .autoOrient()
           .resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true })
           .webp({ quality: 82 })
           .toBuffer(),
-      catch: () => reject("corrupt")
+      catch: (error) => reject(isTimeout(error) ? "too_costly" : "corrupt")
     })
   )
 
@@ -94,8 +165,24 @@ export const screenAvatar = (
   return type === undefined ? Effect.fail(reject("unsupported_type")) : Effect.succeed(type)
 }
 
+/** The header checks, in order: each refusal names the first limit the image breaks. */
+const headerRefusal = (
+  header: ImageHeader,
+  limits: Required<Pick<AvatarOptions, "maxPixels" | "maxInputSide" | "maxAspectRatio" | "maxDecodeWork">>
+): AvatarRejectedReason | undefined => {
+  const longest = Math.max(header.width, header.height)
+  const shortest = Math.min(header.width, header.height)
+  if (longest > limits.maxInputSide) return "side_too_long"
+  if (longest > shortest * limits.maxAspectRatio) return "aspect_ratio"
+  if (header.width * header.height > limits.maxPixels) return "too_many_pixels"
+  if (decodeWork(header) > limits.maxDecodeWork) return "too_costly"
+  return undefined
+}
+
 /**
- * Decodes an upload that passed {@link screenAvatar}: refuses images over `maxPixels` and corrupt images; then
+ * Decodes an upload that passed {@link screenAvatar}. From the header alone, before any pixel is decoded, refuses
+ * a side over `maxInputSide`, a ratio of sides over `maxAspectRatio`, more than `maxPixels` and a decoding work
+ * over `maxDecodeWork`; a decoding past `decodeTimeoutSeconds` is stopped and refused too; so are corrupt images. Then
  * applies the EXIF orientation, shrinks to fit `maxSide` and re-encodes as WebP without any metadata.
  */
 export const decodeAvatar = (
@@ -104,15 +191,15 @@ export const decodeAvatar = (
   options: AvatarOptions = {}
 ): Effect.Effect<ProcessedAvatar, AvatarRejected> =>
   Effect.gen(function* () {
-    const maxPixels = options.maxPixels ?? defaultAvatarLimits.maxPixels
-    const maxSide = options.maxSide ?? defaultAvatarLimits.maxSide
+    const limits = { ...defaultAvatarLimits, ...definedOnly(options) }
 
     const header = yield* readHeader(bytes)
     // sharp sniffs the format itself; a disagreement means a crafted file, so it never reaches another decoder.
     if (header.format !== type) return yield* reject("unsupported_type")
-    if (header.width * header.height > maxPixels) return yield* reject("too_many_pixels")
+    const refusal = headerRefusal(header, limits)
+    if (refusal !== undefined) return yield* reject(refusal)
 
-    const webp = yield* reencodeAsWebp(bytes, maxPixels, maxSide)
+    const webp = yield* reencodeAsWebp(bytes, limits.maxPixels, limits.maxSide, limits.decodeTimeoutSeconds)
     return {
       bytes: new Uint8Array(webp.buffer, webp.byteOffset, webp.byteLength),
       contentType: "image/webp",

@@ -27,6 +27,12 @@ const asDomainError = (rejected: AvatarRejected) => {
       return new UnsupportedMediaType()
     case "too_many_pixels":
       return ValidationFailed.field("avatar", "avatar_too_many_pixels")
+    case "side_too_long":
+      return ValidationFailed.field("avatar", "avatar_side_too_long")
+    case "aspect_ratio":
+      return ValidationFailed.field("avatar", "avatar_aspect_ratio")
+    case "too_costly":
+      return ValidationFailed.field("avatar", "avatar_too_costly")
     case "corrupt":
       return ValidationFailed.field("avatar", "avatar_corrupt")
   }
@@ -79,9 +85,10 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
         yield* files.put(key, { bytes: image.bytes, contentType: image.contentType })
         // Stored as its path (the repository keeps only that), answered on today's PUBLIC_URL.
         const avatarUrl = `${config.publicUrl}${AVATAR_PATH}${key}`
-        yield* users.update({ ...user, avatarUrl })
+        // Only avatar_url is written: a name or language saved during the decoding stays.
+        const replacedUrl = yield* users.replaceAvatar(user.id, avatarUrl)
         yield* sessionEvents.userChanged(user.id)
-        const replaced = avatarKeyOf(user.avatarUrl)
+        const replaced = avatarKeyOf(Option.getOrNull(replacedUrl))
         if (replaced !== undefined && replaced !== key) yield* deleteReplaced(replaced)
         return { avatarUrl }
       })

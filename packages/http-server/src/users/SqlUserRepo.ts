@@ -42,11 +42,26 @@ export const SqlUserRepo = Layer.effect(
         UNION ALL
         SELECT * FROM users WHERE phone_number = ${row.phone_number} AND NOT EXISTS (SELECT 1 FROM inserted)`
     })
-    // is_admin is an operator's grant: a profile change never writes it, whatever the user object says
-    // (the signed-in user carries the effective value, which may come from ADMIN_PHONE_NUMBERS).
-    const update = SqlSchema.void({
-      Request: UserRow,
-      execute: (row) => sql`UPDATE users SET ${sql.update(row, ["id", "created_at", "is_admin"])} WHERE id = ${row.id}`
+    // COALESCE keeps what is not given; is_admin, an operator's grant, is never among the columns written.
+    const updateProfile = SqlSchema.findOne({
+      Request: Schema.Struct({
+        id: Schema.String,
+        name: Schema.NullOr(Schema.String),
+        language: Schema.NullOr(Schema.String)
+      }),
+      Result: UserRow,
+      execute: ({ id, name, language }) => sql`
+        UPDATE users SET name = COALESCE(${name}, name), language = COALESCE(${language}, language)
+        WHERE id = ${id} RETURNING *`
+    })
+    // The old URL is read under the row lock the update takes, so racing uploads each learn their own predecessor.
+    const replaceAvatar = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, avatarUrl: Schema.String }),
+      Result: Schema.Struct({ replaced: Schema.NullOr(Schema.String) }),
+      execute: ({ id, avatarUrl }) => sql`
+        WITH old AS (SELECT avatar_url FROM users WHERE id = ${id} FOR UPDATE)
+        UPDATE users SET avatar_url = ${avatarUrl} FROM old WHERE users.id = ${id}
+        RETURNING old.avatar_url AS replaced`
     })
 
     return UserRepo.of({
@@ -59,7 +74,13 @@ export const SqlUserRepo = Layer.effect(
           Effect.map(shown),
           Effect.orDie
         ),
-      update: (user) => update(stored(user)).pipe(Effect.orDie)
+      updateProfile: (id, changes) =>
+        updateProfile({ id, name: changes.name ?? null, language: changes.language ?? null }).pipe(
+          Effect.map(Option.map(shown)),
+          Effect.orDie
+        ),
+      replaceAvatar: (id, avatarUrl) =>
+        replaceAvatar({ id, avatarUrl: storedAvatar(avatarUrl) ?? avatarUrl }).pipe(Effect.map(Option.map(({ replaced }) => replaced)), Effect.orDie)
     })
   })
 )

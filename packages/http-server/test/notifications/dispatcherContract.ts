@@ -134,8 +134,7 @@ export const dispatcherContract = <E>(
       Effect.gen(function* () {
         const seeded = yield* seedDeal()
         yield* speaks(seeded.seller, "en")
-        const buyer = { ...seeded.buyer, name: "Sara" }
-        yield* (yield* UserRepo).update(buyer)
+        yield* (yield* UserRepo).updateProfile(seeded.buyer.id, { name: "Sara" })
         yield* registerDevice(seeded.buyer.id, "ios")
         yield* registerDevice(seeded.seller.id, "android")
         const pushes = scriptedPush()

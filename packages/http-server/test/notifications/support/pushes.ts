@@ -68,7 +68,7 @@ export const registerDevice = (userId: string, platform: Platform, pushToken = `
   )
 
 export const speaks = (user: User, language: Language) =>
-  Effect.flatMap(UserRepo, (users) => users.update({ ...user, language }))
+  Effect.flatMap(UserRepo, (users) => users.updateProfile(user.id, { language }))
 
 export interface NotificationRow {
   readonly type: string
