@@ -80,7 +80,10 @@ export const SqlUserRepo = Layer.effect(
           Effect.orDie
         ),
       replaceAvatar: (id, avatarUrl) =>
-        replaceAvatar({ id, avatarUrl: storedAvatar(avatarUrl) ?? avatarUrl }).pipe(Effect.map(Option.map(({ replaced }) => replaced)), Effect.orDie)
+        replaceAvatar({ id, avatarUrl: storedAvatar(avatarUrl) ?? avatarUrl }).pipe(
+          Effect.map(Option.map(({ replaced }) => replaced)),
+          Effect.orDie
+        )
     })
   })
 )
