@@ -76,8 +76,8 @@ export class JsonBodyError extends Error {
 }
 
 /**
- * Reads a JSON body as it arrives, as bytes: over `maxBytes` fails at once (and the connection is cut, as
- * the platform does), nested too deep fails at once and the rest is discarded unread (up to `maxBytes`),
+ * Reads a JSON body as it arrives, as bytes: over `maxBytes` fails at once (the rest is drained before the
+ * refusal is sent), nested too deep fails at once and the rest is discarded unread (up to `maxBytes`),
  * otherwise the text is decoded once from one buffer. A client that goes away fails it as malformed.
  */
 const readJsonText = (incoming: IncomingMessage, maxBytes: number) =>
@@ -103,10 +103,9 @@ const readJsonText = (incoming: IncomingMessage, maxBytes: number) =>
     }
     const onData = (chunk: Buffer) => {
       bytes += chunk.length
-      if (bytes > maxBytes) {
-        settle(Effect.fail(new JsonBodyError("too_large")))
-        incoming.destroy()
-      } else if (scanner.feed(chunk)) {
+      // What is left is read and dropped, bounded, before the 413 goes out (`UnreadBody.ts`).
+      if (bytes > maxBytes) settle(Effect.fail(new JsonBodyError("too_large")))
+      else if (scanner.feed(chunk)) {
         settle(Effect.fail(new JsonBodyError("too_deep")))
         discardRest()
       } else chunks.push(chunk)

@@ -2,6 +2,7 @@ import * as HttpApp from "@effect/platform/HttpApp"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import { RequestState, setRequestState } from "../http/RequestState.js"
+import { drainUnreadBody } from "../http/UnreadBody.js"
 import { shareOneJsonRead, underBodySizeLimit } from "./pipeline/RequestBody.js"
 import { requestIdOf } from "./pipeline/RequestId.js"
 import { annotateLogsWithRequestId, logRequest, logUnexpectedDefects } from "./pipeline/RequestLog.js"
@@ -27,7 +28,14 @@ export const requestPipeline =
       const state = new RequestState()
       yield* HttpApp.appendPreResponseHandler((request, response) => {
         const final = finalizeResponse(request, response, requestId, state, options)
-        return Effect.as(logRequest(request, final, requestId, startedAt), final)
+        const refusedUnread = final.status === 413 || final.status === 415
+        return Effect.as(
+          Effect.zipRight(
+            refusedUnread ? drainUnreadBody(request) : Effect.void,
+            logRequest(request, final, requestId, startedAt)
+          ),
+          final
+        )
       })
       // Set, not scoped: this fiber is the request's own and ends with it.
       yield* setRequestState(state)
