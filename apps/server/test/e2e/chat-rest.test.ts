@@ -169,7 +169,8 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
   it("never splits messages sent in the same millisecond across pages (each is stored strictly after the previous)", async () => {
     const m = market()
     const scene = await chatScene(m)
-    const texts = Array.from({ length: 12 }, (_, i) => `burst ${i}`)
+    // Lettered, not numbered: twelve numbered messages from one sender read as a number spread over them.
+    const texts = Array.from({ length: 12 }, (_, i) => `burst ${String.fromCharCode(97 + i)}`)
     await Promise.all(texts.map((text) => postMessage(m.api, scene.buyer, scene.conversationId, text)))
     const seen: Array<string> = []
     let before = ""

@@ -489,7 +489,8 @@ const rows: ReadonlyArray<Row> = [
   {
     endpoint: "PUT /admin/reports/{id}/resolve",
     call: async (a) => {
-      const report = await a.m.report(await a.owner(), (await a.otherBuyer()).userId)
+      // A reporter of its own per caller: one reporter keeps one pending report about a user.
+      const report = await a.m.report(await a.m.buyer("Reporter"), (await a.otherBuyer()).userId)
       return {
         method: "PUT",
         path: `/admin/reports/${report.id}/resolve`,

@@ -9,7 +9,7 @@ import { bothBackends, type Response, type SignedIn, useServerWithDatabase } fro
  * the rest in one summary push. "No push" is checked after a later push (queued after it) arrived.
  */
 
-const within = { timeout: 5_000, interval: 20 }
+const within = { timeout: 60_000, interval: 20 }
 const PUSHES_PER_HOUR = 3
 
 describe.each(bothBackends)("spam bounds on %s", (backend) => {
@@ -190,13 +190,14 @@ describe.each(bothBackends)("spam bounds on %s", (backend) => {
       const arabic = await alertedSeller("Arabic", city, "ar")
       const witness = await alertedSeller("Witness", witnessCity, "en")
 
-      for (let i = 0; i < 15; i++) {
-        const posted = await m.request(buyer, { location_city: city })
-        m.expectStatus(await m.api().put(`/requests/${posted.id}/close`, { token: buyer.token }), 200, "close")
-      }
+      // Each request is closed once the matcher has seen it (a request closed before that matches nobody).
+      const posted = []
+      for (let i = 0; i < 15; i++) posted.push(await m.request(buyer, { location_city: city }))
+      await settled(witness, buyer, witnessCity)
+      for (const request of posted)
+        m.expectStatus(await m.api().put(`/requests/${request.id}/close`, { token: buyer.token }), 200, "close")
       for (const seller of [english, arabic])
         await expect.poll(() => pushes(seller, "request_match").length, within).toBe(PUSHES_PER_HOUR)
-      await settled(witness, buyer, witnessCity)
       for (const seller of [english, arabic]) expect(pushes(seller, "request_match")).toHaveLength(PUSHES_PER_HOUR)
 
       // The hour passes: the held matches are of closed requests, so no summary.

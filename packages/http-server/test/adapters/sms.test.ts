@@ -40,13 +40,15 @@ const recordingSender = (failFor?: string) => {
 describe("ConsoleSms", () => {
   const sms = { to: "+966501234567", body: "Your Talab code is 482913", code: "482913" }
 
-  it.effect("in development: one warning line with the number masked and the text (the code to sign in with)", () => {
+  it.effect("in development: a warning with the number masked and the text, then the code on a line of its own", () => {
     const { logs, layer } = captureLogs()
     return Effect.gen(function* () {
       yield* (yield* SmsSender).send(sms)
-      expect(logs).toHaveLength(1)
+      expect(logs).toHaveLength(2)
       expect(logs[0]!.level).toBe("WARN")
       expect(logs[0]!.annotations).toEqual({ to: "+9665******67", text: "Your Talab code is 482913" })
+      expect(logs[1]!.level).toBe("INFO")
+      expect(JSON.stringify(logs[1]!.message)).toContain("OTP for +9665******67: 482913")
     }).pipe(Effect.provide(Layer.merge(ConsoleSms.layer({ showText: true }), layer)))
   })
 

@@ -103,7 +103,9 @@ export const dispatcherContract = <E>(
         expect(yield* notificationsOf(unreachable.buyer.id)).toMatchObject([{ status: "sent", attempts: 1 }])
 
         yield* registerDevice(reachable.buyer.id, "android", "reachable-android")
-        yield* commit(offerCreated(unreachable), offerCreated(reachable))
+        // Another offer for the unreachable buyer: a second push about the same one within the hour is collapsed.
+        const unreachableAgain = yield* seedOffer
+        yield* commit(offerCreated(unreachableAgain), offerCreated(reachable))
         const mixed = yield* factReadsOfADrain
         expect(mixed).toMatchObject({ report: { attempted: 2 }, factReads: 1 })
         expect(pushes.calls).toHaveLength(1)
