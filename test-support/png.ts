@@ -1,6 +1,7 @@
 import { crc32 } from "node:zlib"
 
-const chunk = (type: string, data: Buffer) => {
+/** One PNG chunk: length, type, data and the CRC of type and data. */
+export const pngChunk = (type: string, data: Buffer) => {
   const length = Buffer.alloc(4)
   length.writeUInt32BE(data.length)
   const typed = Buffer.concat([Buffer.from(type, "latin1"), data])
@@ -79,9 +80,9 @@ export const pngOfZeros = (
   const bitsPerPixel = bitDepth * CHANNELS_OF_COLOUR_TYPE[colourType]!
   const png = Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", header),
-    chunk("IDAT", zlibOfZeros(scanlineBytes(width, height, bitsPerPixel, interlaced))),
-    chunk("IEND", Buffer.alloc(0))
+    pngChunk("IHDR", header),
+    pngChunk("IDAT", zlibOfZeros(scanlineBytes(width, height, bitsPerPixel, interlaced))),
+    pngChunk("IEND", Buffer.alloc(0))
   ])
   return new Uint8Array(png.buffer.slice(png.byteOffset, png.byteOffset + png.byteLength) as ArrayBuffer)
 }

@@ -1,13 +1,5 @@
-import { crc32, deflateSync } from "node:zlib"
-
-const chunk = (type: string, data: Buffer) => {
-  const length = Buffer.alloc(4)
-  length.writeUInt32BE(data.length)
-  const typed = Buffer.concat([Buffer.from(type, "latin1"), data])
-  const crc = Buffer.alloc(4)
-  crc.writeUInt32BE(crc32(typed))
-  return Buffer.concat([length, typed, crc])
-}
+import { deflateSync } from "node:zlib"
+import { pngChunk as chunk } from "../../../../test-support/png.js"
 
 /**
  * A valid 8-bit greyscale PNG of `width` x `height` pixels whose rows are a repeating ramp: costly to decode

@@ -3,11 +3,11 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import * as Effect from "effect/Effect"
 
 /** How much of a refused body, and for how long, is read and dropped before the refusal is sent. */
-export const DRAIN_MAX_BYTES = 8 * 1024 * 1024
-export const DRAIN_MAX_MS = 10_000
+const DRAIN_MAX_BYTES = 8 * 1024 * 1024
+const DRAIN_MAX_MS = 10_000
 
 /**
- * Reads and drops what is left of a request's body, up to a bound, before its refusal (413, 415) is sent: a
+ * Reads and drops what is left of a request's body, up to a bound, before its 413 is sent: a
  * socket closed while the client is still sending is reset, and the reset takes the answer with it. A client
  * that keeps sending past the bound (in bytes or time) is cut off instead.
  */

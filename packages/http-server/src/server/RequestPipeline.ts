@@ -28,10 +28,9 @@ export const requestPipeline =
       const state = new RequestState()
       yield* HttpApp.appendPreResponseHandler((request, response) => {
         const final = finalizeResponse(request, response, requestId, state, options)
-        const refusedUnread = final.status === 413 || final.status === 415
         return Effect.as(
           Effect.zipRight(
-            refusedUnread ? drainUnreadBody(request) : Effect.void,
+            final.status === 413 ? drainUnreadBody(request) : Effect.void,
             logRequest(request, final, requestId, startedAt)
           ),
           final
