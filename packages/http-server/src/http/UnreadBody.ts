@@ -31,6 +31,9 @@ export const drainUnreadBody = (request: HttpServerRequest.HttpServerRequest) =>
     }
     const timer = setTimeout(cutOff, DRAIN_MAX_MS)
     incoming.on("data", onData).once("end", done).once("close", done).once("error", done)
+    // A reader that stopped part-way (the multipart parser) may have left a `readable` listener, which keeps the
+    // stream paused whatever `resume` says: nothing reads this body any more.
+    incoming.removeAllListeners("readable")
     incoming.resume()
     return Effect.sync(() => {
       clearTimeout(timer)
