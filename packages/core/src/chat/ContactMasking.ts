@@ -77,6 +77,7 @@ export const maskedField = (text: string | null): string | null => (text === nul
  * from it. Messages in between from the other party do not break the spread.
  */
 export const SPREAD_MESSAGES = 4
+/** How far apart in time, at most, the messages a number is spread over may be. */
 export const SPREAD_MINUTES = 10
 /** How far in seq a reader looks for the sender's messages around one: both parties' messages count. */
 export const SPREAD_SEQS = 40
