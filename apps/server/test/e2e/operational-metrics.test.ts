@@ -7,6 +7,7 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Exposition, parsePrometheusText } from "../../../../test-support/prometheus.js"
 import { type ChildServer, freePort, lastCodeInOutbox, startServer, waitUntilLive } from "../support/child-server.js"
+import { eventually } from "../support/eventually.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { privateRedis } from "../support/redis-server.js"
 import { WsClient } from "../support/ws-client.js"
@@ -19,16 +20,6 @@ import { WsClient } from "../support/ws-client.js"
 
 const HANDSHAKES_PER_MINUTE = 6
 const ALLOWED_ORIGIN = "https://app.talab.example"
-
-const eventually = async <A>(read: () => Promise<A | undefined>, what: string, timeoutMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = await read()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 const total = (metrics: Exposition, name: string) =>
   metrics.samples.filter((sample) => sample.name === name).reduce((sum, sample) => sum + sample.value, 0)

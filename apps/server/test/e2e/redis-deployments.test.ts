@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type ChildServer, freePort, lastCodeInOutbox, startServer, waitUntilLive } from "../support/child-server.js"
+import { eventually } from "../support/eventually.js"
 import { createPostgresDatabase } from "../support/postgres.js"
 import { privateRedis } from "../support/redis-server.js"
 
@@ -13,16 +14,6 @@ import { privateRedis } from "../support/redis-server.js"
  * keep them apart: each listens on its own channels, a logout on one is announced to its own instances only,
  * and each counts its own rate limits.
  */
-
-const eventually = async <A>(read: () => Promise<A | undefined> | A | undefined, what: string): Promise<A> => {
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline) {
-    const value = await read()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 const AUTH_LIMIT = 6
 const folder = mkdtempSync(join(tmpdir(), "talab-deployments-"))

@@ -8,22 +8,13 @@ import {
   startServer,
   waitUntilLive
 } from "../support/child-server.js"
+import { eventually } from "../support/eventually.js"
 
 /*
  * MIGRATE_ON_START=false on a database with no schema yet, on PostgreSQL, as an operator who migrates by hand:
  * the server is not ready and answers calls 503 until `talab migrate` has run, then it is ready and serves, with
  * no restart.
  */
-
-const eventually = async <A>(read: () => Promise<A | undefined>, what: string, timeoutMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = await read()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 describe("a database not yet migrated (MIGRATE_ON_START=false)", () => {
   let database: Awaited<ReturnType<typeof createPostgresDatabase>>
