@@ -1,5 +1,5 @@
 /**
- * The API's error codes and the errors the client throws, without the HTTP client:
+ * The API's error codes and the errors the client throws (REST and realtime), without the HTTP client:
  * `import { isTalabApiError } from "@talab/client-sdk/errors"`.
  *
  * @packageDocumentation
@@ -15,3 +15,10 @@ export {
   TalabNetworkError,
   TalabTimeoutError
 } from "./api/errors.js"
+export {
+  isRealtimeError,
+  REALTIME_CLIENT_CODES,
+  RealtimeError,
+  type RealtimeErrorCode,
+  type RealtimeServerCode
+} from "./realtime/RealtimeError.js"

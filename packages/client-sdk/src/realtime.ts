@@ -16,5 +16,11 @@ export {
   type RealtimeOptions,
   type RealtimeState
 } from "./realtime/RealtimeClient.js"
-export { RealtimeError, type RealtimeErrorCode } from "./realtime/RealtimeError.js"
+export {
+  isRealtimeError,
+  REALTIME_CLIENT_CODES,
+  RealtimeError,
+  type RealtimeErrorCode,
+  type RealtimeServerCode
+} from "./realtime/RealtimeError.js"
 export type { WebSocketConstructor, WebSocketLike } from "./realtime/WebSocketLike.js"

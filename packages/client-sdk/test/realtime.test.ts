@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { WebSocket as NodeWebSocket } from "ws"
 import {
   type ChatMessage,
+  isRealtimeError,
   type RealtimeClient,
   RealtimeError,
   type TalabClient,
@@ -146,6 +147,27 @@ describe("realtime chat", () => {
     expect((forbidden as RealtimeError).code).toBe("FORBIDDEN")
     const notParty = await live.send(conversationId, "hi").catch((e: unknown) => e)
     expect((notParty as RealtimeError).code).toBe("FORBIDDEN")
+  })
+
+  it("the server's error frames come in the client's language, whatever the user saved", async () => {
+    const { conversationId } = await negotiation()
+    const stranger = await signedInClient(server(), { language: "en" })
+    await stranger.talab.PUT("/users/me", { body: { language: "ar" } })
+
+    const english = realtime(stranger.talab)
+    await english.connect()
+    const inEnglish = await english.subscribe(conversationId).catch((e: unknown) => e)
+    expect(isRealtimeError(inEnglish, "FORBIDDEN")).toBe(true)
+    expect((inEnglish as RealtimeError).message).toBe("You are not allowed to do this")
+    await english.close()
+
+    stranger.talab.setLanguage("ar")
+    const arabic = realtime(stranger.talab)
+    await arabic.connect()
+    const inArabic = await arabic.subscribe(conversationId).catch((e: unknown) => e)
+    expect(isRealtimeError(inArabic, "FORBIDDEN")).toBe(true)
+    expect((inArabic as RealtimeError).message).toBe("ليست لديك صلاحية لهذا الإجراء")
+    expect(isRealtimeError(inArabic, "NOT_FOUND")).toBe(false)
   })
 
   it("reconnects after the server side drops the socket and fetches what was sent meanwhile: no gap, no duplicate", async () => {

@@ -6,6 +6,7 @@ import { backoffDelay } from "../src/realtime/backoff.js"
 import type { ChatMessage } from "../src/realtime/frames.js"
 import { parseServerFrame } from "../src/realtime/frames.js"
 import { MessageLog } from "../src/realtime/MessageLog.js"
+import { isRealtimeError, RealtimeError } from "../src/realtime/RealtimeError.js"
 import { resolveWebSocket } from "../src/realtime/WebSocketLike.js"
 import { Emitter } from "../src/util/Emitter.js"
 import { restUrlOf, webSocketUrlOf } from "../src/util/urls.js"
@@ -183,6 +184,19 @@ describe("MessageLog", () => {
     log.accept(message(9))
     expect(seqs(log.startAfter(conversation, 8))).toEqual([9])
     expect(log.hasGap(conversation)).toBe(false)
+  })
+})
+
+describe("isRealtimeError", () => {
+  it("tells a RealtimeError by class or by name, and by code when codes are given", () => {
+    const timeout = new RealtimeError("TIMEOUT", "no reply")
+    expect(isRealtimeError(timeout)).toBe(true)
+    expect(isRealtimeError(timeout, "TIMEOUT", "CLOSED")).toBe(true)
+    expect(isRealtimeError(timeout, "FORBIDDEN")).toBe(false)
+    const fromOtherBuild = Object.assign(new Error("refused"), { name: "RealtimeError", code: "FORBIDDEN" })
+    expect(isRealtimeError(fromOtherBuild, "FORBIDDEN")).toBe(true)
+    expect(isRealtimeError(new TalabApiError({ code: "FORBIDDEN", status: 403, message: "no" }))).toBe(false)
+    expect(isRealtimeError({ name: "RealtimeError", code: "TIMEOUT" })).toBe(false)
   })
 })
 

@@ -129,6 +129,30 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
       byPreference.send({ type: "nope" })
       expect((await byPreference.next()).message).toBe("The data sent is not valid")
     })
+
+    it("writes error messages in the auth frame's language ahead of the handshake's and the user's", async () => {
+      const m = market()
+      const user = await m.buyer()
+      const chosen = await connect({ headers: { "accept-language": "ar" } })
+      chosen.send({ type: "auth", token: user.token, language: "en" })
+      expect(await chosen.next()).toMatchObject({ type: "auth_ok" })
+      chosen.send({ type: "nope" })
+      expect((await chosen.next()).message).toBe("The data sent is not valid")
+
+      const refused = await connect({ headers: { "accept-language": "ar" } })
+      refused.send({ type: "auth", token: "not-a-token", language: "en" })
+      expect(await refused.next()).toEqual({
+        type: "error",
+        code: "UNAUTHORIZED",
+        message: "Authentication is required"
+      })
+      expect((await refused.closed).code).toBe(4401)
+
+      const unknownLanguage = await connect()
+      unknownLanguage.send({ type: "auth", token: user.token, language: "fr" })
+      expect(await unknownLanguage.next()).toMatchObject({ type: "error", code: "UNAUTHORIZED" })
+      expect((await unknownLanguage.closed).code).toBe(4401)
+    })
   })
 
   describe("subscriptions", () => {

@@ -34,7 +34,8 @@ export class TalabClient extends TalabRestClient {
           })
           return data
         },
-        onSignedOut: (listener) => this.on("signedOut", listener)
+        onSignedOut: (listener) => this.on("signedOut", listener),
+        language: () => this.language
       },
       options
     )

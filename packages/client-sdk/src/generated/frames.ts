@@ -12,6 +12,8 @@ export interface components {
             /** @enum {string} */
             readonly type: "auth";
             readonly token: string;
+            /** @enum {string} */
+            readonly language?: "ar" | "en";
         };
         readonly SubscribeFrame: {
             /** @enum {string} */

@@ -64,13 +64,13 @@ export class Connection {
   ) {}
 
   /**
-   * Opens a socket and authenticates with `token`. Resolves with the connection once the server said
+   * Opens a socket and authenticates with `token`, asking for error messages in `language`. Resolves with the connection once the server said
    * `auth_ok`; otherwise with how it ended (refused token, network failure, timeout).
    */
   static async open(
     WebSocket: WebSocketConstructor,
     url: string,
-    token: string,
+    auth: { readonly token: string; readonly language: "ar" | "en" | undefined },
     handlers: ConnectionHandlers,
     timings: ConnectionTimings
   ): Promise<{ readonly connection: Connection; readonly userId: string } | { readonly failed: ConnectionEnd }> {
@@ -84,7 +84,9 @@ export class Connection {
     const authenticated = new Promise<string>((resolve) => {
       connection.onAuthenticated = resolve
     })
-    socket.onopen = () => connection.sendFrame({ type: "auth", token })
+    const { token, language } = auth
+    socket.onopen = () =>
+      connection.sendFrame(language === undefined ? { type: "auth", token } : { type: "auth", token, language })
     socket.onmessage = (event) => connection.receive(event.data)
     socket.onclose = (event) =>
       connection.finish(

@@ -26,6 +26,8 @@ export interface RealtimeHost {
   readonly messagesAfter: (conversationId: string, afterSeq: number, limit: number) => Promise<MessagePage>
   /** Listens for the end of the session. */
   readonly onSignedOut: (listener: () => void) => () => void
+  /** The client's language (`"ar"`, `"en"`, or a tag such as `"en-GB"`): the socket's error messages use it. */
+  readonly language?: () => string | undefined
 }
 
 /** Settings of a realtime client. */
@@ -334,7 +336,7 @@ export class RealtimeClient {
     const opened = await Connection.open(
       WebSocket,
       this.url,
-      token,
+      { token, language: frameLanguage(this.host.language?.()) },
       {
         onMessage: (message) => this.receiveLive(message),
         onUnsolicitedError: (error) => this.events.emit("error", error),
@@ -524,4 +526,10 @@ export class RealtimeClient {
     this.currentState = state
     this.events.emit("state", state)
   }
+}
+
+/** The `auth` frame's `language` for a client language tag: its primary subtag when the server speaks it. */
+const frameLanguage = (tag: string | undefined): "ar" | "en" | undefined => {
+  const primary = tag?.trim().toLowerCase().split(/[-_]/)[0]
+  return primary === "ar" || primary === "en" ? primary : undefined
 }

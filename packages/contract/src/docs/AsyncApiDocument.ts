@@ -58,8 +58,9 @@ const clientFrames: Record<string, FrameDocs> = {
   auth: {
     schema: AuthFrame,
     title: "auth",
-    summary: "The first frame: the REST access token. Within 10 s, or the socket closes with 4401.",
-    example: { type: "auth", token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.signature" }
+    summary:
+      "The first frame: the REST access token, and optionally the language of the socket's error messages (`ar` or `en`). Within 10 s, or the socket closes with 4401.",
+    example: { type: "auth", token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIuLi4ifQ.signature", language: "en" }
   },
   subscribe: {
     schema: SubscribeFrame,
@@ -241,14 +242,37 @@ export const asyncApiDocument = (): Json => {
 
 Connect to \`/ws\` (\`wss:\` behind TLS) and send \`auth\` with the REST access token first; every frame is one JSON
 text of at most ${MAX_FRAME_BYTES / 1024} KiB (a larger one closes the socket with 1009). A browser's \`Origin\` must be
-one of \`CORS_ORIGINS\`. Close codes: 4401 (no auth in 10 s, a bad token, or the session ended), 1009 (frame too
-large), 1001 (server shutting down). The server pings every 30 s; a socket that does not answer is closed.
-Plain \`GET /ws\` without an upgrade answers 426 \`UPGRADE_REQUIRED\`.`,
+one of \`CORS_ORIGINS\`. Close codes: 4401 (no auth in 10 s, a bad token, or the session ended), 4008 (the session
+or user opened more sockets than allowed: the oldest goes), 1009 (frame too large), 1001 (server shutting down).
+The server pings every 30 s; a socket that does not answer is closed.
+
+The handshake is refused, with the REST error envelope as an HTTP answer and no upgrade: 426 \`UPGRADE_REQUIRED\`
+(with \`Upgrade: websocket\`) to a plain \`GET /ws\`, 429 \`RATE_LIMITED\` (with \`Retry-After\` in seconds and the
+\`RateLimit-*\` headers) past the per-network handshake limit, 403 \`FORBIDDEN\` to a browser \`Origin\` not in
+\`CORS_ORIGINS\`.
+
+Every \`error\` frame's \`message\` (and \`details\`) is in the socket's language: the \`auth\` frame's \`language\`,
+then the handshake's \`Accept-Language\`, then the user's saved language, then Arabic. A second \`auth\` on an
+authenticated socket answers \`VALIDATION_ERROR\` (\`details.type\`) and changes nothing.`,
       license: { name: "MIT", url: "https://opensource.org/licenses/MIT" }
     },
     defaultContentType: "application/json",
     servers: {
-      api: { host: "localhost:3000", protocol: "ws", pathname: "/ws", description: "The API server, on its own port" }
+      api: { host: "localhost:3000", protocol: "ws", pathname: "/ws", description: "The API server, on its own port" },
+      fcm: {
+        host: "fcm.googleapis.com",
+        protocol: "https",
+        pathname: "/v1/projects/{projectId}/messages:send",
+        description: "Firebase Cloud Messaging HTTP v1, with `PUSH_PROVIDER=fcm`: Android devices and web.",
+        variables: { projectId: { description: "`FCM_PROJECT_ID`" } }
+      },
+      apns: {
+        host: "api.push.apple.com",
+        protocol: "https",
+        pathname: "/3/device/{deviceToken}",
+        description: "Apple Push Notification service over HTTP/2, with `PUSH_PROVIDER=apns`: iOS devices.",
+        variables: { deviceToken: { description: "The device token registered with `POST /device-tokens`" } }
+      }
     },
     channels: {
       chat: {
@@ -260,6 +284,7 @@ Plain \`GET /ws\` without an upgrade answers 426 \`UPGRADE_REQUIRED\`.`,
       push: {
         address: "push",
         title: "Push notifications (FCM, APNs)",
+        servers: [{ $ref: "#/servers/fcm" }, { $ref: "#/servers/apns" }],
         description:
           "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes, `request_match` to an approved seller when a new request matches one of their alert rules (once per request), `request_match_summary` to a seller when their quiet hours end, or their hourly limit of alert pushes frees up, counting the matches held meanwhile, `offer_created` at most once an hour per request and seller, `request_expiring` to the buyer a day before their request expires and `request_expired` when it does.",
         messages: {

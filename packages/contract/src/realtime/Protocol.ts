@@ -1,4 +1,4 @@
-import { BuyRequest, MESSAGE_CLIENT_ID_MAX_LENGTH, MESSAGE_MAX_LENGTH, MessageInput } from "@talab/core"
+import { BuyRequest, Language, MESSAGE_CLIENT_ID_MAX_LENGTH, MESSAGE_MAX_LENGTH, MessageInput } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { SentMessage } from "../chat/Views.js"
 import type { ErrorCode } from "../errors/Catalogue.js"
@@ -60,7 +60,15 @@ export const CloseCode = {
  * Client, first frame: authenticates the socket with an access token. Answered by `auth_ok`; a bad token (or no
  * auth within 10 s) gets an `UNAUTHORIZED` error and the socket closes with 4401.
  */
-export const AuthFrame = Schema.Struct({ type: Schema.Literal("auth"), token: Schema.String })
+export const AuthFrame = Schema.Struct({
+  type: Schema.Literal("auth"),
+  token: Schema.String,
+  /**
+   * The language of this socket's error messages, ahead of the handshake's `Accept-Language` and the user's saved
+   * language: a browser cannot set headers on a WebSocket, so a client states its language here.
+   */
+  language: Schema.optional(Language)
+})
 /**
  * Client: subscribes to a conversation's channel. Answered by `subscribed`, or an error: `FORBIDDEN` when the user
  * is not a party, `NOT_FOUND` when there is no such conversation.
@@ -156,7 +164,10 @@ export type ErrorFrameCode = typeof ErrorFrameCode.Type
 export const ErrorFrame = Schema.Struct({
   type: Schema.Literal("error"),
   code: ErrorFrameCode,
-  /** In the user's language (the handshake's Accept-Language, then the user's preference, then Arabic). */
+  /**
+   * In the socket's language: the `auth` frame's `language`, then the handshake's `Accept-Language`, then the
+   * user's saved language, then Arabic.
+   */
   message: Schema.String,
   /** Field problems of a frame that failed validation, as in the REST envelope's `error.details`. */
   details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })),

@@ -35,6 +35,7 @@ export class Connection {
   readonly subscriptions = new Set<string>()
   identity: Identity | undefined = undefined
   language: Language
+  private chosenLanguage: Language | undefined = undefined
   private answeredLastPing = true
   private cutScheduled = false
   // Both made at the socket's first catch-up: an empty Map would be ~180 bytes of every idle socket, and idle
@@ -58,10 +59,20 @@ export class Connection {
     return this.ws.readyState === WebSocket.OPEN
   }
 
-  /** Binds the socket to its user, whose language its errors use unless the handshake asked for another. */
+  /**
+   * The `auth` frame's `language`: it wins over the handshake's and the user's, since a browser cannot set
+   * `Accept-Language` on a WebSocket.
+   */
+  chooseLanguage(language: Language | undefined) {
+    if (language === undefined) return
+    this.chosenLanguage = language
+    this.language = language
+  }
+
+  /** Binds the socket to its user, whose language its errors use unless the client or the handshake chose one. */
   authenticate(identity: Identity, userLanguage: Language) {
     this.identity = identity
-    this.language = negotiateLanguage(this.acceptLanguage, userLanguage)
+    this.language = this.chosenLanguage ?? negotiateLanguage(this.acceptLanguage, userLanguage)
   }
 
   /** Queues an already encoded frame; a socket that has too much waiting is cut off instead. */

@@ -194,9 +194,12 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
       const identity = connection.identity
       if (identity === undefined) {
         if (!isAuthFrame(decoded)) return Effect.sync(() => connection.sendError("UNAUTHORIZED"))
-        return decoded._tag === "Frame" && decoded.frame.type === "auth"
-          ? authenticate(connection, decoded.frame.token)
-          : Effect.sync(() => connection.reject())
+        if (decoded._tag !== "Frame" || decoded.frame.type !== "auth") return Effect.sync(() => connection.reject())
+        const { token, language } = decoded.frame
+        return Effect.suspend(() => {
+          connection.chooseLanguage(language)
+          return authenticate(connection, token)
+        })
       }
       switch (decoded._tag) {
         case "NotJson":
