@@ -17,11 +17,11 @@ const HEADER = `/**
 
 `
 
-/* The repository is formatted by Biome; the document is written the way Biome would write it. */
-const formatJson = (json: string, documentFile: string): string => {
+/* The repository is formatted by Biome; a generated file is written the way Biome would write it. */
+const formatWithBiome = (text: string, file: string): string => {
   const biome = createRequire(import.meta.url).resolve("@biomejs/biome/bin/biome")
-  const result = spawnSync(process.execPath, [biome, "format", `--stdin-file-path=${documentFile}`], {
-    input: json,
+  const result = spawnSync(process.execPath, [biome, "format", `--stdin-file-path=${file}`], {
+    input: text,
     encoding: "utf8"
   })
   if (result.status !== 0) throw new Error(`biome format failed: ${result.stderr}`)
@@ -109,13 +109,13 @@ const readmeWithErrorCodes = (readme: string): string => {
 export const generatedFiles = async (packageDir: string): Promise<Array<{ file: string; text: string }>> => {
   const documentFile = join(packageDir, "openapi.json")
   const document = openApiDocument()
-  const documentText = formatJson(`${JSON.stringify(document, null, 2)}\n`, documentFile)
+  const documentText = formatWithBiome(`${JSON.stringify(document, null, 2)}\n`, documentFile)
   const ast = await openapiTS(JSON.parse(documentText), { silent: true })
   const framesAst = await openapiTS(framesAsSchemas() as never, { silent: true, immutable: true })
   const readmeFile = join(packageDir, "README.md")
   const readme = await readFile(readmeFile, "utf8").catch(() => undefined)
   return [
-    ...(readme === undefined ? [] : [{ file: readmeFile, text: readmeWithErrorCodes(readme) }]),
+    ...(readme === undefined ? [] : [{ file: readmeFile, text: formatWithBiome(readmeWithErrorCodes(readme), readmeFile) }]),
     { file: documentFile, text: documentText },
     { file: join(packageDir, "src", "generated", "schema.ts"), text: HEADER + astToString(ast) },
     { file: join(packageDir, "src", "generated", "frames.ts"), text: FRAMES_HEADER + astToString(framesAst) },
