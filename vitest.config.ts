@@ -68,7 +68,9 @@ export default defineConfig({
           globalSetup: [
             "apps/server/test/support/server-build.global.ts",
             "packages/http-server/test/support/test-run.global.ts"
-          ]
+          ],
+          // Every WebSocket frame a test receives is checked against the AsyncAPI document.
+          setupFiles: ["apps/server/test/support/protocol-check.setup.ts"]
         }
       }
     ]

@@ -115,7 +115,9 @@ export const generatedFiles = async (packageDir: string): Promise<Array<{ file: 
   const readmeFile = join(packageDir, "README.md")
   const readme = await readFile(readmeFile, "utf8").catch(() => undefined)
   return [
-    ...(readme === undefined ? [] : [{ file: readmeFile, text: formatWithBiome(readmeWithErrorCodes(readme), readmeFile) }]),
+    ...(readme === undefined
+      ? []
+      : [{ file: readmeFile, text: formatWithBiome(readmeWithErrorCodes(readme), readmeFile) }]),
     { file: documentFile, text: documentText },
     { file: join(packageDir, "src", "generated", "schema.ts"), text: HEADER + astToString(ast) },
     { file: join(packageDir, "src", "generated", "frames.ts"), text: FRAMES_HEADER + astToString(framesAst) },

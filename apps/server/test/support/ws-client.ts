@@ -1,4 +1,5 @@
 import WebSocket from "ws"
+import { checkCloseCode, checkServerFrame } from "./frame-contract.js"
 
 export interface Closed {
   readonly code: number
@@ -16,7 +17,10 @@ interface Waiter {
   readonly resolve: (frame: any) => void
 }
 
-/** A WebSocket test client: every frame it receives, in order, and promises for the next ones. */
+/**
+ * A WebSocket test client: every frame it receives, in order, and promises for the next ones. Each frame and the
+ * close code are checked against the AsyncAPI document (frame-contract.ts).
+ */
 export class WsClient {
   readonly frames: Array<any> = []
   readonly pings: Array<number> = []
@@ -27,6 +31,7 @@ export class WsClient {
   private constructor(readonly ws: WebSocket) {
     ws.on("message", (data, isBinary) => {
       const frame = isBinary ? data : JSON.parse(data.toString())
+      checkServerFrame(frame)
       const index = this.frames.push(frame) - 1
       const waiter = this.waiters.find((w) => w.predicate(frame))
       if (waiter) {
@@ -37,7 +42,10 @@ export class WsClient {
     })
     ws.on("ping", () => this.pings.push(Date.now()))
     this.closed = new Promise((resolve) =>
-      ws.on("close", (code, reason) => resolve({ code, reason: reason.toString() }))
+      ws.on("close", (code, reason) => {
+        checkCloseCode(code)
+        resolve({ code, reason: reason.toString() })
+      })
     )
   }
 
