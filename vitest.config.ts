@@ -67,9 +67,10 @@ export default defineConfig({
           // (see the files).
           globalSetup: [
             "apps/server/test/support/server-build.global.ts",
-            "packages/http-server/test/support/test-run.global.ts"
+            "packages/http-server/test/support/test-run.global.ts",
+            "apps/server/test/support/document-checks.global.ts"
           ],
-          // Every WebSocket frame a test receives is checked against the AsyncAPI document.
+          // Every REST call and WebSocket frame of the end-to-end client is held to the served documents.
           setupFiles: ["apps/server/test/support/protocol-check.setup.ts"]
         }
       }

@@ -2,6 +2,7 @@ import type { ApiMethod, RequestBody, ResponseData } from "@talab/client-sdk/typ
 import { type SignInOptions, startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
 import { afterAll, beforeAll } from "vitest"
 import { withMigratedDump } from "../../../../packages/http-server/test/support/migrated-databases.js"
+import { checkApiCall } from "./api-contract.js"
 import { createPostgresDatabase } from "./postgres.js"
 import type { ApiPath, RequestOptionsOf, ResponseOf } from "./typed-paths.js"
 
@@ -69,6 +70,14 @@ const untypedClient = (server: Pick<TestServer, "apiUrl">) => {
     try {
       parsed = text === "" ? undefined : JSON.parse(text)
     } catch {}
+    checkApiCall({
+      method,
+      url: response.url,
+      requestJson: options.rawBody === undefined ? options.body : undefined,
+      status: response.status,
+      headers: response.headers,
+      body: parsed
+    })
     return { status: response.status, body: parsed, headers: response.headers }
   }
   return {

@@ -30,6 +30,7 @@ export interface components {
             /** @enum {string} */
             readonly type: "message";
             readonly conversation_id: string;
+            /** @description 1 to 4000 characters after trimming surrounding spaces */
             readonly message_text: string;
             readonly client_id?: string | null;
         };

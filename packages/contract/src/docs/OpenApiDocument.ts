@@ -7,6 +7,7 @@ import { Api } from "../Api.js"
 import { type ErrorCode, errorCatalogue, isErrorCode, statusOfCode, whenAnswered } from "../errors/Catalogue.js"
 import { ErrorCases, RequestExample } from "./Annotations.js"
 import { exampleOf } from "./Examples.js"
+import { ignoredRequestFields, responseHeaders } from "./ResponseHeaders.js"
 
 type Json = Record<string, any>
 
@@ -262,6 +263,8 @@ export const openApiDocumentOf = (api: AnyApi): OpenApi.OpenAPISpec => {
     singleFileParts,
     dateTimes,
     idempotencyKeys,
+    responseHeaders,
+    ignoredRequestFields,
     unusedComponents,
     about,
     describedOperations(api)

@@ -9,7 +9,12 @@ import { OTP_LENGTH } from "./Otp.js"
  * numbers is the server's to say, as it parses them.
  */
 
-const PhoneNumber = StringField
+const PhoneNumber = StringField.annotations({
+  jsonSchema: {
+    minLength: 1,
+    description: "A mobile number, best in E.164 (`+966501234567`): the server parses it for an allowed country"
+  }
+})
 
 /** A one-time code as sent by SMS: {@link OTP_LENGTH} digits. */
 const OtpCode = StringField.pipe(Schema.pattern(new RegExp(`^\\d{${OTP_LENGTH}}$`), fieldRule("otp_format")))

@@ -22,7 +22,9 @@ export interface Rating extends Schema.Schema.Type<typeof Rating> {}
 export const isValidRatingValue = (value: number) => Number.isInteger(value) && value >= 1 && value <= 5
 
 /** A rating as given: an integer from 1 to 5; anything else names the rating's rule. */
-export const RatingValue = NumberField.pipe(Schema.filter(isValidRatingValue, fieldRule("rating_range")))
+export const RatingValue = NumberField.pipe(Schema.filter(isValidRatingValue, fieldRule("rating_range"))).annotations({
+  jsonSchema: { type: "integer", minimum: 1, maximum: 5 }
+})
 
 /**
  * The buyer of a completed deal rates its seller once. The spec calls each broken rule a validation

@@ -61,7 +61,10 @@ export const isCleanFreeText = (s: string) =>
 
 const TrimmedText = (min: number, max: number, clean: (s: string) => boolean) =>
   Schema.transform(
-    StringField.annotations({ jsonSchema: { minLength: min, maxLength: max } }),
+    // The limits hold after trimming (decisions.md), which JSON Schema cannot say: the raw text has no maximum.
+    StringField.annotations({
+      jsonSchema: { minLength: min, description: `${min} to ${max} characters after trimming surrounding spaces` }
+    }),
     Schema.String.pipe(
       Schema.filter(clean, fieldRule("invalid_characters")),
       Schema.filter((s) => characters(s) >= min, fieldRule("too_short", { min })),
@@ -90,7 +93,14 @@ export const Money = NumberField.pipe(
   Schema.filter((n) => n > 0, fieldRule("positive")),
   Schema.filter((n) => n <= MAX_AMOUNT, fieldRule("max_amount", { max: MAX_AMOUNT })),
   Schema.filter((n) => Math.round(n * 100) / 100 === n, fieldRule("two_decimals"))
-)
+).annotations({
+  // No `multipleOf: 0.01`: validators test it in floating point, and 19.99 / 0.01 is not an integer there.
+  jsonSchema: {
+    exclusiveMinimum: 0,
+    maximum: MAX_AMOUNT,
+    description: `An amount of money: more than 0, at most ${MAX_AMOUNT}, with at most 2 decimals`
+  }
+})
 
 /** One of a fixed set of strings. */
 export const OneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
