@@ -1,7 +1,14 @@
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { migratedDataDir } from "../../../../packages/http-server/test/support/migrated-databases.js"
-import { freePort, halfSentRequest, killStarted, startProcess, waitUntilLive } from "../support/process.js"
+import {
+  freePort,
+  halfSentRequest,
+  killStarted,
+  refusesNewConnections,
+  startProcess,
+  waitUntilLive
+} from "../support/process.js"
 
 /*
  * `pnpm start` at the repository root, as the README's first command runs it: it builds the server and
@@ -36,7 +43,7 @@ describe("pnpm start", () => {
     await new Promise((resolve) => setTimeout(resolve, 700))
     // Draining: pnpm still waits for the server, which no longer accepts connections.
     expect(child.exitCode).toBeNull()
-    await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow()
+    expect(await refusesNewConnections(port)).toBe(true)
 
     inFlight.finish()
     const answer = await inFlight.answer
@@ -44,6 +51,6 @@ describe("pnpm start", () => {
     expect(await exited).toEqual({ code: 0, signal: null })
     expect(output.stdout).toContain("through-pnpm-1")
     // Nothing is left listening once pnpm has exited.
-    await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow()
+    expect(await refusesNewConnections(port)).toBe(true)
   }, 300_000)
 })

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer, request } from "node:http"
+import { connect } from "node:net"
 
 /*
  * The server (or `pnpm start`, or the `talab` command) as a child process: what an operator runs. Each
@@ -109,3 +110,14 @@ export const halfSentRequest = async (port: number, path: string, payload: unkno
   await halfSent
   return { answer, finish: () => finish() }
 }
+
+/** Whether a new TCP connection to the port is refused: the port no longer listens (kept-alive ones may be open). */
+export const refusesNewConnections = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect({ host: "127.0.0.1", port })
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once("error", () => resolve(true))
+  })

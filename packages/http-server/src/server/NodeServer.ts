@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events"
 import * as Http from "node:http"
 import type { Socket } from "node:net"
+import * as Net from "node:net"
 import type { Duplex } from "node:stream"
 import * as HttpServerError from "@effect/platform/HttpServerError"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -20,7 +21,14 @@ const SERVER_TIMEOUTS = {
   /** An idle keep-alive connection is kept this long: longer than a load balancer's usual 60 s, so it closes first. */
   keepAliveTimeoutMs: 65_000,
   /** How often the two request timeouts are checked (Node's default, 30 s, lets them run 30 s late). */
-  checkIntervalMs: 1_000
+  checkIntervalMs: 1_000,
+  /**
+   * After SIGTERM a connection is closed once it has served no request for this long: a request a client sends
+   * on a kept-alive connection meanwhile is answered (with `Connection: close`) instead of meeting a closed
+   * socket, which for a POST no client or proxy may retry. Closing an idle connection always races a request
+   * sent at that moment (HTTP/1.1 has no way to warn); a connection in use is never idle this long.
+   */
+  drainIdleGraceMs: 500
 } as const
 
 export interface NodeServerOptions {
@@ -40,13 +48,15 @@ export class NodeServer extends Context.Tag("Server/NodeServer")<
  * the app closes those itself, with 1001.
  */
 class Connections {
-  private readonly http = new Map<Socket, { active: number }>()
+  /** Per connection: the requests it is serving, and since when (Date.now()) it has served none. */
+  private readonly http = new Map<Socket, { active: number; idleSince: number }>()
   private readonly upgraded = new Set<Duplex>()
   private emptied: Array<() => void> = []
+  /** From SIGTERM on: every response says `Connection: close`, and its connection is closed after it. */
   draining = false
 
   add(socket: Socket) {
-    this.http.set(socket, { active: 0 })
+    this.http.set(socket, { active: 0, idleSince: Date.now() })
     socket.once("close", () => {
       this.http.delete(socket)
       this.upgraded.delete(socket)
@@ -58,11 +68,13 @@ class Connections {
     const socket = request.socket
     const state = this.http.get(socket)
     if (state !== undefined) state.active += 1
-    // Node then answers with `Connection: close` and closes the connection after the response.
+    // Node then answers with `Connection: close` and closes the connection after the response. A response begun
+    // before the drain keeps its keep-alive: a request the client pipelined behind it is still answered.
     if (this.draining) response.shouldKeepAlive = false
     response.once("close", () => {
-      if (state !== undefined) state.active -= 1
-      if (this.draining && state?.active === 0) socket.end()
+      if (state === undefined) return
+      state.active -= 1
+      if (state.active === 0) state.idleSince = Date.now()
     })
   }
 
@@ -76,13 +88,15 @@ class Connections {
   }
 
   /**
-   * Closes the connections that serve no request: idle keep-alive ones and those still sending their headers.
-   * A request whose headers have arrived is in flight and is let finish.
+   * Closes the connections that have served no request for `quietMs`: idle keep-alive ones and those still
+   * sending their headers. A request whose headers have arrived is in flight and is let finish; a connection a
+   * client is using gets its `Connection: close` with its next answer instead of meeting a closed socket.
    */
-  closeIdle() {
+  closeQuiet(quietMs: number) {
+    const now = Date.now()
     let closed = 0
     for (const [socket, state] of this.http) {
-      if (state.active === 0) {
+      if (state.active === 0 && now - state.idleSince >= quietMs) {
         socket.destroy()
         closed += 1
       }
@@ -120,6 +134,9 @@ const handlerSink = (options: NodeServerOptions) =>
     close: (closed?: () => void) => closed?.()
   }) as unknown as Http.Server
 
+/** How often a drain looks for connections that have gone quiet. */
+const DRAIN_SWEEP_MS = 50
+
 /** The time the connections get of the shutdown budget; the rest is left for the pushes due and the database. */
 const connectionBudgetMs = (timeoutMs: number) => Math.max(timeoutMs - 3_000, timeoutMs / 2)
 
@@ -127,8 +144,9 @@ const connectionBudgetMs = (timeoutMs: number) => Math.max(timeoutMs - 3_000, ti
  * The HTTP server, with `HttpServer`, the platform services, `ServerLifecycle` and `NodeServer`. The app is
  * served on it as on `NodeHttpServer.layer`; the port opens when `NodeServer.listen` runs, and closing that
  * scope drains: readiness turns 503 and WebSockets are closed (the app listens to `ServerLifecycle`), no new
- * connection is accepted, idle and half-sent ones are closed, requests in flight finish, and whatever is still
- * open when the connections' share of SHUTDOWN_TIMEOUT_MS runs out is cut.
+ * connection is accepted, every request that arrives on an open connection is answered with `Connection: close`,
+ * idle and half-sent connections are closed after a short grace, requests in flight finish, and whatever is
+ * still open when the connections' share of SHUTDOWN_TIMEOUT_MS runs out is cut.
  */
 const NodeServerLayer = (options: NodeServerOptions) =>
   Layer.unwrapScoped(
@@ -159,14 +177,20 @@ const NodeServerLayer = (options: NodeServerOptions) =>
         yield* Effect.logInfo("Shutting down: draining connections").pipe(
           Effect.annotateLogs({ open_connections: connections.size, timeout_ms: options.shutdownTimeoutMs })
         )
-        server.close()
-        connections.closeIdle()
-        const drained = yield* connections.whenEmpty.pipe(
+        // No new connection (a balancer sends it elsewhere: nothing was sent); open ones are still read. Node's own
+        // `server.close()` would also close the idle ones at once, racing requests already on their way.
+        Net.Server.prototype.close.call(server)
+        const quietMs = Math.min(SERVER_TIMEOUTS.drainIdleGraceMs, connectionBudgetMs(options.shutdownTimeoutMs))
+        const sweeper = setInterval(() => connections.closeQuiet(quietMs), DRAIN_SWEEP_MS)
+        // Interruptible: this runs in a finalizer, where a timed-out wait would otherwise be waited for until the
+        // connections it waits on end by themselves.
+        const drained = yield* Effect.interruptible(connections.whenEmpty).pipe(
           Effect.timeoutTo({
             duration: connectionBudgetMs(options.shutdownTimeoutMs),
             onSuccess: () => 0,
             onTimeout: () => connections.closeAll()
-          })
+          }),
+          Effect.ensuring(Effect.sync(() => clearInterval(sweeper)))
         )
         yield* Effect.logInfo("Connections drained").pipe(
           Effect.annotateLogs({ duration_ms: Date.now() - startedAt, cut_at_deadline: drained })
@@ -193,7 +217,11 @@ const NodeServerLayer = (options: NodeServerOptions) =>
       // The app, the pushes due and the database are closed by now: whatever is left goes too.
       yield* Effect.addFinalizer(() =>
         Effect.zipRight(
-          Effect.sync(() => connections.closeAll()),
+          Effect.sync(() => {
+            connections.closeAll()
+            // Also stops Node's timer of the request timeouts.
+            server.close()
+          }),
           Effect.logInfo("Stopped")
         )
       )
