@@ -4,6 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { sellerTag } from "../readcache/ReadCache.js"
+import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
 /** A message as stored: the entity under its column names. */
 export const MessageRow = snakeCaseKeys(Message.fields)
@@ -16,6 +18,10 @@ export const SqlMessageRepo = Layer.effect(
   MessageRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const reads = yield* makeReadsChanged
+    // A seller's reply moves their trust figures (the reply time the trigger of migration 0015 keeps).
+    const stored = (result: { readonly message: Message; readonly created: boolean }) =>
+      result.created ? Effect.as(reads.changed([sellerTag(result.message.senderId)]), result) : Effect.succeed(result)
 
     /*
      * The next seq is read in the same statement, from messages_by_conversation_seq; the caller holds the
@@ -77,21 +83,23 @@ export const SqlMessageRepo = Layer.effect(
         const { clientId } = message
         if (clientId === null) {
           return insert(message).pipe(
-            Effect.map((stored) => ({ message: stored, created: true })),
-            Effect.orDie
+            Effect.map((row) => ({ message: row, created: true })),
+            Effect.orDie,
+            Effect.flatMap(stored)
           )
         }
         return insertUnlessSent(message).pipe(
           Effect.flatMap(
             Option.match({
-              onSome: (stored) => Effect.succeed({ message: stored, created: true }),
+              onSome: (row) => Effect.succeed({ message: row, created: true }),
               onNone: () =>
                 findSent({ senderId: message.senderId, clientId }).pipe(
-                  Effect.map((stored) => ({ message: stored, created: false }))
+                  Effect.map((row) => ({ message: row, created: false }))
                 )
             })
           ),
-          Effect.orDie
+          Effect.orDie,
+          Effect.flatMap(stored)
         )
       },
       markRead: (conversationId, readerId, at, upToSeq) =>
