@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import type { PageRequest } from "../http/Paging.js"
 import { RealtimeHub } from "../realtime/Hub.js"
 import { ChatQueries } from "./Queries.js"
+import { makeMessageBatcher } from "./MessageBatcher.js"
 import { ALONE, sentMessage } from "./Views.js"
 
 /** Which page of a conversation's history to read. */
@@ -33,9 +34,10 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
   effect: Effect.gen(function* () {
     const conversations = yield* ConversationRepo
     const messages = yield* MessageRepo
-    const chat = yield* Chat
     const queries = yield* ChatQueries
     const hub = yield* RealtimeHub
+    // Messages sent at the same moment, over REST and the sockets alike, are stored in one transaction.
+    const batcher = yield* makeMessageBatcher(hub.isOnline)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /** The conversation, if the user is one of its two parties. */
@@ -78,7 +80,7 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
      */
     const sendMessage = (senderId: string, conversationId: string, input: MessageInput, options: SendOptions = {}) =>
       Effect.gen(function* () {
-        const { conversation, created, message } = yield* chat.send(senderId, conversationId, input, hub.isOnline)
+        const { conversation, created, message } = yield* batcher.send(senderId, conversationId, input)
         const view = sentMessage(message)
         if (options.onStored) yield* options.onStored(view)
         // Whether contacts show is as the lock read it: an accept committed while the message was being
