@@ -13,11 +13,23 @@ const B = "22222222-2222-4222-8222-222222222222"
 describe("read cache", () => {
   it("keeps an answer until its life ends, or the first change time makes", () => {
     const cache = makeReadCache(options)
-    cache.store("/x", { language: "ar", userId: undefined }, answer("x"), { tags: [REQUEST_LISTS] }, { generation: 0, now: 0 })
-    cache.store("/y", { language: "ar", userId: undefined }, answer("y"), { tags: [REQUEST_LISTS], changesAt: 500 }, {
-      generation: 0,
-      now: 0
-    })
+    cache.store(
+      "/x",
+      { language: "ar", userId: undefined },
+      answer("x"),
+      { tags: [REQUEST_LISTS] },
+      { generation: 0, now: 0 }
+    )
+    cache.store(
+      "/y",
+      { language: "ar", userId: undefined },
+      answer("y"),
+      { tags: [REQUEST_LISTS], changesAt: 500 },
+      {
+        generation: 0,
+        now: 0
+      }
+    )
     expect(read(cache, "/x", 9_999)).toBe("x")
     expect(read(cache, "/x", 10_000)).toBeUndefined()
     expect(read(cache, "/y", 499)).toBe("y")
@@ -35,10 +47,16 @@ describe("read cache", () => {
     // A read that started before the drop brings back what it read: refused.
     cache.store(`/r/${A}`, { language: "ar", userId: undefined }, answer("stale"), { tags: [requestTag(A)] }, started)
     expect(read(cache, `/r/${A}`, 1)).toBeUndefined()
-    cache.store(`/r/${A}`, { language: "ar", userId: undefined }, answer("fresh"), { tags: [requestTag(A)] }, {
-      generation: cache.generation(),
-      now: 1
-    })
+    cache.store(
+      `/r/${A}`,
+      { language: "ar", userId: undefined },
+      answer("fresh"),
+      { tags: [requestTag(A)] },
+      {
+        generation: cache.generation(),
+        now: 1
+      }
+    )
     expect(read(cache, `/r/${A}`, 2)).toBe("fresh")
   })
 
@@ -59,10 +77,16 @@ describe("read cache", () => {
     const cache = makeReadCache({ ...options, maxBytes: 16 * 1024 })
     const big = "x".repeat(600)
     for (let i = 0; i < 40; i++) {
-      cache.store(`/k${i}`, { language: "ar", userId: undefined }, answer(big), { tags: [REQUEST_LISTS] }, {
-        generation: 0,
-        now: 0
-      })
+      cache.store(
+        `/k${i}`,
+        { language: "ar", userId: undefined },
+        answer(big),
+        { tags: [REQUEST_LISTS] },
+        {
+          generation: 0,
+          now: 0
+        }
+      )
       expect(read(cache, "/k0", 0)).toBe(big)
     }
     expect(cache.size().bytes).toBeLessThanOrEqual(16 * 1024)
@@ -73,16 +97,34 @@ describe("read cache", () => {
 
   it("keeps nothing while drops from other instances cannot be heard, nor when off", () => {
     const cache = makeReadCache(options)
-    cache.store("/x", { language: "ar", userId: undefined }, answer("x"), { tags: [REQUEST_LISTS] }, { generation: 0, now: 0 })
+    cache.store(
+      "/x",
+      { language: "ar", userId: undefined },
+      answer("x"),
+      { tags: [REQUEST_LISTS] },
+      { generation: 0, now: 0 }
+    )
     cache.trust(false)
     expect(read(cache, "/x", 1)).toBeUndefined()
-    cache.store("/x", { language: "ar", userId: undefined }, answer("x"), { tags: [REQUEST_LISTS] }, {
-      generation: cache.generation(),
-      now: 1
-    })
+    cache.store(
+      "/x",
+      { language: "ar", userId: undefined },
+      answer("x"),
+      { tags: [REQUEST_LISTS] },
+      {
+        generation: cache.generation(),
+        now: 1
+      }
+    )
     expect(read(cache, "/x", 2)).toBeUndefined()
     const off = makeReadCache({ ...options, enabled: false })
-    off.store("/x", { language: "ar", userId: undefined }, answer("x"), { tags: [REQUEST_LISTS] }, { generation: 0, now: 0 })
+    off.store(
+      "/x",
+      { language: "ar", userId: undefined },
+      answer("x"),
+      { tags: [REQUEST_LISTS] },
+      { generation: 0, now: 0 }
+    )
     expect(read(off, "/x", 1)).toBeUndefined()
   })
 })

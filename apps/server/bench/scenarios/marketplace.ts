@@ -9,6 +9,7 @@
  *   BENCH_SECONDS=10 BENCH_CLIENTS=50 …            to change the load
  *   BENCH_EXTRA=1 …                                 adds control reads (see EXTRA)
  *   BENCH_READ_CACHE=off …                          the reads without the read cache (READ_CACHE=off)
+ *   BENCH_MESSAGE_BATCH=off …                       each message in its own transaction (MESSAGE_BATCH=off)
  *
  * A real server (testkit's startTestServer) on a fresh database with high rate limits, seeded in SQL
  * (bench/seed.ts). The load runs in a worker thread so it does not share the server's event loop; both
@@ -153,7 +154,9 @@ const TARGETS: ReadonlyArray<readonly [prefix: string, ratio: number]> = [
 const TARGET_P95_MS = 200
 
 const printTargets = (floor: LoadReport) => {
-  console.log(`\ntargets (ratio to the floor's ${floor.perSecond.toFixed(0)} req/s in this run; p95 under ${TARGET_P95_MS} ms):`)
+  console.log(
+    `\ntargets (ratio to the floor's ${floor.perSecond.toFixed(0)} req/s in this run; p95 under ${TARGET_P95_MS} ms):`
+  )
   for (const [prefix, ratio] of TARGETS) {
     const figure = figures.find((f) => f.name.startsWith(prefix))
     const name = prefix.replace(/,.*$/, "").trim()
@@ -179,9 +182,9 @@ const main = () =>
       adminPhoneNumbers: [adminPhone],
       jwtSecret: Redacted.make(JWT_SECRET),
       // BENCH_READ_CACHE=off measures the reads from the database, as READ_CACHE=off serves them.
-      ...(process.env.BENCH_READ_CACHE === "off"
-        ? { readCache: { enabled: false, maxBytes: 1, ttlMs: 1 } }
-        : {})
+      ...(process.env.BENCH_READ_CACHE === "off" ? { readCache: { enabled: false, maxBytes: 1, ttlMs: 1 } } : {}),
+      // BENCH_MESSAGE_BATCH=off stores each message in a transaction of its own (MESSAGE_BATCH=off).
+      ...(process.env.BENCH_MESSAGE_BATCH === "off" ? { messageBatch: false } : {})
     },
     async (server, database) => {
       const started = Date.now()
@@ -295,14 +298,20 @@ const main = () =>
           Array.from({ length: 200 }, (_, k): Call => {
             const roll = mixDraw()
             if (roll < 0.7) return { method: "GET", path: "/requests" }
-            if (roll < 0.9) return { method: "GET", path: `/requests/${seedId("request", 1 + ((c * 200 + k) % SEED.requests))}` }
+            if (roll < 0.9)
+              return { method: "GET", path: `/requests/${seedId("request", 1 + ((c * 200 + k) % SEED.requests))}` }
             return newRequestCall(c + 1_000, k, "Dammam")
           })
         )
       )
       await load("warm-up", mixedClients, 1_000, true)
       await profiled("mixed", () =>
-        load(`mixed (70% list, 20% detail, 10% create), ${CLIENTS} clients, ${SECONDS} s`, mixedClients, SECONDS * 1_000, true)
+        load(
+          `mixed (70% list, 20% detail, 10% create), ${CLIENTS} clients, ${SECONDS} s`,
+          mixedClients,
+          SECONDS * 1_000,
+          true
+        )
       )
 
       // POST /offers: each client offers on its own active requests without offers (never a duplicate).

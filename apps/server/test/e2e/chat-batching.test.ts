@@ -42,8 +42,9 @@ describe("messages stored in batches on postgres", () => {
       body: clientId === undefined ? { message_text: text } : { message_text: text, client_id: clientId }
     })
   const stored = (conversationId: string) =>
-    sql((s) =>
-      s<{ seq: number; text: string; sender: string; at: Date; tx: string }>`
+    sql(
+      (s) =>
+        s<{ seq: number; text: string; sender: string; at: Date; tx: string }>`
         SELECT seq, message_text AS text, sender_id AS sender, created_at AS at, xmin::text AS tx
         FROM messages WHERE conversation_id = ${conversationId} ORDER BY seq`
     )
@@ -112,9 +113,19 @@ describe("messages stored in batches on postgres", () => {
     const scene = await chatScene(m)
     const socket = await connectAs(suite.server().wsUrl, scene.buyer.token, [scene.conversationId])
     try {
-      const frame = { type: "message", conversation_id: scene.conversationId, message_text: "only once", client_id: "same" }
+      const frame = {
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "only once",
+        client_id: "same"
+      }
       for (let i = 0; i < 4; i++) socket.send(frame)
-      socket.send({ type: "message", conversation_id: scene.conversationId, message_text: "another", client_id: "other" })
+      socket.send({
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "another",
+        client_id: "other"
+      })
       const acks = []
       for (let i = 0; i < 5; i++) acks.push(await socket.nextOfType("ack"))
       const same = acks.filter((ack) => ack.client_id === "same")

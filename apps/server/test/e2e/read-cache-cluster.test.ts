@@ -68,7 +68,7 @@ describe("read cache across two instances sharing Redis and PostgreSQL", () => {
       const path = `/requests/${posted.id}`
       expect((await warm(path, buyer)).status).toBe("active")
       const closer = round % 2 === 0 ? cluster.a : cluster.b
-      expect((await client(closer).put(`${path}/close`, { token: buyer.token })).status).toBe(200)
+      expect((await client(closer).put(`/requests/${posted.id}/close`, { token: buyer.token })).status).toBe(200)
       for (const server of [cluster.a, cluster.b]) expect((await readOn(server, path, buyer)).status).toBe("closed")
     }
   })
@@ -118,10 +118,11 @@ describe("read cache across two instances sharing Redis and PostgreSQL", () => {
     const posted = await a.createRequest(buyer)
     const path = `/requests/${posted.id}`
     expect((await warm(path, buyer)).buyer.name).toBe("First Name")
-    expect((await client(cluster.b).put("/users/me", { token: buyer.token, body: { name: "Second Name" } })).status).toBe(
-      200
-    )
-    for (const server of [cluster.a, cluster.b]) expect((await readOn(server, path, buyer)).buyer.name).toBe("Second Name")
+    expect(
+      (await client(cluster.b).put("/users/me", { token: buyer.token, body: { name: "Second Name" } })).status
+    ).toBe(200)
+    for (const server of [cluster.a, cluster.b])
+      expect((await readOn(server, path, buyer)).buyer.name).toBe("Second Name")
   })
 })
 

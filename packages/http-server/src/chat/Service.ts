@@ -10,10 +10,12 @@ import {
 } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { AppConfig } from "../config/AppConfig.js"
 import type { PageRequest } from "../http/Paging.js"
 import { RealtimeHub } from "../realtime/Hub.js"
-import { ChatQueries } from "./Queries.js"
 import { makeMessageBatcher } from "./MessageBatcher.js"
+import { ChatQueries } from "./Queries.js"
 import { ALONE, sentMessage } from "./Views.js"
 
 /** Which page of a conversation's history to read. */
@@ -36,8 +38,17 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
     const messages = yield* MessageRepo
     const queries = yield* ChatQueries
     const hub = yield* RealtimeHub
+    const chat = yield* Chat
     // Messages sent at the same moment, over REST and the sockets alike, are stored in one transaction.
-    const batcher = yield* makeMessageBatcher(hub.isOnline)
+    const batcher = Option.match(yield* Effect.serviceOption(AppConfig), {
+      onNone: () => true,
+      onSome: (config) => config.messageBatch
+    })
+      ? yield* makeMessageBatcher(hub.isOnline)
+      : {
+          send: (senderId: string, conversationId: string, input: MessageInput) =>
+            chat.send(senderId, conversationId, input, hub.isOnline)
+        }
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /** The conversation, if the user is one of its two parties. */

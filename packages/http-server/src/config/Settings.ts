@@ -258,6 +258,11 @@ export const variables = {
     "on",
     "`off`: every `GET /requests`, `GET /requests/{id}` and `GET /seller-profiles/{id}` is answered from the database, none from the instance's read cache"
   ),
+  MESSAGE_BATCH: withDefault(
+    (name) => Config.literal("on", "off")(name),
+    "on",
+    "`off`: every message is stored in a transaction of its own, instead of with the messages sent at the same moment"
+  ),
   READ_CACHE_MAX_MB: withDefault(
     positiveInt,
     32,

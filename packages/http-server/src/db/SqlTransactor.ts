@@ -3,8 +3,8 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Transactor } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { runAfterCommit } from "./AfterCommit.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
+import { runAfterCommit } from "./AfterCommit.js"
 import { lazyTransaction } from "./DeferredWrites.js"
 
 /**
@@ -21,9 +21,9 @@ export const SqlTransactor = Layer.effect(
     const withTransaction = lazyTransaction(sql)
     return Transactor.of({
       transaction: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        reads.gathering(runAfterCommit(withTransaction(effect))).pipe(
-          Effect.catchAll((error) => (error instanceof SqlError ? Effect.die(error) : Effect.fail(error as E)))
-        )
+        reads
+          .gathering(runAfterCommit(withTransaction(effect)))
+          .pipe(Effect.catchAll((error) => (error instanceof SqlError ? Effect.die(error) : Effect.fail(error as E))))
     })
   })
 )

@@ -36,7 +36,8 @@ export const SqlRatingRepo = Layer.effect(
     })
 
     return RatingRepo.of({
-      insert: (rating) => insert(rating).pipe(Effect.orDie, Effect.zipRight(reads.changed([sellerTag(rating.sellerId)]))),
+      insert: (rating) =>
+        insert(rating).pipe(Effect.orDie, Effect.zipRight(reads.changed([sellerTag(rating.sellerId)]))),
       existsForDeal: (dealId) =>
         existsForDeal(dealId).pipe(
           Effect.map((row) => row.exists),

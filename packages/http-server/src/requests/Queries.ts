@@ -5,8 +5,8 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { columnsAs, fieldNames } from "../db/Rows.js"
-import { cacheableAnswer, REQUEST_LISTS, requestTag, userTag } from "../readcache/ReadCache.js"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import { cacheableAnswer, REQUEST_LISTS, requestTag, userTag } from "../readcache/ReadCache.js"
 
 type ListItem = typeof RequestListItem.Type
 

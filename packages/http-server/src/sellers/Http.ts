@@ -5,8 +5,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { respond } from "../http/Localize.js"
-import { cacheableAnswer, sellerTag, userTag } from "../readcache/ReadCache.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
+import { cacheableAnswer, sellerTag, userTag } from "../readcache/ReadCache.js"
 import { SellerProfileQueries } from "./Queries.js"
 
 const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers) =>
