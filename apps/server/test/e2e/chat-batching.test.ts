@@ -11,7 +11,7 @@ import { connectAs } from "../support/ws-client.js"
  * message that fails (a rule, or a row the database refuses) fails alone. Rows of one transaction share their
  * `xmin`, which is how the tests see that messages were stored together.
  */
-describe("messages stored in batches on postgres", () => {
+describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
   const adminPhone = newPhone()
   const suite = useServerWithDatabase("postgres", marketplaceSettings([adminPhone]))
   const market = () => new Marketplace(suite.server(), client(suite.server()), adminPhone)

@@ -12,7 +12,7 @@ const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
  * made on both instances first, twice, so both hold it (the second read is a hit), then a write made through
  * one of them is seen by the very next read on the same instance and on the other.
  */
-describe("read cache across two instances sharing Redis and PostgreSQL", () => {
+describe("read cache across two instances sharing Redis and PostgreSQL", { timeout: 90_000 }, () => {
   const cluster = useTwoInstances({ redisUrl: REDIS_URL, settings: marketSettings })
   const market = (server: TestServer) => new Marketplace(server, client(server), ADMIN_PHONE)
 

@@ -23,7 +23,7 @@ const ID_TAG = new RegExp(`^(request|seller|user):${UUID}$`)
 export const isReadTag = (tag: string) => tag === REQUEST_LISTS || ID_TAG.test(tag)
 
 /** An encoded answer as it is sent again. */
-export interface CachedAnswer {
+interface CachedAnswer {
   readonly body: Uint8Array
   readonly contentType: string
 }

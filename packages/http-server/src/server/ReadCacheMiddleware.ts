@@ -25,7 +25,7 @@ const PUBLIC_READS = new RegExp(`^/api/v1/seller-profiles/${UUID}$`)
  * The route's key: its path and its whole query, parameters in name order (the order of one name's values
  * kept), so any parameter a read adds is part of the key without being listed here.
  */
-export const routeKeyOf = (url: string, path: string) => {
+const routeKeyOf = (url: string, path: string) => {
   const query = url.indexOf("?")
   if (query === -1) return path
   const params = [...new URLSearchParams(url.slice(query + 1))]
