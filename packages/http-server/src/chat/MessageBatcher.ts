@@ -26,7 +26,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
-import { MessageRow } from "./SqlMessageRepo.js"
+import { answersAsk, MessageRow, StoredRow } from "./SqlMessageRepo.js"
 
 type SendError = Effect.Effect.Error<ReturnType<Chat["send"]>>
 
@@ -117,7 +117,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
      */
     const insertAll = SqlSchema.findAll({
       Request: Schema.Array(Schema.Unknown),
-      Result: MessageRow,
+      Result: StoredRow,
       execute: (rows) => {
         const news = rows as ReadonlyArray<NewMessage>
         return sql`
@@ -137,7 +137,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
           FROM (SELECT conversation_id, max(created_at) AS at FROM stored GROUP BY conversation_id) latest
           WHERE conversations.id = latest.conversation_id
         )
-        SELECT * FROM stored`
+        SELECT stored.*, ${sql.literal(answersAsk("stored"))} FROM stored`
       }
     })
 
@@ -236,7 +236,8 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
             ]
           })
           if (events.length > 0) yield* outbox.append(events, at)
-          if (toStore.length > 0) yield* reads.changed([...new Set(toStore.map((m) => sellerTag(m.senderId)))])
+          const answered = [...stored.values()].filter((row) => row.answersAsk).map((row) => sellerTag(row.senderId))
+          if (answered.length > 0) yield* reads.changed([...new Set(answered)])
           return batch.map((pending, i): Exit.Exit<StoredMessage, SendError> => {
             const check = checked[i]!
             if (Either.isLeft(check)) return Exit.fail(check.left)
@@ -250,7 +251,8 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
             }
             // A repeat: the first message with its client_id, stored before or earlier in this batch.
             const key = `${pending.senderId}\n${pending.input.clientId}`
-            const first = sent.get(key) ?? stored.get(news[firstOfKey.get(key)!]!.id)!
+            const first =
+              sent.get(key) ?? (({ answersAsk: _, ...message }) => message)(stored.get(news[firstOfKey.get(key)!]!.id)!)
             return Exit.succeed({ conversation: check.right.conversation, message: first, created: false })
           })
         })

@@ -12,6 +12,22 @@ export const MessageRow = snakeCaseKeys(Message.fields)
 
 const NewMessageRow = MessageRow.omit("seq")
 
+/**
+ * Whether a stored message is its seller's first reply to a buyer's question (seller_reply_times, migration
+ * 0015): only then does its trigger move the seller's trust figures, which a kept profile shows. Read in the
+ * insert's own statement, whose snapshot is from before the trigger ran.
+ */
+export const answersAsk = (alias: string) => `EXISTS (
+  SELECT 1 FROM seller_reply_times r
+  WHERE r.conversation_id = ${alias}.conversation_id AND r.seller_user_id = ${alias}.sender_id AND r.replied_at IS NULL
+) AS answers_ask`
+
+/** A stored message, and whether it answered a buyer's question (see `answersAsk`). */
+export const StoredRow = Schema.Struct({
+  ...MessageRow.fields,
+  ...snakeCaseKeys({ answersAsk: Schema.Boolean }).fields
+})
+
 const MarkedCount = Schema.Struct({ count: Schema.Number })
 
 export const SqlMessageRepo = Layer.effect(
@@ -20,8 +36,11 @@ export const SqlMessageRepo = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const reads = yield* makeReadsChanged
     // A seller's reply moves their trust figures (the reply time the trigger of migration 0015 keeps).
-    const stored = (result: { readonly message: Message; readonly created: boolean }) =>
-      result.created ? Effect.as(reads.changed([sellerTag(result.message.senderId)]), result) : Effect.succeed(result)
+    const stored = ({ answersAsk: answers, ...message }: typeof StoredRow.Type) =>
+      Effect.as(answers ? reads.changed([sellerTag(message.senderId)]) : Effect.void, {
+        message: message as Message,
+        created: true
+      })
 
     /*
      * The next seq is read in the same statement, from messages_by_conversation_seq; the caller holds the
@@ -41,16 +60,16 @@ export const SqlMessageRepo = Layer.effect(
         UPDATE conversations SET last_message_at = GREATEST(conversations.last_message_at, stored.created_at)
         FROM stored WHERE conversations.id = stored.conversation_id
       )
-      SELECT * FROM stored`
+      SELECT stored.*, ${sql.literal(answersAsk("stored"))} FROM stored`
     const insert = SqlSchema.single({
       Request: NewMessageRow,
-      Result: MessageRow,
+      Result: StoredRow,
       execute: (row) => storeAndTouch(row, sql``)
     })
     // The conflict target repeats the partial index's predicate, which is how Postgres picks that index.
     const insertUnlessSent = SqlSchema.findOne({
       Request: NewMessageRow,
-      Result: MessageRow,
+      Result: StoredRow,
       execute: (row) =>
         storeAndTouch(row, sql`ON CONFLICT (sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`)
     })
@@ -82,24 +101,19 @@ export const SqlMessageRepo = Layer.effect(
       insertOnce: (message) => {
         const { clientId } = message
         if (clientId === null) {
-          return insert(message).pipe(
-            Effect.map((row) => ({ message: row, created: true })),
-            Effect.orDie,
-            Effect.flatMap(stored)
-          )
+          return insert(message).pipe(Effect.orDie, Effect.flatMap(stored))
         }
         return insertUnlessSent(message).pipe(
           Effect.flatMap(
             Option.match({
-              onSome: (row) => Effect.succeed({ message: row, created: true }),
+              onSome: stored,
               onNone: () =>
                 findSent({ senderId: message.senderId, clientId }).pipe(
-                  Effect.map((row) => ({ message: row, created: false }))
+                  Effect.map((row) => ({ message: row as Message, created: false }))
                 )
             })
           ),
-          Effect.orDie,
-          Effect.flatMap(stored)
+          Effect.orDie
         )
       },
       markRead: (conversationId, readerId, at, upToSeq) =>
