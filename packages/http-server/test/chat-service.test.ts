@@ -26,7 +26,8 @@ const hubRecorder = () => {
     subscribe: () => Effect.void,
     unsubscribe: () => Effect.void,
     endSession: () => Effect.void,
-    userChanged: () => Effect.void
+    userChanged: () => Effect.void,
+    readsChanged: () => Effect.void
   }
   return { state, layer: Layer.succeed(RealtimeHub, hub) }
 }

@@ -19,6 +19,7 @@ const inbound: FanoutInbound = {
   deliverToUsers: (userIds) => heard.delivered.push(...userIds),
   sessionEnded: (sessionId) => heard.sessionsEnded.push(sessionId),
   userChanged: (userId) => heard.usersChanged.push(userId),
+  readsChanged: () => {},
   hearing: () => {},
   evict: () => {}
 }

@@ -8,12 +8,15 @@
  *   npx tsx apps/server/bench/scenarios/marketplace.ts       (from the repository root)
  *   BENCH_SECONDS=10 BENCH_CLIENTS=50 …            to change the load
  *   BENCH_EXTRA=1 …                                 adds control reads (see EXTRA)
+ *   BENCH_READ_CACHE=off …                          the reads without the read cache (READ_CACHE=off)
+ *   BENCH_MESSAGE_BATCH=off …                       each message in its own transaction (MESSAGE_BATCH=off)
  *
  * A real server (testkit's startTestServer) on a fresh database with high rate limits, seeded in SQL
  * (bench/seed.ts). The load runs in a worker thread so it does not share the server's event loop; both
  * talk over loopback only, and every loop is bounded by time and by its list of inputs.
  */
 
+import { readFileSync } from "node:fs"
 import { SqlClient } from "@effect/sql"
 import { Effect, Logger, LogLevel, Redacted } from "effect"
 import { type FloorServer, startFloorServer } from "../floor.js"
@@ -74,6 +77,42 @@ const databaseActivity = (url: string, name: string): Promise<Activity> =>
     ).pipe(Effect.map((rows) => rows[0]!))
   )
 
+/** CPU (user + system, ms) of each backend process PostgreSQL runs for the database `name`, by pid. */
+const backendCpu = async (url: string, name: string): Promise<Map<number, number>> => {
+  const rows = await onDatabase(
+    url,
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE datname = ${name} AND pid <> pg_backend_pid()`
+    )
+  )
+  const ticksPerMs = 100 / 1000
+  const cpu = new Map<number, number>()
+  for (const { pid } of rows) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+      cpu.set(pid, (Number(fields[11]) + Number(fields[12])) / ticksPerMs)
+    } catch {
+      // Gone in between, or on another machine: not counted.
+    }
+  }
+  return cpu
+}
+
+/** The CPU PostgreSQL's backends of the database spent between two readings (a backend new since counted whole). */
+const cpuSpent = (before: Map<number, number>, after: Map<number, number>) => {
+  let total = 0
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0)
+  return total
+}
+
+/** A deterministic shuffle source, so runs compare. */
+const random = (seed: number) => () => {
+  seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0
+  return seed / 2 ** 32
+}
+
 const adminPhone = phone(0)
 const JWT_SECRET = "bench-secret-bench-secret-bench-secret-0123"
 
@@ -100,33 +139,37 @@ const printRatios = (floor: LoadReport) => {
 }
 
 /**
- * The REST targets: at least this many req/s under 50 clients, and every p95 under 50 ms. They were set on
- * a machine where its bare peer (Fastify + pg) answered GET /requests/{id} at 3,645 req/s; each target's
- * share of that is printed too, the figure to hold a slower or faster machine's floor to.
+ * The targets, each a ratio of req/s to the floor's in the same run (bare node:http + pg answering GET
+ * /requests/{id}), and a p95 under 200 ms for every scenario under load (the spec's API target).
  */
-const TARGETS: ReadonlyArray<readonly [prefix: string, perSecond: number]> = [
-  ["GET /requests/{id},", 2_500],
-  ["GET /requests (page 1", 1_500],
-  [`POST /requests, ${CLIENTS} clients`, 1_500],
-  ["POST /conversations/{id}/messages,", 1_500]
+const TARGETS: ReadonlyArray<readonly [prefix: string, ratio: number]> = [
+  ["GET /requests/{id},", 1.3],
+  ["GET /requests (page 1", 1.0],
+  ["mixed", 0.8],
+  ["cold GET /requests/{id}", 0.5],
+  ["POST /conversations/{id}/messages,", 0.35],
+  [`POST /requests, ${CLIENTS} clients`, 0.5],
+  [`POST /offers, ${CLIENTS} clients`, 0.3]
 ]
-const TARGETS_PEER_DETAIL_PER_SECOND = 3_645
-const TARGET_P95_MS = 50
+const TARGET_P95_MS = 200
 
 const printTargets = (floor: LoadReport) => {
-  console.log(`
-targets (p95 under ${TARGET_P95_MS} ms for each):`)
-  for (const [prefix, perSecond] of TARGETS) {
+  console.log(
+    `\ntargets (ratio to the floor's ${floor.perSecond.toFixed(0)} req/s in this run; p95 under ${TARGET_P95_MS} ms):`
+  )
+  for (const [prefix, ratio] of TARGETS) {
     const figure = figures.find((f) => f.name.startsWith(prefix))
-    if (figure === undefined) continue
-    const met = figure.perSecond >= perSecond && figure.p95 < TARGET_P95_MS
-    const share = perSecond / TARGETS_PEER_DETAIL_PER_SECOND
+    const name = prefix.replace(/,.*$/, "").trim()
+    if (figure === undefined) {
+      console.log(`  ${name.padEnd(36)} ≥ ${ratio.toFixed(2)}: not measured`)
+      continue
+    }
+    const measured = figure.perSecond / floor.perSecond
+    const ratioMet = measured >= ratio
+    const p95Met = figure.p95 < TARGET_P95_MS
     console.log(
-      `  ${prefix.split(",")[0]!.trim().padEnd(36)} ≥ ${String(perSecond).padStart(5)} req/s: ` +
-        `${figure.perSecond.toFixed(0).padStart(5)} req/s, p95 ${figure.p95.toFixed(0).padStart(4)} ms, ` +
-        `${(figure.perSecond / floor.perSecond).toFixed(2)} of the floor, target ${(perSecond / floor.perSecond).toFixed(2)} of it ` +
-        `(${met ? "met" : "MISSED"}); on the targets' machine ${share.toFixed(2)} of its bare peer: ` +
-        `${(share * floor.perSecond).toFixed(0)} req/s here (${figure.perSecond >= share * floor.perSecond ? "met" : "missed"})`
+      `  ${name.padEnd(36)} ≥ ${ratio.toFixed(2)}: ${measured.toFixed(2)} (${ratioMet ? "met" : `MISSED by ${(ratio - measured).toFixed(2)}`}), ` +
+        `p95 ${figure.p95.toFixed(0)} ms (${p95Met ? "met" : "MISSED"})`
     )
   }
 }
@@ -134,7 +177,15 @@ targets (p95 under ${TARGET_P95_MS} ms for each):`)
 const main = () =>
   withBenchServer(
     "talab_bench",
-    { rateLimits: unlimitedRateLimits, adminPhoneNumbers: [adminPhone], jwtSecret: Redacted.make(JWT_SECRET) },
+    {
+      rateLimits: unlimitedRateLimits,
+      adminPhoneNumbers: [adminPhone],
+      jwtSecret: Redacted.make(JWT_SECRET),
+      // BENCH_READ_CACHE=off measures the reads from the database, as READ_CACHE=off serves them.
+      ...(process.env.BENCH_READ_CACHE === "off" ? { readCache: { enabled: false, maxBytes: 1, ttlMs: 1 } } : {}),
+      // BENCH_MESSAGE_BATCH=off stores each message in a transaction of its own (MESSAGE_BATCH=off).
+      ...(process.env.BENCH_MESSAGE_BATCH === "off" ? { messageBatch: false } : {})
+    },
     async (server, database) => {
       const started = Date.now()
       await onDatabase(database.url, seedMarketplace.pipe(Effect.asVoid, Logger.withMinimumLogLevel(LogLevel.Warning)))
@@ -189,6 +240,27 @@ const main = () =>
         detailLoad(`GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`, server.apiUrl, SECONDS * 1_000)
       )
 
+      // Cold reads: a request at random of all of them, each client its own draw, so most reads are misses.
+      const draw = random(38)
+      const coldClients = sellers.slice(0, CLIENTS).map((token) =>
+        as(
+          token,
+          Array.from({ length: 3_000 }, () => ({
+            method: "GET" as const,
+            path: `/requests/${seedId("request", 1 + Math.floor(draw() * SEED.requests))}`
+          }))
+        )
+      )
+      await profiled("cold detail", () =>
+        runLoad(`cold GET /requests/{id} (random of ${SEED.requests}), ${CLIENTS} clients, ${SECONDS} s`, {
+          baseUrl: server.apiUrl,
+          clients: coldClients,
+          durationMs: SECONDS * 1_000,
+          cycle: false,
+          expectStatuses: [200]
+        })
+      )
+
       // Reads, each first alone (one client, the latency without queueing) then under load.
       const reads: ReadonlyArray<readonly [string, string]> = [
         ["requests", "/requests"],
@@ -217,6 +289,30 @@ const main = () =>
           )
         )
       }
+
+      // Mixed: 70 % page 1 of the list, 20 % a request (of the detail read's), 10 % a new request, shuffled.
+      const mixDraw = random(7)
+      const mixedClients = sellers.slice(0, CLIENTS).map((token, c) =>
+        as(
+          token,
+          Array.from({ length: 200 }, (_, k): Call => {
+            const roll = mixDraw()
+            if (roll < 0.7) return { method: "GET", path: "/requests" }
+            if (roll < 0.9)
+              return { method: "GET", path: `/requests/${seedId("request", 1 + ((c * 200 + k) % SEED.requests))}` }
+            return newRequestCall(c + 1_000, k, "Dammam")
+          })
+        )
+      )
+      await load("warm-up", mixedClients, 1_000, true)
+      await profiled("mixed", () =>
+        load(
+          `mixed (70% list, 20% detail, 10% create), ${CLIENTS} clients, ${SECONDS} s`,
+          mixedClients,
+          SECONDS * 1_000,
+          true
+        )
+      )
 
       // POST /offers: each client offers on its own active requests without offers (never a duplicate).
       const active = Array.from(
@@ -303,13 +399,18 @@ const main = () =>
         )
       }
       await load("warm-up", messageClients, 1_000, true)
-      await profiled("send-message", () =>
+      const cpuBefore = await backendCpu(database.url, database.name)
+      const messages = await profiled("send-message", () =>
         load(
           `POST /conversations/{id}/messages, ${CLIENTS} clients, ${SECONDS} s`,
           messageClients,
           SECONDS * 1_000,
           true
         )
+      )
+      const cpuAfter = await backendCpu(database.url, database.name)
+      console.log(
+        `  PostgreSQL CPU per message (its backends of this database): ${(cpuSpent(cpuBefore, cpuAfter) / messages.requests).toFixed(2)} ms`
       )
 
       const count = await onDatabase(

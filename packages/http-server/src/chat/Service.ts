@@ -10,8 +10,11 @@ import {
 } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { AppConfig } from "../config/AppConfig.js"
 import type { PageRequest } from "../http/Paging.js"
 import { RealtimeHub } from "../realtime/Hub.js"
+import { makeMessageBatcher } from "./MessageBatcher.js"
 import { ChatQueries } from "./Queries.js"
 import { ALONE, sentMessage } from "./Views.js"
 
@@ -33,9 +36,19 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
   effect: Effect.gen(function* () {
     const conversations = yield* ConversationRepo
     const messages = yield* MessageRepo
-    const chat = yield* Chat
     const queries = yield* ChatQueries
     const hub = yield* RealtimeHub
+    const chat = yield* Chat
+    // Messages sent at the same moment, over REST and the sockets alike, are stored in one transaction.
+    const batcher = Option.match(yield* Effect.serviceOption(AppConfig), {
+      onNone: () => true,
+      onSome: (config) => config.messageBatch
+    })
+      ? yield* makeMessageBatcher(hub.isOnline)
+      : {
+          send: (senderId: string, conversationId: string, input: MessageInput) =>
+            chat.send(senderId, conversationId, input, hub.isOnline)
+        }
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
     /** The conversation, if the user is one of its two parties. */
@@ -78,7 +91,7 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
      */
     const sendMessage = (senderId: string, conversationId: string, input: MessageInput, options: SendOptions = {}) =>
       Effect.gen(function* () {
-        const { conversation, created, message } = yield* chat.send(senderId, conversationId, input, hub.isOnline)
+        const { conversation, created, message } = yield* batcher.send(senderId, conversationId, input)
         const view = sentMessage(message)
         if (options.onStored) yield* options.onStored(view)
         // Whether contacts show is as the lock read it: an accept committed while the message was being

@@ -4,11 +4,29 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { sellerTag } from "../readcache/ReadCache.js"
+import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
 /** A message as stored: the entity under its column names. */
 export const MessageRow = snakeCaseKeys(Message.fields)
 
 const NewMessageRow = MessageRow.omit("seq")
+
+/**
+ * Whether a stored message is its seller's first reply to a buyer's question (seller_reply_times, migration
+ * 0015): only then does its trigger move the seller's trust figures, which a kept profile shows. Read in the
+ * insert's own statement, whose snapshot is from before the trigger ran.
+ */
+export const answersAsk = (alias: string) => `EXISTS (
+  SELECT 1 FROM seller_reply_times r
+  WHERE r.conversation_id = ${alias}.conversation_id AND r.seller_user_id = ${alias}.sender_id AND r.replied_at IS NULL
+) AS answers_ask`
+
+/** A stored message, and whether it answered a buyer's question (see `answersAsk`). */
+export const StoredRow = Schema.Struct({
+  ...MessageRow.fields,
+  ...snakeCaseKeys({ answersAsk: Schema.Boolean }).fields
+})
 
 const MarkedCount = Schema.Struct({ count: Schema.Number })
 
@@ -16,6 +34,13 @@ export const SqlMessageRepo = Layer.effect(
   MessageRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const reads = yield* makeReadsChanged
+    // A seller's reply moves their trust figures (the reply time the trigger of migration 0015 keeps).
+    const stored = ({ answersAsk: answers, ...message }: typeof StoredRow.Type) =>
+      Effect.as(answers ? reads.changed([sellerTag(message.senderId)]) : Effect.void, {
+        message: message as Message,
+        created: true
+      })
 
     /*
      * The next seq is read in the same statement, from messages_by_conversation_seq; the caller holds the
@@ -35,16 +60,16 @@ export const SqlMessageRepo = Layer.effect(
         UPDATE conversations SET last_message_at = GREATEST(conversations.last_message_at, stored.created_at)
         FROM stored WHERE conversations.id = stored.conversation_id
       )
-      SELECT * FROM stored`
+      SELECT stored.*, ${sql.literal(answersAsk("stored"))} FROM stored`
     const insert = SqlSchema.single({
       Request: NewMessageRow,
-      Result: MessageRow,
+      Result: StoredRow,
       execute: (row) => storeAndTouch(row, sql``)
     })
     // The conflict target repeats the partial index's predicate, which is how Postgres picks that index.
     const insertUnlessSent = SqlSchema.findOne({
       Request: NewMessageRow,
-      Result: MessageRow,
+      Result: StoredRow,
       execute: (row) =>
         storeAndTouch(row, sql`ON CONFLICT (sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING`)
     })
@@ -76,18 +101,15 @@ export const SqlMessageRepo = Layer.effect(
       insertOnce: (message) => {
         const { clientId } = message
         if (clientId === null) {
-          return insert(message).pipe(
-            Effect.map((stored) => ({ message: stored, created: true })),
-            Effect.orDie
-          )
+          return insert(message).pipe(Effect.orDie, Effect.flatMap(stored))
         }
         return insertUnlessSent(message).pipe(
           Effect.flatMap(
             Option.match({
-              onSome: (stored) => Effect.succeed({ message: stored, created: true }),
+              onSome: stored,
               onNone: () =>
                 findSent({ senderId: message.senderId, clientId }).pipe(
-                  Effect.map((stored) => ({ message: stored, created: false }))
+                  Effect.map((row) => ({ message: row as Message, created: false }))
                 )
             })
           ),

@@ -197,6 +197,14 @@ const readSettings = Effect.gen(function* () {
     /** Whether the server migrates the schema at start. */
     migrateOnStart: yield* read("MIGRATE_ON_START"),
     telemetry: yield* readTelemetry(port),
+    /** Messages sent at the same moment stored in one transaction (chat/MessageBatcher.ts). */
+    messageBatch: (yield* read("MESSAGE_BATCH")) === "on",
+    /** Public reads answered from memory (server/ReadCacheMiddleware.ts): off, or their bound and life. */
+    readCache: {
+      enabled: (yield* read("READ_CACHE")) === "on",
+      maxBytes: (yield* read("READ_CACHE_MAX_MB")) * 1024 * 1024,
+      ttlMs: (yield* read("READ_CACHE_TTL_SECONDS")) * 1000
+    },
     /** How long a SIGTERM may take: requests in flight finish, then whatever is still open is closed. */
     shutdownTimeoutMs: yield* read("SHUTDOWN_TIMEOUT_MS")
   } as const

@@ -253,6 +253,26 @@ export const variables = {
     "info",
     "`trace`, `debug`, `info`, `warning` (or `warn`), `error`, `fatal`, `none`"
   ),
+  READ_CACHE: withDefault(
+    (name) => Config.literal("on", "off")(name),
+    "on",
+    "`off`: every `GET /requests`, `GET /requests/{id}` and `GET /seller-profiles/{id}` is answered from the database, none from the instance's read cache"
+  ),
+  MESSAGE_BATCH: withDefault(
+    (name) => Config.literal("on", "off")(name),
+    "on",
+    "`off`: every message is stored in a transaction of its own, instead of with the messages sent at the same moment"
+  ),
+  READ_CACHE_MAX_MB: withDefault(
+    positiveInt,
+    32,
+    "megabytes of encoded answers the read cache keeps per instance; past it the least recently read go first"
+  ),
+  READ_CACHE_TTL_SECONDS: withDefault(
+    positiveInt,
+    10,
+    "seconds an answer is kept at most (a request's expiry ends it sooner); every write that changes it drops it at once, on every instance"
+  ),
   SHUTDOWN_TIMEOUT_MS: withDefault(
     positiveInt,
     10_000,

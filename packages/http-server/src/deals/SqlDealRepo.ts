@@ -3,6 +3,8 @@ import { Deal, DealRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { requestTag, sellerTag } from "../readcache/ReadCache.js"
+import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
 /** A deal as stored: the entity under its column names. */
 const DealRow = snakeCaseKeys(Deal.fields)
@@ -11,6 +13,9 @@ export const SqlDealRepo = Layer.effect(
   DealRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const reads = yield* makeReadsChanged
+    // A deal moves its seller's trust figures (deals accepted, completed, cancelled) and its request.
+    const dealTags = (deal: Deal) => [sellerTag(deal.sellerId), requestTag(deal.requestId)]
 
     const findOne = (execute: (id: string) => Statement.Statement<object>) =>
       SqlSchema.findOne({ Request: Schema.String, Result: DealRow, execute })
@@ -36,10 +41,10 @@ export const SqlDealRepo = Layer.effect(
     })
 
     return DealRepo.of({
-      insert: (deal) => insert(deal).pipe(Effect.orDie),
+      insert: (deal) => insert(deal).pipe(Effect.orDie, Effect.zipRight(reads.changed(dealTags(deal)))),
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
-      update: (deal) => update(deal).pipe(Effect.orDie)
+      update: (deal) => update(deal).pipe(Effect.orDie, Effect.zipRight(reads.changed(dealTags(deal))))
     })
   })
 )

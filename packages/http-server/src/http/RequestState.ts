@@ -3,6 +3,7 @@ import type { Language, RateLimitDecision } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import type * as Option from "effect/Option"
+import type { Cacheable } from "../readcache/ReadCache.js"
 
 /**
  * What the handling of one request learns that its answer needs later, whoever builds that answer: the caller
@@ -14,6 +15,8 @@ export class RequestState {
   caller: Option.Option<CurrentUser["Type"]> | undefined = undefined
   userLanguage: Language | undefined = undefined
   rateLimit: RateLimitDecision | undefined = undefined
+  /** Set by a read whose answer the read cache may keep (readcache/ReadCache.ts). */
+  cacheable: Cacheable | undefined = undefined
 }
 
 const currentRequestState = FiberRef.unsafeMake<RequestState | undefined>(undefined)

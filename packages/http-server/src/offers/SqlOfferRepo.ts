@@ -4,6 +4,8 @@ import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { REQUEST_LISTS, requestTag, sellerTag } from "../readcache/ReadCache.js"
+import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
 /** An offer as stored: the entity under its column names. */
 const OfferRow = snakeCaseKeys(Offer.fields)
@@ -12,6 +14,13 @@ export const SqlOfferRepo = Layer.effect(
   OfferRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const reads = yield* makeReadsChanged
+    // An offer shows in its request's count and state, and its seller's trust figures (first-offer time).
+    const offerTags = (offer: Pick<Offer, "requestId" | "sellerId">) => [
+      REQUEST_LISTS,
+      requestTag(offer.requestId),
+      sellerTag(offer.sellerId)
+    ]
 
     const findOne = (execute: (id: string) => Statement.Statement<object>) =>
       SqlSchema.findOne({ Request: Schema.String, Result: OfferRow, execute })
@@ -47,13 +56,17 @@ export const SqlOfferRepo = Layer.effect(
             ORDER BY created_at DESC, id DESC FOR UPDATE`
     })
     const setStatus = (status: Offer["status"], ids: ReadonlyArray<string>) =>
-      sql`UPDATE offers SET status = ${status} WHERE id IN ${sql.in(ids)}`
+      sql<Pick<Offer, "requestId" | "sellerId">>`UPDATE offers SET status = ${status} WHERE id IN ${sql.in(ids)}
+          RETURNING request_id AS "requestId", seller_id AS "sellerId"`.pipe(
+        Effect.flatMap((rows) => reads.changed(rows.flatMap(offerTags)))
+      )
 
     return OfferRepo.of({
       insertUnlessPending: (offer) =>
         insertUnlessPending(offer).pipe(
           Effect.map((rows) => rows.length > 0),
-          Effect.orDie
+          Effect.orDie,
+          Effect.tap((inserted) => (inserted ? reads.changed(offerTags(offer)) : Effect.void))
         ),
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),

@@ -3,6 +3,8 @@ import { Rating, RatingRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { sellerTag } from "../readcache/ReadCache.js"
+import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
 /** A rating as stored: the entity under its column names. */
 const RatingRow = snakeCaseKeys(Rating.fields)
@@ -14,6 +16,7 @@ export const SqlRatingRepo = Layer.effect(
   RatingRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const reads = yield* makeReadsChanged
 
     const insert = SqlSchema.void({
       Request: RatingRow,
@@ -33,7 +36,8 @@ export const SqlRatingRepo = Layer.effect(
     })
 
     return RatingRepo.of({
-      insert: (rating) => insert(rating).pipe(Effect.orDie),
+      insert: (rating) =>
+        insert(rating).pipe(Effect.orDie, Effect.zipRight(reads.changed([sellerTag(rating.sellerId)]))),
       existsForDeal: (dealId) =>
         existsForDeal(dealId).pipe(
           Effect.map((row) => row.exists),

@@ -30,6 +30,8 @@ export interface FanoutInbound {
   readonly sessionEnded: (sessionId: string) => void
   /** A user's row changed on another instance (or by `talab admin`). */
   readonly userChanged: (userId: string) => void
+  /** Writes on another instance changed what the read cache's answers with these tags show. */
+  readonly readsChanged: (tags: ReadonlyArray<string>) => void
   /** Whether what other instances publish reaches this one (false while the connection is away). */
   readonly hearing: (hearing: boolean) => void
   /** A socket of this instance is beyond its session's or user's cap (counted over every instance): close it. */
@@ -51,6 +53,8 @@ export interface Fanout {
   readonly deliverToUsers: (userIds: ReadonlyArray<string>, event: string) => Effect.Effect<void>
   readonly endSession: (sessionId: string) => Effect.Effect<void>
   readonly userChanged: (userId: string) => Effect.Effect<void>
+  /** Has every other instance drop the read cache's answers with these tags; done once each confirmed. */
+  readonly readsChanged: (tags: ReadonlyArray<string>) => Effect.Effect<void>
   /**
    * Counts a newly authenticated socket over every instance and has the sockets beyond the caps evicted
    * (through `FanoutInbound.evict` on their instance). False when it could not (one instance only, or the
@@ -70,6 +74,7 @@ export const localOnlyFanout: Fanout = {
   deliverToUsers: () => Effect.void,
   endSession: () => Effect.void,
   userChanged: () => Effect.void,
+  readsChanged: () => Effect.void,
   admit: () => Effect.succeed(false),
   release: () => Effect.void
 }

@@ -19,6 +19,7 @@ import type * as Scope from "effect/Scope"
 import { SessionCache } from "../auth/SessionCache.js"
 import { type Around, shownTo } from "../chat/Views.js"
 import { AppConfig } from "../config/AppConfig.js"
+import { ReadCache, userTag } from "../readcache/ReadCache.js"
 import { ServerLifecycle } from "../server/Lifecycle.js"
 import { recordMessagesDelivered, recordOpenSockets } from "../telemetry/Metrics.js"
 import type { Connection } from "./Connection.js"
@@ -69,8 +70,10 @@ export interface RealtimeHubService {
   readonly unsubscribe: (connection: Connection, conversationId: string) => Effect.Effect<void>
   /** Closes the session's sockets with 4401 and forgets the session's cached row, on every instance. */
   readonly endSession: (sessionId: string) => Effect.Effect<void>
-  /** Has every instance read the user's row again (their session cache forgets it). */
+  /** Has every instance read the user's row again (their session cache forgets it, and the reads showing it). */
   readonly userChanged: (userId: string) => Effect.Effect<void>
+  /** Has every instance drop the read cache's answers with these tags; done once each has. */
+  readonly readsChanged: (tags: ReadonlyArray<string>) => Effect.Effect<void>
 }
 
 /** The sockets of this instance, who they are and what they are subscribed to; the fan-out reaches the rest. */
@@ -95,6 +98,11 @@ const evictTooMany = (connection: Connection) => connection.close(CloseCode.tooM
 const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout, E, Scope.Scope>) =>
   Effect.gen(function* () {
     const sessionCache = yield* SessionCache
+    const readCache = yield* ReadCache
+    const userChangedLocally = (userId: string) => {
+      sessionCache.forgetUser(userId)
+      readCache.drop([userTag(userId)])
+    }
     const connections = new Set<Connection>()
     const audiences = new Map<string, AudienceEntry>()
     const sessions = new Map<string, Set<Connection>>()
@@ -142,8 +150,12 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
         if (Option.isSome(decoded)) deliverToUsersLocally(userIds, decoded.value)
       },
       sessionEnded: closeSessionLocally,
-      userChanged: sessionCache.forgetUser,
-      hearing: sessionCache.trust,
+      userChanged: userChangedLocally,
+      readsChanged: readCache.drop,
+      hearing: (hearing) => {
+        sessionCache.trust(hearing)
+        readCache.trust(hearing)
+      },
       evict: evictLocally
     })
 
@@ -292,8 +304,13 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
         ),
       userChanged: (userId) =>
         Effect.zipRight(
-          Effect.sync(() => sessionCache.forgetUser(userId)),
+          Effect.sync(() => userChangedLocally(userId)),
           fanout.userChanged(userId)
+        ),
+      readsChanged: (tags) =>
+        Effect.zipRight(
+          Effect.sync(() => readCache.drop(tags)),
+          fanout.readsChanged(tags)
         )
     })
   })

@@ -6,6 +6,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
+import { isReadTag } from "../readcache/ReadCache.js"
 import { watchReadiness } from "../telemetry/RedisReadiness.js"
 import type { Audience, Fanout, FanoutInbound, SocketHolder } from "./Fanout.js"
 
@@ -37,16 +38,19 @@ const namesOf = (prefix: string) => {
   /** User events, to every instance: `{"user_ids": [...], "event": {...}}`; each delivers to its own sockets. */
   const USERS_CHANNEL = `${prefix}users`
   const EVICT_CHANNEL = `${prefix}evict`
+  /** Writes changed what kept reads show: each instance drops the answers of these tags (space-separated). */
+  const READS_CHANNEL = `${prefix}reads`
   const audiencePrefix = `${prefix}c:`
   return {
     SESSIONS_CHANNEL,
     USER_CHANGES_CHANNEL,
     USERS_CHANNEL,
     EVICT_CHANNEL,
+    READS_CHANNEL,
     /** Each publisher's own channel for the confirmations of its session ends and user changes. */
     REPLY_PREFIX: `${prefix}confirm:`,
     /** What every instance listens on from its start, and again after each reconnect. */
-    FIXED_CHANNELS: [SESSIONS_CHANNEL, USER_CHANGES_CHANNEL, EVICT_CHANNEL, USERS_CHANNEL],
+    FIXED_CHANNELS: [SESSIONS_CHANNEL, USER_CHANGES_CHANNEL, EVICT_CHANNEL, USERS_CHANNEL, READS_CHANNEL],
     SESSION_SOCKETS: `${prefix}sockets:s:`,
     USER_SOCKETS: `${prefix}sockets:u:`,
     SOCKET_SEQUENCE: `${prefix}sockets:seq`,
@@ -158,11 +162,23 @@ const decodeUserEvent = Schema.decodeUnknownEither(
   Schema.parseJson(Schema.Struct({ user_ids: Schema.Array(Schema.UUID), event: Schema.Unknown }))
 )
 
-/** Confirms a change announced with a reply channel (`<id>\n<reply channel> <token>`) once it is applied. */
-const confirmApplied = (publisher: Redis, replyPrefix: string, body: string, apply?: (id: string) => void) => {
+/** The read cache's tags of an announcement, those spelled as tags are (readcache/ReadCache.ts). */
+const readTagsOf = (body: string) => body.split(" ").filter(isReadTag)
+
+/**
+ * Confirms a change announced with a reply channel (`<id>\n<reply channel> <token>`) once it is applied (for
+ * the reads' channel, `<tag> <tag>…` in place of the id).
+ */
+const confirmApplied = (
+  publisher: Redis,
+  replyPrefix: string,
+  body: string,
+  apply?: (id: string) => void,
+  accepts: (id: string) => boolean = isId
+) => {
   const newline = body.indexOf("\n")
   const id = newline < 0 ? body : body.slice(0, newline)
-  if (isId(id)) apply?.(id)
+  if (accepts(id)) apply?.(id)
   if (newline < 0) return
   const [replyChannel, token] = body.slice(newline + 1).split(" ")
   if (replyChannel?.startsWith(replyPrefix) && token) publisher.publish(replyChannel, token).catch(() => {})
@@ -265,6 +281,7 @@ export const makeRedisFanout = (
       USER_CHANGES_CHANNEL,
       USERS_CHANNEL,
       EVICT_CHANNEL,
+      READS_CHANNEL,
       REPLY_PREFIX,
       FIXED_CHANNELS,
       SESSION_SOCKETS,
@@ -297,6 +314,10 @@ export const makeRedisFanout = (
         return confirmApplied(commands, REPLY_PREFIX, body, mine ? undefined : inbound.sessionEnded)
       if (channel === USER_CHANGES_CHANNEL)
         return confirmApplied(commands, REPLY_PREFIX, body, mine ? undefined : inbound.userChanged)
+      if (channel === READS_CHANNEL) {
+        const drop = (tags: string) => inbound.readsChanged(readTagsOf(tags))
+        return confirmApplied(commands, REPLY_PREFIX, body, mine ? undefined : drop, () => true)
+      }
       if (mine) return
       if (channel === EVICT_CHANNEL) return evictIfMine(body)
       if (channel === USERS_CHANNEL) {
@@ -391,6 +412,7 @@ export const makeRedisFanout = (
         ),
       endSession: (sessionId) => announceConfirmed(SESSIONS_CHANNEL, sessionId, "session end"),
       userChanged: (userId) => announceConfirmed(USER_CHANGES_CHANNEL, userId, "user change"),
+      readsChanged: (tags) => announceConfirmed(READS_CHANNEL, tags.join(" "), "read cache drop"),
       admit: (holder, caps) =>
         Effect.gen(function* () {
           const evicted = (yield* Effect.tryPromise(() =>

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import { cacheableAnswer, REQUEST_LISTS, requestTag, userTag } from "../readcache/ReadCache.js"
 
 type ListItem = typeof RequestListItem.Type
 
@@ -15,8 +16,8 @@ type PageRow = { readonly [K in keyof ListItem]: ListItem[K] | null } & { readon
 type DetailRow = Omit<typeof RequestDetail.Type, "buyer"> & {
   readonly buyerId: string
   readonly buyerName: string | null
-  /** The viewer is the seller of the request's accepted offer. */
-  readonly dealt: boolean
+  /** The seller of the request's accepted offer, if any: with its buyer, who reads its notes unmasked. */
+  readonly dealtSellerId: string | null
 }
 
 export interface RequestFilters {
@@ -32,6 +33,15 @@ const storedDetailColumns = columnsAs("buy_requests", [
   ...fieldNames(RequestDetail, "buyer", "status", "offerCount"),
   "buyerId"
 ])
+
+/** When time alone first changes what these requests show: the expiry of the first still active. */
+const changesAtOf = (requests: ReadonlyArray<Pick<ListItem, "status" | "expiresAt">>) => {
+  let first: number | undefined
+  for (const { expiresAt, status } of requests) {
+    if (status === "active" && (first === undefined || expiresAt.getTime() < first)) first = expiresAt.getTime()
+  }
+  return first
+}
 
 /** Read models of buy requests. */
 export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Queries", {
@@ -128,7 +138,9 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
             : filters.status === "expired"
               ? sql`SELECT ((${counted("expired")}) + (${lagging}))::int AS total`
               : sql`SELECT (${counted(filters.status)})::int AS total`
-        return page(sql.and([inStatus(filters.status, at), ...category, ...cityFilter]), request, total, at)
+        return page(sql.and([inStatus(filters.status, at), ...category, ...cityFilter]), request, total, at).pipe(
+          Effect.tap((result) => cacheableAnswer({ tags: [REQUEST_LISTS], changesAt: changesAtOf(result.items) }))
+        )
       })
 
     /** The caller's own requests, in every state unless one is asked for; few enough to count. */
@@ -138,12 +150,13 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
         return page(where, request, sql`SELECT COUNT(*) AS total FROM buy_requests WHERE ${where}`, at)
       })
 
-    const findDetail = (id: string, viewerId: string, at: Date) =>
+    // The accepted offer is found by offers_one_accepted_per_request.
+    const findDetail = (id: string, at: Date) =>
       Effect.map(
         sql<DetailRow>`
           SELECT ${sql.literal(storedDetailColumns)}, ${effectiveColumns(at)}, u.name AS "buyerName",
-                 EXISTS (SELECT 1 FROM offers o WHERE o.request_id = buy_requests.id AND o.seller_id = ${viewerId}
-                         AND o.status = 'accepted') AS dealt
+                 (SELECT o.seller_id FROM offers o WHERE o.request_id = buy_requests.id AND o.status = 'accepted'
+                  LIMIT 1) AS "dealtSellerId"
           FROM buy_requests
           JOIN users u ON u.id = buy_requests.buyer_id
           WHERE buy_requests.id = ${id}`,
@@ -155,17 +168,24 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
      * seller whose offer the buyer accepted; any other reader has their contact details masked.
      */
     const detail = (id: string, viewerId: string): Effect.Effect<typeof RequestDetail.Type, NotFound> =>
-      Effect.flatMap(now, (at) => findDetail(id, viewerId, at)).pipe(
+      Effect.flatMap(now, (at) => findDetail(id, at)).pipe(
         Effect.orDie,
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "request" })),
-            onSome: ({ buyerId, buyerName, dealt, notes, ...request }) =>
-              Effect.succeed({
-                ...request,
-                notes: buyerId === viewerId || dealt ? notes : maskedField(notes),
-                buyer: { id: buyerId, name: buyerName }
-              })
+            onSome: ({ buyerId, buyerName, dealtSellerId, notes, ...request }) =>
+              Effect.as(
+                cacheableAnswer({
+                  tags: [requestTag(request.id), userTag(buyerId)],
+                  changesAt: changesAtOf([request]),
+                  fullViewers: dealtSellerId === null ? [buyerId] : [buyerId, dealtSellerId]
+                }),
+                {
+                  ...request,
+                  notes: buyerId === viewerId || dealtSellerId === viewerId ? notes : maskedField(notes),
+                  buyer: { id: buyerId, name: buyerName }
+                }
+              )
           })
         )
       )

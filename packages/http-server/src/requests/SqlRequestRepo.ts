@@ -4,6 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { deferredWrite } from "../db/DeferredWrites.js"
+import { REQUEST_LISTS, requestTag } from "../readcache/ReadCache.js"
+import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
 /** BuyRequest as stored: the entity under its column names. */
 const BuyRequestRow = snakeCaseKeys(BuyRequest.fields)
@@ -12,6 +14,7 @@ export const SqlRequestRepo = Layer.effect(
   RequestRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const reads = yield* makeReadsChanged
 
     const findOne = (execute: (id: string) => Statement.Statement<object>) =>
       SqlSchema.findOne({ Request: Schema.String, Result: BuyRequestRow, execute })
@@ -32,10 +35,11 @@ export const SqlRequestRepo = Layer.effect(
     })
 
     return RequestRepo.of({
-      insert: (request) => insert(request).pipe(Effect.orDie),
+      insert: (request) => insert(request).pipe(Effect.orDie, Effect.zipRight(reads.changed([REQUEST_LISTS]))),
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
-      update: (request) => update(request).pipe(Effect.orDie)
+      update: (request) =>
+        update(request).pipe(Effect.orDie, Effect.zipRight(reads.changed([REQUEST_LISTS, requestTag(request.id)])))
     })
   })
 )

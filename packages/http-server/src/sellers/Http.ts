@@ -6,6 +6,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
+import { cacheableAnswer, sellerTag, userTag } from "../readcache/ReadCache.js"
 import { SellerProfileQueries } from "./Queries.js"
 
 const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers) =>
@@ -26,6 +27,7 @@ const SellerProfilesHttp = HttpApiBuilder.group(Api, "sellerProfiles", (handlers
           Effect.gen(function* () {
             const profile = yield* service.getPublic(path.id)
             const trust = Option.getOrThrow(yield* queries.trustOfSeller(profile.userId))
+            yield* cacheableAnswer({ tags: [sellerTag(profile.userId), userTag(profile.userId)] })
             return { ...profile, trust }
           })
         )

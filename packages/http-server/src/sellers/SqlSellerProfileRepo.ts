@@ -3,6 +3,8 @@ import { SellerProfile, SellerProfileRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { sellerTag } from "../readcache/ReadCache.js"
+import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
 const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
 
@@ -10,6 +12,7 @@ export const SqlSellerProfileRepo = Layer.effect(
   SellerProfileRepo,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const reads = yield* makeReadsChanged
 
     const findOne = (execute: (key: string) => Statement.Statement<object>) =>
       SqlSchema.findOne({ Request: Schema.String, Result: SellerProfileRow, execute })
@@ -37,14 +40,16 @@ export const SqlSellerProfileRepo = Layer.effect(
       insertIfAbsent: (profile) =>
         insertIfAbsent(profile).pipe(
           Effect.map((rows) => rows.length === 1),
-          Effect.orDie
+          Effect.orDie,
+          Effect.tap((inserted) => (inserted ? reads.changed([sellerTag(profile.userId)]) : Effect.void))
         ),
       findById: (id) => findById(id).pipe(Effect.orDie),
       findByUserId: (userId) => findByUserId(userId).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
       lockByUserId: (userId) => lockByUserId(userId).pipe(Effect.orDie),
       lockSharedByUserId: (userId) => lockSharedByUserId(userId).pipe(Effect.orDie),
-      update: (profile) => update(profile).pipe(Effect.orDie)
+      update: (profile) =>
+        update(profile).pipe(Effect.orDie, Effect.zipRight(reads.changed([sellerTag(profile.userId)])))
     })
   })
 )

@@ -27,6 +27,7 @@ import { OffersLive } from "../offers/Http.js"
 import { ControlChannelLive } from "../ops/Control.js"
 import { RetentionJobLive } from "../ops/Retention.js"
 import { RatingsLive } from "../ratings/Http.js"
+import { ReadCache } from "../readcache/ReadCache.js"
 import { RealtimeLive } from "../realtime/Live.js"
 import { ReportsLive } from "../reports/Http.js"
 import { ExpiryJob } from "../requests/Expiry.js"
@@ -48,6 +49,7 @@ import { withLogging } from "./Logging.js"
 import { nestOutermostFirst } from "./MiddlewareOrder.js"
 import { Listening, NodeServerFromConfig } from "./NodeServer.js"
 import { PublicRateLimitLive } from "./PublicRateLimit.js"
+import { ReadCacheLive } from "./ReadCacheMiddleware.js"
 import { ReferenceRoutes } from "./Reference.js"
 import { requestPipeline } from "./RequestPipeline.js"
 import { ExtraRoutes } from "./Routes.js"
@@ -118,8 +120,10 @@ const edgeMiddlewaresOf = (config: AppSettings) =>
     DependencyOutageLive,
     // Outside idempotency, which so sees a decode failure as a failure and keeps no answer for it.
     DecodeFailureLive,
-    // Innermost: keeps, or replays, the endpoint's own answer to a POST with an Idempotency-Key.
-    IdempotencyLive
+    // Keeps, or replays, the endpoint's own answer to a POST with an Idempotency-Key.
+    IdempotencyLive,
+    // Innermost: the public reads answered from memory, after every limit above and before the router.
+    ReadCacheLive
   ] as const
 
 /** One spelling per route: no case folding, no merged or trailing slashes (with `CanonicalPathLive`). */
@@ -172,6 +176,8 @@ export const AppLive = Layer.mergeAll(
   Layer.provideMerge(RealtimeLive),
   // One session cache for REST's and the socket's checks, kept current by the hub's events.
   Layer.provideMerge(SessionCache.layer),
+  // One read cache, filled by the edge middleware, dropped from by the writes' announcements (through the hub).
+  Layer.provideMerge(ReadCache.layer),
   // One wakeup shared by the outbox that queues notifications and the dispatcher that delivers them.
   Layer.provide(NotificationWakeup.layer),
   Layer.provide(ServerSecrets),

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { chatScene, Marketplace, marketplaceSettings } from "../support/fixtures.js"
+import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
+import { runSql } from "../support/postgres.js"
+import { seqRange } from "../support/seq.js"
+import { connectAs } from "../support/ws-client.js"
+
+/**
+ * Messages sent at the same moment are stored in one transaction (chat/MessageBatcher.ts), on PostgreSQL: each
+ * still gets its own answer, its conversation's next seq without gaps, in the order each sender sent them, and a
+ * message that fails (a rule, or a row the database refuses) fails alone. Rows of one transaction share their
+ * `xmin`, which is how the tests see that messages were stored together.
+ */
+describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
+  const adminPhone = newPhone()
+  const suite = useServerWithDatabase("postgres", marketplaceSettings([adminPhone]))
+  const market = () => new Marketplace(suite.server(), client(suite.server()), adminPhone)
+  const sql = <A>(statement: Parameters<typeof runSql<A>>[1]) => runSql(suite.databaseUrl()!, statement)
+
+  beforeAll(async () => {
+    // A row the database refuses, as a constraint or a full disk would: only for this text.
+    await sql(
+      (s) => s`
+      CREATE FUNCTION refuse_marked_message() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.message_text = 'refuse me' THEN RAISE EXCEPTION 'refused for the test'; END IF;
+        RETURN NEW;
+      END $$`
+    )
+    await sql(
+      (s) => s`CREATE TRIGGER refuse_marked_message BEFORE INSERT ON messages
+               FOR EACH ROW EXECUTE FUNCTION refuse_marked_message()`
+    )
+  })
+  afterAll(async () => {
+    await sql((s) => s`DROP TRIGGER IF EXISTS refuse_marked_message ON messages`).catch(() => {})
+  })
+
+  const send = (sender: SignedIn, conversationId: string, text: string, clientId?: string) =>
+    client(suite.server()).raw.post(`/conversations/${conversationId}/messages`, {
+      token: sender.token,
+      body: clientId === undefined ? { message_text: text } : { message_text: text, client_id: clientId }
+    })
+  const stored = (conversationId: string) =>
+    sql(
+      (s) =>
+        s<{ seq: number; text: string; sender: string; at: Date; tx: string }>`
+        SELECT seq, message_text AS text, sender_id AS sender, created_at AS at, xmin::text AS tx
+        FROM messages WHERE conversation_id = ${conversationId} ORDER BY seq`
+    )
+
+  it("numbers concurrent messages of many conversations 1, 2, 3 … each, in each sender's order, stored together", async () => {
+    const m = market()
+    const scenes = await Promise.all(Array.from({ length: 4 }, () => chatScene(m)))
+    const perSender = 8
+    // Every party of every conversation sends its messages one after the other, all parties at once.
+    await Promise.all(
+      scenes.flatMap((scene) =>
+        [scene.buyer, scene.seller].map(async (sender, who) => {
+          for (let k = 0; k < perSender; k++) {
+            expect((await send(sender, scene.conversationId, `${who}-${k}`)).status).toBe(201)
+          }
+        })
+      )
+    )
+    const transactions = new Set<string>()
+    for (const scene of scenes) {
+      const rows = await stored(scene.conversationId)
+      expect(rows.map((row) => row.seq)).toEqual(seqRange(1, 2 * perSender))
+      for (const who of [0, 1]) {
+        expect(rows.filter((row) => row.text.startsWith(`${who}-`)).map((row) => row.text)).toEqual(
+          seqRange(0, perSender - 1).map((k) => `${who}-${k}`)
+        )
+      }
+      for (let i = 1; i < rows.length; i++) expect(rows[i]!.at.getTime()).toBeGreaterThan(rows[i - 1]!.at.getTime())
+      for (const row of rows) transactions.add(row.tx)
+    }
+    // 64 messages in fewer transactions than messages: some were stored together.
+    expect(transactions.size).toBeLessThan(scenes.length * 2 * perSender)
+  })
+
+  it("a message the database refuses fails alone; its batch-mates are stored, without a gap", async () => {
+    const m = market()
+    const scene = await chatScene(m)
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, (_, k) => send(scene.buyer, scene.conversationId, `fine ${k}`)),
+      send(scene.seller, scene.conversationId, "refuse me"),
+      ...Array.from({ length: 6 }, (_, k) => send(scene.seller, scene.conversationId, `also fine ${k}`))
+    ])
+    expect(answers.map((a) => a.status)).toEqual([...Array(6).fill(201), 500, ...Array(6).fill(201)])
+    const rows = await stored(scene.conversationId)
+    expect(rows.map((row) => row.seq)).toEqual(seqRange(1, 12))
+    expect(rows.map((row) => row.text)).not.toContain("refuse me")
+    expect(new Set(answers.filter((a) => a.status === 201).map((a) => a.body.data.seq)).size).toBe(12)
+  })
+
+  it("a message refused by a rule gets its own error; the others of its batch are stored", async () => {
+    const m = market()
+    const scene = await chatScene(m)
+    const stranger = await m.buyer("Stranger")
+    const answers = await Promise.all([
+      ...Array.from({ length: 5 }, (_, k) => send(scene.buyer, scene.conversationId, `mine ${k}`)),
+      send(stranger, scene.conversationId, "let me in"),
+      send(scene.buyer, crypto.randomUUID(), "nowhere"),
+      ...Array.from({ length: 5 }, (_, k) => send(scene.seller, scene.conversationId, `yours ${k}`))
+    ])
+    expect(answers.map((a) => a.status)).toEqual([...Array(5).fill(201), 403, 404, ...Array(5).fill(201)])
+    expect((await stored(scene.conversationId)).map((row) => row.seq)).toEqual(seqRange(1, 10))
+  })
+
+  it("one client_id sent several times at once over a socket is stored once, every send acked with it", async () => {
+    const m = market()
+    const scene = await chatScene(m)
+    const socket = await connectAs(suite.server().wsUrl, scene.buyer.token, [scene.conversationId])
+    try {
+      const frame = {
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "only once",
+        client_id: "same"
+      }
+      for (let i = 0; i < 4; i++) socket.send(frame)
+      socket.send({
+        type: "message",
+        conversation_id: scene.conversationId,
+        message_text: "another",
+        client_id: "other"
+      })
+      const acks = []
+      for (let i = 0; i < 5; i++) acks.push(await socket.nextOfType("ack"))
+      const same = acks.filter((ack) => ack.client_id === "same")
+      expect(same).toHaveLength(4)
+      expect(new Set(same.map((ack) => ack.data.id)).size).toBe(1)
+      const rows = await stored(scene.conversationId)
+      expect(rows.map((row) => row.text).sort()).toEqual(["another", "only once"])
+      expect(rows.map((row) => row.seq)).toEqual([1, 2])
+    } finally {
+      socket.close()
+    }
+  })
+})

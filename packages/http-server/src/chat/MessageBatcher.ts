@@ -1,0 +1,321 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import {
+  asConversationParty,
+  Chat,
+  Conversation,
+  DomainEvent,
+  EventOutbox,
+  Ids,
+  type LockedConversation,
+  type MessageInput,
+  OfferStatus,
+  otherParty,
+  type RecipientPresence,
+  requireMayWrite,
+  SellerProfile,
+  type StoredMessage,
+  snakeCaseKeys,
+  Transactor
+} from "@talab/core"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import { sellerTag } from "../readcache/ReadCache.js"
+import { makeReadsChanged } from "../readcache/ReadsChanged.js"
+import { answersAsk, MessageRow, StoredRow } from "./SqlMessageRepo.js"
+
+type SendError = Effect.Effect.Error<ReturnType<Chat["send"]>>
+
+/** One caller's message waiting for its batch. */
+interface Pending {
+  readonly senderId: string
+  readonly conversationId: string
+  readonly input: MessageInput
+  readonly resume: (exit: Exit.Exit<StoredMessage, SendError>) => void
+}
+
+/** At most this many messages go in one transaction. */
+const MAX_BATCH = 64
+/** Batches in flight at once (each holds a pool connection); more messages wait for one to end. */
+const MAX_IN_FLIGHT = 4
+
+const LockedRow = Schema.Struct({
+  ...snakeCaseKeys(Conversation.fields).fields,
+  ...snakeCaseKeys({ offerStatus: OfferStatus }).fields
+})
+const ProfileRow = snakeCaseKeys(SellerProfile.fields)
+
+/** The batch could not be stored as one statement (a row the database refused, a repeat that raced): one by one. */
+class BatchFallback {
+  readonly _tag = "BatchFallback"
+}
+
+/**
+ * Concurrent sends gathered into one transaction: the messages that arrive within one turn of the event loop
+ * (well under a millisecond), or while earlier batches hold the connections, up to `MAX_BATCH`, are checked
+ * each on its own (party, the suspended seller's rule: a refused one gets its own error and leaves the rest),
+ * then stored with one INSERT, their conversations' last activity moved in the same statement, and their
+ * `MessageSent` events and owed pushes appended to the outbox in the same transaction. Each conversation's rows
+ * are locked in id order (sellers' profiles, shared, first: the ports' lock order), so each message's seq is
+ * the conversation's next, in the order the messages came, without gaps. A repeated `client_id` answers the
+ * first message, also within one batch. Whatever the database refuses in the batch statement (or a repeat
+ * that raced it) rolls the batch back and sends its messages one by one through core's `Chat.send`, so a bad
+ * message fails alone. A lone message goes through `Chat.send` as before.
+ */
+export const makeMessageBatcher = (presence: RecipientPresence) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const chat = yield* Chat
+    const outbox = yield* EventOutbox
+    const transactor = yield* Transactor
+    const ids = yield* Ids
+    const reads = yield* makeReadsChanged
+    const runtime = yield* Effect.runtime<never>()
+
+    const lockConversations = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: LockedRow,
+      execute: (conversationIds) => sql`
+      SELECT c.*, o.status AS offer_status FROM conversations c JOIN offers o ON o.id = c.offer_id
+      WHERE c.id IN ${sql.in(conversationIds)} ORDER BY c.id FOR UPDATE OF c`
+    })
+    const conversationSellers = (conversationIds: ReadonlyArray<string>) =>
+      sql<{ id: string; sellerId: string }>`
+      SELECT id, seller_id AS "sellerId" FROM conversations WHERE id IN ${sql.in(conversationIds)}`
+    const lockProfiles = SqlSchema.findAll({
+      Request: Schema.Array(Schema.String),
+      Result: ProfileRow,
+      execute: (userIds) => sql`
+      SELECT * FROM seller_profiles WHERE user_id IN ${sql.in(userIds)} ORDER BY user_id FOR SHARE`
+    })
+    const findSent = SqlSchema.findAll({
+      Request: Schema.Array(Schema.Struct({ senderId: Schema.String, clientId: Schema.String })),
+      Result: MessageRow,
+      execute: (keys) => sql`
+      SELECT * FROM messages WHERE (sender_id, client_id) IN (${sql.csv(
+        keys.map(({ clientId, senderId }) => sql`(${senderId}::uuid, ${clientId})`)
+      )})`
+    })
+    interface NewMessage {
+      readonly id: string
+      readonly conversationId: string
+      readonly senderId: string
+      readonly messageText: string
+      readonly clientId: string | null
+      readonly createdAt: Date
+      /** Its place among the batch's messages of its conversation, from 1. */
+      readonly nth: number
+    }
+    /*
+     * One statement: the rows, each seq the conversation's last (as the locks hold it) plus its place in the
+     * batch, and the conversations' last activity. A repeat that raced the check is skipped by the conflict
+     * clause and shows as a row missing from the answer.
+     */
+    const insertAll = SqlSchema.findAll({
+      Request: Schema.Array(Schema.Unknown),
+      Result: StoredRow,
+      execute: (rows) => {
+        const news = rows as ReadonlyArray<NewMessage>
+        return sql`
+        WITH stored AS (
+          INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, read_at, created_at, seq)
+          VALUES ${sql.csv(
+            news.map(
+              (m) => sql`(${m.id}::uuid, ${m.conversationId}::uuid, ${m.senderId}::uuid, ${m.messageText},
+                ${m.clientId}, NULL, ${m.createdAt},
+                (SELECT COALESCE(max(seq), 0) + ${m.nth} FROM messages WHERE conversation_id = ${m.conversationId}::uuid))`
+            )
+          )}
+          ON CONFLICT (sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
+          RETURNING *
+        ), touched AS (
+          UPDATE conversations SET last_message_at = GREATEST(conversations.last_message_at, latest.at)
+          FROM (SELECT conversation_id, max(created_at) AS at FROM stored GROUP BY conversation_id) latest
+          WHERE conversations.id = latest.conversation_id
+        )
+        SELECT stored.*, ${sql.literal(answersAsk("stored"))} FROM stored`
+      }
+    })
+
+    const storeBatch = (batch: ReadonlyArray<Pending>) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const conversationIds = [...new Set(batch.map((p) => p.conversationId))].sort()
+          const sellers = new Map(
+            (yield* conversationSellers(conversationIds)).map((row) => [row.id, row.sellerId] as const)
+          )
+          const sellerSenders = [
+            ...new Set(batch.filter((p) => sellers.get(p.conversationId) === p.senderId).map((p) => p.senderId))
+          ].sort()
+          const profiles = new Map(
+            sellerSenders.length === 0
+              ? []
+              : (yield* lockProfiles(sellerSenders)).map((profile) => [profile.userId, profile] as const)
+          )
+          const locked = new Map(
+            (yield* lockConversations(conversationIds)).map((row) => [row.id, row as LockedConversation] as const)
+          )
+          const at = new Date(yield* Clock.currentTimeMillis)
+          // Each message's own checks: a refusal is that message's answer only.
+          const checked = yield* Effect.forEach(batch, (pending) =>
+            Effect.either(
+              Effect.gen(function* () {
+                const conversation = yield* asConversationParty(
+                  Option.fromNullable(locked.get(pending.conversationId)),
+                  pending.senderId
+                )
+                yield* requireMayWrite(
+                  conversation,
+                  pending.senderId,
+                  Option.fromNullable(profiles.get(pending.senderId))
+                )
+                const recipientId = otherParty(conversation, pending.senderId)
+                return { conversation, recipientId, recipientOnline: yield* presence(conversation.id, recipientId) }
+              })
+            )
+          )
+          const keys = batch.flatMap((p, i) =>
+            Either.isRight(checked[i]!) && p.input.clientId !== undefined
+              ? [{ senderId: p.senderId, clientId: p.input.clientId }]
+              : []
+          )
+          const sent = new Map<string, typeof MessageRow.Type>(
+            (keys.length === 0 ? [] : yield* findSent(keys)).map((m) => [`${m.senderId}\n${m.clientId}`, m] as const)
+          )
+          const last = new Map<string, number>()
+          const nth = new Map<string, number>()
+          const firstOfKey = new Map<string, number>()
+          const news: Array<NewMessage | undefined> = []
+          for (const [i, pending] of batch.entries()) {
+            const check = checked[i]!
+            const key =
+              pending.input.clientId === undefined ? undefined : `${pending.senderId}\n${pending.input.clientId}`
+            if (Either.isLeft(check) || (key !== undefined && (sent.has(key) || firstOfKey.has(key)))) {
+              news.push(undefined)
+              continue
+            }
+            if (key !== undefined) firstOfKey.set(key, i)
+            const conversation = check.right.conversation
+            const previous =
+              last.get(conversation.id) ?? conversation.lastMessageAt?.getTime() ?? Number.NEGATIVE_INFINITY
+            const createdAt = Math.max(at.getTime(), previous + 1)
+            last.set(conversation.id, createdAt)
+            nth.set(conversation.id, (nth.get(conversation.id) ?? 0) + 1)
+            news.push({
+              id: yield* ids.next,
+              conversationId: conversation.id,
+              senderId: pending.senderId,
+              messageText: pending.input.messageText,
+              clientId: pending.input.clientId ?? null,
+              createdAt: new Date(createdAt),
+              nth: nth.get(conversation.id)!
+            })
+          }
+          const toStore = news.filter((m): m is NewMessage => m !== undefined)
+          const stored = new Map(
+            (toStore.length === 0 ? [] : yield* insertAll(toStore)).map((row) => [row.id, row] as const)
+          )
+          if (stored.size !== toStore.length) return yield* Effect.fail(new BatchFallback())
+          const events = batch.flatMap((_, i) => {
+            const m = news[i]
+            const check = checked[i]!
+            if (m === undefined || Either.isLeft(check)) return []
+            const { recipientId, recipientOnline } = check.right
+            return [
+              DomainEvent.MessageSent({
+                messageId: m.id,
+                conversationId: m.conversationId,
+                senderId: m.senderId,
+                recipientId,
+                recipientOnline
+              })
+            ]
+          })
+          if (events.length > 0) yield* outbox.append(events, at)
+          const answered = [...stored.values()].filter((row) => row.answersAsk).map((row) => sellerTag(row.senderId))
+          if (answered.length > 0) yield* reads.changed([...new Set(answered)])
+          return batch.map((pending, i): Exit.Exit<StoredMessage, SendError> => {
+            const check = checked[i]!
+            if (Either.isLeft(check)) return Exit.fail(check.left)
+            const own = news[i]
+            if (own !== undefined) {
+              return Exit.succeed({
+                conversation: check.right.conversation,
+                message: stored.get(own.id)!,
+                created: true
+              })
+            }
+            // A repeat: the first message with its client_id, stored before or earlier in this batch.
+            const key = `${pending.senderId}\n${pending.input.clientId}`
+            const first =
+              sent.get(key) ?? (({ answersAsk: _, ...message }) => message)(stored.get(news[firstOfKey.get(key)!]!.id)!)
+            return Exit.succeed({ conversation: check.right.conversation, message: first, created: false })
+          })
+        })
+      )
+
+    const sendAlone = (pending: Pending) =>
+      Effect.exit(chat.send(pending.senderId, pending.conversationId, pending.input, presence))
+
+    const runBatch = (batch: ReadonlyArray<Pending>) =>
+      (batch.length === 1
+        ? Effect.map(sendAlone(batch[0]!), (exit) => [exit])
+        : storeBatch(batch).pipe(
+            Effect.catchAllCause(() =>
+              // Rolled back: each message again on its own, so whatever failed fails alone.
+              Effect.forEach(batch, sendAlone, { concurrency: MAX_IN_FLIGHT })
+            )
+          )
+      ).pipe(
+        Effect.tap((exits) =>
+          Effect.sync(() => {
+            for (const [i, pending] of batch.entries()) pending.resume(exits[i]!)
+          })
+        ),
+        Effect.catchAllCause((cause) =>
+          Effect.sync(() => {
+            for (const pending of batch) pending.resume(Exit.failCause(cause) as Exit.Exit<StoredMessage, SendError>)
+          })
+        )
+      )
+
+    const waiting: Array<Pending> = []
+    let scheduled = false
+    let inFlight = 0
+    const flush = (): void => {
+      scheduled = false
+      while (waiting.length > 0 && inFlight < MAX_IN_FLIGHT) {
+        const batch = waiting.splice(0, MAX_BATCH)
+        inFlight++
+        Runtime.runFork(runtime)(
+          Effect.ensuring(
+            runBatch(batch),
+            Effect.sync(() => {
+              inFlight--
+              flush()
+            })
+          )
+        )
+      }
+    }
+
+    /** Sends a message as `Chat.send` does, in one transaction with the messages sent at the same moment. */
+    const send = (
+      senderId: string,
+      conversationId: string,
+      input: MessageInput
+    ): Effect.Effect<StoredMessage, SendError> =>
+      Effect.async<StoredMessage, SendError>((resume) => {
+        waiting.push({ senderId, conversationId, input, resume })
+        if (!scheduled) {
+          scheduled = true
+          setImmediate(flush)
+        }
+      })
+
+    return { send } as const
+  })

@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest"
+import { makeReadCache, REQUEST_LISTS, requestTag } from "../src/readcache/ReadCache.js"
+
+const answer = (text: string) => ({ body: new TextEncoder().encode(text), contentType: "application/json" })
+const read = (cache: ReturnType<typeof makeReadCache>, key: string, now: number, userId?: string, language = "ar") => {
+  const found = cache.lookup(key, { language, userId }, now)
+  return found === undefined ? undefined : new TextDecoder().decode(found.body)
+}
+const options = { enabled: true, maxBytes: 64 * 1024, ttlMs: 10_000 }
+const A = "11111111-1111-4111-8111-111111111111"
+const B = "22222222-2222-4222-8222-222222222222"
+
+describe("read cache", () => {
+  it("keeps an answer until its life ends, or the first change time makes", () => {
+    const cache = makeReadCache(options)
+    cache.store(
+      "/x",
+      { language: "ar", userId: undefined },
+      answer("x"),
+      { tags: [REQUEST_LISTS] },
+      { generation: 0, now: 0 }
+    )
+    cache.store(
+      "/y",
+      { language: "ar", userId: undefined },
+      answer("y"),
+      { tags: [REQUEST_LISTS], changesAt: 500 },
+      {
+        generation: 0,
+        now: 0
+      }
+    )
+    expect(read(cache, "/x", 9_999)).toBe("x")
+    expect(read(cache, "/x", 10_000)).toBeUndefined()
+    expect(read(cache, "/y", 499)).toBe("y")
+    expect(read(cache, "/y", 500)).toBeUndefined()
+  })
+
+  it("drops by tag, and does not keep what a read begun before the drop found", () => {
+    const cache = makeReadCache(options)
+    const started = { generation: cache.generation(), now: 0 }
+    cache.store(`/r/${A}`, { language: "ar", userId: undefined }, answer("a"), { tags: [requestTag(A)] }, started)
+    cache.store(`/r/${B}`, { language: "ar", userId: undefined }, answer("b"), { tags: [requestTag(B)] }, started)
+    cache.drop([requestTag(A)])
+    expect(read(cache, `/r/${A}`, 1)).toBeUndefined()
+    expect(read(cache, `/r/${B}`, 1)).toBe("b")
+    // A read that started before the drop brings back what it read: refused.
+    cache.store(`/r/${A}`, { language: "ar", userId: undefined }, answer("stale"), { tags: [requestTag(A)] }, started)
+    expect(read(cache, `/r/${A}`, 1)).toBeUndefined()
+    cache.store(
+      `/r/${A}`,
+      { language: "ar", userId: undefined },
+      answer("fresh"),
+      { tags: [requestTag(A)] },
+      {
+        generation: cache.generation(),
+        now: 1
+      }
+    )
+    expect(read(cache, `/r/${A}`, 2)).toBe("fresh")
+  })
+
+  it("keeps the unmasked variant for its viewers only, and each language apart", () => {
+    const cache = makeReadCache(options)
+    const cacheable = { tags: [requestTag(A)], fullViewers: [A] }
+    cache.store("/r", { language: "ar", userId: A }, answer("full"), cacheable, { generation: 0, now: 0 })
+    expect(read(cache, "/r", 1, A)).toBe("full")
+    expect(read(cache, "/r", 1, B)).toBeUndefined()
+    expect(read(cache, "/r", 1, A, "en")).toBeUndefined()
+    cache.store("/r", { language: "ar", userId: B }, answer("masked"), cacheable, { generation: 0, now: 0 })
+    expect(read(cache, "/r", 1, B)).toBe("masked")
+    expect(read(cache, "/r", 1, undefined)).toBe("masked")
+    expect(read(cache, "/r", 1, A)).toBe("full")
+  })
+
+  it("stays within its bytes, the least recently read going first", () => {
+    const cache = makeReadCache({ ...options, maxBytes: 16 * 1024 })
+    const big = "x".repeat(600)
+    for (let i = 0; i < 40; i++) {
+      cache.store(
+        `/k${i}`,
+        { language: "ar", userId: undefined },
+        answer(big),
+        { tags: [REQUEST_LISTS] },
+        {
+          generation: 0,
+          now: 0
+        }
+      )
+      expect(read(cache, "/k0", 0)).toBe(big)
+    }
+    expect(cache.size().bytes).toBeLessThanOrEqual(16 * 1024)
+    expect(read(cache, "/k0", 0)).toBe(big)
+    expect(read(cache, "/k1", 0)).toBeUndefined()
+    expect(read(cache, "/k39", 0)).toBe(big)
+  })
+
+  it("keeps nothing while drops from other instances cannot be heard, nor when off", () => {
+    const cache = makeReadCache(options)
+    cache.store(
+      "/x",
+      { language: "ar", userId: undefined },
+      answer("x"),
+      { tags: [REQUEST_LISTS] },
+      { generation: 0, now: 0 }
+    )
+    cache.trust(false)
+    expect(read(cache, "/x", 1)).toBeUndefined()
+    cache.store(
+      "/x",
+      { language: "ar", userId: undefined },
+      answer("x"),
+      { tags: [REQUEST_LISTS] },
+      {
+        generation: cache.generation(),
+        now: 1
+      }
+    )
+    expect(read(cache, "/x", 2)).toBeUndefined()
+    const off = makeReadCache({ ...options, enabled: false })
+    off.store(
+      "/x",
+      { language: "ar", userId: undefined },
+      answer("x"),
+      { tags: [REQUEST_LISTS] },
+      { generation: 0, now: 0 }
+    )
+    expect(read(off, "/x", 1)).toBeUndefined()
+  })
+})
