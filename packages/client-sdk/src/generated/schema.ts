@@ -609,8 +609,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Browse buy requests
-         * @description Any signed-in user. Requests newest first, `active` ones unless `status` says otherwise, filtered by `category` and `location_city`.
+         * Browse and search buy requests
+         * @description Any signed-in user. Requests newest first, `active` ones unless `status` says otherwise, filtered by `category`, `location_city` and `fits_price`, and found by `q` in Arabic or Latin spelling (see `q` and `sort`). `pagination.total` counts every request the filters and `q` find.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -3705,6 +3705,9 @@ export interface operations {
                      *             ],
                      *             "price_min": 1,
                      *             "price_max": 1,
+                     *             "keywords": [
+                     *               "text"
+                     *             ],
                      *             "created_at": "2026-03-01T09:30:00.000Z"
                      *           }
                      *         ]
@@ -3722,6 +3725,8 @@ export interface operations {
                                 cities: string[];
                                 price_min: number | null;
                                 price_max: number | null;
+                                /** @description Words every one of which a matching request must contain, as a search finds them; empty: any request */
+                                keywords: string[];
                                 created_at: components["schemas"]["Date"];
                             }[];
                         };
@@ -3828,7 +3833,10 @@ export interface operations {
                  *         "Jeddah"
                  *       ],
                  *       "price_min": 1000,
-                 *       "price_max": 4000
+                 *       "price_max": 4000,
+                 *       "keywords": [
+                 *         "text"
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -3836,6 +3844,7 @@ export interface operations {
                     cities: string[];
                     price_min?: number | null;
                     price_max?: number | null;
+                    keywords?: string[] | null;
                 };
             };
         };
@@ -3861,6 +3870,9 @@ export interface operations {
                      *         ],
                      *         "price_min": 1,
                      *         "price_max": 1,
+                     *         "keywords": [
+                     *           "text"
+                     *         ],
                      *         "created_at": "2026-03-01T09:30:00.000Z"
                      *       },
                      *       "message": "Done"
@@ -3875,6 +3887,8 @@ export interface operations {
                             cities: string[];
                             price_min: number | null;
                             price_max: number | null;
+                            /** @description Words every one of which a matching request must contain, as a search finds them; empty: any request */
+                            keywords: string[];
                             created_at: components["schemas"]["Date"];
                         };
                         message?: string;
@@ -4338,6 +4352,10 @@ export interface operations {
                 category?: "phone" | "accessory";
                 location_city?: string;
                 status?: "active" | "closed" | "expired";
+                q?: string;
+                /** @description `relevance` (the default with `q`: more words matched exactly first, then without a typo, then in the brand and model, then newest), `newest` (the default without `q`), `budget_desc` (highest `budget_max` first), `budget_asc` (lowest `budget_min` first) */
+                sort?: "relevance" | "newest" | "budget_desc" | "budget_asc";
+                fits_price?: number;
                 page?: number;
                 per_page?: number;
             };
