@@ -182,27 +182,62 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
      * Relevance (docs/DECISIONS.md, "Search"): query words found as they are, then found without a typo, then
      * found in the brand or model, then newest. Core's `relevanceOf` is the same rule for one request.
      */
-    const relevance = (expansions: ReadonlyArray<Expansion>) => {
+    const relevanceColumns = (expansions: ReadonlyArray<Expansion>) => {
       const sum = (terms: ReadonlyArray<Statement.Fragment>) => sql`(${sql.join(" + ", false)(terms)})`
       return sql`
-        ${sum(expansions.map((e) => sql`(search_words @> ARRAY[${e.word}]::text[])::int`))} DESC,
-        ${sum(expansions.map((e) => sql`(search_words && ${textArrayLiteral(e.untypoed)}::text[])::int`))} DESC,
-        ${sum(expansions.map((e) => sql`(search_title && ${textArrayLiteral(e.matched)}::text[])::int`))} DESC,
-        created_at DESC, id DESC`
+        ${sum(expansions.map((e) => sql`(search_words @> ARRAY[${e.word}]::text[])::int`))} AS exact,
+        ${sum(expansions.map((e) => sql`(search_words && ${textArrayLiteral(e.untypoed)}::text[])::int`))} AS untypoed,
+        ${sum(expansions.map((e) => sql`(search_title && ${textArrayLiteral(e.matched)}::text[])::int`))} AS in_title`
     }
 
-    const orderOf = (sort: SearchSort, expansions: ReadonlyArray<Expansion>) => {
+    /** The columns a sort needs beside id and created_at, and its ORDER BY over them. */
+    const sortOf = (sort: SearchSort, expansions: ReadonlyArray<Expansion>) => {
       switch (sort) {
         case "relevance":
-          return expansions.length === 0 ? newestFirst : relevance(expansions)
+          return expansions.length === 0
+            ? { columns: [], order: newestFirst }
+            : {
+                columns: [relevanceColumns(expansions)],
+                order: sql`exact DESC, untypoed DESC, in_title DESC, created_at DESC, id DESC`
+              }
         case "newest":
-          return newestFirst
+          return { columns: [], order: newestFirst }
         case "budget_desc":
-          return sql`budget_max DESC, created_at DESC, id DESC`
+          return { columns: [sql`budget_max`], order: sql`budget_max DESC, created_at DESC, id DESC` }
         case "budget_asc":
-          return sql`budget_min ASC, created_at DESC, id DESC`
+          return { columns: [sql`budget_min`], order: sql`budget_min ASC, created_at DESC, id DESC` }
       }
     }
+
+    /*
+     * A page of what words or a price find, and their number, from one pass over the rows the GIN index (or the
+     * filters' index) hands over: they are read once, with what the sort needs, and both counted and ranked.
+     */
+    const foundPage = (
+      where: Statement.Fragment,
+      request: PageRequest,
+      at: Date,
+      sort: { readonly columns: ReadonlyArray<Statement.Fragment>; readonly order: Statement.Fragment }
+    ): Effect.Effect<Paged<ListItem>> =>
+      sql<PageRow>`
+        WITH hits AS MATERIALIZED (
+          SELECT ${sql.join(", ", false)([sql`id`, sql`created_at`, ...sort.columns])} FROM buy_requests WHERE ${where}
+        ), ids AS (
+          SELECT id, n FROM unnest(ARRAY(
+            SELECT id FROM hits ORDER BY ${sort.order} LIMIT ${request.perPage} OFFSET ${offsetOf(request)}
+          )) WITH ORDINALITY AS ids (id, n)
+        ), page AS (
+          SELECT ${sql.literal(storedListColumns)}, ${effectiveColumns(at)}, ids.n
+          FROM ids JOIN buy_requests ON buy_requests.id = ids.id
+        )
+        SELECT page.*, totals.total FROM (SELECT count(*)::int AS total FROM hits) totals LEFT JOIN page ON true
+        ORDER BY page.n`.pipe(
+        Effect.map((rows) => ({
+          total: rows[0]!.total,
+          items: rows[0]!.id === null ? [] : rows.map(({ total: _total, n: _n, ...item }) => item as ListItem)
+        })),
+        Effect.orDie
+      )
 
     /**
      * Everybody's requests in one state, optionally of a category and a city, containing a price, found by words.
@@ -224,16 +259,8 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
             : []
         const words = expansions.map((e) => sql`search_words && ${textArrayLiteral(e.matched)}::text[]`)
         const where = sql.and([inStatus(filters.status, at), ...category, ...cityFilter, ...price, ...words])
-        const order = orderOf(filters.sort ?? (query.length > 0 ? "relevance" : "newest"), expansions)
-        if (words.length > 0 || price.length > 0) {
-          return yield* page(
-            where,
-            request,
-            sql`SELECT COUNT(*)::int AS total FROM buy_requests WHERE ${where}`,
-            at,
-            order
-          )
-        }
+        const sort = sortOf(filters.sort ?? (query.length > 0 ? "relevance" : "newest"), expansions)
+        if (words.length > 0 || price.length > 0) return yield* foundPage(where, request, at, sort)
         const counted = (status: string) =>
           sql`SELECT COALESCE(SUM(n), 0) FROM buy_request_counts
               WHERE ${sql.and([
@@ -251,7 +278,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
             : filters.status === "expired"
               ? sql`SELECT ((${counted("expired")}) + (${lagging}))::int AS total`
               : sql`SELECT (${counted(filters.status)})::int AS total`
-        return yield* page(where, request, total, at, order)
+        return yield* page(where, request, total, at, sort.order)
       })
 
     /** The caller's own requests, in every state unless one is asked for; few enough to count. */
