@@ -20,11 +20,11 @@
  * while it runs, the counts rebuilt and the index built after, then VACUUM ANALYZE, as autovacuum would do in time.
  */
 import { SqlClient } from "@effect/sql"
+import * as Statement from "@effect/sql/Statement"
 import { queryWordsOf } from "@talab/core"
 import { RequestQueries, recordTerms, requestSearchWords, textArrayLiteral } from "@talab/http-server"
 import { Effect } from "effect"
-import * as Statement from "@effect/sql/Statement"
-import { type Call, formatReports, runLoad, benchSettings } from "../load.js"
+import { benchSettings, type Call, formatReports, runLoad } from "../load.js"
 import {
   as,
   median,

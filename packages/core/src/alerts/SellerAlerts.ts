@@ -1,6 +1,6 @@
 import * as Schema from "effect/Schema"
-import { fieldRule, Money, OneOf, Optional, StringField, Text } from "../shared/Fields.js"
 import { AlertKeyword, MAX_ALERT_KEYWORDS } from "../search/Search.js"
+import { fieldRule, Money, OneOf, Optional, StringField, Text } from "../shared/Fields.js"
 import { Category } from "../shared/Values.js"
 
 /** Most alert rules a seller may keep; the next one is refused with `AlertRuleLimitReached`. */

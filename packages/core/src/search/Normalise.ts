@@ -19,11 +19,24 @@ const LETTERS: Readonly<Record<string, string>> = {
   ک: "ك"
 }
 
-// Tashkeel (fathatan to sukun, maddah and hamza marks, superscript alef, Quranic marks), tatweel, and the
-// combining marks left by decomposing Latin letters (é is e and U+0301).
-const MARKS = /[\u064B-\u065F\u0670\u06D6-\u06ED\u0640\u0300-\u036F]/g
-// Joiners inside a word are not separators: U+200C/U+200D (Persian and Arabic ligature control), soft hyphen.
-const JOINERS = /[\u200C\u200D\u00AD]/g
+/*
+ * Dropped code points: tashkeel (fathatan to sukun, maddah and hamza marks, superscript alef, Quranic marks),
+ * tatweel, the combining marks left by decomposing Latin letters (é is e and U+0301), and the joiners, which are
+ * not separators inside a word (U+200C/U+200D, Persian and Arabic ligature control; the soft hyphen).
+ */
+const isDropped = (code: number) =>
+  (code >= 0x064b && code <= 0x065f) ||
+  code === 0x0670 ||
+  (code >= 0x06d6 && code <= 0x06ed) ||
+  code === 0x0640 ||
+  (code >= 0x0300 && code <= 0x036f) ||
+  code === 0x200c ||
+  code === 0x200d ||
+  code === 0x00ad
+const withoutDropped = (text: string) =>
+  Array.from(text)
+    .filter((character) => !isDropped(character.codePointAt(0)!))
+    .join("")
 const ARABIC_DIGIT = /[\u0660-\u0669]/g
 const PERSIAN_DIGIT = /[\u06F0-\u06F9]/g
 const LETTER_MAP = new RegExp(`[${Object.keys(LETTERS).join("")}]`, "g")
@@ -38,13 +51,13 @@ export const MAX_WORD_LENGTH = 40
  * alef, ى as ي, ة as ه, ؤ as و, ئ as ي, Arabic-Indic and Persian digits as 0-9, Latin accents dropped.
  */
 export const normaliseText = (text: string): string =>
-  text
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(LETTER_MAP, (letter) => LETTERS[letter]!)
-    .normalize("NFD")
-    .replace(MARKS, "")
-    .replace(JOINERS, "")
+  withoutDropped(
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .replace(LETTER_MAP, (letter) => LETTERS[letter]!)
+      .normalize("NFD")
+  )
     .replace(ARABIC_DIGIT, (digit) => String(digit.charCodeAt(0) - 0x0660))
     .replace(PERSIAN_DIGIT, (digit) => String(digit.charCodeAt(0) - 0x06f0))
     .normalize("NFC")
