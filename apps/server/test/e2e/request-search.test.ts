@@ -115,7 +115,7 @@ describe.each(bothBackends)("request search on %s", (backend) => {
     expect(products.flatMap((p) => p.spellings).length).toBeGreaterThanOrEqual(60)
     const city = aCity()
     const buyer = await m.user()
-    const posted = []
+    const posted: Array<{ id: string }> = []
     for (const product of products) posted.push(await m.request(buyer, { ...product.body, location_city: city }))
     const misses: Array<string> = []
     for (const [i, product] of products.entries()) {
