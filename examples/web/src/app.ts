@@ -54,6 +54,32 @@ onSubmit("code-form", async () => {
   status(`Signed in as ${user.phone_number}`)
   show("sign-in", false)
   show("request")
+  show("search")
+})
+
+/** GET /requests with what the search box says: the words in Arabic or Latin letters, a price, an order. */
+onSubmit("search-form", async () => {
+  const q = value("q")
+  const price = value("fits-price")
+  const sort = $<HTMLSelectElement>("sort").value as "newest" | "budget_desc" | "budget_asc" | ""
+  const { data } = await talab.GET("/requests", {
+    params: {
+      query: {
+        ...(q === "" ? {} : { q }),
+        ...(price === "" ? {} : { fits_price: Number(price) }),
+        ...(sort === "" ? {} : { sort })
+      }
+    }
+  })
+  $("search-total").textContent = `Found: ${data.pagination.total}`
+  $("search-results").replaceChildren(
+    ...data.requests.map((request) => {
+      const item = document.createElement("li")
+      item.dataset.requestId = request.id
+      item.textContent = `${request.product_brand ?? ""} ${request.product_model ?? ""}, ${request.budget_min}-${request.budget_max} SAR, ${request.location_district}`
+      return item
+    })
+  )
 })
 
 onSubmit("request-form", async () => {

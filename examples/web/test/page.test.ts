@@ -90,6 +90,12 @@ describe("the web example", () => {
     await page.locator("#refresh-offers").waitFor()
     expect(await text("#status")).toBe("Request posted: Apple iPhone 15 Pro")
 
+    // The search box finds it written in Arabic letters and digits.
+    await page.fill("#q", "آيفون ١٥ برو")
+    await page.click("#search-form button")
+    await expect.poll(() => text("#search-results")).toContain("Apple iPhone 15 Pro")
+    expect(await text("#search-total")).toBe("Found: 1")
+
     const seller = await approvedSeller()
     const { data: requests } = await seller.GET("/requests")
     await seller.POST("/offers", {

@@ -30,6 +30,14 @@ describe("types", () => {
       // @ts-expect-error page and per_page are integers (documented as such), not strings
       void talab.GET("/requests", { params: { query: { page: "2" } } })
       void talab.GET("/conversations/{id}/messages", { params: { path: { id: "x" }, query: { limit: 50 } } })
+      void talab.GET("/requests", { params: { query: { q: "آيفون ١٣ برو", sort: "budget_desc", fits_price: 2500.5 } } })
+      // @ts-expect-error sort is one of the four orders
+      void talab.GET("/requests", { params: { query: { sort: "oldest" } } })
+      // @ts-expect-error fits_price is a number
+      void talab.GET("/requests", { params: { query: { fits_price: "2500" } } })
+      void talab.POST("/seller-profiles/me/alerts", {
+        body: { categories: ["phone"], cities: ["Riyadh"], keywords: ["ايفون", "Pro"] }
+      })
     }
   })
 

@@ -609,8 +609,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Browse buy requests
-         * @description Any signed-in user. Requests newest first, `active` ones unless `status` says otherwise, filtered by `category` and `location_city`.
+         * Browse and search buy requests
+         * @description Any signed-in user. Requests newest first, `active` ones unless `status` says otherwise, filtered by `category`, `location_city` and `fits_price`, and found by `q` in Arabic or Latin spelling (see `q` and `sort`). `pagination.total` counts every request the filters and `q` find.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -4560,6 +4560,9 @@ export interface operations {
                      *             ],
                      *             "price_min": 1,
                      *             "price_max": 1,
+                     *             "keywords": [
+                     *               "text"
+                     *             ],
                      *             "created_at": "2026-03-01T09:30:00.000Z"
                      *           }
                      *         ]
@@ -4577,6 +4580,8 @@ export interface operations {
                                 cities: string[];
                                 price_min: number | null;
                                 price_max: number | null;
+                                /** @description Words every one of which a matching request must contain, as a search finds them; empty: any request */
+                                keywords: string[];
                                 created_at: components["schemas"]["Date"];
                             }[];
                         };
@@ -4738,7 +4743,11 @@ export interface operations {
                  *         "Jeddah"
                  *       ],
                  *       "price_min": 1000,
-                 *       "price_max": 4000
+                 *       "price_max": 4000,
+                 *       "keywords": [
+                 *         "ايفون",
+                 *         "Pro"
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -4748,6 +4757,7 @@ export interface operations {
                     price_min?: number | null;
                     /** @description An amount of money: more than 0, at most 1000000000, with at most 2 decimals */
                     price_max?: number | null;
+                    keywords?: string[] | null;
                 };
             };
         };
@@ -4778,6 +4788,9 @@ export interface operations {
                      *         ],
                      *         "price_min": 1,
                      *         "price_max": 1,
+                     *         "keywords": [
+                     *           "text"
+                     *         ],
                      *         "created_at": "2026-03-01T09:30:00.000Z"
                      *       },
                      *       "message": "Done"
@@ -4792,6 +4805,8 @@ export interface operations {
                             cities: string[];
                             price_min: number | null;
                             price_max: number | null;
+                            /** @description Words every one of which a matching request must contain, as a search finds them; empty: any request */
+                            keywords: string[];
                             created_at: components["schemas"]["Date"];
                         };
                         message?: string;
@@ -5472,6 +5487,11 @@ export interface operations {
                 /** @description 1 to 100 characters after trimming surrounding spaces */
                 location_city?: string;
                 status?: "active" | "closed" | "expired";
+                /** @description 1 to 100 characters after trimming surrounding spaces */
+                q?: string;
+                /** @description `relevance` (the default with `q`: more words matched exactly first, then without a typo, then in the brand and model, then newest), `newest` (the default without `q`), `budget_desc` (highest `budget_max` first), `budget_asc` (lowest `budget_min` first) */
+                sort?: "relevance" | "newest" | "budget_desc" | "budget_asc";
+                fits_price?: number;
                 page?: number;
                 per_page?: number;
             };

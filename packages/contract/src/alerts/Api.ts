@@ -93,7 +93,8 @@ export class SellerAlertsApi extends HttpApiGroup.make("sellerAlerts")
         categories: ["phone"],
         cities: ["Riyadh", "Jeddah"],
         price_min: 1000,
-        price_max: 4000
+        price_max: 4000,
+        keywords: ["ايفون", "Pro"]
       })
   )
   .add(

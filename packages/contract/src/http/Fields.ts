@@ -20,7 +20,7 @@ export {
   UuidField
 } from "@talab/core"
 
-import { NumberField, snakeCaseKeys } from "@talab/core"
+import { Money, NumberField, snakeCaseKeys } from "@talab/core"
 
 /**
  * An integer query parameter in a range, with a default. It arrives as a string, but the OpenAPI document
@@ -37,6 +37,15 @@ export const IntParam = (min: number, max: number) =>
       jsonSchema: { type: "integer", minimum: min, ...(max < Number.MAX_SAFE_INTEGER ? { maximum: max } : {}) }
     })
   )
+
+/**
+ * An amount of money as a query parameter (`2500`, `2500.5`): the money rules of a JSON amount, written in
+ * plain decimal digits.
+ */
+export const MoneyParam = Schema.compose(
+  Schema.String.pipe(Schema.pattern(/^[0-9]{1,16}(\.[0-9]{1,16})?$/, fieldProblem("must_be_number"))),
+  Schema.NumberFromString
+).pipe(Schema.compose(Money), Schema.annotations({ jsonSchema: { type: "number", exclusiveMinimum: 0 } }))
 
 /** The largest seq a client may name (PostgreSQL's integer, the column's type). */
 export const SEQ_MAX = 2_147_483_647

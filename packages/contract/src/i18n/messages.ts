@@ -199,6 +199,11 @@ export const texts: Catalogue = {
     })
   },
   alert_cities_count: { ar: "اذكر من 1 إلى {max} مدينة", en: "List 1 to {max} cities" },
+  alert_keywords_count: { ar: "اذكر من 1 إلى {max} كلمات", en: "List 1 to {max} keywords" },
+  search_no_words: {
+    ar: "اكتب كلمة واحدة على الأقل من الحروف أو الأرقام",
+    en: "Must contain at least one word of letters or digits"
+  },
   alert_categories_count: { ar: "اذكر فئة واحدة على الأقل", en: "List at least one category" },
   alert_price_max_below_min: {
     ar: "يجب أن يكون السعر الأعلى أكبر من أو يساوي السعر الأدنى",

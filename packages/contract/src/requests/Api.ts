@@ -1,7 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Category, RequestInput, RequestStatus, snakeCaseKeys } from "@talab/core"
+import { Category, RequestInput, RequestStatus, SearchSort, SearchText, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -12,7 +12,7 @@ import {
   NotFoundResponse,
   Ok
 } from "../http/Envelope.js"
-import { OneOf, PageParams, Pagination, PayloadOf, Text } from "../http/Fields.js"
+import { MoneyParam, OneOf, PageParams, Pagination, PayloadOf, Text } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
@@ -90,14 +90,29 @@ export class RequestsApi extends HttpApiGroup.make("requests")
           category: Schema.optional(OneOf(...Category.literals)),
           location_city: Schema.optional(Text(1, 100)),
           status: StatusFilter,
+          q: Schema.optional(
+            SearchText.annotations({
+              description:
+                "Free text, 1 to 100 characters, matched against the brand, model, notes, district and city: every word must match a word of the request that equals it, starts with it (3 letters or more) or is one typo from it (5 letters or more), after normalisation (case, Arabic diacritics, hamza forms, ى/ي, ة/ه, Arabic-Indic digits) and with brand and model words in Arabic letters matching their Latin spelling (آيفون is iPhone)."
+            })
+          ),
+          sort: Schema.optional(
+            OneOf(...SearchSort.literals).annotations({
+              description:
+                "`relevance` (the default with `q`: more words matched exactly first, then without a typo, then in the brand and model, then newest), `newest` (the default without `q`), `budget_desc` (highest `budget_max` first), `budget_asc` (lowest `budget_min` first)"
+            })
+          ),
+          fits_price: Schema.optional(
+            MoneyParam.annotations({ description: "Only requests whose budget range contains this price" })
+          ),
           ...PageParams
         })
       )
       .addSuccess(Ok(RequestList))
-      .annotate(OpenApi.Summary, "Browse buy requests")
+      .annotate(OpenApi.Summary, "Browse and search buy requests")
       .annotate(
         OpenApi.Description,
-        "Any signed-in user. Requests newest first, `active` ones unless `status` says otherwise, filtered by `category` and `location_city`."
+        "Any signed-in user. Requests newest first, `active` ones unless `status` says otherwise, filtered by `category`, `location_city` and `fits_price`, and found by `q` in Arabic or Latin spelling (see `q` and `sort`). `pagination.total` counts every request the filters and `q` find."
       )
   )
   .add(

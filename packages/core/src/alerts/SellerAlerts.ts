@@ -1,4 +1,5 @@
 import * as Schema from "effect/Schema"
+import { AlertKeyword, MAX_ALERT_KEYWORDS } from "../search/Search.js"
 import { fieldRule, Money, OneOf, Optional, StringField, Text } from "../shared/Fields.js"
 import { Category } from "../shared/Values.js"
 
@@ -7,13 +8,19 @@ export const MAX_ALERT_RULES = 20
 /** Most cities one rule may list. */
 export const MAX_ALERT_CITIES = 20
 
-/** A seller's alert rule: requests of one of `categories`, in one of `cities`, whose budget meets [priceMin, priceMax]. */
+/**
+ * A seller's alert rule: requests of one of `categories`, in one of `cities`, whose budget meets [priceMin,
+ * priceMax], and that every one of `keywords` finds as a search would (none: any request).
+ */
 export const AlertRule = Schema.Struct({
   id: Schema.UUID,
   categories: Schema.Array(Category),
   cities: Schema.Array(Schema.String),
   priceMin: Schema.NullOr(Schema.Number),
   priceMax: Schema.NullOr(Schema.Number),
+  keywords: Schema.Array(Schema.String).annotations({
+    description: "Words every one of which a matching request must contain, as a search finds them; empty: any request"
+  }),
   createdAt: Schema.DateFromSelf
 })
 export interface AlertRule extends Schema.Schema.Type<typeof AlertRule> {}
@@ -29,14 +36,16 @@ const ArrayOf = <A, I>(item: Schema.Schema<A, I>, min: number, max: number, key:
 
 /**
  * What a seller asks for when adding a rule: the categories (1 or more) and cities (1 to {@link MAX_ALERT_CITIES})
- * a new request must match, and an optional price range its budget must meet. That `priceMax` is not below
+ * a new request must match, an optional price range its budget must meet, and optional keywords (1 to
+ * {@link MAX_ALERT_KEYWORDS}) it must contain. That `priceMax` is not below
  * `priceMin` is checked where the input is decoded, so the failure names the field as the client spelled it.
  */
 export const AlertRuleInput = Schema.Struct({
   categories: ArrayOf(OneOf(...Category.literals), 1, Category.literals.length, "alert_categories_count"),
   cities: ArrayOf(Text(1, 100), 1, MAX_ALERT_CITIES, "alert_cities_count"),
   priceMin: Optional(Money),
-  priceMax: Optional(Money)
+  priceMax: Optional(Money),
+  keywords: Optional(ArrayOf(AlertKeyword, 1, MAX_ALERT_KEYWORDS, "alert_keywords_count"))
 })
 export type AlertRuleInput = typeof AlertRuleInput.Type
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { RequestMatchEventData } from "@talab/contract"
-import type { BuyRequest } from "@talab/core"
+import { type BuyRequest, matchesAll, queryWordsOf } from "@talab/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -11,6 +11,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 import { NotificationWakeup } from "../notifications/Wakeup.js"
 import { RealtimeHub } from "../realtime/Hub.js"
+import { textArrayLiteral } from "../search/SearchWords.js"
 import { cityKey } from "./Service.js"
 
 export interface MatcherOptions {
@@ -102,19 +103,42 @@ const make = (options: MatcherOptions) =>
         LEFT JOIN buy_requests ON buy_requests.id = claimed.request_id::uuid
           AND buy_requests.status = 'active' AND buy_requests.location_city IS NOT NULL`
 
+    const batchOf = (requests: ReadonlyArray<MatchedRequest>) =>
+      sql`jsonb_to_recordset(${JSON.stringify(
+        requests.map((request) => ({ request_id: request.id, city_key: cityKey(request.locationCity!) }))
+      )}::jsonb) AS b(request_id uuid, city_key text)`
+
+    /**
+     * The rules with keywords that a request of the batch meets otherwise, with the request's search words: which
+     * of them its keywords find is judged here, by core's matching, as a search judges it (`matchesAll`). Answers
+     * `<request id> <rule id>` for each pair that matches.
+     */
+    const keywordMatches = (requests: ReadonlyArray<MatchedRequest>) =>
+      sql<{ requestId: string; ruleId: string; keywords: ReadonlyArray<string>; searchWords: ReadonlyArray<string> }>`
+        SELECT b.request_id AS "requestId", rule.id AS "ruleId", rule.keywords, r.search_words AS "searchWords"
+        FROM ${batchOf(requests)}
+        JOIN buy_requests r ON r.id = b.request_id
+        JOIN seller_alert_rules rule
+          ON rule.city_keys @> ARRAY[b.city_key]::text[] AND rule.categories @> ARRAY[r.category]::text[]
+        WHERE cardinality(rule.keywords) > 0`.pipe(
+        Effect.map((rows) =>
+          rows
+            .filter((row) => matchesAll(queryWordsOf(...row.keywords), row.searchWords))
+            .map((row) => `${row.requestId} ${row.ruleId}`)
+        )
+      )
+
     /**
      * The sellers alerted about each request of a batch, in one statement: for each request, one row of
      * request_matches per approved seller (not the buyer) with a matching rule (the GIN index of
      * seller_alert_rules finds them; the key keeps it to one per request and seller), and a `request_match` push
      * queued for those not in quiet hours. City keys are made here (`cityKey`), as the rules' were.
      */
-    const matchBatch = (requests: ReadonlyArray<MatchedRequest>, now: Date) =>
+    const matchBatch = (requests: ReadonlyArray<MatchedRequest>, keyworded: ReadonlyArray<string>, now: Date) =>
       sql<{ requestId: string; sellerUserId: string }>`
         WITH batch AS (
           SELECT b.request_id, b.city_key, r.category, r.budget_min, r.budget_max, r.buyer_id, r.created_at
-          FROM jsonb_to_recordset(${JSON.stringify(
-            requests.map((request) => ({ request_id: request.id, city_key: cityKey(request.locationCity!) }))
-          )}::jsonb) AS b(request_id uuid, city_key text)
+          FROM ${batchOf(requests)}
           JOIN buy_requests r ON r.id = b.request_id
         ), candidates AS (
           SELECT DISTINCT ON (b.request_id, rule.seller_user_id) b.request_id, b.created_at, rule.seller_user_id,
@@ -126,6 +150,8 @@ const make = (options: MatcherOptions) =>
           WHERE (rule.price_min IS NULL OR rule.price_min <= b.budget_max)
             AND (rule.price_max IS NULL OR rule.price_max >= b.budget_min)
             AND rule.seller_user_id <> b.buyer_id
+            AND (cardinality(rule.keywords) = 0
+                 OR b.request_id::text || ' ' || rule.id::text = ANY(${textArrayLiteral(keyworded)}::text[]))
           ORDER BY b.request_id, rule.seller_user_id, rule.created_at, rule.id
         ), timed AS (
           SELECT c.request_id, c.created_at, c.seller_user_id, c.rule_id, quiet.held_until
@@ -181,7 +207,7 @@ const make = (options: MatcherOptions) =>
         )
         SELECT request_id AS "requestId", seller_user_id AS "sellerUserId" FROM inserted`
 
-    // A batch costs four statements (BEGIN, claim, match, COMMIT) whatever its size, run only when events wait (see
+    // A batch costs five statements (BEGIN, claim, keywords, match, COMMIT) whatever its size, run only when events wait (see
     // releaseHeld); one transaction, so a crash between the claim and the match leaves the events unprocessed
     // rather than the sellers unalerted.
     const matchNewRequests = Effect.gen(function* () {
@@ -190,7 +216,7 @@ const make = (options: MatcherOptions) =>
         Effect.gen(function* () {
           const events = yield* claimBatch(now)
           const requests = events.filter((row): row is typeof row & MatchedRequest => row.id != null)
-          const alerted = requests.length === 0 ? [] : yield* matchBatch(requests, now)
+          const alerted = requests.length === 0 ? [] : yield* matchBatch(requests, yield* keywordMatches(requests), now)
           const matched = requests.flatMap(({ buyerId: _buyerId, eventId: _eventId, ...event }) => {
             const sellerIds = alerted.filter((row) => row.requestId === event.id).map((row) => row.sellerUserId)
             return sellerIds.length === 0 ? [] : [{ sellerIds, event }]

@@ -74,14 +74,15 @@ export class SellerAlertsService extends Effect.Service<SellerAlertsService>()("
             cities,
             priceMin: input.priceMin ?? null,
             priceMax: input.priceMax ?? null,
+            keywords: unique(input.keywords ?? []),
             createdAt: yield* now
           }
           yield* sql`
-            INSERT INTO seller_alert_rules (id, seller_user_id, categories, cities, city_keys, price_min, price_max, created_at)
+            INSERT INTO seller_alert_rules (id, seller_user_id, categories, cities, city_keys, price_min, price_max,
+                                            keywords, created_at)
             VALUES (${rule.id}, ${user.id}, ${textArray(rule.categories)}, ${textArray(cities)},
-                    ${textArray(unique(cities.map(cityKey)))}, ${rule.priceMin}, ${rule.priceMax}, ${rule.createdAt})`.pipe(
-            Effect.orDie
-          )
+                    ${textArray(unique(cities.map(cityKey)))}, ${rule.priceMin}, ${rule.priceMax},
+                    ${textArray(rule.keywords)}, ${rule.createdAt})`.pipe(Effect.orDie)
           return rule
         })
       )

@@ -1,7 +1,7 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import type { RequestListItem } from "@talab/contract"
 import { Api, CurrentUser } from "@talab/contract"
-import { RequestSettings, Requests } from "@talab/core"
+import { queryWordsOf, RequestSettings, Requests } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../config/AppConfig.js"
@@ -30,7 +30,10 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
               {
                 status: urlParams.status ?? "active",
                 category: urlParams.category,
-                locationCity: urlParams.location_city
+                locationCity: urlParams.location_city,
+                query: urlParams.q === undefined ? undefined : queryWordsOf(urlParams.q),
+                fitsPrice: urlParams.fits_price,
+                sort: urlParams.sort
               },
               page
             )

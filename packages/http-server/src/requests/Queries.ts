@@ -1,17 +1,31 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import { RequestDetail, RequestListItem } from "@talab/contract"
-import { type Category, maskedField, NotFound, type RequestStatus } from "@talab/core"
+import {
+  type Category,
+  deletionsOf,
+  maskedField,
+  matchOf,
+  NotFound,
+  PREFIX_MIN_LENGTH,
+  type RequestStatus,
+  type SearchSort,
+  TYPO_MIN_LENGTH
+} from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import { cacheableAnswer, REQUEST_LISTS, requestTag, userTag } from "../readcache/ReadCache.js"
+import { textArrayLiteral } from "../search/SearchWords.js"
 
 type ListItem = typeof RequestListItem.Type
 
 /** A row of a page with the list's total beside it; an empty page is one row of nulls with the total. */
-type PageRow = { readonly [K in keyof ListItem]: ListItem[K] | null } & { readonly total: number }
+type PageRow = { readonly [K in keyof ListItem]: ListItem[K] | null } & {
+  readonly total: number
+  readonly n: number | null
+}
 
 type DetailRow = Omit<typeof RequestDetail.Type, "buyer"> & {
   readonly buyerId: string
@@ -24,6 +38,21 @@ export interface RequestFilters {
   readonly status: RequestStatus
   readonly category?: Category | undefined
   readonly locationCity?: string | undefined
+  /** The words of `q` (core's `queryWordsOf`), every one of which must match. */
+  readonly query?: ReadonlyArray<string> | undefined
+  /** A price the budget range must contain. */
+  readonly fitsPrice?: number | undefined
+  readonly sort?: SearchSort | undefined
+}
+
+/** The most words of the vocabulary one query word's prefix stands for (the first in byte order). */
+const MAX_PREFIX_EXPANSION = 2000
+
+/** The words of the vocabulary a query word matches, and those of them it matches without a typo. */
+interface Expansion {
+  readonly word: string
+  readonly matched: ReadonlyArray<string>
+  readonly untypoed: ReadonlyArray<string>
 }
 
 // Status and offer_count are the effective ones (below); the rest is read as stored.
@@ -86,41 +115,166 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
      * where the visibility map allows), and only those rows are read: a deep OFFSET skips index entries, not
      * table rows, so page 500 costs about what page 1 does however large the table grows.
      */
+    const newestFirst = sql`created_at DESC, id DESC`
+
     const page = (
       where: Statement.Fragment,
       request: PageRequest,
       count: Statement.Statement<object>,
-      at: Date
+      at: Date,
+      order: Statement.Fragment = newestFirst
     ): Effect.Effect<Paged<ListItem>> =>
       // One round trip: the total's single row joined to the page's rows (an empty page leaves one row of nulls).
+      // The page's ids keep their order as an array's (WITH ORDINALITY), whatever the order is.
       sql<PageRow>`
-        WITH page AS (
-          SELECT ${sql.literal(storedListColumns)}, ${effectiveColumns(at)} FROM buy_requests
-          WHERE id IN (
+        WITH ids AS (
+          SELECT id, n FROM unnest(ARRAY(
             SELECT id FROM buy_requests
             WHERE ${where}
-            ORDER BY created_at DESC, id DESC
+            ORDER BY ${order}
             LIMIT ${request.perPage} OFFSET ${offsetOf(request)}
-          )
+          )) WITH ORDINALITY AS ids (id, n)
+        ), page AS (
+          SELECT ${sql.literal(storedListColumns)}, ${effectiveColumns(at)}, ids.n
+          FROM ids JOIN buy_requests ON buy_requests.id = ids.id
         )
         SELECT page.*, totals.total FROM (${count}) totals LEFT JOIN page ON true
-        ORDER BY page."createdAt" DESC, page.id DESC`.pipe(
+        ORDER BY page.n`.pipe(
         Effect.map((rows) => ({
           total: rows[0]!.total,
-          items: rows[0]!.id === null ? [] : rows.map(({ total: _total, ...item }) => item as ListItem)
+          items: rows[0]!.id === null ? [] : rows.map(({ total: _total, n: _n, ...item }) => item as ListItem)
         })),
         Effect.orDie
       )
 
     /**
-     * Everybody's requests in one state, optionally of a category and a city. The total is summed from the
-     * counts the triggers of migration 0005 keep (counting the active requests would read most of the table).
+     * The words of the vocabulary each query word matches (docs/DECISIONS.md, "Search"), in one statement over
+     * the vocabulary's keys, never the requests: the terms its prefix starts (a range of search_terms' key), and
+     * the terms one typo away (those equal to one of its deletions, or with it or one of its deletions among
+     * their own, in search_term_deletions). Core's `matchOf` then keeps the ones that match.
+     */
+    const expand = (words: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Expansion>> => {
+      const prefixed = words.filter((word) => [...word].length >= PREFIX_MIN_LENGTH)
+      const typoed = words.filter((word) => [...word].length >= TYPO_MIN_LENGTH)
+      const deletions = typoed.flatMap(deletionsOf)
+      const lookups = [
+        ...prefixed.map(
+          (word) => sql`(SELECT word FROM search_terms WHERE word >= ${word} AND word < ${word} || chr(1114111)
+                         ORDER BY word LIMIT ${MAX_PREFIX_EXPANSION})`
+        ),
+        ...(typoed.length === 0
+          ? []
+          : [
+              sql`SELECT word FROM search_terms WHERE word = ANY(${textArrayLiteral(deletions)}::text[])`,
+              sql`SELECT word FROM search_term_deletions
+                  WHERE deletion = ANY(${textArrayLiteral([...typoed, ...deletions])}::text[])`
+            ])
+      ]
+      const found =
+        lookups.length === 0
+          ? Effect.succeed([] as ReadonlyArray<{ word: string }>)
+          : sql<{ word: string }>`${sql.join(" UNION ", false)(lookups)}`
+      return Effect.map(Effect.orDie(found), (rows) =>
+        words.map((word) => {
+          const matched = new Set([word])
+          const untypoed = new Set([word])
+          for (const { word: term } of rows) {
+            const match = matchOf(word, term)
+            if (match !== undefined) matched.add(term)
+            if (match === "exact" || match === "prefix") untypoed.add(term)
+          }
+          return { word, matched: [...matched], untypoed: [...untypoed] }
+        })
+      )
+    }
+
+    /*
+     * Relevance (docs/DECISIONS.md, "Search"): query words found as they are, then found without a typo, then
+     * found in the brand or model, then newest. Core's `relevanceOf` is the same rule for one request.
+     */
+    const relevanceColumns = (expansions: ReadonlyArray<Expansion>) => {
+      const sum = (terms: ReadonlyArray<Statement.Fragment>) => sql`(${sql.join(" + ", false)(terms)})`
+      return sql`
+        ${sum(expansions.map((e) => sql`(search_words @> ARRAY[${e.word}]::text[])::int`))} AS exact,
+        ${sum(expansions.map((e) => sql`(search_words && ${textArrayLiteral(e.untypoed)}::text[])::int`))} AS untypoed,
+        ${sum(expansions.map((e) => sql`(search_title && ${textArrayLiteral(e.matched)}::text[])::int`))} AS in_title`
+    }
+
+    /** The columns a sort needs beside id and created_at, and its ORDER BY over them. */
+    const sortOf = (sort: SearchSort, expansions: ReadonlyArray<Expansion>) => {
+      switch (sort) {
+        case "relevance":
+          return expansions.length === 0
+            ? { columns: [], order: newestFirst }
+            : {
+                columns: [relevanceColumns(expansions)],
+                order: sql`exact DESC, untypoed DESC, in_title DESC, created_at DESC, id DESC`
+              }
+        case "newest":
+          return { columns: [], order: newestFirst }
+        case "budget_desc":
+          return { columns: [sql`budget_max`], order: sql`budget_max DESC, created_at DESC, id DESC` }
+        case "budget_asc":
+          return { columns: [sql`budget_min`], order: sql`budget_min ASC, created_at DESC, id DESC` }
+      }
+    }
+
+    /*
+     * A page of what words or a price find, and their number, from one pass over the rows the GIN index (or the
+     * filters' index) hands over: they are read once, with what the sort needs, and both counted and ranked.
+     */
+    const foundPage = (
+      where: Statement.Fragment,
+      request: PageRequest,
+      at: Date,
+      sort: { readonly columns: ReadonlyArray<Statement.Fragment>; readonly order: Statement.Fragment }
+    ): Effect.Effect<Paged<ListItem>> =>
+      sql<PageRow>`
+        WITH hits AS MATERIALIZED (
+          SELECT ${sql.join(", ", false)([sql`id`, sql`created_at`, ...sort.columns])} FROM buy_requests WHERE ${where}
+        ), ids AS (
+          SELECT id, n FROM unnest(ARRAY(
+            SELECT id FROM hits ORDER BY ${sort.order} LIMIT ${request.perPage} OFFSET ${offsetOf(request)}
+          )) WITH ORDINALITY AS ids (id, n)
+        ), page AS (
+          SELECT ${sql.literal(storedListColumns)}, ${effectiveColumns(at)}, ids.n
+          FROM ids JOIN buy_requests ON buy_requests.id = ids.id
+        )
+        SELECT page.*, totals.total FROM (SELECT count(*)::int AS total FROM hits) totals LEFT JOIN page ON true
+        ORDER BY page.n`.pipe(
+        Effect.map((rows) => ({
+          total: rows[0]!.total,
+          items: rows[0]!.id === null ? [] : rows.map(({ total: _total, n: _n, ...item }) => item as ListItem)
+        })),
+        Effect.orDie
+      )
+
+    /**
+     * Everybody's requests in one state, optionally of a category and a city, containing a price, found by words.
+     * Without words or price, the total is summed from the counts the triggers of migration 0005 keep (counting
+     * the active requests would read most of the table); with words, the requests they find are counted, which
+     * the GIN index of migration 0025 hands over (every word must match, so each is one `&&` of the index).
      */
     const list = (filters: RequestFilters, request: PageRequest) =>
-      Effect.flatMap(now, (at) => {
+      Effect.gen(function* () {
+        const at = yield* now
+        const query = filters.query ?? []
+        const expansions = query.length === 0 ? [] : yield* expand(query)
         const category = filters.category !== undefined ? [sql`category = ${filters.category}`] : []
         const city = filters.locationCity
         const cityFilter = city !== undefined ? [sql`location_city = ${city}`] : []
+        const price =
+          filters.fitsPrice !== undefined
+            ? [sql`budget_min <= ${filters.fitsPrice} AND budget_max >= ${filters.fitsPrice}`]
+            : []
+        const words = expansions.map((e) => sql`search_words && ${textArrayLiteral(e.matched)}::text[]`)
+        const where = sql.and([inStatus(filters.status, at), ...category, ...cityFilter, ...price, ...words])
+        const sort = sortOf(filters.sort ?? (query.length > 0 ? "relevance" : "newest"), expansions)
+        const cacheable = (result: Paged<ListItem>) =>
+          cacheableAnswer({ tags: [REQUEST_LISTS], changesAt: changesAtOf(result.items) })
+        if (words.length > 0 || price.length > 0) {
+          return yield* foundPage(where, request, at, sort).pipe(Effect.tap(cacheable))
+        }
         const counted = (status: string) =>
           sql`SELECT COALESCE(SUM(n), 0) FROM buy_request_counts
               WHERE ${sql.and([
@@ -138,9 +292,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
             : filters.status === "expired"
               ? sql`SELECT ((${counted("expired")}) + (${lagging}))::int AS total`
               : sql`SELECT (${counted(filters.status)})::int AS total`
-        return page(sql.and([inStatus(filters.status, at), ...category, ...cityFilter]), request, total, at).pipe(
-          Effect.tap((result) => cacheableAnswer({ tags: [REQUEST_LISTS], changesAt: changesAtOf(result.items) }))
-        )
+        return yield* page(where, request, total, at, sort.order).pipe(Effect.tap(cacheable))
       })
 
     /** The caller's own requests, in every state unless one is asked for; few enough to count. */

@@ -3,9 +3,10 @@ import { BuyRequest, RequestRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { deferredWrite } from "../db/DeferredWrites.js"
+import { deferredWrite, deferredWrites } from "../db/DeferredWrites.js"
 import { REQUEST_LISTS, requestTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
+import { recordTerms, requestSearchWords, textArrayLiteral } from "../search/SearchWords.js"
 
 /** BuyRequest as stored: the entity under its column names. */
 const BuyRequestRow = snakeCaseKeys(BuyRequest.fields)
@@ -22,7 +23,29 @@ export const SqlRequestRepo = Layer.effect(
     const lock = findOne((id) => sql`SELECT * FROM buy_requests WHERE id = ${id} FOR UPDATE`)
     const insert = SqlSchema.void({
       Request: BuyRequestRow,
-      execute: (row) => deferredWrite(sql, sql`INSERT INTO buy_requests ${sql.insert(row)}`, `buy_requests ${row.id}`)
+      // The request's search words are written with it; its brand, model, notes and places never change after.
+      execute: (row) => {
+        const { searchWords, searchTitle } = requestSearchWords({
+          productBrand: row.product_brand,
+          productModel: row.product_model,
+          notes: row.notes,
+          locationDistrict: row.location_district,
+          locationCity: row.location_city
+        })
+        const terms = recordTerms(sql, searchWords)
+        return deferredWrites(sql, [
+          {
+            statement: sql`INSERT INTO buy_requests ${sql.insert({
+              ...row,
+              search_words: textArrayLiteral(searchWords),
+              search_title: textArrayLiteral(searchTitle)
+            })}`,
+            key: `buy_requests ${row.id}`
+          },
+          { statement: terms.deletions, key: "search_term_deletions" },
+          { statement: terms.terms, key: "search_terms" }
+        ])
+      }
     })
     const update = SqlSchema.void({
       Request: BuyRequestRow,
