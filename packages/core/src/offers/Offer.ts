@@ -84,24 +84,30 @@ export const OfferEvent = Schema.Struct({
 })
 export interface OfferEvent extends Schema.Schema.Type<typeof OfferEvent> {}
 
-/** The history line of an offer that ends (accepted, rejected, withdrawn) at `at`; none for an expiry. */
-export const statusEventOf = (offer: Pick<Offer, "id" | "status" | "price" | "revision">, at: Date) => {
-  switch (offer.status) {
-    case "accepted":
-    case "rejected":
-    case "withdrawn":
-      return Option.some<OfferEvent>({
-        offerId: offer.id,
-        type: offer.status,
-        price: offer.price,
-        by: offer.status === "withdrawn" ? "seller" : "buyer",
-        revision: offer.revision,
-        createdAt: at
-      })
-    default:
-      return Option.none<OfferEvent>()
-  }
+/**
+ * The statuses that end an offer in its history, with the side whose move it was: accepted by the buyer, rejected on
+ * the buyer's side (another offer accepted, the request closed or expired, the seller suspended), withdrawn by the
+ * seller. An expiry is not a move of either and is not in the history.
+ */
+export const endingMoves: Partial<Record<OfferStatus, BargainParty>> = {
+  accepted: "buyer",
+  rejected: "buyer",
+  withdrawn: "seller"
 }
+
+/** The history line of an offer that ends (accepted, rejected, withdrawn) at `at`; none for an expiry. */
+export const statusEventOf = (offer: Pick<Offer, "id" | "status" | "price" | "revision">, at: Date) =>
+  Option.map(
+    Option.fromNullable(endingMoves[offer.status]),
+    (by): OfferEvent => ({
+      offerId: offer.id,
+      type: offer.status as OfferEventType,
+      price: offer.price,
+      by,
+      revision: offer.revision,
+      createdAt: at
+    })
+  )
 
 const HOUR_MS = 60 * 60 * 1000
 

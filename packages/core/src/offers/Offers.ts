@@ -2,6 +2,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { storeInLockedConversation } from "../chat/Chat.js"
+import { withoutContactDetails } from "../chat/ContactMasking.js"
 import type { LockedConversation, Message } from "../chat/Conversation.js"
 import { ConversationRepo, MessageRepo } from "../chat/Repo.js"
 import { DealRepo } from "../deals/Repo.js"
@@ -48,10 +49,13 @@ export const OfferInput = Schema.Struct({
 })
 export type OfferInput = typeof OfferInput.Type
 
-/** What the request's owner writes to counter an offer: the price they propose and a note. */
+/**
+ * What the request's owner writes to counter an offer: the price they propose and a note, which the seller reads
+ * on the offer before any deal, so it may not hold contact details.
+ */
 export const CounterInput = Schema.Struct({
   price: Money,
-  note: Optional(FreeText(0, 500))
+  note: Optional(withoutContactDetails(FreeText(0, 500)))
 })
 export type CounterInput = typeof CounterInput.Type
 

@@ -1,12 +1,19 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { Offer, OfferRepo, snakeCaseKeys } from "@talab/core"
+import { endingMoves, Offer, OfferCounter, OfferEvent, OfferRepo, snakeCaseKeys } from "@talab/core"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { deferredWrite } from "../db/DeferredWrites.js"
 
 /** An offer as stored: the entity under its column names. */
 const OfferRow = snakeCaseKeys(Offer.fields)
+
+/** A counter as stored. */
+const CounterRow = snakeCaseKeys(OfferCounter.fields)
+
+/** A line of an offer's history as stored (its `position` orders it). */
+const EventRow = snakeCaseKeys(OfferEvent.fields)
 
 export const SqlOfferRepo = Layer.effect(
   OfferRepo,
@@ -48,6 +55,42 @@ export const SqlOfferRepo = Layer.effect(
     })
     const setStatus = (status: Offer["status"], ids: ReadonlyArray<string>) =>
       sql`UPDATE offers SET status = ${status} WHERE id IN ${sql.in(ids)}`
+    // A status that ends an offer adds its history line in the same statement, with the price and revision stored.
+    const setStatusInHistory = (status: Offer["status"], ids: ReadonlyArray<string>, at: Date | undefined) => {
+      const by = endingMoves[status]
+      if (at === undefined || by === undefined) return setStatus(status, ids)
+      return sql`
+        WITH changed AS (UPDATE offers SET status = ${status} WHERE id IN ${sql.in(ids)} RETURNING id, price, revision)
+        INSERT INTO offer_events (offer_id, type, price, by, revision, created_at)
+        SELECT id, ${status}, price, ${by}, revision, ${at} FROM changed ORDER BY id`
+    }
+    const revise = SqlSchema.void({
+      Request: OfferRow,
+      execute: (row) => sql`
+        UPDATE offers SET price = ${row.price}, availability = ${row.availability},
+          condition_notes = ${row.condition_notes}, warranty_notes = ${row.warranty_notes}, revision = ${row.revision}
+        WHERE id = ${row.id}`
+    })
+    const insertCounter = SqlSchema.void({
+      Request: CounterRow,
+      execute: (row) => deferredWrite(sql, sql`INSERT INTO offer_counters ${sql.insert(row)}`)
+    })
+    const countCounters = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ count: Schema.Number }),
+      execute: (offerId) => sql`SELECT count(*)::int AS count FROM offer_counters WHERE offer_id = ${offerId}`
+    })
+    const appendHistory = SqlSchema.void({
+      Request: Schema.Array(EventRow),
+      execute: (rows) => deferredWrite(sql, sql`INSERT INTO offer_events ${sql.insert(rows)}`)
+    })
+    const history = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: EventRow,
+      execute: (offerId) => sql`
+        SELECT offer_id, type, price, by, revision, created_at FROM offer_events
+        WHERE offer_id = ${offerId} ORDER BY position`
+    })
 
     return OfferRepo.of({
       insertUnlessPending: (offer) =>
@@ -61,16 +104,26 @@ export const SqlOfferRepo = Layer.effect(
       lockLapsed: (requestId, now) => lockLapsed({ requestId, now }).pipe(Effect.orDie),
       lockPendingBySeller: (sellerId) => lockPendingBySeller(sellerId).pipe(Effect.orDie),
       // One statement per target status; a batch is normally all `rejected`.
-      updateStatus: (offers) =>
+      updateStatus: (offers, at) =>
         Effect.forEach(
           Object.entries(Arr.groupBy(offers, (offer) => offer.status)),
           ([status, group]) =>
-            setStatus(
+            setStatusInHistory(
               status as Offer["status"],
-              group.map((offer) => offer.id)
+              group.map((offer) => offer.id),
+              at
             ),
           { discard: true }
-        ).pipe(Effect.orDie)
+        ).pipe(Effect.orDie),
+      revise: (offer) => revise(offer).pipe(Effect.orDie),
+      insertCounter: (counter) => insertCounter(counter).pipe(Effect.orDie),
+      countCounters: (offerId) =>
+        countCounters(offerId).pipe(
+          Effect.map((row) => row.count),
+          Effect.orDie
+        ),
+      appendHistory: (events) => (events.length === 0 ? Effect.void : appendHistory(events).pipe(Effect.orDie)),
+      history: (offerId) => history(offerId).pipe(Effect.orDie)
     })
   })
 )
