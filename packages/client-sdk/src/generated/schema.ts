@@ -5913,11 +5913,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /**
-                     * positive
-                     * @description a positive number
-                     */
-                    expected_revision?: components["schemas"]["Int"] | null;
+                    expected_revision?: number | null;
                 };
             };
         };

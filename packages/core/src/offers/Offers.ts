@@ -13,7 +13,16 @@ import { RequestRepo } from "../requests/Repo.js"
 import { SellerProfileRepo } from "../sellers/Repo.js"
 import { ValidationFailed } from "../shared/Errors.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
-import { DateTimeField, FreeText, Money, Optional, Text, UuidField } from "../shared/Fields.js"
+import {
+  DateTimeField,
+  FreeText,
+  fieldRule,
+  Money,
+  NumberField,
+  Optional,
+  Text,
+  UuidField
+} from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { requireFound } from "../shared/Policy.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -71,9 +80,19 @@ export const OfferRevision = Schema.Struct({
 })
 export type OfferRevision = typeof OfferRevision.Type
 
+/** The largest revision an offer may have (the column is a 4-byte integer). */
+const REVISION_MAX = 2_147_483_647
+
 /** What the buyer may say when accepting: the offer's revision they saw (`expectedRevision`). */
 export const AcceptInput = Schema.Struct({
-  expectedRevision: Optional(Schema.Int.pipe(Schema.positive()))
+  expectedRevision: Optional(
+    NumberField.pipe(
+      Schema.filter((n) => Number.isInteger(n) && n >= 1 && n <= REVISION_MAX, {
+        ...fieldRule("integer_range", { min: 1, max: REVISION_MAX }),
+        jsonSchema: { type: "integer", minimum: 1, maximum: REVISION_MAX }
+      })
+    )
+  )
 })
 export type AcceptInput = typeof AcceptInput.Type
 
