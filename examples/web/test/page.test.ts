@@ -104,7 +104,8 @@ describe("the web example", () => {
     await expect.poll(() => text("#offer-list")).toContain("3200 SAR (rev 1, you proposed 3000 SAR)")
     expect(await text("#status")).toBe("Counter sent: 3000 SAR")
 
-    const revise = (price: number) => seller.PATCH("/offers/{id}", { params: { path: { id: offer.id } }, body: { price } })
+    const revise = (price: number) =>
+      seller.PATCH("/offers/{id}", { params: { path: { id: offer.id } }, body: { price } })
     await revise(3100)
     await page.click("#refresh-offers")
     await expect.poll(() => text("#offer-list")).toContain("3100 SAR (rev 2), Today after 6 pm (pending)")

@@ -85,7 +85,10 @@ describe("bargaining races on postgres", () => {
       // Nothing was revised after the accept.
       expect(Math.max(...shown.keys())).toBe(expected)
     } else {
-      expect(accepted.every((r) => r.body?.error?.code === "OFFER_CHANGED"), show(responses)).toBe(true)
+      expect(
+        accepted.every((r) => r.body?.error?.code === "OFFER_CHANGED"),
+        show(responses)
+      ).toBe(true)
       expect(revisionsWon.length).toBe(ATTEMPTS / 2)
     }
     const messages = await messagesOf(offerId)
@@ -155,9 +158,12 @@ describe("bargaining races on postgres", () => {
       const history = await historyOf(offer.id)
       // Every counter that won came before the withdrawal; none after it.
       expect(history.map((e) => e.type)).toEqual(["created", ...countersWon.map(() => "countered"), "withdrawn"])
-      expect(history.filter((e) => e.type === "countered").map((e) => e.price).sort()).toEqual(
-        countersWon.map((r) => r.body.data.price).sort()
-      )
+      expect(
+        history
+          .filter((e) => e.type === "countered")
+          .map((e) => e.price)
+          .sort()
+      ).toEqual(countersWon.map((r) => r.body.data.price).sort())
       const messages = await messagesOf(offer.id)
       expect(messages.map((msg) => [msg.seq, msg.kind])).toEqual(countersWon.map((_, i) => [i + 1, "counter"]))
     }

@@ -43,7 +43,9 @@ describe.each(bothBackends)("bargaining on %s", (backend) => {
   const revise = (user: SignedIn, offerId: string, body: Record<string, unknown>) =>
     m.api().patch(`/offers/${offerId}`, { token: user.token, body: body as never })
   const accept = (user: SignedIn, offerId: string, body?: Record<string, unknown>) =>
-    m.api().post(`/offers/${offerId}/accept`, { token: user.token, ...(body === undefined ? {} : { body: body as never }) })
+    m
+      .api()
+      .post(`/offers/${offerId}/accept`, { token: user.token, ...(body === undefined ? {} : { body: body as never }) })
   const history = async (user: SignedIn, offerId: string) =>
     m.expectStatus(await m.api().get(`/offers/${offerId}/history`, { token: user.token }), 200, "history").body.data
       .events
@@ -55,7 +57,9 @@ describe.each(bothBackends)("bargaining on %s", (backend) => {
     return found
   }
   const mine = async (seller: SignedIn, offerId: string) =>
-    (await m.api().get("/offers/my?per_page=50", { token: seller.token })).body.data.offers.find((o) => o.id === offerId)
+    (await m.api().get("/offers/my?per_page=50", { token: seller.token })).body.data.offers.find(
+      (o) => o.id === offerId
+    )
   const messagesOf = async (user: SignedIn, conversationId: string) =>
     (await m.api().get(`/conversations/${conversationId}/messages?limit=100`, { token: user.token })).body.data.messages
 
@@ -94,7 +98,11 @@ describe.each(bothBackends)("bargaining on %s", (backend) => {
         created_at: third.body.data.created_at
       })
       for (const language of ["en", "ar"]) {
-        const error = expectError(await counter(buyer, offer.id, { price: 1400 }, language), 422, "COUNTER_LIMIT_REACHED")
+        const error = expectError(
+          await counter(buyer, offer.id, { price: 1400 }, language),
+          422,
+          "COUNTER_LIMIT_REACHED"
+        )
         expect(error.message).toBe(
           language === "en"
             ? "You already countered this offer the most times allowed (3)"
@@ -173,23 +181,36 @@ describe.each(bothBackends)("bargaining on %s", (backend) => {
         m.expectStatus(await m.api().put("/users/me", { token: seller.token, body: { language } }), 200, "language")
         const token = `seller-${language}-${Math.random().toString(36).slice(2)}`
         m.expectStatus(
-          await m.api().post("/device-tokens", { token: seller.token, body: { platform: "android", push_token: token } }),
+          await m
+            .api()
+            .post("/device-tokens", { token: seller.token, body: { platform: "android", push_token: token } }),
           201,
           "device"
         )
         const made = m.expectStatus(await counter(buyer, offer.id, { price: 1325 }), 201, "counter").body.data
         const conversationId = await conversationOfOffer(m.api(), buyer, offer.id)
         await expect
-          .poll(() => server().pushes.to(seller.userId).filter((p) => p.type === "offer_countered"), within)
+          .poll(
+            () =>
+              server()
+                .pushes.to(seller.userId)
+                .filter((p) => p.type === "offer_countered"),
+            within
+          )
           .toEqual([
             expect.objectContaining({
               pushToken: token,
               title: language === "en" ? "A counter-offer on your offer" : "سعر مقترح على عرضك",
-              body: language === "en" ? "Huda proposes 1,325 for Apple iPhone 15" : "يقترح Huda 1,325 على Apple iPhone 15",
+              body:
+                language === "en" ? "Huda proposes 1,325 for Apple iPhone 15" : "يقترح Huda 1,325 على Apple iPhone 15",
               data: { request_id: request.id, offer_id: offer.id, conversation_id: conversationId, counter_id: made.id }
             })
           ])
-        expect(server().pushes.to(buyer.userId).filter((p) => p.type === "offer_countered")).toEqual([])
+        expect(
+          server()
+            .pushes.to(buyer.userId)
+            .filter((p) => p.type === "offer_countered")
+        ).toEqual([])
       }
     })
   })
@@ -201,7 +222,11 @@ describe.each(bothBackends)("bargaining on %s", (backend) => {
       const response = await revise(seller, offer.id, { price: 1400 })
       expect(response.status).toBe(200)
       expect(response.body.data).toEqual({ ...offer, price: 1400, revision: 2, counter: null })
-      expect(await offerAsListed(buyer, request.id, offer.id)).toMatchObject({ price: 1400, revision: 2, counter: null })
+      expect(await offerAsListed(buyer, request.id, offer.id)).toMatchObject({
+        price: 1400,
+        revision: 2,
+        counter: null
+      })
 
       const texts = await revise(seller, offer.id, {
         availability: "Tomorrow morning",
@@ -224,7 +249,9 @@ describe.each(bothBackends)("bargaining on %s", (backend) => {
       const { buyer, offer, request, seller } = await scene()
       for (const body of [{}, { colour: "red" }, { photo: "x", revision: 5 }]) {
         const error = expectError(await revise(seller, offer.id, body), 400, "VALIDATION_ERROR", ["body"])
-        expect(error.details.body).toEqual([expect.stringContaining("price, availability, condition_notes, warranty_notes")])
+        expect(error.details.body).toEqual([
+          expect.stringContaining("price, availability, condition_notes, warranty_notes")
+        ])
       }
       expectError(await m.api().raw.patch(`/offers/${offer.id}`, { token: seller.token }), 400, "VALIDATION_ERROR")
       const cases: ReadonlyArray<[Record<string, unknown>, string]> = [
@@ -266,7 +293,11 @@ describe.each(bothBackends)("bargaining on %s", (backend) => {
       expectError(await revise(accepted.seller, accepted.offer.id, { price: 1 }), 422, "OFFER_NOT_PENDING")
 
       const closed = await scene()
-      m.expectStatus(await m.api().put(`/requests/${closed.request.id}/close`, { token: closed.buyer.token }), 200, "close")
+      m.expectStatus(
+        await m.api().put(`/requests/${closed.request.id}/close`, { token: closed.buyer.token }),
+        200,
+        "close"
+      )
       expectError(await revise(closed.seller, closed.offer.id, { price: 1 }), 422, "OFFER_NOT_PENDING")
     })
 
@@ -284,7 +315,13 @@ describe.each(bothBackends)("bargaining on %s", (backend) => {
         )
         m.expectStatus(await revise(seller, offer.id, { price: 1420 }), 200, "revise")
         await expect
-          .poll(() => server().pushes.to(buyer.userId).filter((p) => p.type === "offer_revised"), within)
+          .poll(
+            () =>
+              server()
+                .pushes.to(buyer.userId)
+                .filter((p) => p.type === "offer_revised"),
+            within
+          )
           .toEqual([
             expect.objectContaining({
               title: language === "en" ? "An offer on your request was revised" : "تم تعديل عرض على طلبك",
@@ -295,7 +332,11 @@ describe.each(bothBackends)("bargaining on %s", (backend) => {
               data: expect.objectContaining({ request_id: request.id, offer_id: offer.id })
             })
           ])
-        expect(server().pushes.to(seller.userId).filter((p) => p.type === "offer_revised")).toEqual([])
+        expect(
+          server()
+            .pushes.to(seller.userId)
+            .filter((p) => p.type === "offer_revised")
+        ).toEqual([])
       }
     })
   })

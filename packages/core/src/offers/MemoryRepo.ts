@@ -93,10 +93,12 @@ export const MemoryOfferRepo = Layer.effect(
         ]),
       insertCounter: (counter) =>
         store.write((t) => [undefined, insertNew(t, "offerCounters", counter.id, counter, "offer_counters_pkey")]),
-      countCounters: (offerId) =>
-        store.read((t) => rowsWhere(t.offerCounters, (c) => c.offerId === offerId).length),
+      countCounters: (offerId) => store.read((t) => rowsWhere(t.offerCounters, (c) => c.offerId === offerId).length),
       appendHistory: (events) =>
-        store.write((t) => [undefined, { ...t, offerEvents: Chunk.appendAll(t.offerEvents, Chunk.fromIterable(events)) }]),
+        store.write((t) => [
+          undefined,
+          { ...t, offerEvents: Chunk.appendAll(t.offerEvents, Chunk.fromIterable(events)) }
+        ]),
       history: (offerId) =>
         store.read((t) => Chunk.toReadonlyArray(Chunk.filter(t.offerEvents, (e) => e.offerId === offerId)))
     })

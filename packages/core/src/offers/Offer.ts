@@ -316,7 +316,8 @@ export const counterOffer = (args: {
   const { offer, now } = args
   if (args.request.status !== "active") return Either.left(new RequestNotActive())
   if (offer.status !== "pending") return Either.left(new OfferNotPending())
-  if (args.countersSoFar >= OFFER_COUNTER_LIMIT) return Either.left(new CounterLimitReached({ max: OFFER_COUNTER_LIMIT }))
+  if (args.countersSoFar >= OFFER_COUNTER_LIMIT)
+    return Either.left(new CounterLimitReached({ max: OFFER_COUNTER_LIMIT }))
   const counter: OfferCounter = {
     id: args.counterId,
     offerId: offer.id,
@@ -328,7 +329,14 @@ export const counterOffer = (args: {
   return moved(
     {
       counter,
-      history: { offerId: offer.id, type: "countered", price: args.price, by: "buyer", revision: offer.revision, createdAt: now }
+      history: {
+        offerId: offer.id,
+        type: "countered",
+        price: args.price,
+        by: "buyer",
+        revision: offer.revision,
+        createdAt: now
+      }
     },
     [
       DomainEvent.OfferCountered({

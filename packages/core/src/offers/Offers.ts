@@ -13,16 +13,7 @@ import { RequestRepo } from "../requests/Repo.js"
 import { SellerProfileRepo } from "../sellers/Repo.js"
 import { ValidationFailed } from "../shared/Errors.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
-import {
-  DateTimeField,
-  FreeText,
-  fieldRule,
-  Money,
-  NumberField,
-  Optional,
-  Text,
-  UuidField
-} from "../shared/Fields.js"
+import { DateTimeField, FreeText, fieldRule, Money, NumberField, Optional, Text, UuidField } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { requireFound } from "../shared/Policy.js"
 import { Transactor } from "../shared/Transactor.js"

@@ -11,9 +11,9 @@ import {
   createdEventOf,
   Memory,
   OFFER_COUNTER_LIMIT,
+  type Offer,
   OfferRepo,
   Offers,
-  type Offer,
   type User
 } from "../../src/index.js"
 import { seedOffer } from "../ports/fixtures.js"
