@@ -99,6 +99,16 @@ onSubmit("request-form", async () => {
   show("offers")
 })
 
+/** A button of an offer's line. */
+const button = (label: string, className: string, onClick: () => Promise<void>) => {
+  const element = document.createElement("button")
+  element.type = "button"
+  element.className = className
+  element.textContent = label
+  element.addEventListener("click", guarded(onClick))
+  return element
+}
+
 const renderOffers = async () => {
   const { data } = await talab.GET("/requests/{id}/offers", { params: { path: { id: requestId } } })
   const list = $("offer-list")
@@ -106,16 +116,19 @@ const renderOffers = async () => {
     ...data.offers.map((offer) => {
       const item = document.createElement("li")
       item.dataset.offerId = offer.id
-      item.textContent = `${offer.price} SAR, ${offer.availability} (${offer.status}) `
+      const countered = offer.counter === null ? "" : `, you proposed ${offer.counter.price} SAR`
+      item.textContent = `${offer.price} SAR (rev ${offer.revision}${countered}), ${offer.availability} (${offer.status}) `
       if (offer.status === "pending") {
-        const accept = document.createElement("button")
-        accept.type = "button"
-        accept.textContent = "Accept"
-        accept.addEventListener(
-          "click",
-          guarded(() => acceptOffer(offer.id))
+        // Accept the revision shown: if the seller revised it since, the server answers OFFER_CHANGED.
+        item.append(button("Accept", "accept", () => acceptOffer(offer.id, offer.revision)))
+        const price = document.createElement("input")
+        price.type = "number"
+        price.className = "counter-price"
+        price.placeholder = "Your price"
+        item.append(
+          price,
+          button("Counter", "counter", () => counterOffer(offer.id, Number(price.value)))
         )
-        item.append(accept)
       }
       return item
     })
@@ -123,17 +136,27 @@ const renderOffers = async () => {
   if (data.offers.length === 0) list.textContent = "No offers yet"
 }
 
+const counterOffer = async (offerId: string, price: number) => {
+  const { data } = await talab.POST("/offers/{id}/counter", { params: { path: { id: offerId } }, body: { price } })
+  status(`Counter sent: ${data.price} SAR`)
+  await renderOffers()
+}
+
 $("refresh-offers").addEventListener("click", guarded(renderOffers))
 
 const appendMessage = (message: ChatMessage) => {
   const item = document.createElement("li")
   item.dataset.messageId = message.id
-  item.textContent = `${message.message_text}`
+  // Counters and revisions are posted to the chat too; mark them apart from what was written.
+  item.textContent = message.kind === "text" ? message.message_text : `[${message.kind}] ${message.message_text}`
   $("messages").append(item)
 }
 
-const acceptOffer = async (offerId: string) => {
-  const { data } = await talab.POST("/offers/{id}/accept", { params: { path: { id: offerId } } })
+const acceptOffer = async (offerId: string, revision: number) => {
+  const { data } = await talab.POST("/offers/{id}/accept", {
+    params: { path: { id: offerId } },
+    body: { expected_revision: revision }
+  })
   status(`Deal ${data.deal.status}`)
   await renderOffers()
   // The offer's conversation, opened with the offer: the buyer and the seller chat there.

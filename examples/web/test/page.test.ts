@@ -12,7 +12,8 @@ import { buildPage } from "../scripts/build.js"
 
 /*
  * The sample page in headless Chromium (Debian's, /usr/bin/chromium, or $CHROMIUM) against a testkit server:
- * a buyer signs in by OTP, posts a request, sees a seller's offer, accepts it and chats live. The seller is
+ * a buyer signs in by OTP, posts a request, sees a seller's offer, counters it, accepts the revision it saw (a
+ * revision made meanwhile is refused, OFFER_CHANGED) and chats live. The seller is
  * driven from the test through the SDK. Assertions read what the page shows.
  */
 
@@ -72,7 +73,7 @@ const approvedSeller = async () => {
 }
 
 describe("the web example", () => {
-  it("signs in by OTP, posts a request, accepts an offer and chats live", async () => {
+  it("signs in by OTP, posts a request, bargains, accepts the revision seen and chats live", async () => {
     const text = async (selector: string) => (await page.locator(selector).textContent()) ?? ""
     const buyerPhone = newPhoneNumber()
     await page.goto(`${siteUrl}/?api=${encodeURIComponent(server.baseUrl)}`)
@@ -98,16 +99,39 @@ describe("the web example", () => {
 
     const seller = await approvedSeller()
     const { data: requests } = await seller.GET("/requests")
-    await seller.POST("/offers", {
+    const { data: offer } = await seller.POST("/offers", {
       body: { request_id: requests.requests[0]!.id, price: 3200, availability: "Today after 6 pm" }
     })
     await page.click("#refresh-offers")
-    await expect.poll(() => text("#offer-list")).toContain("3200 SAR, Today after 6 pm (pending)")
+    await expect.poll(() => text("#offer-list")).toContain("3200 SAR (rev 1), Today after 6 pm (pending)")
 
-    await page.click("#offer-list button")
+    await page.fill("#offer-list .counter-price", "3000")
+    await page.click("#offer-list button.counter")
+    await expect.poll(() => text("#offer-list")).toContain("3200 SAR (rev 1, you proposed 3000 SAR)")
+    expect(await text("#status")).toBe("Counter sent: 3000 SAR")
+
+    const revise = (price: number) =>
+      seller.PATCH("/offers/{id}", { params: { path: { id: offer.id } }, body: { price } })
+    await revise(3100)
+    await page.click("#refresh-offers")
+    await expect.poll(() => text("#offer-list")).toContain("3100 SAR (rev 2), Today after 6 pm (pending)")
+    // Revised again while the page shows revision 2: accepting what the page shows is refused.
+    await revise(3150)
+    await page.click("#offer-list button.accept")
+    await expect.poll(() => text("#error")).toContain("OFFER_CHANGED")
+    expect(await text("#offer-list")).toContain("(pending)")
+
+    await page.click("#refresh-offers")
+    await expect.poll(() => text("#offer-list")).toContain("3150 SAR (rev 3)")
+    await page.click("#offer-list button.accept")
     await page.locator("#message-form").waitFor()
     expect(await text("#status")).toBe("Deal accepted")
     expect(await text("#offer-list")).toContain("(accepted)")
+    const { data: deals } = await seller.GET("/deals/my")
+    expect(deals.deals[0]!.offer).toEqual({ id: offer.id, price: 3150, revision: 3 })
+    // The counter and the two revisions are in the chat, before anything written.
+    await expect.poll(() => page.locator("#messages li").count(), { timeout: 10_000 }).toBe(3)
+    expect(await text("#messages")).toContain("[counter]")
 
     const { data: conversations } = await seller.GET("/conversations/my")
     const conversationId = conversations.conversations[0]!.id
@@ -119,9 +143,13 @@ describe("the web example", () => {
 
     await page.fill("#message", "Great, see you at 6")
     await page.click("#message-form button")
-    await expect.poll(() => page.locator("#messages li").count(), { timeout: 10_000 }).toBe(2)
+    await expect.poll(() => page.locator("#messages li").count(), { timeout: 10_000 }).toBe(5)
     const { data } = await seller.GET("/conversations/{id}/messages", { params: { path: { id: conversationId } } })
-    expect(data.messages.map((m) => m.message_text)).toEqual(["Great, see you at 6", "Hello, it is sealed."])
+    expect(data.messages.map((m) => [m.kind, m.message_text]).slice(0, 2)).toEqual([
+      ["text", "Great, see you at 6"],
+      ["text", "Hello, it is sealed."]
+    ])
+    expect(data.messages.map((m) => m.kind).slice(2)).toEqual(["revision", "revision", "counter"])
     expect(await text("#error")).toBe("")
   }, 60_000)
 })

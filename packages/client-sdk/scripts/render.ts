@@ -39,7 +39,7 @@ const FRAMES_HEADER = `/**
 /**
  * The chat channel's frames as the schemas of an OpenAPI document that has nothing else (openapi-typescript reads
  * those): one schema per frame (`authOk` -> `AuthOkFrame`), and `ClientFrame` and `ServerFrame`, the unions of
- * what the client sends and what the server sends.
+ * what the client sends and what the server sends; and `Push`, the push notification's payload (push channel).
  */
 const framesAsSchemas = () => {
   const document = asyncApiDocument()
@@ -58,7 +58,8 @@ const framesAsSchemas = () => {
       schemas: {
         ...Object.fromEntries(Object.entries(messages).map(([key, message]) => [frameName(key), message.payload])),
         ClientFrame: union("sendFrame"),
-        ServerFrame: union("receiveFrame")
+        ServerFrame: union("receiveFrame"),
+        Push: document.channels.push.messages.push.payload
       }
     }
   }

@@ -17,4 +17,11 @@ export type {
   ResponseBody,
   ResponseData
 } from "./api/paths.js"
-export type { ChatMessage, ClientFrame, ServerFrame } from "./realtime/frames.js"
+export type {
+  ChatMessage,
+  ClientFrame,
+  MessageKind,
+  PushPayload,
+  PushType,
+  ServerFrame
+} from "./realtime/frames.js"

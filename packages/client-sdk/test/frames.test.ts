@@ -41,6 +41,7 @@ describe("the SDK's WebSocket frames", () => {
           conversation_id: "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
           seq: 1,
           sender_id: "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+          kind: "text",
           message_text: "hello",
           masked: false,
           created_at: "2026-03-01T09:30:00.000Z"

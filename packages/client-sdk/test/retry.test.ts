@@ -108,6 +108,17 @@ describe("retries", () => {
     expect(seen).toEqual(Array.from({ length: 3 }, () => ({ method: "POST", key: "k-1", body: '{"price":1}' })))
   })
 
+  it("sends a PATCH once even with an Idempotency-Key: a revision sent twice would be two", async () => {
+    const { fetch, seen } = scriptedFetch(envelope(503, "X"), ok())
+    const patch = new Request("https://api.talab.test/api/v1/offers/o-1", {
+      method: "PATCH",
+      body: '{"price":1}',
+      headers: { "idempotency-key": "k-2" }
+    })
+    expect((await sendWithRetries(fetch, patch, testPolicy().policy)).status).toBe(503)
+    expect(seen).toHaveLength(1)
+  })
+
   it("takes the number of retries from the options, 0 turning them off", async () => {
     const three = scriptedFetch(...Array.from({ length: 8 }, () => envelope(503, "X")))
     await sendWithRetries(three.fetch, get(), testPolicy({ retries: 6 }).policy)

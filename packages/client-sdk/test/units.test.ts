@@ -144,6 +144,7 @@ describe("MessageLog", () => {
     conversation_id: conversationId,
     seq,
     sender_id: "s",
+    kind: "text",
     message_text: `text ${seq}`,
     masked: false,
     created_at: new Date(Date.UTC(2025, 0, 1, 10, 0, seq)).toISOString()

@@ -76,6 +76,7 @@ describe("the API reference", () => {
       "OFFER_ALREADY_ACCEPTED",
       "OFFER_NOT_PENDING",
       "OFFER_EXPIRED",
+      "OFFER_CHANGED",
       "REQUEST_NOT_ACTIVE",
       "IDEMPOTENCY_KEY_REUSED"
     ])
@@ -83,7 +84,7 @@ describe("the API reference", () => {
 
   it("documents Idempotency-Key on every POST, with its 409 and 422 and the Idempotent-Replayed header", () => {
     const posts = Object.entries<any>(document.paths).filter(([, item]) => item.post !== undefined)
-    expect(posts.length).toBe(14)
+    expect(posts.length).toBe(15)
     for (const [path, { post }] of posts) {
       expect(
         post.parameters.map((p: any) => p.name),
@@ -146,7 +147,9 @@ describe("the API reference", () => {
       "request_match",
       "request_match_summary",
       "request_expiring",
-      "request_expired"
+      "request_expired",
+      "offer_countered",
+      "offer_revised"
     ])
   })
 })

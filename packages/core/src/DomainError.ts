@@ -3,8 +3,10 @@ import type { InvalidOtp, InvalidRefreshToken, OtpAttemptsExceeded, OtpExpired }
 import type { DealNotActive } from "./deals/Errors.js"
 import type {
   CannotOfferOnOwnRequest,
+  CounterLimitReached,
   DuplicatePendingOffer,
   OfferAlreadyAccepted,
+  OfferChanged,
   OfferExpired,
   OfferNotPending
 } from "./offers/Errors.js"
@@ -54,6 +56,8 @@ export type DomainError =
   | RequestExpired
   | RequestAlreadyExtended
   | AlertRuleLimitReached
+  | CounterLimitReached
+  | OfferChanged
   | RateLimited
   | ServiceUnavailable
 

@@ -65,6 +65,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
         conversation_id: scene.conversationId,
         seq: 1,
         sender_id: scene.buyer.userId,
+        kind: "text",
         message_text: "Is it still available?",
         masked: false,
         created_at: expect.stringMatching(ISO_UTC)
@@ -153,6 +154,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       conversation_id: scene.conversationId,
       seq: 5,
       sender_id: scene.buyer.userId,
+      kind: "text",
       message_text: "m5",
       masked: false,
       read_at: null,

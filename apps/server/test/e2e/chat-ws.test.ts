@@ -243,6 +243,7 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
           conversation_id: scene.conversationId,
           seq: 1,
           sender_id: scene.seller.userId,
+          kind: "text",
           message_text: "Yes, available",
           masked: false,
           created_at: expect.stringMatching(ISO_UTC)

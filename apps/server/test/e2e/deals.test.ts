@@ -21,7 +21,7 @@ describe.each(backends)("deals on %s", (backend) => {
         status: "accepted",
         created_at: deal.created_at,
         request: { id: posted.id, product_brand: "Google", product_model: "Pixel 8" },
-        offer: { id: offer.id, price: 1234.5 },
+        offer: { id: offer.id, price: 1234.5, revision: 1 },
         buyer: { id: buyer.userId, name: "Buyer Name" },
         seller: { id: seller.userId, name: "Seller Name", rating_avg: 0 }
       }

@@ -233,12 +233,14 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       request_id: created.id,
       seller_id: seller.userId,
       price: 2500,
+      revision: 1,
       availability: "Today after 5 pm",
       condition_notes: "Battery 91%",
       warranty_notes: "1 month",
       status: "pending",
       created_at: timestamp,
-      valid_until: null
+      valid_until: null,
+      counter: null
     })
     const rivalResponse = await api.post("/offers", {
       token: rival.token,

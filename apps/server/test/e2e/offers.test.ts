@@ -5,10 +5,12 @@ import { backends } from "../support/harness.js"
 const offerKeys = [
   "availability",
   "condition_notes",
+  "counter",
   "created_at",
   "id",
   "price",
   "request_id",
+  "revision",
   "seller_id",
   "status",
   "valid_until",
@@ -36,12 +38,14 @@ describe.each(backends)("offers on %s", (backend) => {
         request_id: posted.id,
         seller_id: seller.userId,
         price: 1500,
+        revision: 1,
         availability: "Today",
         condition_notes: "Like new",
         warranty_notes: "6 months",
         status: "pending",
         created_at: expect.stringMatching(ISO_UTC),
-        valid_until: null
+        valid_until: null,
+        counter: null
       })
       expect(response.body.message).toBeUndefined()
       expect((await requestOf(buyer.token, posted.id)).offer_count).toBe(1)
@@ -270,6 +274,8 @@ describe.each(backends)("offers on %s", (backend) => {
           }
         },
         price: 1500,
+        revision: 1,
+        counter: null,
         availability: "Today",
         condition_notes: "Like new",
         warranty_notes: "6 months",
@@ -362,9 +368,11 @@ describe.each(backends)("offers on %s", (backend) => {
         request_id: r1.id,
         request: { id: r1.id, product_brand: "Samsung", product_model: "Galaxy S24", budget_max: 3000 },
         price: 2500,
+        revision: 1,
         status: "pending",
         created_at: o1.created_at,
-        valid_until: null
+        valid_until: null,
+        counter: null
       })
       expect(all.body.data.pagination).toEqual({ current_page: 1, per_page: 20, total: 2, last_page: 1 })
 

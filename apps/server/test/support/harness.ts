@@ -85,6 +85,7 @@ const untypedClient = (server: Pick<TestServer, "apiUrl">) => {
     get: (path: string, options?: RawRequestOptions) => call("GET", path, options),
     post: (path: string, options?: RawRequestOptions) => call("POST", path, options),
     put: (path: string, options?: RawRequestOptions) => call("PUT", path, options),
+    patch: (path: string, options?: RawRequestOptions) => call("PATCH", path, options),
     delete: (path: string, options?: RawRequestOptions) => call("DELETE", path, options)
   }
 }
@@ -109,6 +110,7 @@ export const client = (server: Pick<TestServer, "apiUrl">) => {
     get: typedMethod(raw, "get"),
     post: typedMethod(raw, "post"),
     put: typedMethod(raw, "put"),
+    patch: typedMethod(raw, "patch"),
     delete: typedMethod(raw, "delete"),
     raw
   }

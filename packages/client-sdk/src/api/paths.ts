@@ -19,7 +19,7 @@ export type ApiSchemas = components["schemas"]
 export type ApiOperations = operations
 
 /** The HTTP methods the Talab API uses. */
-export type ApiMethod = "get" | "post" | "put" | "delete"
+export type ApiMethod = "get" | "post" | "put" | "patch" | "delete"
 
 /** The openapi-fetch client over {@link ApiPaths}. */
 export type RawApiClient = Client<ApiPaths>

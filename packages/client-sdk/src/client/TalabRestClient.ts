@@ -60,7 +60,7 @@ export type UploadFile = Blob | { readonly uri: string; readonly name: string; r
 /**
  * The typed Talab REST client (`TalabClient` adds the realtime client). Every endpoint of the server's OpenAPI
  * document is callable through
- * `GET`/`POST`/`PUT`/`DELETE` with its path as the spec writes it; calls resolve with the success
+ * `GET`/`POST`/`PUT`/`PATCH`/`DELETE` with its path as the spec writes it; calls resolve with the success
  * envelope and throw a `TalabApiError` (typed `code`, localized `message`, `details`, `status`).
  *
  * @example
@@ -81,6 +81,8 @@ export class TalabRestClient {
   readonly POST: CallMethod<"post">
   /** PUT to an endpoint: `talab.PUT("/deals/{id}/complete", { params: { path: { id } } })`. */
   readonly PUT: CallMethod<"put">
+  /** PATCH an endpoint: `talab.PATCH("/offers/{id}", { params: { path: { id } }, body: { price: 2900 } })`. */
+  readonly PATCH: CallMethod<"patch">
   /** DELETE an endpoint: `talab.DELETE("/offers/{id}", { params: { path: { id } } })`. */
   readonly DELETE: CallMethod<"delete">
 
@@ -114,6 +116,7 @@ export class TalabRestClient {
     this.GET = ((path: string, init?: LooseInit) => call("get", path, init)) as CallMethod<"get">
     this.POST = ((path: string, init?: LooseInit) => call("post", path, init)) as CallMethod<"post">
     this.PUT = ((path: string, init?: LooseInit) => call("put", path, init)) as CallMethod<"put">
+    this.PATCH = ((path: string, init?: LooseInit) => call("patch", path, init)) as CallMethod<"patch">
     this.DELETE = ((path: string, init?: LooseInit) => call("delete", path, init)) as CallMethod<"delete">
   }
 

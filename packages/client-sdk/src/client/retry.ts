@@ -48,10 +48,13 @@ export const requestPolicy = (
 
 /**
  * Whether sending the request twice is safe: reads, and writes carrying an `Idempotency-Key` (the server
- * answers a repeated key with the first outcome instead of acting twice).
+ * answers a repeated key with the first outcome instead of acting twice). Never a PATCH: the server keeps keys
+ * for POSTs only, and a revision sent twice would be two revisions.
  */
 const isRetrySafe = (request: Request) =>
-  request.method === "GET" || request.method === "HEAD" || request.headers.has("idempotency-key")
+  request.method === "GET" ||
+  request.method === "HEAD" ||
+  (request.method !== "PATCH" && request.headers.has("idempotency-key"))
 
 /** Exponential backoff with equal jitter: half the doubled delay plus a random part of the other half. */
 export const backoffMs = (retry: number, policy: Pick<RequestPolicy, "baseDelayMs" | "maxDelayMs" | "random">) => {

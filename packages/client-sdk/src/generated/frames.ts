@@ -81,6 +81,11 @@ export interface components {
                  * @description a Universally Unique Identifier
                  */
                 readonly sender_id: string;
+                /**
+                 * @description `text`: written by its sender; `counter`: posted by the buyer's counter-offer; `revision`: posted by the seller's revision of the offer
+                 * @enum {string}
+                 */
+                readonly kind: "text" | "counter" | "revision";
                 readonly message_text: string;
                 /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                 readonly masked: boolean;
@@ -113,6 +118,11 @@ export interface components {
                  * @description a Universally Unique Identifier
                  */
                 readonly sender_id: string;
+                /**
+                 * @description `text`: written by its sender; `counter`: posted by the buyer's counter-offer; `revision`: posted by the seller's revision of the offer
+                 * @enum {string}
+                 */
+                readonly kind: "text" | "counter" | "revision";
                 readonly message_text: string;
                 /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                 readonly masked: boolean;
@@ -172,6 +182,44 @@ export interface components {
         };
         readonly ClientFrame: components["schemas"]["AuthFrame"] | components["schemas"]["SubscribeFrame"] | components["schemas"]["UnsubscribeFrame"] | components["schemas"]["SendMessageFrame"] | components["schemas"]["PingFrame"];
         readonly ServerFrame: components["schemas"]["AuthOkFrame"] | components["schemas"]["SubscribedFrame"] | components["schemas"]["UnsubscribedFrame"] | components["schemas"]["MessageFrame"] | components["schemas"]["AckFrame"] | components["schemas"]["CaughtUpFrame"] | components["schemas"]["ErrorFrame"] | components["schemas"]["PongFrame"] | components["schemas"]["EventFrame"];
+        readonly Push: {
+            /** @description In the recipient's language. */
+            readonly title: string;
+            /** @description In the recipient's language; a message push quotes up to 200 characters. */
+            readonly body: string;
+            /** @description String values only (FCM `data`, APNs custom keys beside `aps`). */
+            readonly data: {
+                /** @enum {string} */
+                readonly type: "offer_created" | "offer_accepted" | "message" | "rating_prompt" | "request_match" | "request_match_summary" | "request_expiring" | "request_expired" | "offer_countered" | "offer_revised";
+                /**
+                 * Format: uuid
+                 * @description offer_created, offer_accepted, offer_countered, offer_revised, request_match, request_expiring, request_expired
+                 */
+                readonly request_id?: string;
+                /** @description request_match_summary: how many held matches (quiet hours, or past the hourly limit of alert pushes) it sums up (decimal digits) */
+                readonly match_count?: string;
+                /**
+                 * Format: uuid
+                 * @description offer_created, offer_accepted, offer_countered, offer_revised
+                 */
+                readonly offer_id?: string;
+                /**
+                 * Format: uuid
+                 * @description offer_countered: the counter it announces
+                 */
+                readonly counter_id?: string;
+                /**
+                 * Format: uuid
+                 * @description offer_accepted, rating_prompt
+                 */
+                readonly deal_id?: string;
+                /**
+                 * Format: uuid
+                 * @description offer_created, offer_countered, offer_revised, message
+                 */
+                readonly conversation_id?: string;
+            };
+        };
     };
     responses: never;
     parameters: never;

@@ -887,7 +887,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an offer
-         * @description The owner of the offer's request. Atomically: the offer becomes `accepted`, the request `closed`, the other pending offers `rejected`, and a deal is created; both parties get an `offer_accepted` push. Of simultaneous accepts on one request exactly one succeeds.
+         * @description The owner of the offer's request. Atomically: the offer becomes `accepted`, the request `closed`, the other pending offers `rejected`, and a deal is created at the offer's price and revision; both parties get an `offer_accepted` push. Of simultaneous accepts on one request exactly one succeeds. With `expected_revision` (the offer's `revision` the buyer saw), an offer the seller revised since is not accepted (422 `OFFER_CHANGED`, `details.revision` holding its current revision), so the price accepted is always one the buyer saw; without a body, or without the field, the offer is accepted as it stands.
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -901,6 +901,7 @@ export interface paths {
          *     | 422 | `OFFER_ALREADY_ACCEPTED` | the offer was accepted already |
          *     | 422 | `OFFER_NOT_PENDING` | the offer is rejected or withdrawn |
          *     | 422 | `OFFER_EXPIRED` | the offer's `valid_until` has passed |
+         *     | 422 | `OFFER_CHANGED` | `expected_revision` is not the offer's revision: the seller revised it since |
          *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed (another offer was accepted, or it was closed) or expired |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
          *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
@@ -908,6 +909,43 @@ export interface paths {
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         post: operations["offers.accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/offers/{id}/counter": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Counter an offer
+         * @description The owner of the offer's request proposes a price on a pending offer of an active request, with an optional note (up to 500 characters). The offer keeps its `price` and `revision` and shows the counter as `counter` (a later counter replaces it; a revision clears it); at most 3 counters per offer. The counter is posted to the offer's conversation as a message of kind `counter` and the seller gets an `offer_countered` push.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller does not own the offer's request |
+         *     | 404 | `NOT_FOUND` | no offer has this id |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `REQUEST_NOT_ACTIVE` | the request is closed or expired |
+         *     | 422 | `OFFER_NOT_PENDING` | the offer is accepted, rejected, withdrawn or expired |
+         *     | 422 | `COUNTER_LIMIT_REACHED` | the offer was countered 3 times already |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        post: operations["offers.counter"];
         delete?: never;
         options?: never;
         head?: never;
@@ -943,6 +981,55 @@ export interface paths {
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         delete: operations["offers.withdraw"];
+        options?: never;
+        head?: never;
+        /**
+         * Revise my offer
+         * @description The offer's seller changes a pending offer: any of `price`, `availability`, `condition_notes` and `warranty_notes` (a note sent as null is cleared), at least one. The offer's `revision` goes up by one and its `counter` is cleared. The revision is posted to the offer's conversation as a message of kind `revision` and the buyer gets an `offer_revised` push.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a field is invalid, or the body has none of the fields (`details.body`) |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller did not make the offer |
+         *     | 404 | `NOT_FOUND` | no offer has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `OFFER_NOT_PENDING` | the offer is accepted, rejected, withdrawn or expired, or its request is no longer active |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        patch: operations["offers.revise"];
+        trace?: never;
+    };
+    "/api/v1/offers/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An offer's history
+         * @description The owner of the offer's request and the offer's seller. What happened to the offer, oldest first: made, countered (with the counter's price), revised, and accepted, rejected or withdrawn (at the price and revision it ended with).
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller neither owns the offer's request nor made the offer |
+         *     | 404 | `NOT_FOUND` | no offer has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        get: operations["offers.history"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1480,7 +1567,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED";
+                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED" | "COUNTER_LIMIT_REACHED" | "OFFER_CHANGED";
                 message: string;
                 details: {
                     [key: string]: string[];
@@ -6810,12 +6897,18 @@ export interface operations {
                      *         "request_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *         "seller_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *         "price": 3200,
+                     *         "revision": 1,
                      *         "availability": "Today after 6 pm, Al Rawdah",
                      *         "condition_notes": "Used 8 months, no scratches",
                      *         "warranty_notes": "6 months shop warranty",
                      *         "status": "pending",
                      *         "created_at": "2026-03-01T09:30:00.000Z",
-                     *         "valid_until": "2026-03-01T09:30:00.000Z"
+                     *         "valid_until": "2026-03-01T09:30:00.000Z",
+                     *         "counter": {
+                     *           "price": 3200,
+                     *           "note": "text",
+                     *           "created_at": "2026-03-01T09:30:00.000Z"
+                     *         }
                      *       },
                      *       "message": "Done"
                      *     }
@@ -6828,6 +6921,11 @@ export interface operations {
                             request_id: components["schemas"]["UUID"];
                             seller_id: components["schemas"]["UUID"];
                             price: number;
+                            /**
+                             * int
+                             * @description 1 when the offer is made, plus one each time its seller revises it (PATCH /offers/{id})
+                             */
+                            revision: number;
                             availability: string;
                             condition_notes: string | null;
                             warranty_notes: string | null;
@@ -6836,6 +6934,12 @@ export interface operations {
                             created_at: components["schemas"]["Date"];
                             /** @description Past this instant a pending offer is `expired` (null: valid while the request is active) */
                             valid_until: components["schemas"]["Date"] | null;
+                            /** @description The buyer's last counter (POST /offers/{id}/counter); null when there is none, or the seller revised the offer since */
+                            counter: {
+                                price: number;
+                                note: string | null;
+                                created_at: components["schemas"]["Date"];
+                            } | null;
                         };
                         message?: string;
                     };
@@ -7044,12 +7148,18 @@ export interface operations {
                      *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
                      *             "request_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *             "price": 3200,
+                     *             "revision": 1,
                      *             "availability": "Today after 6 pm, Al Rawdah",
                      *             "condition_notes": "Used 8 months, no scratches",
                      *             "warranty_notes": "6 months shop warranty",
                      *             "status": "pending",
                      *             "created_at": "2026-03-01T09:30:00.000Z",
                      *             "valid_until": "2026-03-01T09:30:00.000Z",
+                     *             "counter": {
+                     *               "price": 3200,
+                     *               "note": "text",
+                     *               "created_at": "2026-03-01T09:30:00.000Z"
+                     *             },
                      *             "seller": {
                      *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *               "name": "Sara",
@@ -7081,6 +7191,11 @@ export interface operations {
                                 id: components["schemas"]["UUID"];
                                 request_id: components["schemas"]["UUID"];
                                 price: number;
+                                /**
+                                 * int
+                                 * @description 1 when the offer is made, plus one each time its seller revises it (PATCH /offers/{id})
+                                 */
+                                revision: number;
                                 availability: string;
                                 condition_notes: string | null;
                                 warranty_notes: string | null;
@@ -7089,6 +7204,12 @@ export interface operations {
                                 created_at: components["schemas"]["Date"];
                                 /** @description Past this instant a pending offer is `expired` (null: valid while the request is active) */
                                 valid_until: components["schemas"]["Date"] | null;
+                                /** @description The buyer's last counter (POST /offers/{id}/counter); null when there is none, or the seller revised the offer since */
+                                counter: {
+                                    price: number;
+                                    note: string | null;
+                                    created_at: components["schemas"]["Date"];
+                                } | null;
                                 seller: {
                                     id: components["schemas"]["UUID"];
                                     name: string | null;
@@ -7289,9 +7410,15 @@ export interface operations {
                      *               "budget_max": 3500
                      *             },
                      *             "price": 3200,
+                     *             "revision": 1,
                      *             "status": "pending",
                      *             "created_at": "2026-03-01T09:30:00.000Z",
-                     *             "valid_until": "2026-03-01T09:30:00.000Z"
+                     *             "valid_until": "2026-03-01T09:30:00.000Z",
+                     *             "counter": {
+                     *               "price": 3200,
+                     *               "note": "text",
+                     *               "created_at": "2026-03-01T09:30:00.000Z"
+                     *             }
                      *           }
                      *         ],
                      *         "pagination": {
@@ -7318,11 +7445,22 @@ export interface operations {
                                     budget_max: number;
                                 };
                                 price: number;
+                                /**
+                                 * int
+                                 * @description 1 when the offer is made, plus one each time its seller revises it (PATCH /offers/{id})
+                                 */
+                                revision: number;
                                 /** @enum {string} */
                                 status: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
                                 created_at: components["schemas"]["Date"];
                                 /** @description Past this instant a pending offer is `expired` (null: valid while the request is active) */
                                 valid_until: components["schemas"]["Date"] | null;
+                                /** @description The buyer's last counter (POST /offers/{id}/counter); null when there is none, or the seller revised the offer since */
+                                counter: {
+                                    price: number;
+                                    note: string | null;
+                                    created_at: components["schemas"]["Date"];
+                                } | null;
                             }[];
                             pagination: {
                                 current_page: components["schemas"]["Int"];
@@ -7466,7 +7604,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expected_revision": 2
+                 *     }
+                 */
+                "application/json": {
+                    expected_revision?: number | null;
+                };
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -7512,6 +7661,243 @@ export interface operations {
                                 status: "accepted" | "completed" | "cancelled";
                                 created_at: components["schemas"]["Date"];
                             };
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description A business rule refused the operation */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessRuleResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "offers.counter": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "price": 2800,
+                 *       "note": "Would you take 2800 with the charger?"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description An amount of money: more than 0, at most 1000000000, with at most 2 decimals */
+                    price: number;
+                    note?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "offer_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *         "price": 3200,
+                     *         "note": "text",
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            offer_id: components["schemas"]["UUID"];
+                            price: number;
+                            note: string | null;
+                            created_at: components["schemas"]["Date"];
                         };
                         message?: string;
                     };
@@ -7864,6 +8250,454 @@ export interface operations {
             };
         };
     };
+    "offers.revise": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "price": 2900,
+                 *       "availability": "Today after 6 pm, Al Rawdah",
+                 *       "condition_notes": "Used 8 months, no scratches",
+                 *       "warranty_notes": "6 months shop warranty"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description An amount of money: more than 0, at most 1000000000, with at most 2 decimals */
+                    price?: number;
+                    /** @description 1 to 200 characters after trimming surrounding spaces */
+                    availability?: string;
+                    condition_notes?: string | null;
+                    warranty_notes?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "request_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *         "seller_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *         "price": 3200,
+                     *         "revision": 1,
+                     *         "availability": "Today after 6 pm, Al Rawdah",
+                     *         "condition_notes": "Used 8 months, no scratches",
+                     *         "warranty_notes": "6 months shop warranty",
+                     *         "status": "pending",
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "valid_until": "2026-03-01T09:30:00.000Z",
+                     *         "counter": {
+                     *           "price": 3200,
+                     *           "note": "text",
+                     *           "created_at": "2026-03-01T09:30:00.000Z"
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            request_id: components["schemas"]["UUID"];
+                            seller_id: components["schemas"]["UUID"];
+                            price: number;
+                            /**
+                             * int
+                             * @description 1 when the offer is made, plus one each time its seller revises it (PATCH /offers/{id})
+                             */
+                            revision: number;
+                            availability: string;
+                            condition_notes: string | null;
+                            warranty_notes: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
+                            created_at: components["schemas"]["Date"];
+                            /** @description Past this instant a pending offer is `expired` (null: valid while the request is active) */
+                            valid_until: components["schemas"]["Date"] | null;
+                            /** @description The buyer's last counter (POST /offers/{id}/counter); null when there is none, or the seller revised the offer since */
+                            counter: {
+                                price: number;
+                                note: string | null;
+                                created_at: components["schemas"]["Date"];
+                            } | null;
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description A business rule refused the operation */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessRuleResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "offers.history": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a body the client holds: while it is still the current one, the answer is 304. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "type": "created",
+                     *             "price": 3200,
+                     *             "by": "buyer",
+                     *             "revision": 1,
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            events: {
+                                /** @enum {string} */
+                                type: "created" | "countered" | "revised" | "accepted" | "rejected" | "withdrawn";
+                                /** @description The price on the table after the event (a counter's own price for `countered`) */
+                                price: number;
+                                /** @enum {string} */
+                                by: "buyer" | "seller";
+                                revision: components["schemas"]["Int"];
+                                created_at: components["schemas"]["Date"];
+                            }[];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Not Modified: the body is still the one whose `ETag` the client sent in `If-None-Match`; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
     "deals.listMine": {
         parameters: {
             query?: {
@@ -7909,7 +8743,8 @@ export interface operations {
                      *             },
                      *             "offer": {
                      *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
-                     *               "price": 3200
+                     *               "price": 3200,
+                     *               "revision": 1
                      *             },
                      *             "buyer": {
                      *               "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
@@ -7949,6 +8784,11 @@ export interface operations {
                                 offer: {
                                     id: components["schemas"]["UUID"];
                                     price: number;
+                                    /**
+                                     * int
+                                     * @description 1 when the offer is made, plus one each time its seller revises it (PATCH /offers/{id})
+                                     */
+                                    revision: number;
                                 };
                                 buyer: {
                                     id: components["schemas"]["UUID"];
@@ -8138,6 +8978,7 @@ export interface operations {
                      *         "offer": {
                      *           "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
                      *           "price": 3200,
+                     *           "revision": 1,
                      *           "availability": "Today after 6 pm, Al Rawdah",
                      *           "condition_notes": "Used 8 months, no scratches",
                      *           "warranty_notes": "6 months shop warranty",
@@ -8184,6 +9025,11 @@ export interface operations {
                             offer: {
                                 id: components["schemas"]["UUID"];
                                 price: number;
+                                /**
+                                 * int
+                                 * @description 1 when the offer is made, plus one each time its seller revises it (PATCH /offers/{id})
+                                 */
+                                revision: number;
                                 availability: string;
                                 condition_notes: string | null;
                                 warranty_notes: string | null;
@@ -9925,6 +10771,7 @@ export interface operations {
                      *             "conversation_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *             "seq": 1,
                      *             "sender_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "kind": "text",
                      *             "message_text": "Is it still available?",
                      *             "masked": true,
                      *             "created_at": "2026-03-01T09:30:00.000Z",
@@ -9949,6 +10796,11 @@ export interface operations {
                                  */
                                 seq: number;
                                 sender_id: components["schemas"]["UUID"];
+                                /**
+                                 * @description `text`: written by its sender; `counter`: posted by the buyer's counter-offer; `revision`: posted by the seller's revision of the offer
+                                 * @enum {string}
+                                 */
+                                kind: "text" | "counter" | "revision";
                                 message_text: string;
                                 /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                                 masked: boolean;
@@ -10155,6 +11007,7 @@ export interface operations {
                      *         "conversation_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *         "seq": 1,
                      *         "sender_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *         "kind": "text",
                      *         "message_text": "Is it still available?",
                      *         "masked": true,
                      *         "created_at": "2026-03-01T09:30:00.000Z"
@@ -10174,6 +11027,11 @@ export interface operations {
                              */
                             seq: number;
                             sender_id: components["schemas"]["UUID"];
+                            /**
+                             * @description `text`: written by its sender; `counter`: posted by the buyer's counter-offer; `revision`: posted by the seller's revision of the offer
+                             * @enum {string}
+                             */
+                            kind: "text" | "counter" | "revision";
                             message_text: string;
                             /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                             masked: boolean;

@@ -19,6 +19,21 @@ export type ServerFrame = Frames["ServerFrame"]
  */
 export type ChatMessage = Frames["MessageFrame"]["data"]
 
+/**
+ * What a message is: `text` written by its sender, or posted by a bargaining move on the conversation's offer,
+ * `counter` (the buyer proposed a price) or `revision` (the seller revised the offer), the price in its text.
+ */
+export type MessageKind = ChatMessage["kind"]
+
+/** A push notification as FCM or APNs deliver it: title and body in the recipient's language, and its `data`. */
+export type PushPayload = Frames["Push"]
+
+/**
+ * What a push is about (`data.type`): `offer_created`, `offer_accepted`, `offer_countered`, `offer_revised`,
+ * `message`, `rating_prompt`, `request_match`, `request_match_summary`, `request_expiring`, `request_expired`.
+ */
+export type PushType = PushPayload["data"]["type"]
+
 /** An event on the user's own channel `user.<user id>`, which every authenticated socket is on. */
 export type UserEvent = Frames["EventFrame"]
 

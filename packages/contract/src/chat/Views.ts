@@ -16,7 +16,7 @@ export const UnreadCount = snakeCaseKeys({ unreadCount: Schema.Int })
 
 /** A message as the send response and the WebSocket deliver it. */
 export const SentMessage = Schema.Struct({
-  ...MessageView.pick("id", "conversationId", "seq", "senderId", "messageText").fields,
+  ...MessageView.pick("id", "conversationId", "seq", "senderId", "kind", "messageText").fields,
   masked: Masked,
   ...MessageView.pick("createdAt").fields
 })

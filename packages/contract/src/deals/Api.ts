@@ -17,7 +17,7 @@ const SellerParty = (...figures: ReadonlyArray<"ratingAvg" | "ratingCount">) =>
 export const DealListItem = Schema.Struct({
   ...DealView.pick("id", "status", "createdAt").fields,
   request: RequestView.pick("id", "productBrand", "productModel"),
-  offer: OfferView.pick("id", "price"),
+  offer: OfferView.pick("id", "price", "revision"),
   buyer: Party,
   seller: SellerParty("ratingAvg")
 })
@@ -44,7 +44,7 @@ export const DealDetail = Schema.Struct({
     "locationDistrict",
     "locationCity"
   ),
-  offer: OfferView.pick("id", "price", "availability", "conditionNotes", "warrantyNotes", "status"),
+  offer: OfferView.pick("id", "price", "revision", "availability", "conditionNotes", "warrantyNotes", "status"),
   buyer: Party,
   seller: SellerParty("ratingAvg", "ratingCount")
 })

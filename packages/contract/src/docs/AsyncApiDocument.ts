@@ -192,16 +192,26 @@ const pushPayload = {
         request_id: {
           type: "string",
           format: "uuid",
-          description: "offer_created, offer_accepted, request_match, request_expiring, request_expired"
+          description:
+            "offer_created, offer_accepted, offer_countered, offer_revised, request_match, request_expiring, request_expired"
         },
         match_count: {
           type: "string",
           description:
             "request_match_summary: how many held matches (quiet hours, or past the hourly limit of alert pushes) it sums up (decimal digits)"
         },
-        offer_id: { type: "string", format: "uuid", description: "offer_created, offer_accepted" },
+        offer_id: {
+          type: "string",
+          format: "uuid",
+          description: "offer_created, offer_accepted, offer_countered, offer_revised"
+        },
+        counter_id: { type: "string", format: "uuid", description: "offer_countered: the counter it announces" },
         deal_id: { type: "string", format: "uuid", description: "offer_accepted, rating_prompt" },
-        conversation_id: { type: "string", format: "uuid", description: "offer_created, message" }
+        conversation_id: {
+          type: "string",
+          format: "uuid",
+          description: "offer_created, offer_countered, offer_revised, message"
+        }
       }
     }
   }
@@ -286,7 +296,7 @@ authenticated socket answers \`VALIDATION_ERROR\` (\`details.type\`) and changes
         title: "Push notifications (FCM, APNs)",
         servers: [{ $ref: "#/servers/fcm" }, { $ref: "#/servers/apns" }],
         description:
-          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes, `request_match` to an approved seller when a new request matches one of their alert rules (once per request), `request_match_summary` to a seller when their quiet hours end, or their hourly limit of alert pushes frees up, counting the matches held meanwhile, `offer_created` at most once an hour per request and seller, `request_expiring` to the buyer a day before their request expires and `request_expired` when it does.",
+          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes, `request_match` to an approved seller when a new request matches one of their alert rules (once per request), `request_match_summary` to a seller when their quiet hours end, or their hourly limit of alert pushes frees up, counting the matches held meanwhile, `offer_created` at most once an hour per request and seller, `request_expiring` to the buyer a day before their request expires and `request_expired` when it does, `offer_countered` to the seller when the buyer counters their offer (its body states the counter's price) and `offer_revised` to the buyer when the seller revises an offer on their request. A counter or a revision also posts a message to the offer's conversation (`kind` `counter` or `revision`, the price in its `message_text`), delivered on the socket like any message.",
         messages: {
           push: {
             name: "push",
@@ -304,6 +314,20 @@ authenticated socket answers \`VALIDATION_ERROR\` (\`details.type\`) and changes
                     request_id: "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
                     offer_id: "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                     conversation_id: "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a"
+                  }
+                }
+              },
+              {
+                name: "offer_countered",
+                payload: {
+                  title: "A counter-offer on your offer",
+                  body: "Sara proposes 2,800 for Apple iPhone 15 Pro",
+                  data: {
+                    type: "offer_countered",
+                    request_id: "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                    offer_id: "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                    conversation_id: "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                    counter_id: "9b8c7d6e-5f4a-4b3c-8d2e-1f0a9b8c7d6e"
                   }
                 }
               }

@@ -99,6 +99,16 @@ export const errorCatalogue = {
     ar: "وصلت إلى الحد الأقصى لقواعد التنبيه (20)؛ احذف قاعدة قبل إضافة أخرى",
     en: "You already have the most alert rules allowed (20); delete one before adding another"
   },
+  COUNTER_LIMIT_REACHED: {
+    status: 422,
+    ar: "وصلت إلى الحد الأقصى لعروض الأسعار المضادة على هذا العرض (3)",
+    en: "You already countered this offer the most times allowed (3)"
+  },
+  OFFER_CHANGED: {
+    status: 422,
+    ar: "عدّل البائع العرض بعد أن اطلعت عليه؛ راجع العرض الحالي ثم اقبله",
+    en: "The seller revised the offer after you saw it; review the current offer, then accept it"
+  },
   IDEMPOTENCY_KEY_IN_USE: {
     status: 409,
     ar: "طلب آخر بمفتاح عدم التكرار نفسه لا يزال قيد التنفيذ؛ أعد المحاولة بعد قليل",

@@ -73,6 +73,10 @@ export const texts: Catalogue = {
     ar: "لا يمكن أن يحتوي على رقم جوال أو بريد إلكتروني أو رابط أو حساب تواصل",
     en: "Must not contain a phone number, e-mail address, link or social media handle"
   },
+  revision_needs_a_field: {
+    ar: "أرسل حقلاً واحداً على الأقل من: {fields}",
+    en: "Send at least one of: {fields}"
+  },
   one_of: { ar: "يجب أن تكون القيمة إحدى: {values}", en: "Must be one of: {values}" },
   positive: { ar: "يجب أن تكون القيمة أكبر من صفر", en: "Must be greater than zero" },
   max_amount: { ar: "يجب ألا تزيد القيمة عن {max}", en: "Must be at most {max}" },
@@ -164,6 +168,16 @@ export const texts: Catalogue = {
   push_offer_accepted_body_buyer: {
     ar: "قبلت عرض {seller}: {product} بسعر {price}",
     en: "You accepted the offer from {seller}: {product} for {price}"
+  },
+  push_offer_countered_title: { ar: "سعر مقترح على عرضك", en: "A counter-offer on your offer" },
+  push_offer_countered_body: {
+    ar: "يقترح {buyer} {price} على {product}",
+    en: "{buyer} proposes {price} for {product}"
+  },
+  push_offer_revised_title: { ar: "تم تعديل عرض على طلبك", en: "An offer on your request was revised" },
+  push_offer_revised_body: {
+    ar: "عدّل {seller} عرضه على {product}: {price}",
+    en: "{seller} revised their offer for {product}: {price}"
   },
   push_message_title: { ar: "رسالة جديدة من {sender}", en: "New message from {sender}" },
   push_message_body: { ar: "{text}", en: "{text}" },

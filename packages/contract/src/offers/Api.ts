@@ -1,7 +1,16 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { OfferInput, OfferStatus } from "@talab/core"
+import {
+  AcceptInput,
+  CounterInput,
+  OfferCounter,
+  OfferEvent,
+  OfferInput,
+  OfferRevision,
+  OfferStatus,
+  snakeCaseKeys
+} from "@talab/core"
 import * as Schema from "effect/Schema"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -14,15 +23,36 @@ import {
   OkMessage,
   OkWithMessage
 } from "../http/Envelope.js"
-import { OneOf, PageParams, Pagination, PayloadOf } from "../http/Fields.js"
+import { BodyOrNone, OneOf, PageParams, Pagination, PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
-import { DealView, OfferView, Party, RequestView, SellerProfileView } from "../http/Views.js"
+import { DealView, entityView, OfferView, Party, RequestView, SellerProfileView } from "../http/Views.js"
 import { SellerTrust } from "../trust/View.js"
+
+/** A counter of the buyer's, as the counter call answers it. */
+export const CounterView = entityView(OfferCounter.fields).pick("id", "offerId", "price", "note", "createdAt")
+
+/** A counter as an offer shows it. */
+export const CounterOnOffer = CounterView.pick("price", "note", "createdAt")
+
+/** The counter on the table, as an offer shows it. */
+export const OfferCounterField = snakeCaseKeys({
+  counter: Schema.NullOr(CounterOnOffer).annotations({
+    description:
+      "The buyer's last counter (POST /offers/{id}/counter); null when there is none, or the seller revised the offer since"
+  })
+})
+
+/** An offer with the counter on the table. */
+export const BargainOfferView = Schema.Struct({ ...OfferView.fields, ...OfferCounterField.fields })
+
+/** One line of an offer's history. */
+export const OfferHistoryEvent = entityView(OfferEvent.fields).pick("type", "price", "by", "revision", "createdAt")
 
 /** An offer of the offers-of-a-request list: the seller as an object instead of seller_id. */
 export const RequestOfferItem = Schema.Struct({
   ...OfferView.omit("sellerId").fields,
+  ...OfferCounterField.fields,
   seller: Schema.Struct({
     ...Party.fields,
     ...SellerProfileView.pick("ratingAvg", "ratingCount", "locationDistrict").fields,
@@ -42,23 +72,24 @@ export type OfferSort = typeof OfferSort.Type
 export const MyOfferItem = Schema.Struct({
   ...OfferView.pick("id", "requestId").fields,
   request: RequestView.pick("id", "productBrand", "productModel", "budgetMax"),
-  ...OfferView.pick("price", "status", "createdAt", "validUntil").fields
+  ...OfferView.pick("price", "revision", "status", "createdAt", "validUntil").fields,
+  ...OfferCounterField.fields
 })
 
 /** The deal an accept makes. */
 export const AcceptedDeal = DealView.pick("id", "requestId", "offerId", "buyerId", "sellerId", "status", "createdAt")
 
-/** Offers: make, list, accept, withdraw. */
+/** Offers: make, list, bargain (counter, revise, history), accept, withdraw. */
 export class OffersApi extends HttpApiGroup.make("offers")
   .annotate(OpenApi.Title, "Offers")
   .annotate(
     OpenApi.Description,
-    "Approved sellers offer on active requests; the buyer accepts one (which closes the request and opens a deal) and the seller may withdraw a pending one."
+    "Approved sellers offer on active requests; buyer and seller may bargain (the buyer counters, the seller revises); the buyer accepts one (which closes the request and opens a deal), naming the revision they saw if they wish, and the seller may withdraw a pending one."
   )
   .add(
     HttpApiEndpoint.post("create", "/offers")
       .setPayload(PayloadOf(OfferInput))
-      .addSuccess(OkWithMessage(OfferView), { status: 201 })
+      .addSuccess(OkWithMessage(BargainOfferView), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
@@ -115,6 +146,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
   .add(
     HttpApiEndpoint.post("accept", "/offers/:id/accept")
       .setPath(IdPath)
+      .setPayload(BodyOrNone(PayloadOf(AcceptInput)))
       .addSuccess(Ok(Schema.Struct({ deal: AcceptedDeal })))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
@@ -124,7 +156,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
       .annotate(OpenApi.Summary, "Accept an offer")
       .annotate(
         OpenApi.Description,
-        "The owner of the offer's request. Atomically: the offer becomes `accepted`, the request `closed`, the other pending offers `rejected`, and a deal is created; both parties get an `offer_accepted` push. Of simultaneous accepts on one request exactly one succeeds."
+        "The owner of the offer's request. Atomically: the offer becomes `accepted`, the request `closed`, the other pending offers `rejected`, and a deal is created at the offer's price and revision; both parties get an `offer_accepted` push. Of simultaneous accepts on one request exactly one succeeds. With `expected_revision` (the offer's `revision` the buyer saw), an offer the seller revised since is not accepted (422 `OFFER_CHANGED`, `details.revision` holding its current revision), so the price accepted is always one the buyer saw; without a body, or without the field, the offer is accepted as it stands."
       )
       .annotate(ErrorCases, {
         NOT_FOUND: "no offer has this id",
@@ -132,7 +164,70 @@ export class OffersApi extends HttpApiGroup.make("offers")
         OFFER_ALREADY_ACCEPTED: "the offer was accepted already",
         OFFER_NOT_PENDING: "the offer is rejected or withdrawn",
         OFFER_EXPIRED: "the offer's `valid_until` has passed",
+        OFFER_CHANGED: "`expected_revision` is not the offer's revision: the seller revised it since",
         REQUEST_NOT_ACTIVE: "the request is closed (another offer was accepted, or it was closed) or expired"
+      })
+      .annotate(RequestExample, { expected_revision: 2 })
+  )
+  .add(
+    HttpApiEndpoint.post("counter", "/offers/:id/counter")
+      .setPath(IdPath)
+      .setPayload(PayloadOf(CounterInput))
+      .addSuccess(Ok(CounterView), { status: 201 })
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+      .addError(IdempotencyKeyInUseResponse)
+      .addError(IdempotencyKeyReusedResponse)
+      .annotate(OpenApi.Summary, "Counter an offer")
+      .annotate(
+        OpenApi.Description,
+        "The owner of the offer's request proposes a price on a pending offer of an active request, with an optional note (up to 500 characters). The offer keeps its `price` and `revision` and shows the counter as `counter` (a later counter replaces it; a revision clears it); at most 3 counters per offer. The counter is posted to the offer's conversation as a message of kind `counter` and the seller gets an `offer_countered` push."
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no offer has this id",
+        FORBIDDEN: "the caller does not own the offer's request",
+        REQUEST_NOT_ACTIVE: "the request is closed or expired",
+        OFFER_NOT_PENDING: "the offer is accepted, rejected, withdrawn or expired",
+        COUNTER_LIMIT_REACHED: "the offer was countered 3 times already"
+      })
+      .annotate(RequestExample, { price: 2800, note: "Would you take 2800 with the charger?" })
+  )
+  .add(
+    HttpApiEndpoint.patch("revise", "/offers/:id")
+      .setPath(IdPath)
+      .setPayload(PayloadOf(OfferRevision))
+      .addSuccess(Ok(BargainOfferView))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+      .annotate(OpenApi.Summary, "Revise my offer")
+      .annotate(
+        OpenApi.Description,
+        "The offer's seller changes a pending offer: any of `price`, `availability`, `condition_notes` and `warranty_notes` (a note sent as null is cleared), at least one. The offer's `revision` goes up by one and its `counter` is cleared. The revision is posted to the offer's conversation as a message of kind `revision` and the buyer gets an `offer_revised` push."
+      )
+      .annotate(ErrorCases, {
+        VALIDATION_ERROR: "a field is invalid, or the body has none of the fields (`details.body`)",
+        NOT_FOUND: "no offer has this id",
+        FORBIDDEN: "the caller did not make the offer",
+        OFFER_NOT_PENDING: "the offer is accepted, rejected, withdrawn or expired, or its request is no longer active"
+      })
+      .annotate(RequestExample, { price: 2900 })
+  )
+  .add(
+    HttpApiEndpoint.get("history", "/offers/:id/history")
+      .setPath(IdPath)
+      .addSuccess(Ok(Schema.Struct({ events: Schema.Array(OfferHistoryEvent) })))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "An offer's history")
+      .annotate(
+        OpenApi.Description,
+        "The owner of the offer's request and the offer's seller. What happened to the offer, oldest first: made, countered (with the counter's price), revised, and accepted, rejected or withdrawn (at the price and revision it ended with)."
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no offer has this id",
+        FORBIDDEN: "the caller neither owns the offer's request nor made the offer"
       })
   )
   .add(

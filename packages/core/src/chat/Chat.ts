@@ -1,3 +1,4 @@
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -8,7 +9,14 @@ import { DomainEvent } from "../shared/Events.js"
 import { FreeText, Optional, Text } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { Transactor } from "../shared/Transactor.js"
-import { type LockedConversation, MESSAGE_MAX_LENGTH, type Message, otherParty } from "./Conversation.js"
+import {
+  type Conversation,
+  type LockedConversation,
+  MESSAGE_MAX_LENGTH,
+  type Message,
+  type NewMessage,
+  otherParty
+} from "./Conversation.js"
 import { asConversationParty, requireMayWrite } from "./Policy.js"
 import { ConversationRepo, MessageRepo } from "./Repo.js"
 
@@ -34,6 +42,25 @@ export interface StoredMessage {
   readonly conversation: LockedConversation
   readonly message: Message
   readonly created: boolean
+}
+
+/**
+ * Stores a message in a conversation the caller holds locked, through the one path every message takes: the
+ * next seq, and a time strictly after the conversation's previous message (so paging by time never splits two).
+ */
+export const storeInLockedConversation = (
+  messages: Context.Tag.Service<typeof MessageRepo>,
+  conversation: Pick<Conversation, "id" | "lastMessageAt">,
+  message: Omit<NewMessage, "conversationId" | "readAt" | "createdAt">,
+  at: Date
+) => {
+  const previous = conversation.lastMessageAt?.getTime() ?? Number.NEGATIVE_INFINITY
+  return messages.insertOnce({
+    ...message,
+    conversationId: conversation.id,
+    readAt: null,
+    createdAt: new Date(Math.max(at.getTime(), previous + 1))
+  })
 }
 
 /** The chat workflow: sending a message to a conversation (delivery to live readers is the embedder's). */
@@ -72,16 +99,18 @@ export class Chat extends Effect.Service<Chat>()("@talab/core/Chat", {
           const recipientId = otherParty(conversation, senderId)
           const recipientOnline = yield* recipientPresence(conversation.id, recipientId)
           const at = yield* currentDate
-          const previous = conversation.lastMessageAt?.getTime() ?? Number.NEGATIVE_INFINITY
-          const stored = yield* messages.insertOnce({
-            id: yield* ids.next,
-            conversationId: conversation.id,
-            senderId,
-            messageText: input.messageText,
-            clientId: input.clientId ?? null,
-            readAt: null,
-            createdAt: new Date(Math.max(at.getTime(), previous + 1))
-          })
+          const stored = yield* storeInLockedConversation(
+            messages,
+            conversation,
+            {
+              id: yield* ids.next,
+              senderId,
+              kind: "text",
+              messageText: input.messageText,
+              clientId: input.clientId ?? null
+            },
+            at
+          )
           if (stored.created) {
             yield* outbox.append(
               [

@@ -20,12 +20,23 @@ export interface LockedConversation extends Conversation {
 /** The parties of a conversation see each other's contact details once its offer is accepted (docs/DECISIONS.md). */
 export const contactsShownAt = (offerStatus: OfferStatus) => offerStatus === "accepted"
 
+/**
+ * The kind of a message: `text` written by a party, or posted in the party's name by a counter (the buyer's) or a
+ * revision (the seller's) of the conversation's offer, with the price in its text.
+ */
+export const MessageKind = Schema.Literal("text", "counter", "revision").annotations({
+  description:
+    "`text`: written by its sender; `counter`: posted by the buyer's counter-offer; `revision`: posted by the seller's revision of the offer"
+})
+export type MessageKind = typeof MessageKind.Type
+
 /** A message of a conversation, as its sender wrote it. */
 export const Message = Schema.Struct({
   id: Schema.UUID,
   conversationId: Schema.UUID,
   seq: Schema.Int.annotations({ description: "1, 2, 3, … within the conversation, in storing order, with no gaps" }),
   senderId: Schema.UUID,
+  kind: MessageKind,
   messageText: Schema.String,
   /** Chosen by the sending client; a second send with the same one is the same message. */
   clientId: Schema.NullOr(Schema.String),

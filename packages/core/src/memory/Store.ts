@@ -11,7 +11,7 @@ import type { OtpChallenge } from "../auth/Otp.js"
 import type { Session } from "../auth/Session.js"
 import type { Conversation, Message } from "../chat/Conversation.js"
 import type { Deal } from "../deals/Deal.js"
-import type { Offer } from "../offers/Offer.js"
+import type { Offer, OfferCounter, OfferEvent } from "../offers/Offer.js"
 import type { Rating } from "../ratings/Rating.js"
 import type { Report } from "../reports/Report.js"
 import type { BuyRequest } from "../requests/BuyRequest.js"
@@ -39,6 +39,9 @@ export interface Tables {
   readonly sellerProfiles: HashMap.HashMap<string, SellerProfile>
   readonly requests: HashMap.HashMap<string, BuyRequest>
   readonly offers: HashMap.HashMap<string, Offer>
+  readonly offerCounters: HashMap.HashMap<string, OfferCounter>
+  /** Offers' histories, oldest first. */
+  readonly offerEvents: Chunk.Chunk<OfferEvent>
   readonly deals: HashMap.HashMap<string, Deal>
   readonly ratings: HashMap.HashMap<string, Rating>
   readonly reports: HashMap.HashMap<string, Report>
@@ -57,6 +60,8 @@ export const emptyTables: Tables = {
   sellerProfiles: HashMap.empty(),
   requests: HashMap.empty(),
   offers: HashMap.empty(),
+  offerCounters: HashMap.empty(),
+  offerEvents: Chunk.empty(),
   deals: HashMap.empty(),
   ratings: HashMap.empty(),
   reports: HashMap.empty(),

@@ -10,6 +10,8 @@ export interface NotificationData {
   readonly offerId?: string
   readonly dealId?: string
   readonly conversationId?: string
+  /** The counter an `offer_countered` push is about. */
+  readonly counterId?: string
   /** How many matching requests a `request_match_summary` push sums up (held in the seller's quiet hours). */
   readonly matchCount?: string
 }
@@ -33,7 +35,9 @@ const none: ReadonlyArray<OwedNotification> = []
 /**
  * The notifications a domain event owes: `offer_created` to the buyer of the request, `offer_accepted` to the
  * buyer and the seller, `message` to a recipient who was not online when it was sent, `rating_prompt` to the
- * buyer of a completed deal, `request_expiring` (a day before) and `request_expired` to the buyer of a request. Every other event owes none.
+ * buyer of a completed deal, `request_expiring` (a day before) and `request_expired` to the buyer of a request,
+ * `offer_countered` to the seller of a countered offer and `offer_revised` to the buyer of a revised one. Every
+ * other event owes none.
  * `offer_created` is collapsed per request and seller (see {@link OwedNotification.collapseKey}).
  */
 export const notificationsFor = (event: DomainEvent): ReadonlyArray<OwedNotification> => {
@@ -55,6 +59,27 @@ export const notificationsFor = (event: DomainEvent): ReadonlyArray<OwedNotifica
         { recipientId: event.sellerId, type: "offer_accepted", data }
       ]
     }
+    case "OfferCountered":
+      return [
+        {
+          recipientId: event.sellerId,
+          type: "offer_countered",
+          data: {
+            requestId: event.requestId,
+            offerId: event.offerId,
+            conversationId: event.conversationId,
+            counterId: event.counterId
+          }
+        }
+      ]
+    case "OfferRevised":
+      return [
+        {
+          recipientId: event.buyerId,
+          type: "offer_revised",
+          data: { requestId: event.requestId, offerId: event.offerId, conversationId: event.conversationId }
+        }
+      ]
     case "MessageSent":
       return event.recipientOnline
         ? none

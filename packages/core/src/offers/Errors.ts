@@ -27,3 +27,19 @@ export class CannotOfferOnOwnRequest extends Data.TaggedError("CannotOfferOnOwnR
 export class OfferExpired extends Data.TaggedError("OfferExpired")<{}> {
   readonly code = "OFFER_EXPIRED" as const
 }
+
+/** The buyer already countered this offer the most times allowed (`max`). */
+export class CounterLimitReached extends Data.TaggedError("CounterLimitReached")<{ readonly max: number }> {
+  readonly code = "COUNTER_LIMIT_REACHED" as const
+}
+
+/**
+ * The buyer accepted the offer as it was at `expected` revision, but the seller revised it since: it is now at
+ * `revision`, and nothing was accepted.
+ */
+export class OfferChanged extends Data.TaggedError("OfferChanged")<{
+  readonly expected: number
+  readonly revision: number
+}> {
+  readonly code = "OFFER_CHANGED" as const
+}

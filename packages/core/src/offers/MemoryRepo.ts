@@ -1,10 +1,12 @@
+import * as Arr from "effect/Array"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { insertNew, newestFirst, rowsWhere, rowWhere, unchanged } from "../memory/Rows.js"
 import { MemoryStore, UniqueViolation } from "../memory/Store.js"
-import type { Offer } from "./Offer.js"
+import { type Offer, statusEventOf } from "./Offer.js"
 import { OfferRepo } from "./Repo.js"
 
 /** Throws when the offers of `requestIds` break a rule of the offers table: one pending offer per seller per request, one accepted offer per request. */
@@ -54,7 +56,7 @@ export const MemoryOfferRepo = Layer.effect(
           (o) => o.requestId === requestId && o.status === "pending" && o.validUntil !== null && o.validUntil <= now
         ),
       lockPendingBySeller: (sellerId) => lockWhere((o) => o.sellerId === sellerId && o.status === "pending"),
-      updateStatus: (changes) =>
+      updateStatus: (changes, at) =>
         store.write((t) => {
           const touched = new Set<string>()
           const offers = changes.reduce(
@@ -66,8 +68,39 @@ export const MemoryOfferRepo = Layer.effect(
             t.offers
           )
           checkOfferRules(offers, touched)
-          return [undefined, { ...t, offers }]
-        })
+          const ended =
+            at === undefined
+              ? []
+              : Arr.getSomes(
+                  changes.map(({ id }) => Option.flatMap(HashMap.get(offers, id), (offer) => statusEventOf(offer, at)))
+                )
+          return [undefined, { ...t, offers, offerEvents: Chunk.appendAll(t.offerEvents, Chunk.fromIterable(ended)) }]
+        }),
+      revise: (offer) =>
+        store.write((t) => [
+          undefined,
+          {
+            ...t,
+            offers: HashMap.modify(t.offers, offer.id, (stored) => ({
+              ...stored,
+              price: offer.price,
+              availability: offer.availability,
+              conditionNotes: offer.conditionNotes,
+              warrantyNotes: offer.warrantyNotes,
+              revision: offer.revision
+            }))
+          }
+        ]),
+      insertCounter: (counter) =>
+        store.write((t) => [undefined, insertNew(t, "offerCounters", counter.id, counter, "offer_counters_pkey")]),
+      countCounters: (offerId) => store.read((t) => rowsWhere(t.offerCounters, (c) => c.offerId === offerId).length),
+      appendHistory: (events) =>
+        store.write((t) => [
+          undefined,
+          { ...t, offerEvents: Chunk.appendAll(t.offerEvents, Chunk.fromIterable(events)) }
+        ]),
+      history: (offerId) =>
+        store.read((t) => Chunk.toReadonlyArray(Chunk.filter(t.offerEvents, (e) => e.offerId === offerId)))
     })
   })
 )

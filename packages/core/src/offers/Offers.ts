@@ -1,7 +1,10 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { ConversationRepo } from "../chat/Repo.js"
+import { storeInLockedConversation } from "../chat/Chat.js"
+import { withoutContactDetails } from "../chat/ContactMasking.js"
+import type { LockedConversation, Message } from "../chat/Conversation.js"
+import { ConversationRepo, MessageRepo } from "../chat/Repo.js"
 import { DealRepo } from "../deals/Repo.js"
 import { Ids } from "../platform/Ids.js"
 import { effectiveRequest, priceOutsideBudget } from "../requests/BuyRequest.js"
@@ -10,7 +13,7 @@ import { RequestRepo } from "../requests/Repo.js"
 import { SellerProfileRepo } from "../sellers/Repo.js"
 import { ValidationFailed } from "../shared/Errors.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
-import { DateTimeField, FreeText, Money, Optional, Text, UuidField } from "../shared/Fields.js"
+import { DateTimeField, FreeText, fieldRule, Money, NumberField, Optional, Text, UuidField } from "../shared/Fields.js"
 import { currentDate } from "../shared/Now.js"
 import { requireFound } from "../shared/Policy.js"
 import { Transactor } from "../shared/Transactor.js"
@@ -18,13 +21,20 @@ import type { User } from "../users/User.js"
 import { DuplicatePendingOffer } from "./Errors.js"
 import {
   acceptOffer,
+  type BargainParty,
+  bargainMessageText,
+  counterOffer,
+  createdEventOf,
   createOffer,
   effectiveOfferOn,
   expireLapsedOffers,
+  type Offer,
+  type OfferCounter,
+  reviseOffer,
   validUntilInRange,
   withdrawOffer
 } from "./Offer.js"
-import { requireOfferOwner } from "./Policy.js"
+import { requireOfferOwner, requireOfferParty } from "./Policy.js"
 import { OfferRepo } from "./Repo.js"
 
 /** What a seller writes to offer on a request, with the rule of each field. */
@@ -38,6 +48,51 @@ export const OfferInput = Schema.Struct({
   validUntil: Optional(DateTimeField)
 })
 export type OfferInput = typeof OfferInput.Type
+
+/**
+ * What the request's owner writes to counter an offer: the price they propose and a note, which the seller reads
+ * on the offer before any deal, so it may not hold contact details.
+ */
+export const CounterInput = Schema.Struct({
+  price: Money,
+  note: Optional(withoutContactDetails(FreeText(0, 500)))
+})
+export type CounterInput = typeof CounterInput.Type
+
+/**
+ * What the seller may change of a pending offer; at least one field (else `ValidationFailed` on `body`). A note
+ * given as null is cleared.
+ */
+export const OfferRevision = Schema.Struct({
+  price: Schema.optional(Money),
+  availability: Schema.optional(Text(1, 200)),
+  conditionNotes: Schema.optional(Schema.NullOr(FreeText(0, 2000))),
+  warrantyNotes: Schema.optional(Schema.NullOr(FreeText(0, 2000)))
+})
+export type OfferRevision = typeof OfferRevision.Type
+
+/** The largest revision an offer may have (the column is a 4-byte integer). */
+const REVISION_MAX = 2_147_483_647
+
+/** What the buyer may say when accepting: the offer's revision they saw (`expectedRevision`). */
+export const AcceptInput = Schema.Struct({
+  expectedRevision: Optional(
+    NumberField.pipe(
+      Schema.filter((n) => Number.isInteger(n) && n >= 1 && n <= REVISION_MAX, {
+        ...fieldRule("integer_range", { min: 1, max: REVISION_MAX }),
+        jsonSchema: { type: "integer", minimum: 1, maximum: REVISION_MAX }
+      })
+    )
+  )
+})
+export type AcceptInput = typeof AcceptInput.Type
+
+/** A counter or a revision with the chat message it posted, and the conversation as locked for it. */
+export interface Bargained<A> {
+  readonly result: A
+  readonly conversation: LockedConversation
+  readonly message: Message
+}
 
 const foundRequest = requireFound("request")
 const foundOffer = requireFound("offer")
@@ -55,6 +110,7 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
     const profiles = yield* SellerProfileRepo
     const conversations = yield* ConversationRepo
     const deals = yield* DealRepo
+    const messages = yield* MessageRepo
     const outbox = yield* EventOutbox
     const transactor = yield* Transactor
     const ids = yield* Ids
@@ -74,7 +130,7 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
           const locked = yield* foundRequest(yield* requests.lock(input.requestId))
           // Offers that lapsed are written down first: they leave offer_count and free their seller to offer again.
           const lapsed = expireLapsedOffers(locked, yield* offers.lockLapsed(locked.id, at), at)
-          yield* offers.updateStatus(lapsed.expired)
+          yield* offers.updateStatus(lapsed.expired, at)
           const request = effectiveRequest(lapsed.request, at)
           const conversationId = yield* ids.next
           const { state, events } = yield* createOffer({
@@ -95,6 +151,7 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
             now: at
           })
           if (!(yield* offers.insertUnlessPending(state.offer))) return yield* Effect.fail(new DuplicatePendingOffer())
+          yield* offers.appendHistory([createdEventOf(state.offer)])
           yield* conversations.insert({
             id: conversationId,
             offerId: state.offer.id,
@@ -115,7 +172,7 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
      * request the first to lock the request wins; the others then see it closed and their offer no
      * longer pending. An offer whose seller is no longer approved is not accepted (`OfferNotPending`).
      */
-    const accept = (caller: User, offerId: string) =>
+    const accept = (caller: User, offerId: string, input: AcceptInput | null = null) =>
       transactor.transaction(
         Effect.gen(function* () {
           const at = yield* currentDate
@@ -142,9 +199,10 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
             otherOffers: others.offers,
             dealId: yield* ids.next,
             conversationId: conversation.value.id,
-            now: at
+            now: at,
+            expectedRevision: input?.expectedRevision
           })
-          yield* offers.updateStatus([...others.expired, ...state.rejected, state.offer])
+          yield* offers.updateStatus([...others.expired, ...state.rejected, state.offer], at)
           yield* requests.update(state.request)
           yield* deals.insert(state.deal)
           yield* outbox.append([...others.events, ...events], at)
@@ -163,12 +221,135 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
           // A lapsed offer is expired already, and a pending one of an expired request rejected: OFFER_NOT_PENDING.
           const offer = effectiveOfferOn(yield* foundOffer(yield* offers.lock(seen.id)), request, at)
           const { state, events } = yield* withdrawOffer(offer, request)
-          yield* offers.updateStatus([state.offer])
+          yield* offers.updateStatus([state.offer], at)
           yield* requests.update(state.request)
           yield* outbox.append(events, at)
         })
       )
 
-    return { create, accept, withdraw } as const
+    /**
+     * Locks an offer for a bargaining move by `side` (the request's owner, or the offer's seller): its request
+     * first (so the move queues with accepts, withdrawals and closes), then the offer and its conversation (the
+     * lock order). The offer and request are answered as clients see them at that moment.
+     */
+    const lockForBargain = (caller: User, offerId: string, side: BargainParty) =>
+      Effect.gen(function* () {
+        const at = yield* currentDate
+        const seen = yield* foundOffer(yield* offers.findById(offerId))
+        if (side === "seller") yield* requireOfferOwner(seen, caller)
+        const lockedRequest = yield* foundRequest(yield* requests.lock(seen.requestId))
+        if (side === "buyer") yield* requireRequestOwner(lockedRequest, caller)
+        const request = effectiveRequest(lockedRequest, at)
+        const offer = effectiveOfferOn(yield* foundOffer(yield* offers.lock(seen.id)), lockedRequest, at)
+        const conversation = yield* Effect.flatMap(conversations.findByOfferId(offer.id), (found) =>
+          Option.isSome(found) ? conversations.lock(found.value.id) : Effect.succeedNone
+        )
+        if (Option.isNone(conversation)) return yield* Effect.dieMessage(`offer ${offer.id} has no conversation`)
+        return { at, request, offer, conversation: conversation.value }
+      })
+
+    /** Posts the chat message of a counter or revision, in the conversation locked for it. */
+    const postBargainMessage = (
+      conversation: LockedConversation,
+      senderId: string,
+      kind: "counter" | "revision",
+      messageText: string,
+      at: Date
+    ) =>
+      Effect.gen(function* () {
+        const id = yield* ids.next
+        const stored = yield* storeInLockedConversation(
+          messages,
+          conversation,
+          { id, senderId, kind, messageText, clientId: null },
+          at
+        )
+        return stored.message
+      })
+
+    /**
+     * The request's owner proposes a price on a pending offer of an active request (at most three times per
+     * offer). The offer keeps its price and revision; the counter is posted to the offer's conversation as a
+     * `counter` message, and `offer_countered` is owed to the seller, all in one transaction.
+     */
+    const counter = (caller: User, offerId: string, input: CounterInput) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const { at, conversation, offer, request } = yield* lockForBargain(caller, offerId, "buyer")
+          const note = input.note ?? null
+          const { state, events } = yield* counterOffer({
+            offer,
+            request,
+            scene: { buyerId: request.buyerId, conversationId: conversation.id },
+            countersSoFar: yield* offers.countCounters(offer.id),
+            counterId: yield* ids.next,
+            price: input.price,
+            note,
+            now: at
+          })
+          yield* offers.insertCounter(state.counter)
+          yield* offers.appendHistory([state.history])
+          const message = yield* postBargainMessage(
+            conversation,
+            caller.id,
+            "counter",
+            bargainMessageText("counter", input.price, note, caller.language),
+            at
+          )
+          yield* outbox.append(events, at)
+          const countered: Bargained<OfferCounter> = { result: state.counter, conversation, message }
+          return countered
+        })
+      )
+
+    /**
+     * The seller changes a pending offer (any of price, availability and the notes): its revision goes up by one
+     * and any counter is cleared. The revision is posted to the offer's conversation as a `revision` message, and
+     * `offer_revised` is owed to the buyer, all in one transaction.
+     */
+    const revise = (caller: User, offerId: string, input: OfferRevision) =>
+      Effect.gen(function* () {
+        if (Object.keys(OfferRevision.fields).every((key) => input[key as keyof OfferRevision] === undefined)) {
+          return yield* Effect.fail(
+            ValidationFailed.field("body", "revision_needs_a_field", {
+              fields: "price, availability, condition_notes, warranty_notes"
+            })
+          )
+        }
+        return yield* transactor.transaction(
+          Effect.gen(function* () {
+            const { at, conversation, offer, request } = yield* lockForBargain(caller, offerId, "seller")
+            const { state, events } = yield* reviseOffer({
+              offer,
+              changes: input,
+              scene: { buyerId: request.buyerId, conversationId: conversation.id },
+              now: at
+            })
+            yield* offers.revise(state.offer)
+            yield* offers.appendHistory([state.history])
+            const message = yield* postBargainMessage(
+              conversation,
+              caller.id,
+              "revision",
+              bargainMessageText("revision", state.offer.price, null, caller.language),
+              at
+            )
+            yield* outbox.append(events, at)
+            const revised: Bargained<Offer> = { result: state.offer, conversation, message }
+            return revised
+          })
+        )
+      })
+
+    /** An offer's history, oldest first, for the request's owner and the offer's seller. */
+    const history = (caller: User, offerId: string) =>
+      Effect.gen(function* () {
+        const offer = yield* foundOffer(yield* offers.findById(offerId))
+        const request = yield* foundRequest(yield* requests.findById(offer.requestId))
+        yield* requireOfferParty(offer, request, caller)
+        return yield* offers.history(offer.id)
+      })
+
+    return { create, accept, withdraw, counter, revise, history } as const
   })
 }) {}

@@ -24,3 +24,10 @@ export const requireOffersVisible = <A>(
   offers: ReadonlyArray<A>
 ): Effect.Effect<ReadonlyArray<A>, Forbidden> =>
   audience._tag === "Seller" && offers.length === 0 ? Effect.fail(new Forbidden()) : Effect.succeed(offers)
+
+/** Only the request's owner and the offer's seller may read an offer's history. */
+export const requireOfferParty = (
+  offer: Pick<Offer, "sellerId">,
+  request: { readonly buyerId: string },
+  user: User
+): Effect.Effect<void, Forbidden> => allowIf(offer.sellerId === user.id || request.buyerId === user.id)

@@ -7,7 +7,8 @@ import type { Platform } from "../shared/Values.js"
 /**
  * What a push notification is about: a new offer (to the buyer), an accepted offer (to both parties), a message
  * (to an offline recipient), a prompt to rate a completed deal, a request about to expire or expired (to its
- * buyer), and a new request matching a seller's alert rules, one by one or summed up after quiet hours.
+ * buyer), a new request matching a seller's alert rules, one by one or summed up after quiet hours, and a
+ * bargaining move: a counter (to the seller) or a revised offer (to the buyer).
  */
 export const PushType = Schema.Literal(
   "offer_created",
@@ -17,7 +18,9 @@ export const PushType = Schema.Literal(
   "request_match",
   "request_match_summary",
   "request_expiring",
-  "request_expired"
+  "request_expired",
+  "offer_countered",
+  "offer_revised"
 )
 export type PushType = typeof PushType.Type
 

@@ -108,7 +108,7 @@ export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
               const suspended = yield* suspendSellerProfile(profile.value)
               yield* profiles.update(suspended.state)
               const dropped = rejectPendingOffers(yield* offers.lockPendingBySeller(report.reportedUserId))
-              yield* offers.updateStatus(dropped.rejected)
+              yield* offers.updateStatus(dropped.rejected, at)
               events.push(...suspended.events, ...dropped.events)
             }
           }

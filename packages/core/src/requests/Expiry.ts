@@ -25,7 +25,7 @@ export class RequestExpiry extends Effect.Service<RequestExpiry>()("@talab/core/
         const request = yield* requests.lock(requestId)
         if (Option.isNone(request)) return false
         const lapsed = expireLapsedOffers(request.value, yield* offers.lockLapsed(requestId, at), at)
-        yield* offers.updateStatus(lapsed.expired)
+        yield* offers.updateStatus(lapsed.expired, at)
         yield* requests.update(lapsed.request)
         yield* outbox.append(lapsed.events, at)
         return lapsed.expired.length > 0
@@ -40,7 +40,7 @@ export class RequestExpiry extends Effect.Service<RequestExpiry>()("@talab/core/
         const expired = expireRequest(lapsed.request, at)
         if (expired === undefined) return false
         const { rejected, events } = rejectPendingOffers(lapsed.offers)
-        yield* offers.updateStatus([...lapsed.expired, ...rejected])
+        yield* offers.updateStatus([...lapsed.expired, ...rejected], at)
         yield* requests.update(expired.state)
         yield* outbox.append([...lapsed.events, ...expired.events, ...events], at)
         return true

@@ -113,7 +113,7 @@ export class Requests extends Effect.Service<Requests>()("@talab/core/Requests",
           const lapsed = expireLapsedOffers(locked, yield* offers.lockByRequest(locked.id), at)
           const closed = yield* closeRequest(effectiveRequest(lapsed.request, at), at)
           const { rejected, events } = rejectPendingOffers(lapsed.offers)
-          yield* offers.updateStatus([...lapsed.expired, ...rejected])
+          yield* offers.updateStatus([...lapsed.expired, ...rejected], at)
           yield* requests.update(closed.state)
           yield* outbox.append([...lapsed.events, ...closed.events, ...events], at)
           return { id: closed.state.id, status: closed.state.status, closedAt: at }

@@ -21,6 +21,24 @@ export type DomainEvent = Data.TaggedEnum<{
     readonly buyerId: string
     readonly conversationId: string
   }
+  /** The buyer proposed another price (push `offer_countered` to the seller). */
+  OfferCountered: {
+    readonly offerId: string
+    readonly requestId: string
+    readonly sellerId: string
+    readonly buyerId: string
+    readonly conversationId: string
+    readonly counterId: string
+  }
+  /** The seller changed the offer; it is now at `revision` (push `offer_revised` to the buyer). */
+  OfferRevised: {
+    readonly offerId: string
+    readonly requestId: string
+    readonly sellerId: string
+    readonly buyerId: string
+    readonly conversationId: string
+    readonly revision: number
+  }
   OfferWithdrawn: { readonly offerId: string; readonly requestId: string; readonly sellerId: string }
   OfferRejected: { readonly offerId: string; readonly requestId: string; readonly sellerId: string }
   OfferAccepted: {

@@ -40,7 +40,7 @@ const offerArgs = (overrides: Partial<Parameters<typeof createOffer>[0]> = {}): 
 describe("createOffer", () => {
   it("creates a pending offer, increments offerCount and raises OfferCreated", () => {
     const { state, events } = right(createOffer(offerArgs()))
-    expect(state.offer).toEqual({ ...newOffer(), status: "pending", createdAt: at(1_000) })
+    expect(state.offer).toEqual({ ...newOffer(), status: "pending", revision: 1, createdAt: at(1_000) })
     expect(state.request.offerCount).toBe(3)
     expect(state.request.status).toBe("active")
     expect(events).toEqual([

@@ -8,6 +8,7 @@ import {
   DomainEvent,
   EventOutbox,
   MessageRepo,
+  type OfferEvent,
   OfferRepo,
   OtpRepo,
   RatingRepo,
@@ -455,6 +456,60 @@ export const repositoryPortTests = (it: Vitest.MethodsNonLive<PortsUnderTest, tr
       expect((yield* offers.lockByRequest(request.id)).map((o) => o.status)).toEqual(["rejected", "withdrawn"])
       expect(yield* pendingOfSeller(request.id, seller.id)).toEqual([])
       yield* offers.updateStatus([])
+    })
+  )
+
+  it.effect("offers: a revision, counters and the history, with the statuses that end an offer in it", () =>
+    Effect.gen(function* () {
+      const offers = yield* OfferRepo
+      const { offer } = yield* seedOffer
+      const revised = { ...offer, price: 1850.5, availability: "tomorrow", conditionNotes: null, revision: 2 }
+      yield* offers.revise(revised)
+      expect(yield* offers.findById(offer.id)).toEqual(Option.some(revised))
+
+      expect(yield* offers.countCounters(offer.id)).toBe(0)
+      const counter = {
+        id: randomUUID(),
+        offerId: offer.id,
+        price: 1700.25,
+        note: "with the case?",
+        revision: 2,
+        createdAt: at("2025-01-04T12:00:00.000Z")
+      }
+      yield* offers.insertCounter(counter)
+      yield* offers.insertCounter({ ...counter, id: randomUUID(), note: null })
+      expect(yield* offers.countCounters(offer.id)).toBe(2)
+
+      const line = (type: OfferEvent["type"], price: number, revision: number, iso: string): OfferEvent => ({
+        offerId: offer.id,
+        type,
+        price,
+        by: type === "countered" || type === "accepted" ? "buyer" : "seller",
+        revision,
+        createdAt: at(iso)
+      })
+      yield* offers.appendHistory([line("created", offer.price, 1, "2025-01-04T10:00:00.000Z")])
+      yield* offers.appendHistory([line("revised", 1850.5, 2, "2025-01-04T11:00:00.000Z")])
+      yield* offers.appendHistory([line("countered", 1700.25, 2, "2025-01-04T12:00:00.000Z")])
+      yield* offers.appendHistory([])
+      yield* offers.updateStatus([{ id: offer.id, status: "accepted" }], at("2025-01-04T13:00:00.000Z"))
+      expect(yield* offers.history(offer.id)).toEqual([
+        line("created", offer.price, 1, "2025-01-04T10:00:00.000Z"),
+        line("revised", 1850.5, 2, "2025-01-04T11:00:00.000Z"),
+        line("countered", 1700.25, 2, "2025-01-04T12:00:00.000Z"),
+        line("accepted", 1850.5, 2, "2025-01-04T13:00:00.000Z")
+      ])
+      expect(yield* offers.history(randomUUID())).toEqual([])
+    })
+  )
+
+  it.effect("offers: an expiry, or a status written without a time, adds nothing to the history", () =>
+    Effect.gen(function* () {
+      const offers = yield* OfferRepo
+      const { offer } = yield* seedOffer
+      yield* offers.updateStatus([{ id: offer.id, status: "expired" }], at("2025-01-04T13:00:00.000Z"))
+      yield* offers.updateStatus([{ id: offer.id, status: "rejected" }])
+      expect(yield* offers.history(offer.id)).toEqual([])
     })
   )
 

@@ -67,6 +67,7 @@ export const offerOf = (overrides: Partial<Offer> = {}): Offer => ({
   requestId: "request-1",
   sellerId: SELLER,
   price: 300,
+  revision: 1,
   availability: "today",
   conditionNotes: null,
   warrantyNotes: null,

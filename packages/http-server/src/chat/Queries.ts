@@ -93,7 +93,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       }),
       Result: HistoryRow,
       execute: ({ before, conversationId, limit }) => sql`
-        SELECT id, conversation_id, seq, sender_id, message_text, read_at, created_at FROM messages
+        SELECT id, conversation_id, seq, sender_id, kind, message_text, read_at, created_at FROM messages
         WHERE conversation_id = ${conversationId}
           ${before === undefined ? sql`` : sql`AND created_at < ${before}`}
         ORDER BY created_at DESC, id DESC
@@ -105,7 +105,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       Request: Schema.Struct({ conversationId: Schema.String, afterSeq: Schema.Number, limit: Schema.Number }),
       Result: HistoryRow,
       execute: ({ afterSeq, conversationId, limit }) => sql`
-        SELECT id, conversation_id, seq, sender_id, message_text, read_at, created_at FROM messages
+        SELECT id, conversation_id, seq, sender_id, kind, message_text, read_at, created_at FROM messages
         WHERE conversation_id = ${conversationId} AND seq > ${afterSeq}
         ORDER BY seq
         LIMIT ${limit + 1}`
@@ -123,7 +123,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       Request: Schema.Struct({ conversationId: Schema.String, fromSeq: Schema.Number, toSeq: Schema.Number }),
       Result: HistoryRow,
       execute: ({ conversationId, fromSeq, toSeq }) => sql`
-        SELECT id, conversation_id, seq, sender_id, message_text, read_at, created_at FROM messages
+        SELECT id, conversation_id, seq, sender_id, kind, message_text, read_at, created_at FROM messages
         WHERE conversation_id = ${conversationId} AND seq BETWEEN ${fromSeq} AND ${toSeq}
         ORDER BY seq`
     })
@@ -132,7 +132,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, seq: Schema.Number })),
       Result: HistoryRow,
       execute: (lasts) => sql`
-        SELECT id, conversation_id, seq, sender_id, message_text, read_at, created_at FROM messages
+        SELECT id, conversation_id, seq, sender_id, kind, message_text, read_at, created_at FROM messages
         WHERE ${sql.or(
           lasts.map(
             ({ conversationId, seq }) =>

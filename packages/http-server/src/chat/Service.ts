@@ -5,6 +5,8 @@ import {
   type Conversation,
   ConversationRepo,
   contactsShownAt,
+  type LockedConversation,
+  type Message,
   type MessageInput,
   MessageRepo
 } from "@talab/core"
@@ -86,6 +88,19 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
       })
 
     /**
+     * Delivers a message stored (and committed) elsewhere, such as the one a counter or a revision posts, to every
+     * socket subscribed to its conversation, as `sendMessage` delivers its own.
+     */
+    const deliverStored = (conversation: LockedConversation, message: Message) =>
+      Effect.gen(function* () {
+        const view = sentMessage(message)
+        const shown = contactsShownAt(conversation.offerStatus)
+        const around = shown ? ALONE : yield* queries.spreadAround(conversation.id, message.seq)
+        yield* hub.publish(conversation, view, shown, around)
+        return view
+      })
+
+    /**
      * Stores a message through core's `Chat.send` (MessageSent raised in the same transaction, no push owed to a
      * recipient whose socket is subscribed to the conversation) and delivers it to every socket subscribed to it.
      */
@@ -104,6 +119,14 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
         return view
       })
 
-    return { conversationOf, listMine, readMessages, messagesAfter, markReadUpTo, sendMessage } as const
+    return {
+      conversationOf,
+      listMine,
+      readMessages,
+      messagesAfter,
+      markReadUpTo,
+      sendMessage,
+      deliverStored
+    } as const
   })
 }) {}

@@ -50,8 +50,8 @@ export const SqlMessageRepo = Layer.effect(
      */
     const storeAndTouch = (row: typeof NewMessageRow.Encoded, onConflict: Statement.Fragment) => sql`
       WITH stored AS (
-        INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, read_at, created_at, seq)
-        VALUES (${row.id}, ${row.conversation_id}, ${row.sender_id}, ${row.message_text}, ${row.client_id},
+        INSERT INTO messages (id, conversation_id, sender_id, kind, message_text, client_id, read_at, created_at, seq)
+        VALUES (${row.id}, ${row.conversation_id}, ${row.sender_id}, ${row.kind}, ${row.message_text}, ${row.client_id},
                 ${row.read_at}, ${row.created_at},
                 (SELECT COALESCE(max(seq), 0) + 1 FROM messages WHERE conversation_id = ${row.conversation_id}))
         ${onConflict}

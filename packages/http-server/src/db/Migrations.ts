@@ -22,6 +22,7 @@ import stripedRequestCounts from "./migrations/0019_striped_request_counts.js"
 import expiryRules from "./migrations/0020_expiry_rules.js"
 import spamBounds from "./migrations/0021_spam_bounds.js"
 import relativeAvatarUrls from "./migrations/0022_relative_avatar_urls.js"
+import bargaining from "./migrations/0023_bargaining.js"
 import requestSearch from "./migrations/0025_request_search.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
@@ -46,6 +47,7 @@ export const migrations = {
   "0020_expiry_rules": expiryRules,
   "0021_spam_bounds": spamBounds,
   "0022_relative_avatar_urls": relativeAvatarUrls,
+  "0023_bargaining": bargaining,
   "0025_request_search": requestSearch
 }
 

@@ -61,9 +61,24 @@ export const errorResponse = <C extends ErrorCode>(
   details: Record<string, Array<string>> = {}
 ): ResponseOfCode<C> => errorResponseOf(code, envelope(code, language, details))
 
+/**
+ * The `details` of a domain error: each field's problems for a validation failure; for an offer changed under an
+ * accept, the offer's current revision (a number, as a string), so the client can show it and accept again.
+ */
+const detailsOf = (error: HandlerError, language: Language): Record<string, Array<string>> => {
+  switch (error._tag) {
+    case "ValidationFailed":
+      return localizeDetails(error.details, language)
+    case "OfferChanged":
+      return { revision: [String(error.revision)] }
+    default:
+      return {}
+  }
+}
+
 /** A domain (or edge) error as its localized envelope response. */
 const fromDomainError = (error: HandlerError, language: Language): ApiErrorResponse =>
-  errorResponse(error.code, language, error._tag === "ValidationFailed" ? localizeDetails(error.details, language) : {})
+  errorResponse(error.code, language, detailsOf(error, language))
 
 /**
  * Runs a handler's effect and turns its domain errors into localized envelopes. Every handler goes

@@ -89,6 +89,10 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
     switch (type) {
       case "offer_created":
         return { title: t("push_offer_created_title"), body: t("push_offer_created_body", params) }
+      case "offer_countered":
+        return { title: t("push_offer_countered_title"), body: t("push_offer_countered_body", params) }
+      case "offer_revised":
+        return { title: t("push_offer_revised_title"), body: t("push_offer_revised_body", params) }
       case "offer_accepted": {
         const side = recipientId === offer.sellerId ? "seller" : "buyer"
         return {
@@ -234,6 +238,13 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
         WHERE ${sql.or(about)}`
     }
 
+    // The price a counter proposed, which its push states instead of the offer's.
+    const counterPrices = (counterIds: ReadonlyArray<string>) =>
+      counterIds.length === 0
+        ? Effect.succeed<ReadonlyArray<{ readonly counterId: string; readonly price: number }>>([])
+        : sql<{ readonly counterId: string; readonly price: number }>`
+            SELECT id AS "counterId", price FROM offer_counters WHERE id IN ${sql.in(counterIds)}`
+
     const messageRows = (messageIds: ReadonlyArray<string>) =>
       messageIds.length === 0
         ? Effect.succeed<ReadonlyArray<MessageRow>>([])
@@ -288,7 +299,11 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
       notifications: ReadonlyArray<NotificationSubject>
     ): Effect.Effect<(notification: NotificationSubject) => Facts, SqlError> =>
       Effect.gen(function* () {
-        const isAboutOffer = (n: NotificationSubject) => n.type === "offer_created" || n.type === "offer_accepted"
+        const isAboutOffer = (n: NotificationSubject) =>
+          n.type === "offer_created" ||
+          n.type === "offer_accepted" ||
+          n.type === "offer_countered" ||
+          n.type === "offer_revised"
         const offers = yield* offerRows(
           uniqueIds(notifications.filter(isAboutOffer).map((n) => n.data.offer_id)),
           uniqueIds(notifications.filter((n) => n.type === "rating_prompt").map((n) => n.data.deal_id))
@@ -299,6 +314,10 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
         const requests = yield* requestRows(
           uniqueIds(notifications.filter((n) => n.type === "request_match").map((n) => n.data.request_id))
         )
+        const counters = yield* counterPrices(
+          uniqueIds(notifications.filter((n) => n.type === "offer_countered").map((n) => n.data.counter_id))
+        )
+        const counterPrice = new Map(counters.map((row) => [row.counterId, Number(row.price)]))
         const byRequest = new Map(requests.map((row) => [row.requestId, row]))
         const byOffer = new Map(offers.map((row) => [row.offerId, row]))
         const byDeal = new Map(offers.flatMap((row) => (row.dealId === null ? [] : [[row.dealId, row] as const])))
@@ -311,7 +330,13 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
           switch (notification.type) {
             case "offer_created":
             case "offer_accepted":
+            case "offer_revised":
               return asOffer(byOffer.get(notification.data.offer_id ?? ""))
+            case "offer_countered": {
+              const offer = byOffer.get(notification.data.offer_id ?? "")
+              const price = counterPrice.get(notification.data.counter_id ?? "")
+              return offer === undefined || price === undefined ? unknown : asOffer({ ...offer, price })
+            }
             case "rating_prompt":
               return asOffer(byDeal.get(notification.data.deal_id ?? ""))
             case "message": {

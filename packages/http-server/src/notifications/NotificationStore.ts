@@ -12,6 +12,7 @@ const wireKeyOf = {
   offerId: "offer_id",
   dealId: "deal_id",
   conversationId: "conversation_id",
+  counterId: "counter_id",
   matchCount: "match_count"
 } as const satisfies Record<keyof NotificationData, string>
 

@@ -3,6 +3,7 @@ import { Api, CurrentUser, translate } from "@talab/contract"
 import { Offers } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { ChatService } from "../chat/Service.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { OfferQueries } from "./Queries.js"
@@ -13,16 +14,18 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
     const service = yield* OffersService
     const workflows = yield* Offers
     const queries = yield* OfferQueries
+    const chat = yield* ChatService
     return handlers
       .handle("create", ({ payload }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
             const { offer, outsideBudget } = yield* workflows.create(user, payload)
+            const data = { ...offer, counter: null }
             // A price outside the budget is allowed; the seller is only warned.
             return outsideBudget
-              ? { data: offer, message: translate("price_outside_budget", yield* requestLanguage) }
-              : { data: offer }
+              ? { data, message: translate("price_outside_budget", yield* requestLanguage) }
+              : { data }
           })
         )
       )
@@ -41,13 +44,41 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
           )
         )
       })
-      .handle("accept", ({ path }) =>
+      .handle("accept", ({ path, payload }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const deal = yield* workflows.accept(user, path.id)
+            const deal = yield* workflows.accept(user, path.id, payload)
             return { deal }
           })
+        )
+      )
+      .handle("counter", ({ path, payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const { conversation, message, result } = yield* workflows.counter(user, path.id, payload)
+            yield* chat.deliverStored(conversation, message)
+            return result
+          })
+        )
+      )
+      .handle("revise", ({ path, payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const { conversation, message, result } = yield* workflows.revise(user, path.id, payload)
+            yield* chat.deliverStored(conversation, message)
+            // A revision clears the counter: it answered the revision before.
+            return { ...result, counter: null }
+          })
+        )
+      )
+      .handle("history", ({ path }) =>
+        respond(
+          Effect.flatMap(CurrentUser, ({ user }) => workflows.history(user, path.id)).pipe(
+            Effect.map((events) => ({ events }))
+          )
         )
       )
       .handle("withdraw", ({ path }) =>
@@ -66,6 +97,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
 export const OffersLive = OffersHttp.pipe(
   Layer.provide([
     Offers.Default,
+    ChatService.Default,
     OffersService.DefaultWithoutDependencies.pipe(Layer.provideMerge(OfferQueries.Default))
   ])
 )

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { MyOfferItem, type OfferSort, Party, RequestOfferItem } from "@talab/contract"
+import { CounterOnOffer, MyOfferItem, type OfferSort, Party, RequestOfferItem } from "@talab/contract"
 import { OfferStatus, type OffersAudience } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -11,9 +11,13 @@ import { trustColumns } from "../trust/View.js"
 /** An offer of a request with its seller, as `nested` gathers the row: the list item as handlers return it. */
 const RequestOfferRow = Schema.typeSchema(RequestOfferItem)
 
+// The counter on the table: the last one of the offer's current revision (`k`, joined by `counterOnTheTable`).
+const counterColumns = columnsAs("k", fieldNames(CounterOnOffer), "counter")
+
 // The status is the effective one (below); the rest is read as stored.
 const requestOfferColumns = [
-  columnsAs("o", fieldNames(RequestOfferItem, "seller", "status")),
+  columnsAs("o", fieldNames(RequestOfferItem, "seller", "status", "counter")),
+  counterColumns,
   columnsAs("u", fieldNames(Party), "seller"),
   columnsAs("p", fieldNames(RequestOfferItem.fields.seller, ...fieldNames(Party), "trust"), "seller")
 ].join(", ")
@@ -22,7 +26,8 @@ const requestOfferColumns = [
 const MyOfferRow = Schema.typeSchema(MyOfferItem)
 
 const myOfferColumns = [
-  columnsAs("o", fieldNames(MyOfferItem, "request", "status")),
+  columnsAs("o", fieldNames(MyOfferItem, "request", "status", "counter")),
+  counterColumns,
   columnsAs("r", fieldNames(MyOfferItem.fields.request), "request")
 ].join(", ")
 
@@ -37,6 +42,13 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
     // The status as the API shows it at `at`, before the expiry job writes it down. `o` is the offer, `r` its request.
     const effectiveStatus = (at: Date) =>
       sql`talab_offer_status(o.status, o.valid_until, r.status, r.expires_at, ${at})`
+
+    // offer_counters_by_offer (offer_id, revision, position DESC): one row per offer.
+    const counterOnTheTable = sql`
+        LEFT JOIN LATERAL (
+          SELECT c.price, c.note, c.created_at FROM offer_counters c
+          WHERE c.offer_id = o.id AND c.revision = o.revision ORDER BY c.position DESC LIMIT 1
+        ) k ON true`
 
     // The key of each order before the default one; a seller without the figure sorts last.
     const orderKey = (sort: OfferSort) => {
@@ -70,7 +82,7 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
         JOIN buy_requests r ON r.id = o.request_id
         JOIN users u ON u.id = o.seller_id
         JOIN seller_profiles p ON p.user_id = o.seller_id
-        LEFT JOIN seller_trust_stats t ON t.seller_user_id = o.seller_id
+        LEFT JOIN seller_trust_stats t ON t.seller_user_id = o.seller_id${counterOnTheTable}
         WHERE o.request_id = ${requestId}
           AND ${sellerId === null ? sql`o.status <> 'withdrawn'` : sql`o.seller_id = ${sellerId}`}
         ORDER BY ${orderKey(sort)}o.created_at DESC, o.id DESC`.pipe(Effect.map((rows) => rows.map(nested)))
@@ -100,7 +112,7 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
         sql<Record<string, unknown>>`
         SELECT ${sql.literal(myOfferColumns)}, ${effectiveStatus(now)} AS status
         FROM offers o
-        JOIN buy_requests r ON r.id = o.request_id
+        JOIN buy_requests r ON r.id = o.request_id${counterOnTheTable}
         WHERE o.seller_id = ${sellerId}${status === null ? sql`` : sql` AND ${effectiveStatus(now)} = ${status}`}
         ORDER BY o.created_at DESC, o.id DESC
         LIMIT ${limit} OFFSET ${offset}`.pipe(Effect.map((rows) => rows.map(nested)))

@@ -1,14 +1,21 @@
 import { SqlClient, SqlSchema, type Statement } from "@effect/sql"
-import { Offer, OfferRepo, snakeCaseKeys } from "@talab/core"
+import { endingMoves, Offer, OfferCounter, OfferEvent, OfferRepo, snakeCaseKeys } from "@talab/core"
 import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { deferredWrite } from "../db/DeferredWrites.js"
 import { REQUEST_LISTS, requestTag, sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
 /** An offer as stored: the entity under its column names. */
 const OfferRow = snakeCaseKeys(Offer.fields)
+
+/** A counter as stored. */
+const CounterRow = snakeCaseKeys(OfferCounter.fields)
+
+/** A line of an offer's history as stored (its `position` orders it). */
+const EventRow = snakeCaseKeys(OfferEvent.fields)
 
 export const SqlOfferRepo = Layer.effect(
   OfferRepo,
@@ -55,11 +62,51 @@ export const SqlOfferRepo = Layer.effect(
         sql`SELECT * FROM offers WHERE request_id = ${requestId} AND talab_offer_lapsed(status, valid_until, ${now})
             ORDER BY created_at DESC, id DESC FOR UPDATE`
     })
+    type Changed = Pick<Offer, "requestId" | "sellerId">
     const setStatus = (status: Offer["status"], ids: ReadonlyArray<string>) =>
-      sql<Pick<Offer, "requestId" | "sellerId">>`UPDATE offers SET status = ${status} WHERE id IN ${sql.in(ids)}
-          RETURNING request_id AS "requestId", seller_id AS "sellerId"`.pipe(
-        Effect.flatMap((rows) => reads.changed(rows.flatMap(offerTags)))
-      )
+      sql<Changed>`UPDATE offers SET status = ${status} WHERE id IN ${sql.in(ids)}
+        RETURNING request_id AS "requestId", seller_id AS "sellerId"`
+    // A status that ends an offer adds its history line in the same statement, with the price and revision stored.
+    const setStatusInHistory = (status: Offer["status"], ids: ReadonlyArray<string>, at: Date | undefined) => {
+      const by = endingMoves[status]
+      if (at === undefined || by === undefined) return setStatus(status, ids)
+      return sql<Changed>`
+        WITH changed AS (
+          UPDATE offers SET status = ${status} WHERE id IN ${sql.in(ids)}
+          RETURNING id, price, revision, request_id, seller_id
+        ), history AS (
+          INSERT INTO offer_events (offer_id, type, price, by, revision, created_at)
+          SELECT id, ${status}, price, ${by}, revision, ${at} FROM changed ORDER BY id
+        )
+        SELECT request_id AS "requestId", seller_id AS "sellerId" FROM changed`
+    }
+    const revise = SqlSchema.void({
+      Request: OfferRow,
+      execute: (row) => sql`
+        UPDATE offers SET price = ${row.price}, availability = ${row.availability},
+          condition_notes = ${row.condition_notes}, warranty_notes = ${row.warranty_notes}, revision = ${row.revision}
+        WHERE id = ${row.id}`
+    })
+    const insertCounter = SqlSchema.void({
+      Request: CounterRow,
+      execute: (row) => deferredWrite(sql, sql`INSERT INTO offer_counters ${sql.insert(row)}`)
+    })
+    const countCounters = SqlSchema.single({
+      Request: Schema.String,
+      Result: Schema.Struct({ count: Schema.Number }),
+      execute: (offerId) => sql`SELECT count(*)::int AS count FROM offer_counters WHERE offer_id = ${offerId}`
+    })
+    const appendHistory = SqlSchema.void({
+      Request: Schema.Array(EventRow),
+      execute: (rows) => deferredWrite(sql, sql`INSERT INTO offer_events ${sql.insert(rows)}`)
+    })
+    const history = SqlSchema.findAll({
+      Request: Schema.String,
+      Result: EventRow,
+      execute: (offerId) => sql`
+        SELECT offer_id, type, price, by, revision, created_at FROM offer_events
+        WHERE offer_id = ${offerId} ORDER BY position`
+    })
 
     return OfferRepo.of({
       insertUnlessPending: (offer) =>
@@ -74,16 +121,26 @@ export const SqlOfferRepo = Layer.effect(
       lockLapsed: (requestId, now) => lockLapsed({ requestId, now }).pipe(Effect.orDie),
       lockPendingBySeller: (sellerId) => lockPendingBySeller(sellerId).pipe(Effect.orDie),
       // One statement per target status; a batch is normally all `rejected`.
-      updateStatus: (offers) =>
-        Effect.forEach(
-          Object.entries(Arr.groupBy(offers, (offer) => offer.status)),
-          ([status, group]) =>
-            setStatus(
-              status as Offer["status"],
-              group.map((offer) => offer.id)
-            ),
-          { discard: true }
-        ).pipe(Effect.orDie)
+      updateStatus: (offers, at) =>
+        Effect.forEach(Object.entries(Arr.groupBy(offers, (offer) => offer.status)), ([status, group]) =>
+          setStatusInHistory(
+            status as Offer["status"],
+            group.map((offer) => offer.id),
+            at
+          )
+        ).pipe(
+          Effect.orDie,
+          Effect.flatMap((changed) => reads.changed(changed.flat().flatMap(offerTags)))
+        ),
+      revise: (offer) => revise(offer).pipe(Effect.orDie, Effect.zipRight(reads.changed(offerTags(offer)))),
+      insertCounter: (counter) => insertCounter(counter).pipe(Effect.orDie),
+      countCounters: (offerId) =>
+        countCounters(offerId).pipe(
+          Effect.map((row) => row.count),
+          Effect.orDie
+        ),
+      appendHistory: (events) => (events.length === 0 ? Effect.void : appendHistory(events).pipe(Effect.orDie)),
+      history: (offerId) => history(offerId).pipe(Effect.orDie)
     })
   })
 )
