@@ -24,7 +24,7 @@ import type {
   Unauthorized,
   ValidationFailed
 } from "./shared/Errors.js"
-import type { UnsupportedMediaType } from "./users/Errors.js"
+import type { OpenDealsExist, UnsupportedMediaType } from "./users/Errors.js"
 
 /** Every error the domain and the application services raise on purpose. */
 export type DomainError =
@@ -54,6 +54,7 @@ export type DomainError =
   | RequestExpired
   | RequestAlreadyExtended
   | AlertRuleLimitReached
+  | OpenDealsExist
   | RateLimited
   | ServiceUnavailable
 

@@ -20,6 +20,8 @@ export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
     readonly lockLapsed: (requestId: string, now: Date) => Effect.Effect<ReadonlyArray<Offer>>
     /** A seller's pending offers on every request, locked for update; lock the seller's profile first. */
     readonly lockPendingBySeller: (sellerId: string) => Effect.Effect<ReadonlyArray<Offer>>
+    /** The ids of the seller's offers stored as `pending` (unlocked: each is locked as it is withdrawn). */
+    readonly pendingIdsOfSeller: (sellerId: string) => Effect.Effect<ReadonlyArray<string>>
     readonly updateStatus: (offers: ReadonlyArray<Pick<Offer, "id" | "status">>) => Effect.Effect<void>
   }
 >() {}

@@ -22,6 +22,7 @@ import stripedRequestCounts from "./migrations/0019_striped_request_counts.js"
 import expiryRules from "./migrations/0020_expiry_rules.js"
 import spamBounds from "./migrations/0021_spam_bounds.js"
 import relativeAvatarUrls from "./migrations/0022_relative_avatar_urls.js"
+import deletedUsers from "./migrations/0024_deleted_users.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -44,7 +45,8 @@ export const migrations = {
   "0019_striped_request_counts": stripedRequestCounts,
   "0020_expiry_rules": expiryRules,
   "0021_spam_bounds": spamBounds,
-  "0022_relative_avatar_urls": relativeAvatarUrls
+  "0022_relative_avatar_urls": relativeAvatarUrls,
+  "0024_deleted_users": deletedUsers
 }
 
 /**
