@@ -1,4 +1,6 @@
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { OtpCode } from "../auth/SignIn.js"
 import { SessionRepo } from "../auth/Repo.js"
 import { DealRepo } from "../deals/Repo.js"
 import { Offers } from "../offers/Offers.js"
@@ -11,6 +13,10 @@ import { Transactor } from "../shared/Transactor.js"
 import { OpenDealsExist } from "./Errors.js"
 import { DeviceTokenRepo, UserRepo } from "./Repo.js"
 import type { User } from "./User.js"
+
+/** Deleting one's own account: a code sent by SMS to one's own number within the last 10 minutes. */
+export const DeleteAccountInput = Schema.Struct({ otpCode: OtpCode })
+export type DeleteAccountInput = typeof DeleteAccountInput.Type
 
 /** What deleting an account did that the embedder finishes outside the transaction. */
 export interface DeletedAccount {
@@ -54,16 +60,19 @@ export class AccountDeletion extends Effect.Service<AccountDeletion>()("@talab/c
         Effect.gen(function* () {
           const at = yield* currentDate
           yield* profiles.lockByUserId(user.id)
-          // A request that lapsed by the clock, or one closed meanwhile, is left to what already ended it.
+          // A request that lapsed by the clock, or one closed meanwhile, is left to what already ended it; the
+          // ids are the user's own, read in this transaction, so no other refusal can come.
           for (const id of yield* requests.activeIdsOfBuyer(user.id)) {
-            yield* requestFlows
-              .close(user, id)
-              .pipe(Effect.catchTags({ RequestExpired: () => Effect.void, RequestAlreadyClosed: () => Effect.void }))
+            yield* requestFlows.close(user, id).pipe(
+              Effect.catchAll((error) =>
+                error._tag === "RequestExpired" || error._tag === "RequestAlreadyClosed" ? Effect.void : Effect.die(error)
+              )
+            )
           }
           for (const id of yield* offers.pendingIdsOfSeller(user.id)) {
             yield* offerFlows
               .withdraw(user, id)
-              .pipe(Effect.catchTag("OfferNotPending", () => Effect.void))
+              .pipe(Effect.catchAll((error) => (error._tag === "OfferNotPending" ? Effect.void : Effect.die(error))))
           }
           if (yield* deals.hasOpenFor(user.id)) return yield* Effect.fail(new OpenDealsExist())
           const endedSessionIds = yield* sessions.revokeAll(user.id, at)

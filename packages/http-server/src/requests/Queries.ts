@@ -15,6 +15,7 @@ type PageRow = { readonly [K in keyof ListItem]: ListItem[K] | null } & { readon
 type DetailRow = Omit<typeof RequestDetail.Type, "buyer"> & {
   readonly buyerId: string
   readonly buyerName: string | null
+  readonly buyerDeleted: boolean
   /** The viewer is the seller of the request's accepted offer. */
   readonly dealt: boolean
 }
@@ -141,7 +142,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
     const findDetail = (id: string, viewerId: string, at: Date) =>
       Effect.map(
         sql<DetailRow>`
-          SELECT ${sql.literal(storedDetailColumns)}, ${effectiveColumns(at)}, u.name AS "buyerName",
+          SELECT ${sql.literal(storedDetailColumns)}, ${effectiveColumns(at)}, u.name AS "buyerName", u.deleted AS "buyerDeleted",
                  EXISTS (SELECT 1 FROM offers o WHERE o.request_id = buy_requests.id AND o.seller_id = ${viewerId}
                          AND o.status = 'accepted') AS dealt
           FROM buy_requests
@@ -160,11 +161,11 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "request" })),
-            onSome: ({ buyerId, buyerName, dealt, notes, ...request }) =>
+            onSome: ({ buyerId, buyerName, buyerDeleted, dealt, notes, ...request }) =>
               Effect.succeed({
                 ...request,
                 notes: buyerId === viewerId || dealt ? notes : maskedField(notes),
-                buyer: { id: buyerId, name: buyerName }
+                buyer: { id: buyerId, name: buyerName, deleted: buyerDeleted }
               })
           })
         )

@@ -35,7 +35,13 @@ export const SqlRequestRepo = Layer.effect(
       insert: (request) => insert(request).pipe(Effect.orDie),
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
-      update: (request) => update(request).pipe(Effect.orDie)
+      update: (request) => update(request).pipe(Effect.orDie),
+      activeIdsOfBuyer: (buyerId) =>
+        sql<{ id: string }>`
+          SELECT id FROM buy_requests WHERE buyer_id = ${buyerId} AND status = 'active' ORDER BY id`.pipe(
+          Effect.map((rows) => rows.map((row) => row.id)),
+          Effect.orDie
+        )
     })
   })
 )
