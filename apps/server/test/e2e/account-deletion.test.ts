@@ -254,3 +254,43 @@ const avatarForm = (bytes: Uint8Array) => {
   form.append("avatar", new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "image/png" }), "me.png")
   return form
 }
+
+describe("a deletion racing an accept on postgres", () => {
+  const server = useServer("postgres", { settings: marketSettings })
+  const m = market(server)
+
+  it("either the deal is made and the deletion refused, or the offer is withdrawn and the accept refused", async () => {
+    const outcomes = new Set<string>()
+    for (let round = 0; round < 6; round++) {
+      const buyer = await m.user("Buyer")
+      const seller = await m.seller("Seller")
+      const posted = await m.request(buyer)
+      const offer = await m.offer(seller, posted.id)
+      m.expectStatus(
+        await m.api().post("/auth/request-otp", { body: { phone_number: seller.phone } }),
+        200,
+        "request-otp"
+      )
+      const code = server().sms.lastCode(seller.phone)!
+      const [deleted, accepted] = await Promise.all([
+        m.api().delete("/users/me", { token: seller.token, body: { otp_code: code } }),
+        m.api().post(`/offers/${offer.id}/accept`, { token: buyer.token })
+      ])
+      const deals = (await m.api().get("/deals/my", { token: buyer.token })).body.data.deals
+      if (accepted.status === 200) {
+        expectError(deleted, 422, "OPEN_DEALS_EXIST")
+        expect(deals.map((d) => d.seller)).toEqual([expect.objectContaining({ id: seller.userId, deleted: false })])
+        m.expectStatus(await m.api().get("/users/me", { token: seller.token }), 200, "seller still there")
+        outcomes.add("deal")
+      } else {
+        expect(deleted.status).toBe(200)
+        expect(accepted.status).toBe(422)
+        expect(deals).toEqual([])
+        const offers = await m.api().get(`/requests/${posted.id}/offers`, { token: buyer.token })
+        expect(offers.body.data.offers).toEqual([])
+        outcomes.add("deletion")
+      }
+    }
+    expect(outcomes.size).toBeGreaterThan(0)
+  })
+})
