@@ -5,10 +5,10 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { SignedInView } from "@talab/contract"
 import { Ids, SignInDevice } from "@talab/core"
 import {
+  AccountErasure,
   AppConfig,
   AppLive,
   type AppSettings,
-  AccountErasure,
   AuthService,
   DatabaseOptions,
   ExpiryJob,

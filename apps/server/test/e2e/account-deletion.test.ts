@@ -73,7 +73,10 @@ describe.each(bothBackends)("a user's export and deletion on %s", (backend: Back
       "rate me"
     ).body.data
     const rule = m.expectStatus(
-      await api().post("/seller-profiles/me/alerts", { token: me.token, body: { categories: ["phone"], cities: ["Riyadh"] } }),
+      await api().post("/seller-profiles/me/alerts", {
+        token: me.token,
+        body: { categories: ["phone"], cities: ["Riyadh"] }
+      }),
       201,
       "alert rule"
     ).body.data
@@ -240,12 +243,19 @@ describe.each(bothBackends)("a user's export and deletion on %s", (backend: Back
   it("the testkit deletes a user as the API does, and refuses while a deal is open", async () => {
     const { buyer, seller, deal } = await m.deal()
     await expect(server().deleteUser(buyer.phone)).rejects.toThrow(/OPEN_DEALS_EXIST/)
-    m.expectStatus(await api().put(`/deals/${deal.id}/cancel`, { token: buyer.token, body: { reason: "other" } }), 200, "cancel")
+    m.expectStatus(
+      await api().put(`/deals/${deal.id}/cancel`, { token: buyer.token, body: { reason: "other" } }),
+      200,
+      "cancel"
+    )
     const { deletedAt } = await server().deleteUser(buyer.phone)
     expect(deletedAt).toBeInstanceOf(Date)
     expectError(await api().get("/users/me", { token: buyer.token }), 401, "UNAUTHORIZED")
     const seen = await api().get(`/deals/${deal.id}`, { token: seller.token })
-    expect(seen.body.data).toMatchObject({ status: "cancelled", buyer: { id: buyer.userId, name: null, deleted: true } })
+    expect(seen.body.data).toMatchObject({
+      status: "cancelled",
+      buyer: { id: buyer.userId, name: null, deleted: true }
+    })
   })
 })
 

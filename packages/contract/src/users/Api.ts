@@ -105,7 +105,8 @@ export class UsersApi extends HttpApiGroup.make("users")
         OTP_EXPIRED: "the code is older than 10 minutes, or none was sent",
         OTP_ATTEMPTS_EXCEEDED: "3 wrong attempts: request a new code",
         FORBIDDEN: "the caller is an administrator",
-        OPEN_DEALS_EXIST: "a deal of theirs, as buyer or seller, is still accepted (neither completed nor cancelled): nothing changed"
+        OPEN_DEALS_EXIST:
+          "a deal of theirs, as buyer or seller, is still accepted (neither completed nor cancelled): nothing changed"
       })
       .annotate(RequestExample, { otp_code: "123456" })
   )

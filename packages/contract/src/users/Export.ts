@@ -1,23 +1,6 @@
-import {
-  AlertRule,
-  Conversation,
-  DeviceToken,
-  Message,
-  Rating,
-  Report,
-  Session,
-  snakeCaseKeys
-} from "@talab/core"
+import { AlertRule, Conversation, DeviceToken, Message, Rating, Report, Session, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
-import {
-  DealView,
-  entityView,
-  OfferView,
-  RequestView,
-  SellerProfileView,
-  shownAs,
-  UserView
-} from "../http/Views.js"
+import { DealView, entityView, OfferView, RequestView, SellerProfileView, shownAs, UserView } from "../http/Views.js"
 
 const SessionRecord = Schema.Struct({
   ...entityView(Session.fields).pick("id", "createdAt", "expiresAt", "revokedAt", "lastUsedAt", "device").fields,
@@ -47,22 +30,22 @@ const ReportRecord = entityView(Report.fields).pick(
  * the ratings they gave and received, the reports they made, their alert rules and the URLs of their images.
  */
 export const AccountExport = snakeCaseKeys({
-    exportedAt: Schema.Date,
-    profile: UserView,
-    sellerProfile: Schema.NullOr(SellerProfileView),
-    sessions: Schema.Array(SessionRecord),
-    deviceTokens: Schema.Array(DeviceTokenRecord),
-    requests: Schema.Array(RequestView),
-    offers: Schema.Array(OfferView),
-    deals: Schema.Array(DealView),
-    conversations: Schema.Array(entityView(Conversation.fields)),
-    messages: Schema.Array(entityView(Message.fields)),
-    ratingsGiven: Schema.Array(RatingRecord),
-    ratingsReceived: Schema.Array(RatingRecord),
-    reportsMade: Schema.Array(ReportRecord),
-    alertRules: Schema.Array(entityView(AlertRule.fields)),
-    images: Schema.Array(Schema.String).annotations({
-      description: "The URLs of the caller's images besides the avatar (in `profile`)."
-    })
+  exportedAt: Schema.Date,
+  profile: UserView,
+  sellerProfile: Schema.NullOr(SellerProfileView),
+  sessions: Schema.Array(SessionRecord),
+  deviceTokens: Schema.Array(DeviceTokenRecord),
+  requests: Schema.Array(RequestView),
+  offers: Schema.Array(OfferView),
+  deals: Schema.Array(DealView),
+  conversations: Schema.Array(entityView(Conversation.fields)),
+  messages: Schema.Array(entityView(Message.fields)),
+  ratingsGiven: Schema.Array(RatingRecord),
+  ratingsReceived: Schema.Array(RatingRecord),
+  reportsMade: Schema.Array(ReportRecord),
+  alertRules: Schema.Array(entityView(AlertRule.fields)),
+  images: Schema.Array(Schema.String).annotations({
+    description: "The URLs of the caller's images besides the avatar (in `profile`)."
+  })
 })
 export type AccountExport = typeof AccountExport.Type

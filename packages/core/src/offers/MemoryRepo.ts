@@ -54,7 +54,9 @@ export const MemoryOfferRepo = Layer.effect(
           (o) => o.requestId === requestId && o.status === "pending" && o.validUntil !== null && o.validUntil <= now
         ),
       pendingIdsOfSeller: (sellerId) =>
-        store.read((t) => rowsWhere(t.offers, (o) => o.sellerId === sellerId && o.status === "pending").map((o) => o.id)),
+        store.read((t) =>
+          rowsWhere(t.offers, (o) => o.sellerId === sellerId && o.status === "pending").map((o) => o.id)
+        ),
       lockPendingBySeller: (sellerId) => lockWhere((o) => o.sellerId === sellerId && o.status === "pending"),
       updateStatus: (changes) =>
         store.write((t) => {

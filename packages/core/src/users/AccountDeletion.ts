@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { OtpCode } from "../auth/SignIn.js"
 import { SessionRepo } from "../auth/Repo.js"
+import { OtpCode } from "../auth/SignIn.js"
 import { DealRepo } from "../deals/Repo.js"
 import { Offers } from "../offers/Offers.js"
 import { OfferRepo } from "../offers/Repo.js"
@@ -63,11 +63,15 @@ export class AccountDeletion extends Effect.Service<AccountDeletion>()("@talab/c
           // A request that lapsed by the clock, or one closed meanwhile, is left to what already ended it; the
           // ids are the user's own, read in this transaction, so no other refusal can come.
           for (const id of yield* requests.activeIdsOfBuyer(user.id)) {
-            yield* requestFlows.close(user, id).pipe(
-              Effect.catchAll((error) =>
-                error._tag === "RequestExpired" || error._tag === "RequestAlreadyClosed" ? Effect.void : Effect.die(error)
+            yield* requestFlows
+              .close(user, id)
+              .pipe(
+                Effect.catchAll((error) =>
+                  error._tag === "RequestExpired" || error._tag === "RequestAlreadyClosed"
+                    ? Effect.void
+                    : Effect.die(error)
+                )
               )
-            )
           }
           for (const id of yield* offers.pendingIdsOfSeller(user.id)) {
             yield* offerFlows

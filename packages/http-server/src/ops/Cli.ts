@@ -1,16 +1,16 @@
+import { Ids, RequestSettings } from "@talab/core"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Ids, RequestSettings } from "@talab/core"
+import { SessionEvents } from "../auth/SessionEvents.js"
 import { describeConfigError, isConfigError } from "../config/AppConfig.js"
 import { redisPrefixFor } from "../config/RedisPrefix.js"
 import { readVariable } from "../config/Settings.js"
-import { SessionEvents } from "../auth/SessionEvents.js"
 import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
 import { SqlRepositoriesLayer } from "../db/Repositories.js"
+import { publishSessionEnds, publishUserChanges } from "../realtime/RedisFanout.js"
 import { fileStoreLayer } from "../server/Adapters.js"
 import { AccountErasureLive } from "../users/Erasure.js"
-import { publishSessionEnds, publishUserChanges } from "../realtime/RedisFanout.js"
 import { restoreEmbedded } from "./Backup.js"
 import { type Outcome, parseCommand, runCommand, USAGE } from "./Commands.js"
 import { forward, runningServer } from "./Control.js"
@@ -35,7 +35,10 @@ const readEnvironment = Effect.all({
 const erasureOutsideServer = (
   onPostgres: boolean,
   dataDir: string,
-  servers: { readonly endSessions?: (ids: ReadonlyArray<string>) => Effect.Effect<void>; readonly usersChanged?: (ids: ReadonlyArray<string>) => Effect.Effect<void> }
+  servers: {
+    readonly endSessions?: (ids: ReadonlyArray<string>) => Effect.Effect<void>
+    readonly usersChanged?: (ids: ReadonlyArray<string>) => Effect.Effect<void>
+  }
 ) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {

@@ -140,17 +140,15 @@ export const usersDelete = (input: string, envAdmins: ReadonlyArray<string>) =>
     const found = yield* erasure.findByPhone(phone)
     if (Option.isNone(found)) return yield* new OperatorRefused({ message: `no user has signed in with ${phone}` })
     const user = found.value
-    const deleted = yield* erasure
-      .deleteInTransaction(user)
-      .pipe(
-        Effect.catchTag("OpenDealsExist", () =>
-          Effect.fail(
-            new OperatorRefused({
-              message: `${phone} has a deal still accepted (neither completed nor cancelled); nothing changed`
-            })
-          )
+    const deleted = yield* erasure.deleteInTransaction(user).pipe(
+      Effect.catchTag("OpenDealsExist", () =>
+        Effect.fail(
+          new OperatorRefused({
+            message: `${phone} has a deal still accepted (neither completed nor cancelled); nothing changed`
+          })
         )
       )
+    )
     const report: Array<string> = [
       `deleted the account of ${phone} (user ${user.id}); ended ${deleted.endedSessionIds.length} session${
         deleted.endedSessionIds.length === 1 ? "" : "s"

@@ -53,10 +53,7 @@ export class AccountErasure extends Effect.Service<AccountErasure>()("Users/Acco
      * After the commit: every instance drops the user's sessions and closes their sockets (4401), and the files go
      * from the store.
      */
-    const afterCommit = (
-      userId: string,
-      deleted: Effect.Effect.Success<ReturnType<typeof deleteInTransaction>>
-    ) =>
+    const afterCommit = (userId: string, deleted: Effect.Effect.Success<ReturnType<typeof deleteInTransaction>>) =>
       Effect.gen(function* () {
         yield* Effect.forEach(deleted.endedSessionIds, sessionEvents.revoked, { discard: true })
         yield* sessionEvents.userChanged(userId)

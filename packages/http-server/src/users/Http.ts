@@ -105,7 +105,11 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
             const document = yield* service.exportOf(user)
             yield* HttpApp.appendPreResponseHandler((_request, response) =>
               Effect.succeed(
-                HttpServerResponse.setHeader(response, "content-disposition", 'attachment; filename="talab-export.json"')
+                HttpServerResponse.setHeader(
+                  response,
+                  "content-disposition",
+                  'attachment; filename="talab-export.json"'
+                )
               )
             )
             return document

@@ -4,11 +4,11 @@ import {
   FileStore,
   Ids,
   type ProfileChanges,
+  requireNotAdmin,
   SellerProfileRepo,
   UnsupportedMediaType,
   type User,
   UserRepo,
-  requireNotAdmin,
   Users,
   ValidationFailed
 } from "@talab/core"

@@ -95,10 +95,7 @@ export const SqlUserRepo = Layer.effect(
           Effect.orDie
         ),
       erase: (id, at) =>
-        erase({ id, at }).pipe(
-          Effect.map(Option.map(({ erased }) => shownAvatar(publicUrl, erased))),
-          Effect.orDie
-        )
+        erase({ id, at }).pipe(Effect.map(Option.map(({ erased }) => shownAvatar(publicUrl, erased))), Effect.orDie)
     })
   })
 )

@@ -57,7 +57,10 @@ describe("wordPush", () => {
     const { body, title } = wordPush(
       "message",
       "buyer-1",
-      { kind: "message", message: { senderName: "Ali", senderDeleted: false, messageText: long, before: [], contactsShown: true } },
+      {
+        kind: "message",
+        message: { senderName: "Ali", senderDeleted: false, messageText: long, before: [], contactsShown: true }
+      },
       "en"
     )
     expect(title).toBe("New message from Ali")
@@ -78,7 +81,13 @@ describe("wordPush", () => {
   it("masks the part of a number whose rest is in the sender's messages before", () => {
     const message = {
       kind: "message",
-      message: { senderName: "Ali", senderDeleted: false, messageText: "4567", before: ["050 123"], contactsShown: false }
+      message: {
+        senderName: "Ali",
+        senderDeleted: false,
+        messageText: "4567",
+        before: ["050 123"],
+        contactsShown: false
+      }
     } as const
     expect(wordPush("message", "buyer-1", message, "en").body).toBe("***")
   })
