@@ -27,7 +27,7 @@ import { DeviceTokenRow } from "./SqlDeviceTokenRepo.js"
 const HOUR_MS = 60 * 60 * 1000
 
 /** A push token as the export shows it: enough to recognise a device, not to send to it. */
-export const maskedPushToken = (token: string) =>
+const maskedPushToken = (token: string) =>
   token.length <= 8 ? "*".repeat(token.length) : `${token.slice(0, 4)}…${token.slice(-4)}`
 
 const ruleColumns = columnsAs("seller_alert_rules", fieldNames(AlertRule))
