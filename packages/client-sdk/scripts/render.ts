@@ -22,6 +22,7 @@ const formatWithBiome = (text: string, file: string): string => {
   const biome = createRequire(import.meta.url).resolve("@biomejs/biome/bin/biome")
   const result = spawnSync(process.execPath, [biome, "format", `--stdin-file-path=${file}`], {
     input: text,
+    maxBuffer: 64 * 1024 * 1024,
     encoding: "utf8"
   })
   if (result.status !== 0) throw new Error(`biome format failed: ${result.stderr}`)

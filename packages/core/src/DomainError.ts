@@ -26,7 +26,7 @@ import type {
   Unauthorized,
   ValidationFailed
 } from "./shared/Errors.js"
-import type { UnsupportedMediaType } from "./users/Errors.js"
+import type { OpenDealsExist, UnsupportedMediaType } from "./users/Errors.js"
 
 /** Every error the domain and the application services raise on purpose. */
 export type DomainError =
@@ -58,6 +58,7 @@ export type DomainError =
   | AlertRuleLimitReached
   | CounterLimitReached
   | OfferChanged
+  | OpenDealsExist
   | RateLimited
   | ServiceUnavailable
 

@@ -13,3 +13,4 @@ export { recordTerms, requestSearchWords, textArrayLiteral } from "./search/Sear
 export { fileStoreLayer, rateLimiterLayer } from "./server/Adapters.js"
 export { logLevelOf } from "./server/Logging.js"
 export { AppLive, runProductionServer } from "./server/Server.js"
+export { AccountErasure } from "./users/Erasure.js"

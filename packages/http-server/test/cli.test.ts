@@ -154,6 +154,29 @@ describe("talab on the embedded database, no server running", () => {
     expect(live).toEqual([{ n: 0 }])
   }, 120_000)
 
+  it("users delete erases the account but its id, frees the number, and refuses an unknown number", async () => {
+    const leaving = "+966500000077"
+    const id = randomUUID()
+    await onDatabase(dataDir, (sql) =>
+      Effect.gen(function* () {
+        yield* sql`INSERT INTO users (id, phone_number, name) VALUES (${id}, ${leaving}, ${"Leaving"})`
+        yield* sql`INSERT INTO sessions (id, user_id, expires_at) VALUES (${randomUUID()}, ${id}, ${new Date(Date.now() + 86_400_000)})`
+      })
+    )
+    const outcome = await talab(dataDir, "users", "delete", leaving)
+    expect(outcome.code, outcome.stderr.join("\n")).toBe(0)
+    expect(outcome.stdout[0]).toContain(`deleted the account of ${leaving}`)
+    expect(outcome.stdout[0]).toContain("ended 1 session")
+    const rows = await onDatabase(dataDir, (sql) => sql`SELECT phone_number, name, deleted FROM users WHERE id = ${id}`)
+    expect(rows).toEqual([{ phone_number: null, name: null, deleted: true }])
+    expect(await talab(dataDir, "users", "delete", leaving)).toMatchObject({
+      code: 1,
+      stderr: [`no user has signed in with ${leaving}`]
+    })
+    // The later tests of this database count its users.
+    await onDatabase(dataDir, (sql) => sql`DELETE FROM users WHERE id = ${id}`)
+  }, 120_000)
+
   it("retention runs once and reports what it removed", async () => {
     const outcome = await talab(dataDir, "retention")
     expect(outcome.code).toBe(0)

@@ -5,6 +5,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { SignedInView } from "@talab/contract"
 import { Ids, SignInDevice } from "@talab/core"
 import {
+  AccountErasure,
   AppConfig,
   AppLive,
   type AppSettings,
@@ -25,6 +26,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
@@ -136,6 +138,17 @@ export interface TestServer {
    * await fetch(`${server.apiUrl}/users/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
    */
   readonly signIn: (phone?: string, options?: SignInOptions) => Promise<SignedIn>
+  /**
+   * Deletes the account of a phone number as `DELETE /users/me` does once its code is right (and as the operator's
+   * `talab users delete` does): requests closed, offers withdrawn, sessions ended (tokens 401, sockets closed with
+   * 4401), files removed, the row kept with its id only. Rejects when no user has the number, or while one of
+   * their deals is still accepted (`OPEN_DEALS_EXIST`). Answers when the account was deleted.
+   *
+   * @example
+   * const { user } = await server.signIn("+966500000001")
+   * await server.deleteUser("+966500000001")
+   */
+  readonly deleteUser: (phone: string) => Promise<{ readonly deletedAt: Date }>
   /** The prefix of the rate-limit keys in Redis, when running on Redis. */
   readonly redisPrefix: string | undefined
   /**
@@ -150,8 +163,21 @@ export interface TestServer {
 /** The server's runtime (its clock, logs and services), for running the server's own code from the test. */
 class ServerRuntime extends Context.Tag("@talab/testkit/ServerRuntime")<
   ServerRuntime,
-  Runtime.Runtime<AuthService>
+  Runtime.Runtime<AuthService | AccountErasure>
 >() {}
+
+/** An account deleted as the API and the operator delete one, without the code. */
+const deleteAccount = (phone: string) =>
+  Effect.gen(function* () {
+    const erasure = yield* AccountErasure
+    const user = yield* erasure.findByPhone(phone)
+    if (Option.isNone(user)) return yield* Effect.fail(new Error(`deleteUser(${phone}): no user has this number`))
+    const deleted = yield* erasure
+      .deleteInTransaction(user.value)
+      .pipe(Effect.mapError(() => new Error(`deleteUser(${phone}): OPEN_DEALS_EXIST, a deal is still accepted`)))
+    yield* erasure.afterCommit(user.value.id, deleted)
+    return { deletedAt: deleted.deletedAt }
+  })
 
 /** A session as verify-otp opens it, answered as verify-otp's `data`. */
 const mintSession = (phone: string, options: SignInOptions) =>
@@ -238,7 +264,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       redisUrl
     })
     // The runtime is taken inside the build, so it has the clock and the logger provided below.
-    const layer = Layer.effect(ServerRuntime, Effect.runtime<AuthService>()).pipe(
+    const layer = Layer.effect(ServerRuntime, Effect.runtime<AuthService | AccountErasure>()).pipe(
       Layer.provideMerge(AppLive),
       Layer.provide(
         Layer.mergeAll(
@@ -268,6 +294,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       clock,
       runExpiry: () => Runtime.runPromise(runtime, expiry.runNow),
       signIn: (phone = newPhoneNumber(), options = {}) => Runtime.runPromise(runtime, mintSession(phone, options)),
+      deleteUser: (phone) => Runtime.runPromise(runtime, deleteAccount(phone)),
       redisPrefix,
       redisChannelPrefix: `${settings.redisPrefix}ws:`,
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))

@@ -22,8 +22,8 @@ describe.each(backends)("deals on %s", (backend) => {
         created_at: deal.created_at,
         request: { id: posted.id, product_brand: "Google", product_model: "Pixel 8" },
         offer: { id: offer.id, price: 1234.5, revision: 1 },
-        buyer: { id: buyer.userId, name: "Buyer Name" },
-        seller: { id: seller.userId, name: "Seller Name", rating_avg: 0 }
+        buyer: { id: buyer.userId, name: "Buyer Name", deleted: false },
+        seller: { id: seller.userId, name: "Seller Name", deleted: false, rating_avg: 0 }
       }
       for (const party of [buyer, seller]) {
         const response = await m.api().get("/deals/my", { token: party.token })

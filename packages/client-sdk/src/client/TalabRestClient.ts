@@ -242,6 +242,25 @@ export class TalabRestClient {
     return walkItems(this.pages(path, init) as AsyncIterable<Record<string, unknown>>)
   }
 
+  /**
+   * Everything the service holds about the signed-in user (GET /users/me/export): profile, sessions, requests,
+   * offers, deals, conversations and their own messages, ratings, reports made, alert rules. A few per hour.
+   */
+  async exportMyData(): Promise<ResponseData<"/users/me/export", "get">> {
+    return (await this.GET("/users/me/export")).data
+  }
+
+  /**
+   * Deletes the signed-in user's account (DELETE /users/me) with a code just sent to their number
+   * (`auth.requestOtp`), then clears the token store as sign-out does. Refused (422 `OPEN_DEALS_EXIST`) while one of
+   * their deals is accepted but neither completed nor cancelled. Answers when the account was deleted.
+   */
+  async deleteAccount(otpCode: string): Promise<ResponseData<"/users/me", "delete">> {
+    const { data } = await this.DELETE("/users/me", { body: { otp_code: otpCode } })
+    await this.session.signOut("signed_out")
+    return data
+  }
+
   /** Uploads the signed-in user's avatar (POST /users/me/avatar); JPEG, PNG or WebP up to 5 MiB. */
   async uploadAvatar(file: UploadFile, fileName = "avatar"): Promise<ResponseData<"/users/me/avatar", "post">> {
     const form = new FormData()

@@ -246,6 +246,54 @@ export interface paths {
          */
         put: operations["users.updateMe"];
         post?: never;
+        /**
+         * Delete my account
+         * @description The signed-in user, with `otp_code`: a code sent to their own number by `POST /auth/request-otp` within the last 10 minutes (3 attempts, as at sign-in). Closes their active requests, withdraws their pending offers, ends every session (tokens 401 at once, sockets closed with 4401), removes their push tokens, alert rules and files, and erases their phone number, name and avatar; their seller profile leaves the public view. The deals, ratings and messages other people hold stay, showing this user as `{id, name: null, deleted: true}`. The number can sign up again as a new user. Administrators cannot delete their account here (an operator runs `talab users delete`).
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `INVALID_OTP` | the code is wrong, or was used already (a sign-in's code cannot delete) |
+         *     | 401 | `OTP_EXPIRED` | the code is older than 10 minutes, or none was sent |
+         *     | 401 | `OTP_ATTEMPTS_EXCEEDED` | 3 wrong attempts: request a new code |
+         *     | 403 | `FORBIDDEN` | the caller is an administrator |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `OPEN_DEALS_EXIST` | a deal of theirs, as buyer or seller, is still accepted (neither completed nor cancelled): nothing changed |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        delete: operations["users.deleteMe"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export my data
+         * @description The signed-in user. Everything the service holds about them, as one document (sent with `Content-Disposition: attachment`): profile, seller profile, sessions and push tokens (masked), requests, offers, deals, the conversations they are in and their own messages, ratings given and received, the reports they made (not those about them), alert rules, image URLs. At most 3 exports per user per hour (429 `RATE_LIMITED` past that).
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        get: operations["users.exportMe"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1561,13 +1609,28 @@ export interface components {
                 };
             };
         };
+        /** @description a string to be decoded into a Date */
+        DateFromString: string;
+        /** @description Not allowed */
+        ForbiddenResponse: {
+            /** @enum {boolean} */
+            success: false;
+            error: {
+                /** @enum {string} */
+                code: "FORBIDDEN" | "SELLER_NOT_APPROVED";
+                message: string;
+                details: {
+                    [key: string]: string[];
+                };
+            };
+        };
         /** @description A business rule refused the operation */
         BusinessRuleResponse: {
             /** @enum {boolean} */
             success: false;
             error: {
                 /** @enum {string} */
-                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED" | "COUNTER_LIMIT_REACHED" | "OFFER_CHANGED";
+                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "OPEN_DEALS_EXIST" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED" | "COUNTER_LIMIT_REACHED" | "OFFER_CHANGED";
                 message: string;
                 details: {
                     [key: string]: string[];
@@ -1588,21 +1651,6 @@ export interface components {
             rating_count: components["schemas"]["Int"];
             completed_deals: components["schemas"]["Int"];
             member_since: components["schemas"]["DateFromString"];
-        };
-        /** @description a string to be decoded into a Date */
-        DateFromString: string;
-        /** @description Not allowed */
-        ForbiddenResponse: {
-            /** @enum {boolean} */
-            success: false;
-            error: {
-                /** @enum {string} */
-                code: "FORBIDDEN" | "SELLER_NOT_APPROVED";
-                message: string;
-                details: {
-                    [key: string]: string[];
-                };
-            };
         };
     };
     responses: never;
@@ -3150,6 +3198,686 @@ export interface operations {
                         message?: string;
                     };
                 };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "users.deleteMe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "otp_code": "123456"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description a string matching the pattern ^\d{6}$ */
+                    otp_code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "deleted_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            deleted_at: components["schemas"]["Date"];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description A business rule refused the operation */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessRuleResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "users.exportMe": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a body the client holds: while it is still the current one, the answer is 304. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "exported_at": "2026-03-01T09:30:00.000Z",
+                     *         "profile": {
+                     *           "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *           "phone_number": "+966501234567",
+                     *           "name": "Sara",
+                     *           "avatar_url": "https://api.talab.example/uploads/avatars/0b5e1c9a-2f4d-4e8b-9a3c-7d6e5f4a3b2c.webp",
+                     *           "language": "ar",
+                     *           "is_admin": true,
+                     *           "created_at": "2026-03-01T09:30:00.000Z"
+                     *         },
+                     *         "seller_profile": {
+                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "user_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *           "status": "pending",
+                     *           "business_name": "Rawdah Mobiles",
+                     *           "location_district": "Al Rawdah",
+                     *           "location_city": "Riyadh",
+                     *           "bio": "New and used phones since 2015.",
+                     *           "rating_avg": 4.75,
+                     *           "rating_count": 12,
+                     *           "created_at": "2026-03-01T09:30:00.000Z",
+                     *           "approved_at": "2026-03-01T09:30:00.000Z"
+                     *         },
+                     *         "sessions": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "expires_at": "2026-03-01T09:30:00.000Z",
+                     *             "revoked_at": "2026-03-01T09:30:00.000Z",
+                     *             "last_used_at": "2026-03-01T09:30:00.000Z",
+                     *             "device": {
+                     *               "platform": "ios",
+                     *               "name": "Sara"
+                     *             },
+                     *             "approximate_ip": "text"
+                     *           }
+                     *         ],
+                     *         "device_tokens": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "platform": "ios",
+                     *             "push_token": "fcm-device-token-123",
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "requests": [
+                     *           {
+                     *             "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "buyer_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "category": "phone",
+                     *             "product_brand": "Apple",
+                     *             "product_model": "iPhone 15 Pro",
+                     *             "condition_pref": "new",
+                     *             "budget_min": 2500,
+                     *             "budget_max": 3500,
+                     *             "location_district": "Al Rawdah",
+                     *             "location_city": "Riyadh",
+                     *             "notes": "256 GB, any colour",
+                     *             "status": "active",
+                     *             "offer_count": 3,
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "closed_at": "2026-03-01T09:30:00.000Z",
+                     *             "expires_at": "text",
+                     *             "extended_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "offers": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "request_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "seller_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "price": 3200,
+                     *             "revision": 1,
+                     *             "availability": "Today after 6 pm, Al Rawdah",
+                     *             "condition_notes": "Used 8 months, no scratches",
+                     *             "warranty_notes": "6 months shop warranty",
+                     *             "status": "pending",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "valid_until": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "deals": [
+                     *           {
+                     *             "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "request_id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "offer_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "buyer_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "seller_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "conversation_id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "status": "accepted",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "completed_at": "2026-03-01T09:30:00.000Z",
+                     *             "cancelled_at": "2026-03-01T09:30:00.000Z",
+                     *             "cancel_reason": "text",
+                     *             "cancel_description": "text"
+                     *           }
+                     *         ],
+                     *         "conversations": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "offer_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "buyer_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "seller_id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "last_message_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "messages": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "conversation_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "seq": 1,
+                     *             "sender_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "kind": "text",
+                     *             "message_text": "Is it still available?",
+                     *             "client_id": "text",
+                     *             "read_at": "2026-03-01T09:30:00.000Z",
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "ratings_given": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "deal_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "seller_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "buyer_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "rating": 5,
+                     *             "review_text": "Exactly as described.",
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "ratings_received": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "deal_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "seller_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "buyer_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "rating": 5,
+                     *             "review_text": "Exactly as described.",
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "reports_made": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "reported_user_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "deal_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *             "reason": "fake_offer",
+                     *             "description": "Did not come to the meeting point.",
+                     *             "status": "pending",
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "alert_rules": [
+                     *           {
+                     *             "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "categories": [
+                     *               "phone"
+                     *             ],
+                     *             "cities": [
+                     *               "text"
+                     *             ],
+                     *             "price_min": 1,
+                     *             "price_max": 1,
+                     *             "keywords": [
+                     *               "text"
+                     *             ],
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "images": [
+                     *           "text"
+                     *         ]
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            exported_at: components["schemas"]["Date"];
+                            profile: {
+                                id: components["schemas"]["UUID"];
+                                phone_number: string;
+                                name: string | null;
+                                avatar_url: string | null;
+                                /** @enum {string} */
+                                language: "ar" | "en";
+                                is_admin: boolean;
+                                created_at: components["schemas"]["Date"];
+                            };
+                            seller_profile: {
+                                id: components["schemas"]["UUID"];
+                                user_id: components["schemas"]["UUID"];
+                                /** @enum {string} */
+                                status: "pending" | "approved" | "rejected" | "suspended";
+                                business_name: string;
+                                location_district: string;
+                                location_city: string | null;
+                                bio: string | null;
+                                rating_avg: number;
+                                rating_count: components["schemas"]["Int"];
+                                created_at: components["schemas"]["Date"];
+                                approved_at: components["schemas"]["Date"] | null;
+                            } | null;
+                            sessions: {
+                                id: components["schemas"]["UUID"];
+                                created_at: components["schemas"]["Date"];
+                                expires_at: components["schemas"]["Date"];
+                                revoked_at: components["schemas"]["Date"] | null;
+                                last_used_at: components["schemas"]["Date"];
+                                device: {
+                                    /** @enum {string} */
+                                    platform: "ios" | "android" | "web";
+                                    name: string;
+                                } | null;
+                                approximate_ip: string | null;
+                            }[];
+                            device_tokens: {
+                                id: components["schemas"]["UUID"];
+                                /** @enum {string} */
+                                platform: "ios" | "android" | "web";
+                                push_token: string;
+                                created_at: components["schemas"]["Date"];
+                            }[];
+                            requests: {
+                                id: components["schemas"]["UUID"];
+                                buyer_id: components["schemas"]["UUID"];
+                                /** @enum {string} */
+                                category: "phone" | "accessory";
+                                product_brand: string | null;
+                                product_model: string | null;
+                                /** @enum {string} */
+                                condition_pref: "new" | "used" | "refurbished" | "any";
+                                budget_min: number;
+                                budget_max: number;
+                                location_district: string;
+                                location_city: string | null;
+                                notes: string | null;
+                                /** @enum {string} */
+                                status: "active" | "closed" | "expired";
+                                offer_count: components["schemas"]["Int"];
+                                created_at: components["schemas"]["Date"];
+                                closed_at: components["schemas"]["Date"] | null;
+                                expires_at: components["schemas"]["DateFromString"];
+                                /** @description When the buyer extended it (once at most) */
+                                extended_at: components["schemas"]["Date"] | null;
+                            }[];
+                            offers: {
+                                id: components["schemas"]["UUID"];
+                                request_id: components["schemas"]["UUID"];
+                                seller_id: components["schemas"]["UUID"];
+                                price: number;
+                                /**
+                                 * int
+                                 * @description 1 when the offer is made, plus one each time its seller revises it (PATCH /offers/{id})
+                                 */
+                                revision: number;
+                                availability: string;
+                                condition_notes: string | null;
+                                warranty_notes: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
+                                created_at: components["schemas"]["Date"];
+                                /** @description Past this instant a pending offer is `expired` (null: valid while the request is active) */
+                                valid_until: components["schemas"]["Date"] | null;
+                            }[];
+                            deals: {
+                                id: components["schemas"]["UUID"];
+                                request_id: components["schemas"]["UUID"];
+                                offer_id: components["schemas"]["UUID"];
+                                buyer_id: components["schemas"]["UUID"];
+                                seller_id: components["schemas"]["UUID"];
+                                conversation_id: components["schemas"]["UUID"];
+                                /** @enum {string} */
+                                status: "accepted" | "completed" | "cancelled";
+                                created_at: components["schemas"]["Date"];
+                                completed_at: components["schemas"]["Date"] | null;
+                                cancelled_at: components["schemas"]["Date"] | null;
+                                cancel_reason: string | null;
+                                cancel_description: string | null;
+                            }[];
+                            conversations: {
+                                id: components["schemas"]["UUID"];
+                                offer_id: components["schemas"]["UUID"];
+                                buyer_id: components["schemas"]["UUID"];
+                                seller_id: components["schemas"]["UUID"];
+                                created_at: components["schemas"]["Date"];
+                                last_message_at: components["schemas"]["Date"] | null;
+                            }[];
+                            messages: {
+                                id: components["schemas"]["UUID"];
+                                conversation_id: components["schemas"]["UUID"];
+                                /**
+                                 * int
+                                 * @description 1, 2, 3, … within the conversation, in storing order, with no gaps
+                                 */
+                                seq: number;
+                                sender_id: components["schemas"]["UUID"];
+                                /**
+                                 * @description `text`: written by its sender; `counter`: posted by the buyer's counter-offer; `revision`: posted by the seller's revision of the offer
+                                 * @enum {string}
+                                 */
+                                kind: "text" | "counter" | "revision";
+                                message_text: string;
+                                client_id: string | null;
+                                read_at: components["schemas"]["Date"] | null;
+                                created_at: components["schemas"]["Date"];
+                            }[];
+                            ratings_given: {
+                                id: components["schemas"]["UUID"];
+                                deal_id: components["schemas"]["UUID"];
+                                seller_id: components["schemas"]["UUID"];
+                                buyer_id: components["schemas"]["UUID"];
+                                rating: components["schemas"]["Int"];
+                                review_text: string | null;
+                                created_at: components["schemas"]["Date"];
+                            }[];
+                            ratings_received: {
+                                id: components["schemas"]["UUID"];
+                                deal_id: components["schemas"]["UUID"];
+                                seller_id: components["schemas"]["UUID"];
+                                buyer_id: components["schemas"]["UUID"];
+                                rating: components["schemas"]["Int"];
+                                review_text: string | null;
+                                created_at: components["schemas"]["Date"];
+                            }[];
+                            reports_made: {
+                                id: components["schemas"]["UUID"];
+                                reported_user_id: components["schemas"]["UUID"];
+                                deal_id: components["schemas"]["UUID"] | null;
+                                /** @enum {string} */
+                                reason: "fake_offer" | "no_show" | "rude" | "scam" | "other";
+                                description: string | null;
+                                /** @enum {string} */
+                                status: "pending" | "resolved" | "dismissed";
+                                created_at: components["schemas"]["Date"];
+                            }[];
+                            alert_rules: {
+                                id: components["schemas"]["UUID"];
+                                categories: ("phone" | "accessory")[];
+                                cities: string[];
+                                price_min: number | null;
+                                price_max: number | null;
+                                /** @description Words every one of which a matching request must contain, as a search finds them; empty: any request */
+                                keywords: string[];
+                                created_at: components["schemas"]["Date"];
+                            }[];
+                            /** @description The URLs of the caller's images besides the avatar (in `profile`). */
+                            images: string[];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Not Modified: the body is still the one whose `ETag` the client sent in `If-None-Match`; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request did not match the expected schema */
             400: {
@@ -6282,7 +7010,8 @@ export interface operations {
                      *         "extended_at": "2026-03-01T09:30:00.000Z",
                      *         "buyer": {
                      *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
-                     *           "name": "Sara"
+                     *           "name": "Sara",
+                     *           "deleted": true
                      *         }
                      *       },
                      *       "message": "Done"
@@ -6315,6 +7044,8 @@ export interface operations {
                             buyer: {
                                 id: components["schemas"]["UUID"];
                                 name: string | null;
+                                /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                deleted: boolean;
                             };
                         };
                         message?: string;
@@ -7163,6 +7894,7 @@ export interface operations {
                      *             "seller": {
                      *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *               "name": "Sara",
+                     *               "deleted": true,
                      *               "rating_avg": 4.75,
                      *               "rating_count": 12,
                      *               "location_district": "Al Rawdah",
@@ -7213,6 +7945,8 @@ export interface operations {
                                 seller: {
                                     id: components["schemas"]["UUID"];
                                     name: string | null;
+                                    /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                    deleted: boolean;
                                     rating_avg: number;
                                     rating_count: components["schemas"]["Int"];
                                     location_district: string;
@@ -8748,11 +9482,13 @@ export interface operations {
                      *             },
                      *             "buyer": {
                      *               "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
-                     *               "name": "Sara"
+                     *               "name": "Sara",
+                     *               "deleted": true
                      *             },
                      *             "seller": {
                      *               "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
                      *               "name": "Sara",
+                     *               "deleted": true,
                      *               "rating_avg": 4.75
                      *             }
                      *           }
@@ -8793,10 +9529,14 @@ export interface operations {
                                 buyer: {
                                     id: components["schemas"]["UUID"];
                                     name: string | null;
+                                    /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                    deleted: boolean;
                                 };
                                 seller: {
                                     id: components["schemas"]["UUID"];
                                     name: string | null;
+                                    /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                    deleted: boolean;
                                     rating_avg: number;
                                 };
                             }[];
@@ -8986,11 +9726,13 @@ export interface operations {
                      *         },
                      *         "buyer": {
                      *           "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
-                     *           "name": "Sara"
+                     *           "name": "Sara",
+                     *           "deleted": true
                      *         },
                      *         "seller": {
                      *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *           "name": "Sara",
+                     *           "deleted": true,
                      *           "rating_avg": 4.75,
                      *           "rating_count": 12
                      *         }
@@ -9039,10 +9781,14 @@ export interface operations {
                             buyer: {
                                 id: components["schemas"]["UUID"];
                                 name: string | null;
+                                /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                deleted: boolean;
                             };
                             seller: {
                                 id: components["schemas"]["UUID"];
                                 name: string | null;
+                                /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                deleted: boolean;
                                 rating_avg: number;
                                 rating_count: components["schemas"]["Int"];
                             };
@@ -10109,12 +10855,14 @@ export interface operations {
                      *             "reporter": {
                      *               "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *               "name": "Sara",
-                     *               "phone_number": "+966501234567"
+                     *               "phone_number": "+966501234567",
+                     *               "deleted": true
                      *             },
                      *             "reported_user": {
                      *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *               "name": "Sara",
-                     *               "phone_number": "+966501234567"
+                     *               "phone_number": "+966501234567",
+                     *               "deleted": true
                      *             },
                      *             "deal": {
                      *               "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
@@ -10149,12 +10897,16 @@ export interface operations {
                                 reporter: {
                                     id: components["schemas"]["UUID"];
                                     name: string | null;
-                                    phone_number: string;
+                                    phone_number: string | null;
+                                    /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                    deleted: boolean;
                                 };
                                 reported_user: {
                                     id: components["schemas"]["UUID"];
                                     name: string | null;
-                                    phone_number: string;
+                                    phone_number: string | null;
+                                    /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                    deleted: boolean;
                                 };
                                 deal: {
                                     id: components["schemas"]["UUID"];
@@ -10560,7 +11312,8 @@ export interface operations {
                      *             "other_party": {
                      *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *               "name": "Sara",
-                     *               "avatar_url": "https://api.talab.example/uploads/avatars/0b5e1c9a-2f4d-4e8b-9a3c-7d6e5f4a3b2c.webp"
+                     *               "avatar_url": "https://api.talab.example/uploads/avatars/0b5e1c9a-2f4d-4e8b-9a3c-7d6e5f4a3b2c.webp",
+                     *               "deleted": true
                      *             },
                      *             "last_message": {
                      *               "text": "text",
@@ -10593,6 +11346,8 @@ export interface operations {
                                     id: components["schemas"]["UUID"];
                                     name: string | null;
                                     avatar_url: string | null;
+                                    /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                    deleted: boolean;
                                 };
                                 last_message: {
                                     text: string;

@@ -1,6 +1,6 @@
 import { Conversation, Message, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
-import { entityView, shownAs, UserView } from "../http/Views.js"
+import { DeletedFlag, entityView, shownAs, UserView } from "../http/Views.js"
 
 /** Whether the text had contact details masked for the reader (recipient, before the offer is accepted). */
 const Masked = Schema.Boolean.annotations({
@@ -42,7 +42,7 @@ const LastMessage = Schema.Struct({
 export const ConversationSummary = Schema.Struct({
   ...ConversationView.pick("id", "offerId").fields,
   ...snakeCaseKeys({
-    otherParty: UserView.pick("id", "name", "avatarUrl"),
+    otherParty: Schema.Struct({ ...UserView.pick("id", "name", "avatarUrl").fields, ...DeletedFlag.fields }),
     lastMessage: Schema.NullOr(LastMessage)
   }).fields,
   ...UnreadCount.fields,

@@ -74,6 +74,11 @@ export const errorCatalogue = {
     en: "You cannot make an offer on your own request"
   },
   DEAL_NOT_ACTIVE: { status: 422, ar: "الصفقة غير نشطة", en: "The deal is not active" },
+  OPEN_DEALS_EXIST: {
+    status: 422,
+    ar: "لديك صفقة مقبولة لم تكتمل أو تُلغَ بعد؛ أكملها أو ألغها قبل حذف الحساب",
+    en: "You have an accepted deal that is neither completed nor cancelled; finish it before deleting your account"
+  },
   REPORT_NOT_PENDING: { status: 422, ar: "البلاغ ليس قيد الانتظار", en: "The report is not pending" },
   SELLER_PROFILE_EXISTS: { status: 422, ar: "لديك ملف بائع بالفعل", en: "You already have a seller profile" },
   SELLER_PROFILE_NOT_PENDING: {

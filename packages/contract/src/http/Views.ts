@@ -88,5 +88,15 @@ export const OfferView = entityView(Offer.fields)
 /** A deal: every field of the resource. */
 export const DealView = entityView(Deal.fields)
 
-/** A party of a deal as the other sees them. */
-export const Party = UserView.pick("id", "name")
+/**
+ * Whether the account was deleted: then it is shown by its id alone (`name` and any avatar null), wherever another
+ * party still sees it.
+ */
+export const DeletedFlag = Schema.Struct({
+  deleted: Schema.Boolean.annotations({
+    description: "True when this user deleted their account: only the id is left, and `name` is null."
+  })
+})
+
+/** A party of a deal as the other sees them (a deleted account as `{id, name: null, deleted: true}`). */
+export const Party = Schema.Struct({ ...UserView.pick("id", "name").fields, ...DeletedFlag.fields })

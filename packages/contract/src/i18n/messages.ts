@@ -236,6 +236,7 @@ export const texts: Catalogue = {
   push_details_in_app: { ar: "افتح تطبيق طلب لمعرفة التفاصيل", en: "Open Talab for the details" },
   push_the_buyer: { ar: "المشتري", en: "the buyer" },
   push_the_seller: { ar: "البائع", en: "the seller" },
+  push_deleted_user: { ar: "مستخدم محذوف", en: "Deleted user" },
   push_a_phone: { ar: "هاتف", en: "a phone" },
   push_an_accessory: { ar: "إكسسوار", en: "an accessory" }
 }

@@ -1,7 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Report, ReportInput, ReportStatus, ResolveAction, ResolveInput, snakeCaseKeys } from "@talab/core"
+import { Report, ReportInput, ReportStatus, ResolveAction, ResolveInput, snakeCaseKeys, User } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { adminOnly, ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -16,7 +16,7 @@ import {
 import { OneOf, PageParams, Pagination, PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { AdminOnly, ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
-import { DealView, entityView, shownAs, UserView } from "../http/Views.js"
+import { DealView, DeletedFlag, entityView, shownAs, UserView } from "../http/Views.js"
 
 /** A report: every field of the resource; the admin's resolution notes are shown as `notes`. */
 export const ReportView = Schema.Struct({
@@ -24,7 +24,11 @@ export const ReportView = Schema.Struct({
   resolutionNotes: shownAs("notes", Report.fields.resolutionNotes)
 })
 
-const ReportUser = UserView.pick("id", "name", "phoneNumber")
+const ReportUser = Schema.Struct({
+  ...UserView.pick("id", "name").fields,
+  phoneNumber: shownAs("phone_number", Schema.NullOr(User.fields.phoneNumber)),
+  ...DeletedFlag.fields
+})
 
 /** A report as the admin reviews it: reporter, reported user and deal as objects. */
 export const AdminReportItem = Schema.Struct({

@@ -3,11 +3,13 @@ import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import * as Multipart from "@effect/platform/Multipart"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { DeviceRegistration, DeviceToken, ProfileChanges, snakeCaseKeys } from "@talab/core"
+import { DeleteAccountInput, DeviceRegistration, DeviceToken, ProfileChanges, snakeCaseKeys } from "@talab/core"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
+  BusinessRuleResponse,
+  ForbiddenResponse,
   IdempotencyKeyInUseResponse,
   IdempotencyKeyReusedResponse,
   Ok,
@@ -19,6 +21,7 @@ import {
 import { BodyOrNone, PayloadOf } from "../http/Fields.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { entityView, SellerProfileSummary, UserView } from "../http/Views.js"
+import { AccountExport } from "./Export.js"
 
 /** The largest avatar file accepted, in bytes (5 MiB); a larger one is a 413. */
 export const AVATAR_MAX_BYTES = 5 * 1024 * 1024
@@ -69,6 +72,43 @@ export class UsersApi extends HttpApiGroup.make("users")
         "The signed-in user. Changes their name and language (`ar` or `en`, the language of their pushes). A name holding a phone number, an e-mail address, a link or a handle is refused (400 `VALIDATION_ERROR` on `name`)."
       )
       .annotate(RequestExample, { name: "Sara", language: "en" })
+  )
+  .add(
+    HttpApiEndpoint.get("exportMe", "/users/me/export")
+      .addSuccess(Ok(AccountExport))
+      .middleware(BodyCheck)
+      .middleware(ApiRateLimit)
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Export my data")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user. Everything the service holds about them, as one document (sent with `Content-Disposition: attachment`): profile, seller profile, sessions and push tokens (masked), requests, offers, deals, the conversations they are in and their own messages, ratings given and received, the reports they made (not those about them), alert rules, image URLs. At most 3 exports per user per hour (429 `RATE_LIMITED` past that)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteMe", "/users/me")
+      .setPayload(PayloadOf(DeleteAccountInput))
+      .addSuccess(Ok(Schema.Struct({ deleted_at: Schema.Date })))
+      .addError(UnauthorizedResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+      .middleware(BodyCheck)
+      .middleware(ApiRateLimit)
+      .middleware(Authentication)
+      .annotate(OpenApi.Summary, "Delete my account")
+      .annotate(
+        OpenApi.Description,
+        "The signed-in user, with `otp_code`: a code sent to their own number by `POST /auth/request-otp` within the last 10 minutes (3 attempts, as at sign-in). Closes their active requests, withdraws their pending offers, ends every session (tokens 401 at once, sockets closed with 4401), removes their push tokens, alert rules and files, and erases their phone number, name and avatar; their seller profile leaves the public view. The deals, ratings and messages other people hold stay, showing this user as `{id, name: null, deleted: true}`. The number can sign up again as a new user. Administrators cannot delete their account here (an operator runs `talab users delete`)."
+      )
+      .annotate(ErrorCases, {
+        INVALID_OTP: "the code is wrong, or was used already (a sign-in's code cannot delete)",
+        OTP_EXPIRED: "the code is older than 10 minutes, or none was sent",
+        OTP_ATTEMPTS_EXCEEDED: "3 wrong attempts: request a new code",
+        FORBIDDEN: "the caller is an administrator",
+        OPEN_DEALS_EXIST:
+          "a deal of theirs, as buyer or seller, is still accepted (neither completed nor cancelled): nothing changed"
+      })
+      .annotate(RequestExample, { otp_code: "123456" })
   )
   .add(
     HttpApiEndpoint.post("uploadAvatar", "/users/me/avatar")

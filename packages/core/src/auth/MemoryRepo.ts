@@ -51,6 +51,11 @@ export const MemorySessionRepo = Layer.effect(
           )
           return [ended, revokeAll(t, ended, at)]
         }),
+      revokeAll: (userId, at) =>
+        store.write((t) => {
+          const ended = rowsWhere(t.sessions, (s) => s.userId === userId && isLive(s, at)).map((s) => s.id)
+          return [ended, revokeAll(t, ended, at)]
+        }),
       lockLive: (id, at) =>
         store.write((t) =>
           unchanged(

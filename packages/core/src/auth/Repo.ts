@@ -23,6 +23,8 @@ export class SessionRepo extends Context.Tag("@talab/core/SessionRepo")<
     readonly revokeOwned: (userId: string, id: string, at: Date) => Effect.Effect<boolean>
     /** Ends every live session of the user but `keepId`; answers the ids ended. */
     readonly revokeOthers: (userId: string, keepId: string, at: Date) => Effect.Effect<ReadonlyArray<string>>
+    /** Ends every live session of the user; answers the ids ended. */
+    readonly revokeAll: (userId: string, at: Date) => Effect.Effect<ReadonlyArray<string>>
     /**
      * Whether the session is live at `at`; when it is, it cannot end (revoke waits) until the current
      * transaction does. What is written under it meanwhile is seen by whatever ends it.

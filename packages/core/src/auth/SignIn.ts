@@ -17,7 +17,7 @@ const PhoneNumber = StringField.annotations({
 })
 
 /** A one-time code as sent by SMS: {@link OTP_LENGTH} digits. */
-const OtpCode = StringField.pipe(Schema.pattern(new RegExp(`^\\d{${OTP_LENGTH}}$`), fieldRule("otp_format")))
+export const OtpCode = StringField.pipe(Schema.pattern(new RegExp(`^\\d{${OTP_LENGTH}}$`), fieldRule("otp_format")))
 
 /**
  * The device a sign-in names (shown in the user's list of sessions): its platform and a one-line name. Any other

@@ -24,6 +24,12 @@ export const MemoryDealRepo = Layer.effect(
       update: (deal) =>
         store.write(
           updateRow("deals", deal, ["requestId", "offerId", "buyerId", "sellerId", "conversationId", "createdAt"])
+        ),
+      hasOpenFor: (userId) =>
+        store.read((t) =>
+          Option.isSome(
+            rowWhere(t.deals, (d) => d.status === "accepted" && (d.buyerId === userId || d.sellerId === userId))
+          )
         )
     })
   )

@@ -11,5 +11,7 @@ export class DealRepo extends Context.Tag("@talab/core/DealRepo")<
     readonly findById: (id: string) => Effect.Effect<Option.Option<Deal>>
     readonly lock: (id: string) => Effect.Effect<Option.Option<Deal>>
     readonly update: (deal: Deal) => Effect.Effect<void>
+    /** Whether the user is the buyer or the seller of a deal still `accepted` (neither completed nor cancelled). */
+    readonly hasOpenFor: (userId: string) => Effect.Effect<boolean>
   }
 >() {}

@@ -55,6 +55,10 @@ export const MemoryOfferRepo = Layer.effect(
         lockWhere(
           (o) => o.requestId === requestId && o.status === "pending" && o.validUntil !== null && o.validUntil <= now
         ),
+      pendingIdsOfSeller: (sellerId) =>
+        store.read((t) =>
+          rowsWhere(t.offers, (o) => o.sellerId === sellerId && o.status === "pending").map((o) => o.id)
+        ),
       lockPendingBySeller: (sellerId) => lockWhere((o) => o.sellerId === sellerId && o.status === "pending"),
       updateStatus: (changes, at) =>
         store.write((t) => {

@@ -20,6 +20,8 @@ export class OfferRepo extends Context.Tag("@talab/core/OfferRepo")<
     readonly lockLapsed: (requestId: string, now: Date) => Effect.Effect<ReadonlyArray<Offer>>
     /** A seller's pending offers on every request, locked for update; lock the seller's profile first. */
     readonly lockPendingBySeller: (sellerId: string) => Effect.Effect<ReadonlyArray<Offer>>
+    /** The ids of the seller's offers stored as `pending` (unlocked: each is locked as it is withdrawn). */
+    readonly pendingIdsOfSeller: (sellerId: string) => Effect.Effect<ReadonlyArray<string>>
     /**
      * Writes the offers' new statuses. With `at`, the statuses that end an offer (accepted, rejected, withdrawn)
      * are also added to its history, at that time, with the offer's price and revision as stored.

@@ -1,7 +1,7 @@
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
-import { insertNew, unchanged, updateRow } from "../memory/Rows.js"
+import { insertNew, rowsWhere, unchanged, updateRow } from "../memory/Rows.js"
 import { MemoryStore } from "../memory/Store.js"
 import { RequestRepo } from "./Repo.js"
 
@@ -14,7 +14,9 @@ export const MemoryRequestRepo = Layer.effect(
         store.write((t) => [undefined, insertNew(t, "requests", request.id, request, "buy_requests_pkey")] as const),
       findById: (id) => store.read((t) => HashMap.get(t.requests, id)),
       lock: (id) => store.write((t) => unchanged(HashMap.get(t.requests, id), t)),
-      update: (request) => store.write(updateRow("requests", request, ["buyerId", "createdAt"]))
+      update: (request) => store.write(updateRow("requests", request, ["buyerId", "createdAt"])),
+      activeIdsOfBuyer: (buyerId) =>
+        store.read((t) => rowsWhere(t.requests, (r) => r.buyerId === buyerId && r.status === "active").map((r) => r.id))
     })
   )
 )

@@ -11,5 +11,7 @@ export class RequestRepo extends Context.Tag("@talab/core/RequestRepo")<
     readonly findById: (id: string) => Effect.Effect<Option.Option<BuyRequest>>
     readonly lock: (id: string) => Effect.Effect<Option.Option<BuyRequest>>
     readonly update: (request: BuyRequest) => Effect.Effect<void>
+    /** The ids of the buyer's requests stored as `active` (unlocked: each is locked as it is closed). */
+    readonly activeIdsOfBuyer: (buyerId: string) => Effect.Effect<ReadonlyArray<string>>
   }
 >() {}

@@ -9,6 +9,7 @@ import { currentDate } from "../shared/Now.js"
 import { requireFound } from "../shared/Policy.js"
 import { Transactor } from "../shared/Transactor.js"
 import { requireAdmin } from "../users/Policy.js"
+import { UserRepo } from "../users/Repo.js"
 import type { User } from "../users/User.js"
 import { SellerProfileExists } from "./Errors.js"
 import { publiclyVisible } from "./Policy.js"
@@ -30,6 +31,7 @@ const foundProfile = requireFound("seller_profile")
 export class SellerProfiles extends Effect.Service<SellerProfiles>()("@talab/core/SellerProfiles", {
   effect: Effect.gen(function* () {
     const profiles = yield* SellerProfileRepo
+    const users = yield* UserRepo
     const outbox = yield* EventOutbox
     const transactor = yield* Transactor
     const ids = yield* Ids
@@ -59,7 +61,12 @@ export class SellerProfiles extends Effect.Service<SellerProfiles>()("@talab/cor
 
     /** An approved profile, for anybody; any other state is not found. */
     const getPublic = (id: string) =>
-      Effect.flatMap(Effect.flatMap(profiles.findById(id), foundProfile), publiclyVisible)
+      Effect.gen(function* () {
+        const profile = yield* publiclyVisible(yield* foundProfile(yield* profiles.findById(id)))
+        // A deleted account's profile left the public view with it.
+        if (Option.isNone(yield* users.findById(profile.userId))) return yield* foundProfile(Option.none())
+        return profile
+      })
 
     /** An administrator approves a pending application. */
     const approve = (caller: User, id: string) =>

@@ -47,6 +47,14 @@ export const MemoryUserRepo = Layer.effect(
                 { ...t, users: HashMap.set(t.users, id, { ...stored, avatarUrl }) }
               ] as const
           })
+        ),
+      // The memory tables keep no deleted rows: the id lives on only where other rows name it.
+      erase: (id) =>
+        store.write((t) =>
+          Option.match(HashMap.get(t.users, id), {
+            onNone: () => unchanged(Option.none(), t),
+            onSome: (stored) => [Option.some(stored.avatarUrl), { ...t, users: HashMap.remove(t.users, id) }] as const
+          })
         )
     })
   )
@@ -82,6 +90,7 @@ export const MemoryDeviceTokenRepo = Layer.effect(
       removeForUser: (userId, pushToken) =>
         removeWhere((token) => token.userId === userId && token.pushToken === pushToken),
       removeToken: (pushToken) => removeWhere((token) => token.pushToken === pushToken),
+      removeAllOfUser: (userId) => removeWhere((token) => token.userId === userId),
       removeForSessions: (sessionIds) =>
         sessionIds.length === 0
           ? Effect.void

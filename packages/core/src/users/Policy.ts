@@ -8,3 +8,6 @@ import type { User } from "./User.js"
  * as one (`isAdmin`) is the embedder's to resolve before it asks.
  */
 export const requireAdmin = (user: Pick<User, "isAdmin">): Effect.Effect<void, Forbidden> => allowIf(user.isAdmin)
+
+/** An administrator's account is deleted by an operator (`talab users delete`), never through the API. */
+export const requireNotAdmin = (user: Pick<User, "isAdmin">): Effect.Effect<void, Forbidden> => allowIf(!user.isAdmin)

@@ -24,6 +24,12 @@ export class UserRepo extends Context.Tag("@talab/core/UserRepo")<
      * the same row lock, so of two racing uploads each learns exactly which file it made obsolete.
      */
     readonly replaceAvatar: (id: string, avatarUrl: string) => Effect.Effect<Option.Option<string | null>>
+    /**
+     * Deletes the account but its id: the phone number, name and avatar are erased and the row is marked deleted
+     * at `at`, so what other people hold still names it and the number can sign up again as a new user. Answers
+     * the avatar URL it erased (null for none; none when the user is unknown or deleted already).
+     */
+    readonly erase: (id: string, at: Date) => Effect.Effect<Option.Option<string | null>>
   }
 >() {}
 
@@ -37,5 +43,7 @@ export class DeviceTokenRepo extends Context.Tag("@talab/core/DeviceTokenRepo")<
     readonly removeToken: (pushToken: string) => Effect.Effect<void>
     /** Removes the tokens registered under these sessions. */
     readonly removeForSessions: (sessionIds: ReadonlyArray<string>) => Effect.Effect<void>
+    /** Removes every push token of the user. */
+    readonly removeAllOfUser: (userId: string) => Effect.Effect<void>
   }
 >() {}

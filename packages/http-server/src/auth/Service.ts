@@ -1,7 +1,6 @@
 import { translate } from "@talab/contract"
 import {
   ACCESS_TOKEN_TTL_SECONDS,
-  attemptOtp,
   DeviceTokenRepo,
   Ids,
   InvalidRefreshToken,
@@ -34,6 +33,7 @@ import { maskPhone } from "../adapters/LogMasks.js"
 import { adminPolicy } from "../admin/Policy.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { isTestNumberActive } from "../config/TestPhoneNumbers.js"
+import { CodeCheck } from "./CodeCheck.js"
 import { OtpCodes } from "./OtpCodes.js"
 import { parseMobileNumber } from "./Phone.js"
 import { SessionEvents } from "./SessionEvents.js"
@@ -65,6 +65,7 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
     const ids = yield* Ids
     const sessionEvents = yield* SessionEvents
     const smsBudget = yield* SmsBudget
+    const codeCheck = yield* CodeCheck
     const admins = adminPolicy(config.adminPhoneNumbers)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -163,36 +164,25 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
       })
 
     /**
-     * Checks a code. The attempt is committed whatever the verdict, so a wrong code still uses up one
-     * of the three attempts; the row lock makes exactly one of several racing right answers win. `ipPrefix` is
-     * the network the request came from.
+     * Checks a code (`CodeCheck`: the attempt is committed whatever the verdict, so a wrong code still uses up one
+     * of the three attempts; the row lock makes exactly one of several racing right answers win) and signs in.
+     * `ipPrefix` is the network the request came from.
      */
     const verifyOtp = (input: VerifyOtpInput, ipPrefix: string | null) =>
       Effect.gen(function* () {
         const phoneNumber = yield* parseMobileNumber(input.phoneNumber)
-        const outcome = yield* transactor.transaction(
-          Effect.gen(function* () {
-            const at = yield* now
-            const challenge = Option.getOrNull(yield* otps.lock(phoneNumber))
-            const verdict = attemptOtp(
-              challenge,
-              challenge !== null && codes.matches(phoneNumber, input.otpCode, challenge.codeHash),
-              at
-            )
-            if (verdict.challenge !== null && verdict.challenge !== challenge) yield* otps.save(verdict.challenge)
-            if (verdict._tag === "Rejected") return { _tag: "Rejected" as const, error: verdict.error }
-            const signedIn = yield* admit(phoneNumber, { device: input.device ?? null, ipPrefix })
-            return { _tag: "Accepted" as const, signedIn }
-          })
+        const signedIn = yield* codeCheck.withCode(
+          phoneNumber,
+          input.otpCode,
+          admit(phoneNumber, { device: input.device ?? null, ipPrefix })
         )
-        if (outcome._tag === "Rejected") return yield* Effect.fail(outcome.error)
         const testNumber = activeTestNumber(phoneNumber, yield* now)
         if (testNumber !== undefined) {
           yield* Effect.logInfo("Auth: signed in with a test phone number").pipe(
             Effect.annotateLogs({ phone: maskPhone(phoneNumber), last_day: testNumber.lastDay })
           )
         }
-        return outcome.signedIn
+        return signedIn
       })
 
     /**
@@ -269,5 +259,5 @@ export class AuthService extends Effect.Service<AuthService>()("Auth/Service", {
 
     return { requestOtp, verifyOtp, signInWithoutCode, refresh, logout, endSession, endOtherSessions } as const
   }),
-  dependencies: [OtpCodes.layer, SmsBudget.Default]
+  dependencies: [OtpCodes.layer, SmsBudget.Default, CodeCheck.Default]
 }) {}

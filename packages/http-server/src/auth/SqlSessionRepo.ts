@@ -53,7 +53,7 @@ export const SqlSessionRepo = Layer.effect(
     const findWithUser = (id: string) =>
       sql<Record<string, unknown>>`
         SELECT s.*, ${sql.literal(userColumns)}
-        FROM sessions s JOIN users u ON u.id = s.user_id
+        FROM sessions s JOIN users u ON u.id = s.user_id AND u.deleted_at IS NULL
         WHERE s.id = ${id}`.pipe(
         Effect.map(([row]) => {
           if (row === undefined) return Option.none()
@@ -88,6 +88,14 @@ export const SqlSessionRepo = Layer.effect(
         sql<{ id: string }>`
           UPDATE sessions SET revoked_at = ${at}
           WHERE user_id = ${userId} AND id <> ${keepId} AND revoked_at IS NULL AND expires_at > ${at}
+          RETURNING id`.pipe(
+          Effect.map((rows) => rows.map((row) => row.id)),
+          Effect.orDie
+        ),
+      revokeAll: (userId, at) =>
+        sql<{ id: string }>`
+          UPDATE sessions SET revoked_at = ${at}
+          WHERE user_id = ${userId} AND revoked_at IS NULL AND expires_at > ${at}
           RETURNING id`.pipe(
           Effect.map((rows) => rows.map((row) => row.id)),
           Effect.orDie

@@ -14,7 +14,7 @@ const LastMessage = Message.pick("messageText", "seq", "senderId", "createdAt")
 /** A conversation of the list as read, before its last message is shown to the reader. */
 const SummaryRow = Schema.Struct({
   ...Conversation.pick("id", "offerId", "createdAt").fields,
-  otherParty: User.pick("id", "name", "avatarUrl"),
+  otherParty: Schema.Struct({ ...User.pick("id", "name", "avatarUrl").fields, deleted: Schema.Boolean }),
   lastMessage: Schema.NullOr(LastMessage),
   offerStatus: OfferStatus,
   unreadCount: Schema.Int

@@ -176,6 +176,8 @@ const readSettings = Effect.gen(function* () {
       /** WebSocket upgrade requests per client IP. */
       wsHandshakesPerMinute: yield* read("RATE_LIMIT_WS_HANDSHAKES_PER_MINUTE")
     },
+    /** Exports of one's own data (GET /users/me/export) per user an hour. */
+    exportsPerHour: yield* read("RATE_LIMIT_EXPORTS_PER_HOUR"),
     /** Alert pushes (`request_match` and summaries) a seller gets in any hour; the rest wait for one summary. */
     requestMatchPushesPerHour: yield* read("REQUEST_MATCH_PUSHES_PER_HOUR"),
     /** Avatar image decodings at once, and uploads that may wait for one (more answer 503). */

@@ -221,6 +221,11 @@ export const variables = {
   ),
   RATE_LIMIT_OTP_PER_10_MINUTES: withDefault(positiveInt, 3, "per phone number, on request-otp"),
   RATE_LIMIT_API_PER_MINUTE: withDefault(positiveInt, 100, "per user, on every authenticated REST call"),
+  RATE_LIMIT_EXPORTS_PER_HOUR: withDefault(
+    positiveInt,
+    3,
+    "per user, on `GET /users/me/export` (the whole account's data)"
+  ),
   RATE_LIMIT_WS_MESSAGES_PER_MINUTE: withDefault(positiveInt, 50, "per user, WebSocket message frames"),
   RATE_LIMIT_WS_HANDSHAKES_PER_MINUTE: withDefault(
     positiveInt,

@@ -23,6 +23,7 @@ import expiryRules from "./migrations/0020_expiry_rules.js"
 import spamBounds from "./migrations/0021_spam_bounds.js"
 import relativeAvatarUrls from "./migrations/0022_relative_avatar_urls.js"
 import bargaining from "./migrations/0023_bargaining.js"
+import deletedUsers from "./migrations/0024_deleted_users.js"
 import requestSearch from "./migrations/0025_request_search.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
@@ -48,6 +49,7 @@ export const migrations = {
   "0021_spam_bounds": spamBounds,
   "0022_relative_avatar_urls": relativeAvatarUrls,
   "0023_bargaining": bargaining,
+  "0024_deleted_users": deletedUsers,
   "0025_request_search": requestSearch
 }
 

@@ -18,7 +18,7 @@ const columnsFor = (view: typeof DealListItem | typeof DealDetail) => {
     columnsAs("o", fieldNames(offer), "offer"),
     columnsAs("b", fieldNames(buyer), "buyer"),
     columnsAs("s", fieldNames(seller, "ratingAvg", "ratingCount"), "seller"),
-    fieldNames(seller, "id", "name")
+    fieldNames(seller, "id", "name", "deleted")
       .map((figure) => `COALESCE(p.${snakeCase(figure)}, 0) AS "seller.${figure}"`)
       .join(", ")
   ].join(", ")

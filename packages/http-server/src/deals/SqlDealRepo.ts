@@ -44,7 +44,15 @@ export const SqlDealRepo = Layer.effect(
       insert: (deal) => insert(deal).pipe(Effect.orDie, Effect.zipRight(reads.changed(dealTags(deal)))),
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
-      update: (deal) => update(deal).pipe(Effect.orDie, Effect.zipRight(reads.changed(dealTags(deal))))
+      update: (deal) => update(deal).pipe(Effect.orDie, Effect.zipRight(reads.changed(dealTags(deal)))),
+      hasOpenFor: (userId) =>
+        sql<{ open: boolean }>`
+          SELECT EXISTS (
+            SELECT 1 FROM deals WHERE status = 'accepted' AND (buyer_id = ${userId} OR seller_id = ${userId})
+          ) AS open`.pipe(
+          Effect.map(([row]) => row?.open === true),
+          Effect.orDie
+        )
     })
   })
 )

@@ -20,6 +20,9 @@ export interface OfferFacts {
   readonly sellerId: string
   readonly sellerName: string | null
   readonly buyerName: string | null
+  /** The seller, or the buyer, deleted their account since: named as a deleted user. */
+  readonly sellerDeleted: boolean
+  readonly buyerDeleted: boolean
   readonly price: number
   readonly category: Category
   readonly productBrand: string | null
@@ -29,6 +32,7 @@ export interface OfferFacts {
 /** What a push about a message says: who wrote what. */
 interface MessageFacts {
   readonly senderName: string | null
+  readonly senderDeleted: boolean
   readonly messageText: string
   /** The texts of the sender's messages read with this one (core's `neighboursOf`), oldest first. */
   readonly before: ReadonlyArray<string>
@@ -72,6 +76,10 @@ const priceOf = (price: number) => price.toLocaleString("en-US", { maximumFracti
 const preview = (text: string) =>
   text.length <= previewLength ? text : `${text.slice(0, previewLength - 1).trimEnd()}…`
 
+/** How a push names a party: "Deleted user" once they deleted their account, else their name or `fallback`. */
+const partyName = (name: string | null, deleted: boolean, fallback: string, language: Language) =>
+  deleted ? translate("push_deleted_user", language) : (name ?? translate(fallback, language))
+
 /**
  * Title and body of a push in the recipient's language. `recipientId` tells the two sides of an accepted offer
  * apart. Without the facts (rows gone), a generic body points to the app.
@@ -81,8 +89,8 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
   if (facts.kind === "offer") {
     const { offer } = facts
     const params = {
-      seller: offer.sellerName ?? t("push_the_seller"),
-      buyer: offer.buyerName ?? t("push_the_buyer"),
+      seller: partyName(offer.sellerName, offer.sellerDeleted, "push_the_seller", language),
+      buyer: partyName(offer.buyerName, offer.buyerDeleted, "push_the_buyer", language),
       product: productOf(offer, language),
       price: priceOf(offer.price)
     }
@@ -125,7 +133,7 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
     }
   }
   if (facts.kind === "message" && type === "message") {
-    const sender = facts.message.senderName ?? t("push_the_seller")
+    const sender = partyName(facts.message.senderName, facts.message.senderDeleted, "push_the_seller", language)
     return {
       title: t("push_message_title", { sender }),
       // The push goes to the recipient: contact details stay masked until the offer is accepted.
@@ -227,7 +235,8 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
       if (about.length === 0) return Effect.succeed<ReadonlyArray<OfferRow>>([])
       return sql<OfferRow>`
         SELECT o.id AS "offerId", d.id AS "dealId", o.seller_id AS "sellerId",
-               COALESCE(sp.business_name, su.name) AS "sellerName", bu.name AS "buyerName", o.price, r.category,
+               COALESCE(sp.business_name, su.name) AS "sellerName", bu.name AS "buyerName",
+               su.deleted AS "sellerDeleted", bu.deleted AS "buyerDeleted", o.price, r.category,
                r.product_brand AS "productBrand", r.product_model AS "productModel"
         FROM offers o
         JOIN buy_requests r ON r.id = o.request_id
@@ -251,7 +260,7 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
         : sql<Omit<MessageRow, "contactsShown"> & { readonly offerStatus: OfferStatus }>`
             SELECT m.id AS "messageId", m.message_text AS "messageText", o.status AS "offerStatus",
                    CASE WHEN m.sender_id = c.seller_id THEN COALESCE(sp.business_name, u.name) ELSE u.name END
-                     AS "senderName",
+                     AS "senderName", u.deleted AS "senderDeleted",
                    ARRAY(
                      SELECT s.message_text FROM (
                        SELECT p.message_text, p.seq FROM messages p

@@ -118,6 +118,12 @@ export const SqlOfferRepo = Layer.effect(
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
       lockByRequest: (requestId) => lockByRequest(requestId).pipe(Effect.orDie),
+      pendingIdsOfSeller: (sellerId) =>
+        sql<{ id: string }>`
+          SELECT id FROM offers WHERE seller_id = ${sellerId} AND status = 'pending' ORDER BY id`.pipe(
+          Effect.map((rows) => rows.map((row) => row.id)),
+          Effect.orDie
+        ),
       lockLapsed: (requestId, now) => lockLapsed({ requestId, now }).pipe(Effect.orDie),
       lockPendingBySeller: (sellerId) => lockPendingBySeller(sellerId).pipe(Effect.orDie),
       // One statement per target status; a batch is normally all `rejected`.

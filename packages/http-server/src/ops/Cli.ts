@@ -1,10 +1,16 @@
+import { Ids, RequestSettings } from "@talab/core"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { SessionEvents } from "../auth/SessionEvents.js"
 import { describeConfigError, isConfigError } from "../config/AppConfig.js"
 import { redisPrefixFor } from "../config/RedisPrefix.js"
 import { readVariable } from "../config/Settings.js"
 import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
+import { SqlRepositoriesLayer } from "../db/Repositories.js"
 import { publishSessionEnds, publishUserChanges } from "../realtime/RedisFanout.js"
+import { fileStoreLayer } from "../server/Adapters.js"
+import { AccountErasureLive } from "../users/Erasure.js"
 import { restoreEmbedded } from "./Backup.js"
 import { type Outcome, parseCommand, runCommand, USAGE } from "./Commands.js"
 import { forward, runningServer } from "./Control.js"
@@ -21,6 +27,48 @@ const readEnvironment = Effect.all({
   adminPhoneNumbers: readVariable("ADMIN_PHONE_NUMBERS"),
   retentionDays: readVariable("RETENTION_DAYS")
 })
+
+/**
+ * What `talab users delete` runs on outside a server: core's workflows over the repositories, the file store the
+ * settings name (as the server picks it) and the servers' channels to close the sockets, when there are any.
+ */
+const erasureOutsideServer = (
+  onPostgres: boolean,
+  dataDir: string,
+  servers: {
+    readonly endSessions?: (ids: ReadonlyArray<string>) => Effect.Effect<void>
+    readonly usersChanged?: (ids: ReadonlyArray<string>) => Effect.Effect<void>
+  }
+) =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const fileStore = (yield* readVariable("FILE_STORE")) ?? (onPostgres ? "database" : "local")
+      const s3 =
+        fileStore === "s3"
+          ? {
+              bucket: (yield* readVariable("S3_BUCKET")) ?? "",
+              region: (yield* readVariable("S3_REGION")) ?? (yield* readVariable("AWS_REGION")),
+              endpoint: yield* readVariable("S3_ENDPOINT")
+            }
+          : undefined
+      const ttlDays = yield* readVariable("REQUEST_TTL_DAYS")
+      const sessionEvents = Layer.succeed(SessionEvents, {
+        revoked: (id) => servers.endSessions?.([id]) ?? Effect.void,
+        userChanged: (id) => servers.usersChanged?.([id]) ?? Effect.void
+      })
+      return AccountErasureLive.pipe(
+        Layer.provide(
+          Layer.mergeAll(
+            SqlRepositoriesLayer,
+            fileStoreLayer({ fileStore, dataDir, ...(s3 ? { s3 } : {}) }),
+            sessionEvents,
+            Layer.succeed(RequestSettings, { ttlDays }),
+            Ids.Random
+          )
+        )
+      )
+    })
+  )
 
 /**
  * `talab <args>`: runs the command on the database DATABASE_URL names. On the embedded database a running
@@ -77,7 +125,12 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string |
         : embeddedOnDisk
           ? { endSessions: () => Effect.void, usersChanged: () => Effect.void }
           : {}
-    return yield* runCommand(parsed.name, parsed.argument, { ...settings, ...servers }).pipe(
+    const command = runCommand(parsed.name, parsed.argument, { ...settings, ...servers })
+    return yield* (
+      parsed.name === "users delete"
+        ? Effect.provide(command, erasureOutsideServer(!embeddedOnDisk, settings.dataDir, servers))
+        : command
+    ).pipe(
       Effect.provide(DatabaseLayer(database as DatabaseOptions)),
       Effect.catchAll((error) => Effect.succeed(refusedOutcome(`cannot open the database: ${String(error)}`)))
     )

@@ -3,7 +3,15 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import { runMigrations } from "../db/Migrations.js"
 import { backupEmbedded } from "./Backup.js"
-import { type AdminChange, adminGrant, adminList, adminRevoke, OperatorRefused, sessionsRevoke } from "./Operator.js"
+import {
+  type AdminChange,
+  adminGrant,
+  adminList,
+  adminRevoke,
+  OperatorRefused,
+  sessionsRevoke,
+  usersDelete
+} from "./Operator.js"
 import { runRetention } from "./Retention.js"
 
 /** What a `talab` command printed and how it ended: 0 done, 1 refused, 2 not a command. */
@@ -22,6 +30,7 @@ export const USAGE = [
   "  admin grant <phone>        make the user with <phone> an admin",
   "  admin revoke <phone>       take back a grant",
   "  sessions revoke <phone>    sign the user with <phone> out everywhere",
+  "  users delete <phone>       delete the account of the user with <phone> (refused while a deal is accepted)",
   "  retention                  run the retention job once (RETENTION_DAYS)"
 ]
 
@@ -34,6 +43,7 @@ const commands: ReadonlyArray<readonly [ReadonlyArray<string>, number]> = [
   [["admin", "grant"], 1],
   [["admin", "revoke"], 1],
   [["sessions", "revoke"], 1],
+  [["users", "delete"], 1],
   [["retention"], 0]
 ]
 
@@ -99,6 +109,24 @@ const revokeSessions = (input: string, env: CommandEnvironment) =>
     return report
   })
 
+/**
+ * Deletes the account; its sockets close and the running servers' caches drop it where they can be reached
+ * (the AccountErasure in context says it through the same channel as `sessions revoke`).
+ */
+const deleteUser = (input: string, env: CommandEnvironment) =>
+  Effect.gen(function* () {
+    const { report, deleted, userId } = yield* usersDelete(input, env.adminPhoneNumbers)
+    // The audit log of operator commands will record this deletion here.
+    yield* Effect.annotateLogs(Effect.logInfo("talab users delete: account deleted"), { user_id: userId })
+    if (env.endSessions === undefined && deleted.endedSessionIds.length > 0)
+      return [
+        ...report,
+        "open WebSocket connections of those sessions stay open until they disconnect: no REDIS_URL to reach the servers",
+        unreachedServers
+      ]
+    return report
+  })
+
 /** Runs one parsed command on the database in context (the CLI's own, or the running server's). */
 export const runCommand = (name: string, argument: string | undefined, env: CommandEnvironment) => {
   const run: Effect.Effect<ReadonlyArray<string>, OperatorRefused | unknown, SqlClient.SqlClient | any> = (() => {
@@ -119,6 +147,8 @@ export const runCommand = (name: string, argument: string | undefined, env: Comm
         return changeAdmin(adminRevoke(argument!, env.adminPhoneNumbers), env)
       case "sessions revoke":
         return revokeSessions(argument!, env)
+      case "users delete":
+        return deleteUser(argument!, env)
       case "retention":
         return Effect.map(runRetention(env.retentionDays), (removed) =>
           removed === undefined

@@ -40,6 +40,7 @@ export const ControlChannelLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     if (config.databaseUrl !== undefined && config.databaseUrl.trim() !== "") return
+    // Everything the server was built with: `talab users delete` runs on its AccountErasure (its file store, its hub).
     const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
     // The server's hub, so `talab sessions revoke` closes the sockets it holds.
     const sessionEvents = yield* Effect.serviceOption(SessionEvents)

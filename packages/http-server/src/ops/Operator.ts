@@ -1,7 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { normalizeMobileNumber } from "../auth/Phone.js"
+import { AccountErasure } from "../users/Erasure.js"
 
 /** A `talab` command that cannot do what was asked; `message` is the one line printed for the operator. */
 export class OperatorRefused extends Data.TaggedError("OperatorRefused")<{ readonly message: string }> {}
@@ -124,4 +126,35 @@ export const sessionsRevoke = (input: string) =>
           : `revoked ${revoked.length} session${revoked.length === 1 ? "" : "s"} of ${phone}`
       ] as Report
     }
+  })
+
+/**
+ * Deletes the account of the user with `input`, as `DELETE /users/me` does (without a code: the operator is
+ * trusted): refused while one of their deals is still accepted. Answers the sessions it ended, whose sockets
+ * the caller has closed (`runCommand`), after the files are removed.
+ */
+export const usersDelete = (input: string, envAdmins: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const phone = yield* phoneOf(input)
+    const erasure = yield* AccountErasure
+    const found = yield* erasure.findByPhone(phone)
+    if (Option.isNone(found)) return yield* new OperatorRefused({ message: `no user has signed in with ${phone}` })
+    const user = found.value
+    const deleted = yield* erasure.deleteInTransaction(user).pipe(
+      Effect.catchTag("OpenDealsExist", () =>
+        Effect.fail(
+          new OperatorRefused({
+            message: `${phone} has a deal still accepted (neither completed nor cancelled); nothing changed`
+          })
+        )
+      )
+    )
+    const report: Array<string> = [
+      `deleted the account of ${phone} (user ${user.id}); ended ${deleted.endedSessionIds.length} session${
+        deleted.endedSessionIds.length === 1 ? "" : "s"
+      }; the number can sign up again as a new user`
+    ]
+    if (normalisedList(envAdmins).has(phone))
+      report.push(`${phone} is in ADMIN_PHONE_NUMBERS: signing up again makes it an admin; remove it there`)
+    return { report: report as Report, userId: user.id, deleted }
   })

@@ -6,7 +6,12 @@ import * as Schema from "effect/Schema"
 import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 
-const ReportUser = User.pick("id", "name", "phoneNumber")
+// A deleted account has no number left: it is shown by its id, as every other view shows it.
+const ReportUser = Schema.Struct({
+  ...User.pick("id", "name").fields,
+  phoneNumber: Schema.NullOr(User.fields.phoneNumber),
+  deleted: Schema.Boolean
+})
 const ReportDeal = Deal.pick("id", "requestId", "status")
 
 /** A report with its reporter, reported user and deal, as `nested` gathers the row. */

@@ -72,7 +72,7 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
 
 /** Buy requests: the REST handlers with their own services. */
 /** REQUEST_TTL_DAYS as core's request workflows read it. */
-const RequestSettingsLive = Layer.effect(
+export const RequestSettingsLive = Layer.effect(
   RequestSettings,
   Effect.map(AppConfig, (config) => ({ ttlDays: config.requestTtlDays }))
 )

@@ -30,6 +30,7 @@ type PageRow = { readonly [K in keyof ListItem]: ListItem[K] | null } & {
 type DetailRow = Omit<typeof RequestDetail.Type, "buyer"> & {
   readonly buyerId: string
   readonly buyerName: string | null
+  readonly buyerDeleted: boolean
   /** The seller of the request's accepted offer, if any: with its buyer, who reads its notes unmasked. */
   readonly dealtSellerId: string | null
 }
@@ -307,6 +308,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
       Effect.map(
         sql<DetailRow>`
           SELECT ${sql.literal(storedDetailColumns)}, ${effectiveColumns(at)}, u.name AS "buyerName",
+                 u.deleted AS "buyerDeleted",
                  (SELECT o.seller_id FROM offers o WHERE o.request_id = buy_requests.id AND o.status = 'accepted'
                   LIMIT 1) AS "dealtSellerId"
           FROM buy_requests
@@ -325,7 +327,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "request" })),
-            onSome: ({ buyerId, buyerName, dealtSellerId, notes, ...request }) =>
+            onSome: ({ buyerId, buyerName, buyerDeleted, dealtSellerId, notes, ...request }) =>
               Effect.as(
                 cacheableAnswer({
                   tags: [requestTag(request.id), userTag(buyerId)],
@@ -335,7 +337,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
                 {
                   ...request,
                   notes: buyerId === viewerId || dealtSellerId === viewerId ? notes : maskedField(notes),
-                  buyer: { id: buyerId, name: buyerName }
+                  buyer: { id: buyerId, name: buyerName, deleted: buyerDeleted }
                 }
               )
           })

@@ -62,7 +62,13 @@ export const SqlRequestRepo = Layer.effect(
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
       update: (request) =>
-        update(request).pipe(Effect.orDie, Effect.zipRight(reads.changed([REQUEST_LISTS, requestTag(request.id)])))
+        update(request).pipe(Effect.orDie, Effect.zipRight(reads.changed([REQUEST_LISTS, requestTag(request.id)]))),
+      activeIdsOfBuyer: (buyerId) =>
+        sql<{ id: string }>`
+          SELECT id FROM buy_requests WHERE buyer_id = ${buyerId} AND status = 'active' ORDER BY id`.pipe(
+          Effect.map((rows) => rows.map((row) => row.id)),
+          Effect.orDie
+        )
     })
   })
 )

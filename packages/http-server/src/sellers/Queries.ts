@@ -35,14 +35,16 @@ export class SellerProfileQueries extends Effect.Service<SellerProfileQueries>()
         SELECT ${sql.literal(pendingColumns)}
         FROM seller_profiles p
         JOIN users u ON u.id = p.user_id
-        WHERE p.status = 'pending'
+        WHERE p.status = 'pending' AND NOT u.deleted
         ORDER BY p.created_at DESC, p.id DESC
         LIMIT ${limit} OFFSET ${offset}`.pipe(Effect.map((rows) => rows.map(nested)))
     })
     const pendingTotal = SqlSchema.single({
       Request: Schema.Void,
       Result: Total,
-      execute: () => sql`SELECT COUNT(*) AS total FROM seller_profiles WHERE status = 'pending'`
+      execute: () => sql`
+        SELECT COUNT(*) AS total FROM seller_profiles p JOIN users u ON u.id = p.user_id
+        WHERE p.status = 'pending' AND NOT u.deleted`
     })
 
     /** Applications waiting for review, newest first. */

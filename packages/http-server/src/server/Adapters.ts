@@ -57,7 +57,7 @@ export const rateLimiterLayer = (
 ) => (config.redisUrl ? RedisRateLimiter.layer({ url: config.redisUrl, prefix }) : MemoryRateLimiter.layer())
 
 /** FILE_STORE: avatars on this instance's disk, in PostgreSQL, or in S3 (the last two shared by every instance). */
-export const fileStoreLayer = (config: AppSettings) =>
+export const fileStoreLayer = (config: Pick<AppSettings, "fileStore" | "s3" | "dataDir">) =>
   config.fileStore === "database"
     ? DatabaseFileStore.layer
     : config.fileStore === "s3" && config.s3

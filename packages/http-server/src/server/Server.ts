@@ -31,13 +31,14 @@ import { ReadCache } from "../readcache/ReadCache.js"
 import { RealtimeLive } from "../realtime/Live.js"
 import { ReportsLive } from "../reports/Http.js"
 import { ExpiryJob } from "../requests/Expiry.js"
-import { RequestsLive } from "../requests/Http.js"
+import { RequestSettingsLive, RequestsLive } from "../requests/Http.js"
 import { SellerProfilesLive } from "../sellers/Http.js"
 import { InstrumentedPorts } from "../telemetry/Instrumented.js"
 import { MetricsLive } from "../telemetry/MetricsEndpoint.js"
 import { requestMetrics } from "../telemetry/RequestMetrics.js"
 import { requestSpan } from "../telemetry/RequestSpan.js"
 import { PublicUrlLive } from "../users/AvatarUrl.js"
+import { AccountErasureLive } from "../users/Erasure.js"
 import { UsersLive } from "../users/Http.js"
 import { DatabaseFromConfig, PortAdaptersFromConfig } from "./Adapters.js"
 import { AuthRateLimitLive } from "./AuthRateLimit.js"
@@ -169,6 +170,8 @@ export const AppLive = Layer.mergeAll(
   MetricsLive,
   AuthService.Default
 ).pipe(
+  // Deleting accounts, for the users' own calls and the operator's `talab users delete` (the control channel).
+  Layer.provideMerge(AccountErasureLive.pipe(Layer.provide(RequestSettingsLive))),
   // Counted and traced ports when telemetry is on (METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT); else the adapters.
   Layer.provide(InstrumentedPorts),
   Layer.provide(SqlRepositoriesLayer),

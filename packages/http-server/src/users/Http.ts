@@ -1,4 +1,6 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
+import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Multipart from "@effect/platform/Multipart"
 import { Api, CurrentUser } from "@talab/contract"
 import { UnsupportedMediaType, ValidationFailed } from "@talab/core"
@@ -94,6 +96,31 @@ const UsersHttp = HttpApiBuilder.group(Api, "users", (handlers) =>
             const { avatarUrl } = yield* service.setAvatar(user, bytes)
             return { avatar_url: avatarUrl }
           })
+        )
+      )
+      .handle("exportMe", () =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const document = yield* service.exportOf(user)
+            yield* HttpApp.appendPreResponseHandler((_request, response) =>
+              Effect.succeed(
+                HttpServerResponse.setHeader(
+                  response,
+                  "content-disposition",
+                  'attachment; filename="talab-export.json"'
+                )
+              )
+            )
+            return document
+          })
+        )
+      )
+      .handle("deleteMe", ({ payload }) =>
+        respond(
+          Effect.flatMap(CurrentUser, ({ user }) => service.deleteMe(user, payload)).pipe(
+            Effect.map(({ deletedAt }) => ({ deleted_at: deletedAt }))
+          )
         )
       )
       .handle("registerDevice", ({ payload }) =>

@@ -1,8 +1,10 @@
 import {
+  type DeleteAccountInput,
   type DeviceRegistration,
   FileStore,
   Ids,
   type ProfileChanges,
+  requireNotAdmin,
   SellerProfileRepo,
   UnsupportedMediaType,
   type User,
@@ -12,12 +14,15 @@ import {
 } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { CodeCheck } from "../auth/CodeCheck.js"
 import { SessionEvents } from "../auth/SessionEvents.js"
 import { AppConfig } from "../config/AppConfig.js"
 import { PayloadTooLarge } from "../http/EdgeErrors.js"
 import { type AvatarRejected, decodeAvatar, screenAvatar } from "./Avatar.js"
 import { AVATAR_PATH, avatarKeyOf } from "./AvatarUrl.js"
 import { DecodeGate } from "./DecodeGate.js"
+import { AccountErasure } from "./Erasure.js"
+import { AccountExportQueries } from "./Export.js"
 
 const asDomainError = (rejected: AvatarRejected) => {
   switch (rejected.reason) {
@@ -49,6 +54,9 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
     const config = yield* AppConfig
     const decodeGate = yield* DecodeGate
     const sessionEvents = yield* SessionEvents
+    const codeCheck = yield* CodeCheck
+    const erasure = yield* AccountErasure
+    const exports = yield* AccountExportQueries
 
     const me = (user: User) =>
       Effect.map(profiles.findByUserId(user.id), (profile) => ({ user, sellerProfile: Option.getOrNull(profile) }))
@@ -97,7 +105,19 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
     const registerDevice = (user: User, sessionId: string, device: DeviceRegistration) =>
       workflows.registerDevice(user, sessionId, device)
 
-    return { me, updateMe, setAvatar, registerDevice } as const
+    /**
+     * Deletes the caller's account once the code sent to their number checks out, in the transaction that
+     * consumes it: a refusal (open deals) leaves the code and everything else as they were.
+     */
+    const deleteMe = (user: User, input: DeleteAccountInput) =>
+      Effect.gen(function* () {
+        yield* requireNotAdmin(user)
+        const deleted = yield* codeCheck.withCode(user.phoneNumber, input.otpCode, erasure.deleteInTransaction(user))
+        yield* erasure.afterCommit(user.id, deleted)
+        return { deletedAt: deleted.deletedAt }
+      })
+
+    return { me, updateMe, setAvatar, registerDevice, deleteMe, exportOf: exports.exportOf } as const
   }),
-  dependencies: [DecodeGate.Default, Users.Default]
+  dependencies: [DecodeGate.Default, Users.Default, CodeCheck.Default, AccountExportQueries.Default]
 }) {}

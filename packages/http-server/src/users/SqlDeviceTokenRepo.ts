@@ -28,6 +28,8 @@ export const SqlDeviceTokenRepo = Layer.effect(
           Effect.asVoid,
           Effect.orDie
         ),
+      removeAllOfUser: (userId) =>
+        sql`DELETE FROM device_tokens WHERE user_id = ${userId}`.pipe(Effect.asVoid, Effect.orDie),
       removeToken: (pushToken) =>
         sql`DELETE FROM device_tokens WHERE push_token = ${pushToken}`.pipe(Effect.asVoid, Effect.orDie),
       removeForSessions: (sessionIds) =>

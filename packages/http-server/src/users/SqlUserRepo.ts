@@ -19,7 +19,7 @@ export const SqlUserRepo = Layer.effect(
     const findById = SqlSchema.findOne({
       Request: Schema.String,
       Result: UserRow,
-      execute: (id) => sql`SELECT * FROM users WHERE id = ${id}`
+      execute: (id) => sql`SELECT * FROM users WHERE id = ${id} AND deleted_at IS NULL`
     })
     const findByPhone = SqlSchema.findOne({
       Request: Schema.String,
@@ -52,16 +52,26 @@ export const SqlUserRepo = Layer.effect(
       Result: UserRow,
       execute: ({ id, name, language }) => sql`
         UPDATE users SET name = COALESCE(${name}, name), language = COALESCE(${language}, language)
-        WHERE id = ${id} RETURNING *`
+        WHERE id = ${id} AND deleted_at IS NULL RETURNING *`
     })
     // The old URL is read under the row lock the update takes, so racing uploads each learn their own predecessor.
     const replaceAvatar = SqlSchema.findOne({
       Request: Schema.Struct({ id: Schema.String, avatarUrl: Schema.String }),
       Result: Schema.Struct({ replaced: Schema.NullOr(Schema.String) }),
       execute: ({ id, avatarUrl }) => sql`
-        WITH old AS (SELECT avatar_url FROM users WHERE id = ${id} FOR UPDATE)
+        WITH old AS (SELECT avatar_url FROM users WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE)
         UPDATE users SET avatar_url = ${avatarUrl} FROM old WHERE users.id = ${id}
         RETURNING old.avatar_url AS replaced`
+    })
+
+    const erase = SqlSchema.findOne({
+      Request: Schema.Struct({ id: Schema.String, at: Schema.DateFromSelf }),
+      Result: Schema.Struct({ erased: Schema.NullOr(Schema.String) }),
+      execute: ({ id, at }) => sql`
+        WITH old AS (SELECT avatar_url FROM users WHERE id = ${id} AND deleted_at IS NULL FOR UPDATE)
+        UPDATE users SET phone_number = NULL, name = NULL, avatar_url = NULL, is_admin = false, deleted_at = ${at}
+        FROM old WHERE users.id = ${id}
+        RETURNING old.avatar_url AS erased`
     })
 
     return UserRepo.of({
@@ -83,7 +93,9 @@ export const SqlUserRepo = Layer.effect(
         replaceAvatar({ id, avatarUrl: storedAvatar(avatarUrl) ?? avatarUrl }).pipe(
           Effect.map(Option.map(({ replaced }) => replaced)),
           Effect.orDie
-        )
+        ),
+      erase: (id, at) =>
+        erase({ id, at }).pipe(Effect.map(Option.map(({ erased }) => shownAvatar(publicUrl, erased))), Effect.orDie)
     })
   })
 )

@@ -5,6 +5,8 @@ const offer: OfferFacts = {
   sellerId: "seller-1",
   sellerName: "Riyadh Phones",
   buyerName: null,
+  sellerDeleted: false,
+  buyerDeleted: false,
   price: 1500,
   category: "phone",
   productBrand: "Samsung",
@@ -30,6 +32,21 @@ describe("wordPush", () => {
     expect(wordPush("offer_accepted", "seller-1", about(), "ar").body).toBe("قبل المشتري عرضك على Samsung بسعر 1,500")
   })
 
+  it("names a party who deleted their account 'Deleted user', whatever name the rows still had", () => {
+    const gone = about({ sellerDeleted: true, buyerName: "Sara", buyerDeleted: true })
+    expect(wordPush("rating_prompt", "buyer-1", gone, "en").body).toContain("Deleted user")
+    expect(wordPush("rating_prompt", "buyer-1", gone, "ar").body).toContain("مستخدم محذوف")
+    expect(wordPush("offer_accepted", "seller-1", gone, "en").body).toBe(
+      "Your offer for Samsung at 1,500 was accepted by Deleted user"
+    )
+    const message = {
+      kind: "message",
+      message: { senderName: null, senderDeleted: true, messageText: "hi", before: [], contactsShown: true }
+    } as const
+    expect(wordPush("message", "buyer-1", message, "en").title).toBe("New message from Deleted user")
+    expect(wordPush("message", "buyer-1", message, "ar").title).toContain("مستخدم محذوف")
+  })
+
   it("words an accepted offer for the buyer differently from the seller", () => {
     expect(wordPush("offer_accepted", "buyer-1", about(), "en").title).toBe("Your deal is confirmed")
     expect(wordPush("offer_accepted", "seller-1", about(), "en").title).toBe("Your offer was accepted")
@@ -40,7 +57,10 @@ describe("wordPush", () => {
     const { body, title } = wordPush(
       "message",
       "buyer-1",
-      { kind: "message", message: { senderName: "Ali", messageText: long, before: [], contactsShown: true } },
+      {
+        kind: "message",
+        message: { senderName: "Ali", senderDeleted: false, messageText: long, before: [], contactsShown: true }
+      },
       "en"
     )
     expect(title).toBe("New message from Ali")
@@ -52,7 +72,7 @@ describe("wordPush", () => {
     const message = (contactsShown: boolean) =>
       ({
         kind: "message",
-        message: { senderName: "Ali", messageText: "call 0501234567", before: [], contactsShown }
+        message: { senderName: "Ali", senderDeleted: false, messageText: "call 0501234567", before: [], contactsShown }
       }) as const
     expect(wordPush("message", "buyer-1", message(false), "en").body).toBe("call ***")
     expect(wordPush("message", "buyer-1", message(true), "en").body).toBe("call 0501234567")
@@ -61,7 +81,13 @@ describe("wordPush", () => {
   it("masks the part of a number whose rest is in the sender's messages before", () => {
     const message = {
       kind: "message",
-      message: { senderName: "Ali", messageText: "4567", before: ["050 123"], contactsShown: false }
+      message: {
+        senderName: "Ali",
+        senderDeleted: false,
+        messageText: "4567",
+        before: ["050 123"],
+        contactsShown: false
+      }
     } as const
     expect(wordPush("message", "buyer-1", message, "en").body).toBe("***")
   })

@@ -1,0 +1,76 @@
+import { SqlClient } from "@effect/sql"
+import { AccountDeletion, FileStore, Offers, Requests, type User, UserRepo } from "@talab/core"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { SessionEvents } from "../auth/SessionEvents.js"
+import { avatarKeyOf } from "./AvatarUrl.js"
+
+/*
+ * Deleting an account (DELETE /users/me, `talab users delete`): core's AccountDeletion with what only this server
+ * stores beside the ports, then what can only follow the commit (closing the sockets, removing the files).
+ */
+
+/** The keys, in the file store, of the files an account leaves behind: the avatar (images, once they exist, too). */
+const filesOf = (deleted: { readonly avatarUrl: string | null }): ReadonlyArray<string> => {
+  const avatar = avatarKeyOf(deleted.avatarUrl)
+  return avatar === undefined ? [] : [avatar]
+}
+
+/** Deletes accounts: the same steps whoever asks, the user or an operator. */
+export class AccountErasure extends Effect.Service<AccountErasure>()("Users/AccountErasure", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const deletion = yield* AccountDeletion
+    const files = yield* FileStore
+    const sessionEvents = yield* SessionEvents
+    const users = yield* UserRepo
+
+    /** What the user holds here alone and core's ports do not know: alert rules, matches, idempotency records. */
+    const serverRows = (userId: string) =>
+      Effect.gen(function* () {
+        yield* sql`DELETE FROM seller_alert_rules WHERE seller_user_id = ${userId}`
+        yield* sql`DELETE FROM seller_alert_settings WHERE seller_user_id = ${userId}`
+        yield* sql`DELETE FROM request_matches WHERE seller_user_id = ${userId}`
+        yield* sql`DELETE FROM idempotency_keys WHERE scope = ${`user:${userId}`}`
+      }).pipe(Effect.orDie)
+
+    /** The account's deletion, in the caller's transaction when there is one (or its own); `OpenDealsExist` else. */
+    const deleteInTransaction = (user: User) => deletion.deleteAccount(user, serverRows(user.id))
+
+    /** A file left behind is logged, not retried: the account is gone either way. */
+    const removeFile = (key: string) =>
+      files
+        .delete(key)
+        .pipe(
+          Effect.catchAllDefect((defect) =>
+            Effect.logWarning("Users: a deleted account's file was not removed").pipe(
+              Effect.annotateLogs({ key, defect: String(defect) })
+            )
+          )
+        )
+
+    /**
+     * After the commit: every instance drops the user's sessions and closes their sockets (4401), and the files go
+     * from the store.
+     */
+    const afterCommit = (userId: string, deleted: Effect.Effect.Success<ReturnType<typeof deleteInTransaction>>) =>
+      Effect.gen(function* () {
+        yield* Effect.forEach(deleted.endedSessionIds, sessionEvents.revoked, { discard: true })
+        yield* sessionEvents.userChanged(userId)
+        yield* Effect.forEach(filesOf(deleted), removeFile, { discard: true })
+      })
+
+    /** The account of a number (normalised already), for the operator's command. */
+    const findByPhone = (phoneNumber: string) => users.findByPhone(phoneNumber)
+
+    return { deleteInTransaction, afterCommit, findByPhone } as const
+  })
+}) {}
+
+/**
+ * The erasure with core's workflows it runs on (the owner's close and withdraw); the ports, RequestSettings,
+ * FileStore and SessionEvents come from below.
+ */
+export const AccountErasureLive = AccountErasure.Default.pipe(
+  Layer.provide(AccountDeletion.Default.pipe(Layer.provide([Requests.Default, Offers.Default])))
+)
