@@ -4,6 +4,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { REQUEST_LISTS, sellerTag, userTag } from "../readcache/ReadCache.js"
+import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 import { PublicUrl, shownAvatar, storedAvatar } from "./AvatarUrl.js"
 
 const UserRow = snakeCaseKeys(User.fields)
@@ -13,6 +15,7 @@ export const SqlUserRepo = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const publicUrl = yield* PublicUrl
+    const reads = yield* makeReadsChanged
     const shown = (user: User) => ({ ...user, avatarUrl: shownAvatar(publicUrl, user.avatarUrl) })
     const stored = (user: User) => ({ ...user, avatarUrl: storedAvatar(user.avatarUrl) })
 
@@ -94,8 +97,13 @@ export const SqlUserRepo = Layer.effect(
           Effect.map(Option.map(({ replaced }) => replaced)),
           Effect.orDie
         ),
+      // The erased name leaves every cached read that shows it: the user's requests, their seller profile, lists.
       erase: (id, at) =>
-        erase({ id, at }).pipe(Effect.map(Option.map(({ erased }) => shownAvatar(publicUrl, erased))), Effect.orDie)
+        erase({ id, at }).pipe(
+          Effect.map(Option.map(({ erased }) => shownAvatar(publicUrl, erased))),
+          Effect.orDie,
+          Effect.tap(() => reads.changed([REQUEST_LISTS, userTag(id), sellerTag(id)]))
+        )
     })
   })
 )
