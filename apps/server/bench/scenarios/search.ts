@@ -22,7 +22,13 @@
 import { SqlClient } from "@effect/sql"
 import * as Statement from "@effect/sql/Statement"
 import { queryWordsOf } from "@talab/core"
-import { RequestQueries, recordTerms, requestSearchWords, textArrayLiteral } from "@talab/http-server"
+import {
+  RequestQueries,
+  recordTerms,
+  requestSearchWords,
+  textArrayLiteral,
+  withSearchColumns
+} from "@talab/http-server"
 import { Effect } from "effect"
 import { benchSettings, type Call, formatReports, runLoad } from "../load.js"
 import {
@@ -411,20 +417,10 @@ const insertLoop = (n: number, search: boolean, round: number) =>
         }
         const started = performance.now()
         if (search) {
-          const { searchWords, searchTitle } = requestSearchWords({
-            productBrand: row.product_brand,
-            productModel: row.product_model,
-            notes: row.notes,
-            locationDistrict: row.location_district,
-            locationCity: row.location_city
-          })
-          const terms = recordTerms(sql, searchWords)
+          const stored = withSearchColumns(row)
+          const terms = recordTerms(sql, stored.searchWords)
           yield* sql`WITH a AS (${terms.deletions}), b AS (${terms.terms})
-            INSERT INTO buy_requests ${sql.insert({
-              ...row,
-              search_words: textArrayLiteral(searchWords),
-              search_title: textArrayLiteral(searchTitle)
-            })}`
+            INSERT INTO buy_requests ${sql.insert(stored.row)}`
         } else {
           yield* sql`INSERT INTO buy_requests ${sql.insert(row)}`
         }

@@ -6,7 +6,7 @@ import * as Schema from "effect/Schema"
 import { deferredWrite, deferredWrites } from "../db/DeferredWrites.js"
 import { REQUEST_LISTS, requestTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
-import { recordTerms, requestSearchWords, textArrayLiteral } from "../search/SearchWords.js"
+import { recordTerms, withSearchColumns } from "../search/SearchWords.js"
 
 /** BuyRequest as stored: the entity under its column names. */
 const BuyRequestRow = snakeCaseKeys(BuyRequest.fields)
@@ -25,21 +25,11 @@ export const SqlRequestRepo = Layer.effect(
       Request: BuyRequestRow,
       // The request's search words are written with it; its brand, model, notes and places never change after.
       execute: (row) => {
-        const { searchWords, searchTitle } = requestSearchWords({
-          productBrand: row.product_brand,
-          productModel: row.product_model,
-          notes: row.notes,
-          locationDistrict: row.location_district,
-          locationCity: row.location_city
-        })
-        const terms = recordTerms(sql, searchWords)
+        const stored = withSearchColumns(row)
+        const terms = recordTerms(sql, stored.searchWords)
         return deferredWrites(sql, [
           {
-            statement: sql`INSERT INTO buy_requests ${sql.insert({
-              ...row,
-              search_words: textArrayLiteral(searchWords),
-              search_title: textArrayLiteral(searchTitle)
-            })}`,
+            statement: sql`INSERT INTO buy_requests ${sql.insert(stored.row)}`,
             key: `buy_requests ${row.id}`
           },
           { statement: terms.deletions, key: "search_term_deletions" },

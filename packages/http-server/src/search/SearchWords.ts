@@ -37,6 +37,31 @@ export const requestSearchWords = (request: {
   searchTitle: indexWordsOf(request.productBrand, request.productModel)
 })
 
+/** A stored request's row (its column names) as it is inserted: with its search columns, and the words they hold. */
+export const withSearchColumns = <
+  R extends {
+    readonly product_brand: string | null
+    readonly product_model: string | null
+    readonly notes: string | null
+    readonly location_district: string
+    readonly location_city: string | null
+  }
+>(
+  row: R
+) => {
+  const { searchWords, searchTitle } = requestSearchWords({
+    productBrand: row.product_brand,
+    productModel: row.product_model,
+    notes: row.notes,
+    locationDistrict: row.location_district,
+    locationCity: row.location_city
+  })
+  return {
+    row: { ...row, search_words: textArrayLiteral(searchWords), search_title: textArrayLiteral(searchTitle) },
+    searchWords
+  }
+}
+
 /**
  * A text[] literal: sent as one parameter of unknown type, PostgreSQL and PGlite read it as the column's type.
  * Words are letters and digits only (core's `wordsOf`); quoting them anyway keeps the literal whole whatever they are.
