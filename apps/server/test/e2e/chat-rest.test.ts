@@ -31,7 +31,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
     expect(conversation).toEqual({
       id: scene.conversationId,
       offer_id: scene.offer.id,
-      other_party: { id: scene.seller.userId, name: "Olaya Mobiles", avatar_url: null },
+      other_party: { id: scene.seller.userId, name: "Olaya Mobiles", avatar_url: null, deleted: false },
       last_message: null,
       unread_count: 0,
       created_at: expect.stringMatching(ISO_UTC)
@@ -39,7 +39,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
 
     const sellerList = await m.api.get("/conversations/my", { token: scene.seller.token })
     expect(sellerList.body.data.conversations).toEqual([
-      { ...conversation, other_party: { id: scene.buyer.userId, name: "Buyer", avatar_url: null } }
+      { ...conversation, other_party: { id: scene.buyer.userId, name: "Buyer", avatar_url: null, deleted: false } }
     ])
 
     const outsider = await m.buyer("Outsider")

@@ -259,6 +259,7 @@ describe.each(backends)("offers on %s", (backend) => {
         seller: {
           id: first.userId,
           name: "First Seller",
+          deleted: false,
           rating_avg: 0,
           rating_count: 0,
           location_district: "Al Yasmin",

@@ -153,10 +153,10 @@ describe("Redis stopped and started again", () => {
     }, 30_000)
   }, 120_000)
 
-  it("listens again on every channel the instances share once Redis is back (sessions, user events, evictions)", async () => {
+  it("listens again on every channel the instances share once Redis is back (sessions, user events, evictions, reads)", async () => {
     // The shared channels, and the instance's own channel for confirmations of its session ends and user changes.
     const ws = server.redisChannelPrefix
-    const fixed = [`${ws}confirm:*`, `${ws}evict`, `${ws}sessions`, `${ws}user-changes`, `${ws}users`]
+    const fixed = [`${ws}confirm:*`, `${ws}evict`, `${ws}reads`, `${ws}sessions`, `${ws}user-changes`, `${ws}users`]
     const listened = async () => {
       const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 })
       try {

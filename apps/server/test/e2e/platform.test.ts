@@ -149,7 +149,7 @@ describe.each(backends)("platform on %s", (backend) => {
     it.each([
       ["GET", "/api/v1/nothing-here"],
       ["GET", "/nothing-here"],
-      ["DELETE", "/api/v1/users/me"],
+      ["DELETE", "/api/v1/users/me/avatar"],
       ["GET", "/api/v1/auth/request-otp"]
     ])("%s %s answers the 404 NOT_FOUND envelope", async (method, path) => {
       const response = await fetch(`${server().baseUrl}${path}`, { method, headers: { "accept-language": "en" } })

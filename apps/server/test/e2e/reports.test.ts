@@ -154,8 +154,8 @@ describe.each(backends)("reports and their resolution on %s", (backend) => {
       const withoutDeal = data.reports.find((r) => r.id === second.body.data.id)
       expect(withoutDeal).toEqual({
         id: second.body.data.id,
-        reporter: { id: reporter.userId, name: "Reporter", phone_number: reporter.phone },
-        reported_user: { id: reported.userId, name: "Reported", phone_number: reported.phone },
+        reporter: { id: reporter.userId, name: "Reporter", phone_number: reporter.phone, deleted: false },
+        reported_user: { id: reported.userId, name: "Reported", phone_number: reported.phone, deleted: false },
         deal: null,
         reason: "rude",
         description: null,

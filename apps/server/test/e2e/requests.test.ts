@@ -320,7 +320,7 @@ describe.each(backends)("buy requests on %s", (backend) => {
       expect(response.status).toBe(200)
       const { buyer_id, ...rest } = posted
       expect(buyer_id).toBe(buyer.userId)
-      expect(response.body.data).toEqual({ ...rest, buyer: { id: buyer.userId, name: "Noura" } })
+      expect(response.body.data).toEqual({ ...rest, buyer: { id: buyer.userId, name: "Noura", deleted: false } })
     })
 
     it("answers 404 for an unknown or a non-UUID id, and 401 without a token", async () => {

@@ -1669,6 +1669,8 @@ export interface components {
         RetryAfter: number;
         /** @description A strong tag of the body's bytes: send it back in `If-None-Match` to get 304 while it is current. */
         ETag: string;
+        /** @description `attachment`, with the file name a browser saves the document under. */
+        ContentDisposition: string;
         /** @description `private, no-cache` on a GET's answer (the client may keep it and must revalidate), `no-store` under `/auth/`. */
         CacheControl: string;
     };
@@ -3502,6 +3504,7 @@ export interface operations {
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
                     ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };

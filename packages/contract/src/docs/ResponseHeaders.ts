@@ -35,6 +35,11 @@ const headers = {
     description: "A strong tag of the body's bytes: send it back in `If-None-Match` to get 304 while it is current.",
     schema: { type: "string", pattern: '^"[A-Za-z0-9_-]+"$' }
   },
+  ContentDisposition: {
+    description: "`attachment`, with the file name a browser saves the document under.",
+    required: true,
+    schema: { type: "string", pattern: "^attachment" }
+  },
   CacheControl: {
     description:
       "`private, no-cache` on a GET's answer (the client may keep it and must revalidate), `no-store` under `/auth/`.",
@@ -43,6 +48,11 @@ const headers = {
 } as const
 
 const ref = (name: keyof typeof headers) => ({ $ref: `#/components/headers/${name}` })
+
+/** Headers one operation's success sends beside the common ones: `"<method> <path>"` → its 200's headers. */
+const OWN_HEADERS: Readonly<Record<string, Readonly<Record<string, Json>>>> = {
+  "get /api/v1/users/me/export": { "Content-Disposition": ref("ContentDisposition") }
+}
 
 const IF_NONE_MATCH = {
   name: "If-None-Match",
@@ -81,6 +91,10 @@ export const responseHeaders = (spec: OpenApi.OpenAPISpec) => {
           ...(["409", "429", "503"].includes(status) ? { "Retry-After": ref("RetryAfter") } : {}),
           ...response.headers
         }
+      }
+      const own = OWN_HEADERS[`${method} ${path}`]
+      if (own !== undefined && operation.responses["200"] !== undefined) {
+        operation.responses["200"].headers = { ...operation.responses["200"].headers, ...own }
       }
       if (method !== "get" || path.startsWith(AUTH_PREFIX)) continue
       const ok = operation.responses["200"]

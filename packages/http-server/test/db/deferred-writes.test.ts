@@ -76,7 +76,7 @@ const suite = (name: string, database: Database, onServer: boolean) =>
           transactor.transaction(Effect.zipRight(requests.insert(request), requests.findById(request.id)))
         )
         expect(Option.map(result, (found) => found.id)).toEqual(Option.some(request.id))
-        expect(statements.map((text) => text.split(" ")[0])).toEqual(["BEGIN", "INSERT", "SELECT", "COMMIT"])
+        expect(statements.map((text) => text.split(" ")[0])).toEqual(["BEGIN", "WITH", "SELECT", "COMMIT"])
       })
     )
 
@@ -119,7 +119,7 @@ const suite = (name: string, database: Database, onServer: boolean) =>
             )
             .pipe(Effect.flip)
         )
-        expect(statements.map((text) => text.split(" ")[0])).toEqual(["BEGIN", "INSERT", "SELECT", "ROLLBACK"])
+        expect(statements.map((text) => text.split(" ")[0])).toEqual(["BEGIN", "WITH", "SELECT", "ROLLBACK"])
         expect(yield* storedOf(request)).toEqual({ statuses: [], events: 0, notifications: 0 })
       })
     )
