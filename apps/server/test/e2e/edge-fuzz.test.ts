@@ -169,12 +169,21 @@ describe.each(backends)("every operation of the OpenAPI document, fuzzed, on %s"
         if (payload.contentType !== undefined) headers["content-type"] = payload.contentType
         if (token === "garbage") headers.authorization = "Bearer not.a.token"
         else if (token !== "none") headers.authorization = `Bearer ${tokens[token]}`
-        const response: RawResponse = await rawRequest(
-          server().baseUrl,
-          operation.method,
-          search === "" ? path : `${path}?${search}`,
-          { headers, ...(payload.body === undefined ? {} : { body: payload.body }) }
-        )
+        const target = search === "" ? path : `${path}?${search}`
+        // A request left unanswered is a failure that names it, not a test that times out.
+        let unanswered: ReturnType<typeof setTimeout> | undefined
+        const response: RawResponse = await Promise.race([
+          rawRequest(server().baseUrl, operation.method, target, {
+            headers,
+            ...(payload.body === undefined ? {} : { body: payload.body })
+          }),
+          new Promise<never>((_, reject) => {
+            unanswered = setTimeout(
+              () => reject(new Error(`no answer in 20 s: ${operation.method} ${target} (${payload.contentType})`)),
+              20_000
+            )
+          })
+        ]).finally(() => clearTimeout(unanswered))
         seen.add(`${operation.method} ${operation.path}`)
         const what = `${operation.method} ${path} (${payload.contentType}) → ${response.status} ${JSON.stringify(response.body)?.slice(0, 200)}`
         expect(response.status, what).toBeLessThan(500)

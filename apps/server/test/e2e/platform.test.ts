@@ -158,6 +158,17 @@ describe.each(backends)("platform on %s", (backend) => {
       expect(body.error.message).toBe("The resource was not found")
     })
 
+    it("answers 415 to a DELETE whose body is not JSON, before anything parses it", async () => {
+      const me = await signIn(server(), api())
+      const response = await api().raw.delete("/users/me", {
+        token: me.token,
+        rawBody: '--fuzz\r\nContent-Disposition: form-data; name="otp_code"\r\n\r\n123456\r\n--fuzz--\r\n',
+        headers: { "content-type": "multipart/form-data" }
+      })
+      expectError(response, 415, "UNSUPPORTED_MEDIA_TYPE")
+      expect((await api().get("/users/me", { token: me.token })).status).toBe(200)
+    })
+
     it("answers 413 PAYLOAD_TOO_LARGE to a JSON body over 1 MiB, and the client can go on", async () => {
       const me = await signIn(server(), api())
       const big = JSON.stringify({ name: "x".repeat(MiB) })

@@ -45,6 +45,7 @@ import { AuthRateLimitLive } from "./AuthRateLimit.js"
 import { CanonicalPathLive } from "./CanonicalPath.js"
 import { corsFor } from "./Cors.js"
 import { DecodeFailureLive } from "./DecodeFailure.js"
+import { DeleteBodyLive } from "./DeleteBody.js"
 import { DependencyOutageLive } from "./DependencyOutage.js"
 import { withLogging } from "./Logging.js"
 import { nestOutermostFirst } from "./MiddlewareOrder.js"
@@ -119,6 +120,8 @@ const edgeMiddlewaresOf = (config: AppSettings) =>
     PublicRateLimitLive,
     // A database outage below, the idempotency store's own calls included, answers 503, not 500.
     DependencyOutageLive,
+    // A DELETE's body is JSON or nothing: any other type is 415 before anything parses it.
+    DeleteBodyLive,
     // Outside idempotency, which so sees a decode failure as a failure and keeps no answer for it.
     DecodeFailureLive,
     // Keeps, or replays, the endpoint's own answer to a POST with an Idempotency-Key.
