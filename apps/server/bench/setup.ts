@@ -72,6 +72,15 @@ export const call = async (server: TestServer, method: string, path: string, tok
   return json.data
 }
 
+/** One GET as the user of `token`, timed: its milliseconds and its `data`; anything but 200 throws. */
+export const timedGet = async (server: TestServer, token: string, path: string) => {
+  const started = performance.now()
+  const response = await fetch(`${server.apiUrl}${path}`, { headers: { authorization: `Bearer ${token}` } })
+  const body: any = await response.json()
+  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(body)}`)
+  return { ms: performance.now() - started, data: body.data }
+}
+
 /** Signs `phone` in with the code the testkit's SMS recorder caught. */
 export const signIn = async (server: TestServer, phone: string) => {
   await call(server, "POST", "/auth/request-otp", undefined, { phone_number: phone })

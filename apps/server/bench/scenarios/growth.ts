@@ -14,7 +14,15 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { onDatabase, percentiles, runScenario, signIn, unlimitedRateLimits, withBenchServer } from "../setup.js"
+import {
+  onDatabase,
+  percentiles,
+  runScenario,
+  signIn,
+  timedGet,
+  unlimitedRateLimits,
+  withBenchServer
+} from "../setup.js"
 
 const SIZES = (process.env.BENCH_GROWTH_SIZES ?? "10000,100000,1000000").split(",").map(Number)
 const CALLS = Number(process.env.BENCH_GROWTH_CALLS ?? 40)
@@ -103,11 +111,8 @@ const main = () =>
     const reader = await signIn(server, "+966584000001")
     await onDatabase(database.url, buyers)
     const timeOf = async (path: string) => {
-      const started = performance.now()
-      const response = await fetch(`${server.apiUrl}${path}`, { headers: { authorization: `Bearer ${reader.token}` } })
-      const body: any = await response.json()
-      if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(body)}`)
-      return { ms: performance.now() - started, items: body.data.requests.length as number }
+      const { ms, data } = await timedGet(server, reader.token, path)
+      return { ms, items: data.requests.length as number }
     }
     // figures[query][page][size] = median ms
     const figures = new Map<string, Array<number>>()

@@ -39,6 +39,7 @@ import {
   percentiles,
   runScenario,
   signIn,
+  timedGet,
   unlimitedRateLimits,
   withBenchServer
 } from "../setup.js"
@@ -436,11 +437,8 @@ const main = () =>
     const reader = await signIn(server, "+966584000002")
     await onDatabase(database.url, Effect.zipRight(buyers, seedTexts))
     const timeOf = async (path: string) => {
-      const started = performance.now()
-      const response = await fetch(`${server.apiUrl}${path}`, { headers: { authorization: `Bearer ${reader.token}` } })
-      const body: any = await response.json()
-      if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(body)}`)
-      return { ms: performance.now() - started, total: body.data.pagination.total as number }
+      const { ms, data } = await timedGet(server, reader.token, path)
+      return { ms, total: data.pagination.total as number }
     }
     const medians = new Map<string, Array<number>>()
     const p95s = new Map<string, Array<number>>()

@@ -12,6 +12,7 @@ import {
   startServer,
   waitUntilLive
 } from "../support/child-server.js"
+import { eventually } from "../support/eventually.js"
 import { WsClient } from "../support/ws-client.js"
 
 /*
@@ -77,20 +78,6 @@ const spansOf = (received: ReadonlyArray<Received>): Array<ExportedSpan> =>
         )
       })
     )
-
-const eventually = async <A>(
-  read: () => A | undefined | Promise<A | undefined>,
-  what: string,
-  timeoutMs = 20_000
-): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const value = await read()
-    if (value !== undefined) return value
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), "talab-telemetry-"))
 const smsOutbox = join(dataDir, "sms.jsonl")
