@@ -80,6 +80,34 @@ describe.each(bothBackends)("admin API and audit trail on %s", (backend) => {
       "report"
     ).body.data.id as string
 
+  it("refuses every new admin route to a buyer and to a seller (403) and without a token (401), recording nothing", async () => {
+    const buyer = await m.user("Not an admin")
+    const seller = await m.seller("Not an admin either")
+    const reportId = await fileReport(buyer, seller)
+    const logBefore = await audit()
+    const reads = [
+      "/admin/audit-log",
+      `/admin/reports/${reportId}`,
+      `/admin/users/${seller.userId}`,
+      `/admin/users?phone=${encodeURIComponent(seller.phone)}`
+    ]
+    const writes = [
+      `/admin/seller-profiles/${seller.profileId}/suspend`,
+      `/admin/seller-profiles/${seller.profileId}/reinstate`,
+      `/admin/seller-profiles/${seller.profileId}/reject`
+    ]
+    for (const caller of [buyer, seller]) {
+      for (const path of reads) expectError(await api().raw.get(path, { token: caller.token }), 403, "FORBIDDEN")
+      for (const path of writes) {
+        expectError(await api().raw.put(path, { token: caller.token, body: { reason: "Because" } }), 403, "FORBIDDEN")
+      }
+    }
+    for (const path of reads) expectError(await api().raw.get(path), 401, "UNAUTHORIZED")
+    for (const path of writes) expectError(await api().raw.put(path, { body: { reason: "x" } }), 401, "UNAUTHORIZED")
+    expect(await audit()).toEqual(logBefore)
+    m.expectStatus(await api().get(`/seller-profiles/${seller.profileId}`), 200, "still approved")
+  })
+
   describe("seller applications", () => {
     it("approve writes one entry: the admin, the profile, the status before and after, the request id and the time", async () => {
       const applicant = await m.applicant("Applicant")
@@ -380,10 +408,12 @@ describe.each(bothBackends)("admin API and audit trail on %s", (backend) => {
         reason: "scam",
         status: "pending"
       })
+      // Unmasked: the admin reads what was sent.
       expect(report.messages.map((message) => [message.sender_id, message.message_text])).toEqual([
         [made.buyer.userId, "Call me on 0501234567"],
         [made.seller.userId, "On my way"]
       ])
+      expect(report.has_more_messages).toBe(false)
       expect(await entriesAbout(reportId)).toEqual([
         {
           id: expect.any(String),
@@ -403,6 +433,7 @@ describe.each(bothBackends)("admin API and audit trail on %s", (backend) => {
       ).body.data
       expect(withoutDeal.deal).toBeNull()
       expect(withoutDeal.messages).toEqual([])
+      expect(withoutDeal.has_more_messages).toBe(false)
       expectError(await api().get(`/admin/reports/${unknownId()}`, { token: admin.token }), 404, "NOT_FOUND")
       expect((await audit("&action=report.view")).filter((e) => e.target?.id === earlier)).toHaveLength(1)
     })
