@@ -12852,7 +12852,7 @@ export interface operations {
                                 action: "seller_profile.approve" | "seller_profile.reject" | "seller_profile.suspend" | "seller_profile.reinstate" | "report.resolve" | "report.view" | "user.admin_grant" | "user.admin_revoke" | "user.sessions_revoke" | "user.delete" | "database.restore" | "database.retention";
                                 target: {
                                     /** @enum {string} */
-                                    type: "seller_profile" | "report" | "user" | "database";
+                                    type: "seller_profile" | "report" | "user";
                                     id: components["schemas"]["UUID"];
                                 } | null;
                                 changes: {
