@@ -1387,7 +1387,7 @@ export interface paths {
         };
         /**
          * Get a report with its context
-         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The report with its reporter, the reported user (their seller profile and how many reports they have had), the deal if it names one, and the messages of that deal's conversation, unmasked. Reading a conversation is private: each call is recorded in the audit log (`report.view`).
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The report with its reporter, the reported user (their seller profile and how many reports they have had), the deal if it names one, and the messages of that deal's conversation (the newest 1,000, oldest first, unmasked; `has_more_messages` says whether there are older ones). Reading a conversation is private: each call is recorded in the audit log (`report.view`).
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -11781,7 +11781,8 @@ export interface operations {
                      *             "message_text": "Is it still available?",
                      *             "created_at": "2026-03-01T09:30:00.000Z"
                      *           }
-                     *         ]
+                     *         ],
+                     *         "has_more_messages": true
                      *       },
                      *       "message": "Done"
                      *     }
@@ -11850,7 +11851,7 @@ export interface operations {
                             notes: string | null;
                             resolved_at: components["schemas"]["Date"] | null;
                             created_at: components["schemas"]["Date"];
-                            /** @description The messages of the deal's conversation, oldest first, unmasked (empty when the report names no deal). */
+                            /** @description The newest 1000 messages of the deal's conversation at most, oldest first, unmasked (empty when the report names no deal). */
                             messages: {
                                 id: components["schemas"]["UUID"];
                                 /**
@@ -11867,6 +11868,8 @@ export interface operations {
                                 message_text: string;
                                 created_at: components["schemas"]["Date"];
                             }[];
+                            /** @description True when the conversation has older messages than the 1000 shown. */
+                            has_more_messages: boolean;
                         };
                         message?: string;
                     };
@@ -12849,7 +12852,7 @@ export interface operations {
                                 action: "seller_profile.approve" | "seller_profile.reject" | "seller_profile.suspend" | "seller_profile.reinstate" | "report.resolve" | "report.view" | "user.admin_grant" | "user.admin_revoke" | "user.sessions_revoke" | "user.delete" | "database.restore" | "database.retention";
                                 target: {
                                     /** @enum {string} */
-                                    type: "seller_profile" | "report" | "user" | "database";
+                                    type: "seller_profile" | "report" | "user";
                                     id: components["schemas"]["UUID"];
                                 } | null;
                                 changes: {

@@ -48,6 +48,9 @@ export const AdminReportItem = Schema.Struct({
   ...ReportView.pick("reason", "description", "status", "action", "resolutionNotes", "resolvedAt", "createdAt").fields
 })
 
+/** How many messages of a report's conversation the admin's report view shows at most (the newest). */
+export const ADMIN_REPORT_MESSAGES_MAX = 1000
+
 /** A message of the deal's conversation as the admin reads it: unmasked, as it was sent. */
 export const AdminReportMessage = entityView(Message.fields).pick(
   "id",
@@ -79,9 +82,13 @@ export const AdminReportDetail = Schema.Struct({
   deal: Schema.NullOr(DealView),
   ...ReportView.pick("reason", "description", "status", "action", "resolutionNotes", "resolvedAt", "createdAt").fields,
   messages: Schema.Array(AdminReportMessage).annotations({
-    description:
-      "The messages of the deal's conversation, oldest first, unmasked (empty when the report names no deal)."
-  })
+    description: `The newest ${ADMIN_REPORT_MESSAGES_MAX} messages of the deal's conversation at most, oldest first, unmasked (empty when the report names no deal).`
+  }),
+  ...snakeCaseKeys({
+    hasMoreMessages: Schema.Boolean.annotations({
+      description: `True when the conversation has older messages than the ${ADMIN_REPORT_MESSAGES_MAX} shown.`
+    })
+  }).fields
 })
 
 /** Reporting a user. */
@@ -147,7 +154,7 @@ export class AdminReportsApi extends HttpApiGroup.make("adminReports")
       .annotate(OpenApi.Summary, "Get a report with its context")
       .annotate(
         OpenApi.Description,
-        `${adminOnly} The report with its reporter, the reported user (their seller profile and how many reports they have had), the deal if it names one, and the messages of that deal's conversation, unmasked. Reading a conversation is private: each call is recorded in the audit log (\`report.view\`).`
+        `${adminOnly} The report with its reporter, the reported user (their seller profile and how many reports they have had), the deal if it names one, and the messages of that deal's conversation (the newest 1,000, oldest first, unmasked; \`has_more_messages\` says whether there are older ones). Reading a conversation is private: each call is recorded in the audit log (\`report.view\`).`
       )
       .annotate(ErrorCases, { NOT_FOUND: "no report has this id" })
   )

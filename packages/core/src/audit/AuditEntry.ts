@@ -35,7 +35,7 @@ export const AuditActor = Schema.Union(
 export type AuditActor = typeof AuditActor.Type
 
 /** The kind of thing an action was done to. */
-export const AuditTargetType = Schema.Literal("seller_profile", "report", "user", "database")
+export const AuditTargetType = Schema.Literal("seller_profile", "report", "user")
 export type AuditTargetType = typeof AuditTargetType.Type
 
 /** What an action was done to; null for a command on the whole database (a restore, a retention run). */

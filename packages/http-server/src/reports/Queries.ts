@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import type { AdminReportDetail, AdminReportItem } from "@talab/contract"
+import { ADMIN_REPORT_MESSAGES_MAX, type AdminReportDetail, type AdminReportItem } from "@talab/contract"
 import { Deal, Message, Report, type ReportStatus, SellerProfile, User } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -112,21 +112,27 @@ export class ReportQueries extends Effect.Service<ReportQueries>()("Reports/Quer
           WHERE rp.id = ${id}`.pipe(Effect.map((rows) => rows.map(nested)))
     })
 
+    // The newest messages, one more than shown to tell whether there are older ones.
     const conversation = SqlSchema.findAll({
       Request: Schema.String,
       Result: ReportMessage,
       execute: (conversationId) =>
         sql`SELECT ${sql.literal(columnsAs("m", fieldNames(ReportMessage)))}
-            FROM messages m WHERE m.conversation_id = ${conversationId} ORDER BY m.seq`
+            FROM messages m WHERE m.conversation_id = ${conversationId}
+            ORDER BY m.seq DESC LIMIT ${ADMIN_REPORT_MESSAGES_MAX + 1}`
     })
 
-    /** One report with its context and the messages of its deal's conversation (none without a deal). */
+    /**
+     * One report with its context and the newest {@link ADMIN_REPORT_MESSAGES_MAX} messages of its deal's
+     * conversation, oldest first (none without a deal).
+     */
     const detail = (id: string): Effect.Effect<Option.Option<typeof AdminReportDetail.Type>> =>
       Effect.gen(function* () {
         const row = yield* detailRow(id)
         if (Option.isNone(row)) return Option.none()
-        const messages = row.value.deal === null ? [] : yield* conversation(row.value.deal.conversationId)
-        return Option.some({ ...row.value, messages })
+        const newest = row.value.deal === null ? [] : yield* conversation(row.value.deal.conversationId)
+        const messages = newest.slice(0, ADMIN_REPORT_MESSAGES_MAX).reverse()
+        return Option.some({ ...row.value, messages, hasMoreMessages: newest.length > ADMIN_REPORT_MESSAGES_MAX })
       }).pipe(Effect.orDie)
 
     return { list, detail } as const
