@@ -44,6 +44,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const outDir = resolve(process.argv[2] ?? defaultOutDir)
   const files = await buildConsole(outDir)
   const kib = (n) => `${(n / 1024).toFixed(1)} KiB`
-  for (const { file, bytes, gzip } of files) console.log(`${file.padEnd(16)} ${kib(bytes).padStart(10)}  gzip ${kib(gzip)}`)
+  for (const { file, bytes, gzip } of files)
+    console.log(`${file.padEnd(16)} ${kib(bytes).padStart(10)}  gzip ${kib(gzip)}`)
   console.log(`admin console built in ${relative(process.cwd(), outDir) || "."}`)
 }

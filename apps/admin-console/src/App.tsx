@@ -36,7 +36,7 @@ export const App = () => {
       makeClient(language, () => {
         setAdmin(null)
       }),
-    // biome-ignore lint/correctness/useExhaustiveDependencies: one client for the page; its language is set below
+    // One client for the page; its language is set below.
     []
   )
   const route = useRoute()
@@ -91,7 +91,12 @@ export const App = () => {
   }
 
   const languageButton = (
-    <button type="button" lang={language === "ar" ? "en" : "ar"} aria-label={t("switchLanguageLabel")} onClick={switchLanguage}>
+    <button
+      type="button"
+      lang={language === "ar" ? "en" : "ar"}
+      aria-label={t("switchLanguageLabel")}
+      onClick={switchLanguage}
+    >
       {t("switchLanguage")}
     </button>
   )
@@ -121,17 +126,13 @@ export const App = () => {
   const value: Console = { client, language, t, admin }
   return (
     <ConsoleContext.Provider value={value}>
-      <a class="skip" href="#main" onClick={(event) => {
-        event.preventDefault()
-        document.querySelector<HTMLElement>("main h1")?.focus()
-      }}>
+      {/* A button, not a link to #main: the hash is the console's route. */}
+      <button type="button" class="skip" onClick={() => document.querySelector<HTMLElement>("main h1")?.focus()}>
         {t("skipToContent")}
-      </a>
+      </button>
       <header class="top">
         <span class="brand">{t("title")}</span>
-        <span class="muted">
-          {t("signedInAs", { name: admin.name ?? admin.phoneNumber })}
-        </span>
+        <span class="muted">{t("signedInAs", { name: `\u2068${admin.name ?? admin.phoneNumber}\u2069` })}</span>
         {languageButton}
         <button
           type="button"

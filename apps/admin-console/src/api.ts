@@ -1,5 +1,5 @@
-import { createTalabRestClient, type TalabRestClient, type TokenStore } from "@talab/client-sdk/rest"
 import { isTalabApiError, TalabNetworkError } from "@talab/client-sdk/errors"
+import { createTalabRestClient, type TalabRestClient, type TokenStore } from "@talab/client-sdk/rest"
 import { type Language, translate } from "./i18n.js"
 
 /** The signed-in admin as verify-otp and GET /users/me show them. */

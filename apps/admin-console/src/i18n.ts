@@ -87,7 +87,8 @@ const en = {
   action_suspend_seller: "Suspend the seller",
   actionHelp_dismiss: "The report is dismissed; nothing else changes.",
   actionHelp_warn: "The report is resolved as a warning.",
-  actionHelp_suspend_seller: "The report is resolved and the seller's profile is suspended; their pending offers are rejected.",
+  actionHelp_suspend_seller:
+    "The report is resolved and the seller's profile is suspended; their pending offers are rejected.",
   notesLabel: "Notes (optional)",
   resolved: "The report on {name} was resolved ({action}).",
   outcome: "Outcome",

@@ -31,7 +31,8 @@ export const useRoute = (): Route => {
 /** A link's href for a route: `href("reports", { status: "pending" })`. Empty query values are left out. */
 export const href = (path: string, query: Record<string, string | number | undefined> = {}) => {
   const params = new URLSearchParams()
-  for (const [key, value] of Object.entries(query)) if (value !== undefined && value !== "") params.set(key, String(value))
+  for (const [key, value] of Object.entries(query))
+    if (value !== undefined && value !== "") params.set(key, String(value))
   const search = params.toString()
   return `#/${path}${search === "" ? "" : `?${search}`}`
 }

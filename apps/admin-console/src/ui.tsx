@@ -33,9 +33,10 @@ export const useLoad = <T,>(load: () => Promise<T>, deps: ReadonlyArray<unknown>
     setResult((previous) => (previous.state === "ready" ? previous : { state: "loading" }))
     load().then(
       (data) => mine === generation.current && setResult({ state: "ready", data }),
-      (error: unknown) => mine === generation.current && setResult({ state: "failed", error: errorText(language, error) })
+      (error: unknown) =>
+        mine === generation.current && setResult({ state: "failed", error: errorText(language, error) })
     )
-    // biome-ignore lint/correctness/useExhaustiveDependencies: the caller names what the load depends on
+    // The caller names what the load depends on.
   }, deps)
   useEffect(reload, [reload])
   return { result, reload }

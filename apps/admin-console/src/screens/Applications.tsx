@@ -65,21 +65,23 @@ export const Applications = ({ route }: { route: Route }) => {
                     <Person user={profile.user} />
                   </td>
                   <td>{formatDate(language, profile.created_at)}</td>
-                  <td class="actions">
-                    <button
-                      type="button"
-                      aria-label={`${t("approve")}: ${profile.business_name}`}
-                      onClick={() => setDeciding({ verdict: "approve", profile })}
-                    >
-                      {t("approve")}
-                    </button>
-                    <button
-                      type="button"
-                      aria-label={`${t("reject")}: ${profile.business_name}`}
-                      onClick={() => setDeciding({ verdict: "reject", profile })}
-                    >
-                      {t("reject")}
-                    </button>
+                  <td>
+                    <div class="actions">
+                      <button
+                        type="button"
+                        aria-label={`${t("approve")}: ${profile.business_name}`}
+                        onClick={() => setDeciding({ verdict: "approve", profile })}
+                      >
+                        {t("approve")}
+                      </button>
+                      <button
+                        type="button"
+                        aria-label={`${t("reject")}: ${profile.business_name}`}
+                        onClick={() => setDeciding({ verdict: "reject", profile })}
+                      >
+                        {t("reject")}
+                      </button>
+                    </div>
                   </td>
                 </tr>
               ))}
@@ -96,7 +98,11 @@ export const Applications = ({ route }: { route: Route }) => {
           body={t(deciding.verdict === "approve" ? "approveBody" : "rejectBody")}
           confirmLabel={t(deciding.verdict)}
           onConfirm={() => decide(deciding.verdict, deciding.profile)}
-          onCancel={() => setDeciding(undefined)}
+          onCancel={() => {
+            setDeciding(undefined)
+            // The dialog may have shown that someone else decided meanwhile: show the list as it is now.
+            reload()
+          }}
           onDone={() => {
             setOutcome(
               t(deciding.verdict === "approve" ? "approved" : "rejected", { name: deciding.profile.business_name })

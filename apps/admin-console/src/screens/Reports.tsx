@@ -81,8 +81,7 @@ export const Reports = ({ route }: { route: Route }) => {
   )
   const [resolving, setResolving] = useState<Report | undefined>(undefined)
   const [outcome, setOutcome] = useState<string | undefined>(undefined)
-  const nameOf = (report: Report) =>
-    report.reported_user.name ?? report.reported_user.phone_number ?? t("deletedUser")
+  const nameOf = (report: Report) => report.reported_user.name ?? report.reported_user.phone_number ?? t("deletedUser")
 
   return (
     <section aria-labelledby="reports-heading">
@@ -92,7 +91,11 @@ export const Reports = ({ route }: { route: Route }) => {
       <div class="toolbar">
         <Field label={t("statusFilter")}>
           {({ id }) => (
-            <select id={id} value={status} onChange={(event) => navigate("reports", { status: event.currentTarget.value })}>
+            <select
+              id={id}
+              value={status}
+              onChange={(event) => navigate("reports", { status: event.currentTarget.value })}
+            >
               {STATUSES.map((choice) => (
                 <option key={choice} value={choice}>
                   {t(`status_${choice}`)}
@@ -137,36 +140,37 @@ export const Reports = ({ route }: { route: Route }) => {
                   </td>
                   <td>
                     <StatusTag status={report.status} />
-                    {report.action == null ? null : (
-                      <p class="small">{t(`action_${report.action}` as MessageKey)}</p>
-                    )}
+                    {report.action == null ? null : <p class="small">{t(`action_${report.action}` as MessageKey)}</p>}
                   </td>
                   <td>{formatDate(language, report.created_at)}</td>
-                  <td class="actions">
-                    {report.status === "pending" ? (
-                      <button
-                        type="button"
-                        aria-label={`${t("resolve")}: ${nameOf(report)}`}
-                        onClick={() => setResolving(report)}
-                      >
-                        {t("resolve")}
-                      </button>
-                    ) : null}
+                  <td>
+                    <div class="actions">
+                      {report.status === "pending" ? (
+                        <button
+                          type="button"
+                          aria-label={`${t("resolve")}: ${nameOf(report)}`}
+                          onClick={() => setResolving(report)}
+                        >
+                          {t("resolve")}
+                        </button>
+                      ) : null}
+                    </div>
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
-          <Pager
-            pagination={result.data.pagination}
-            onPage={(next) => navigate("reports", { status, page: next })}
-          />
+          <Pager pagination={result.data.pagination} onPage={(next) => navigate("reports", { status, page: next })} />
         </>
       )}
       {resolving === undefined ? null : (
         <ResolveDialog
           report={resolving}
-          onCancel={() => setResolving(undefined)}
+          onCancel={() => {
+            setResolving(undefined)
+            // The dialog may have shown that another admin resolved it meanwhile: show the list as it is now.
+            reload()
+          }}
           onDone={(action) => {
             setOutcome(t("resolved", { name: nameOf(resolving), action: t(`action_${action}`) }))
             setResolving(undefined)

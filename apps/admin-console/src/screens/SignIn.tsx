@@ -111,9 +111,7 @@ export const SignIn = (props: {
             void signIn()
           }}
         >
-          <p role="status">
-            {t("codeSent", { phone: "\u2068" + phone.trim() + "\u2069" })}
-          </p>
+          <p role="status">{t("codeSent", { phone: `\u2068${phone.trim()}\u2069` })}</p>
           <div class="field">
             <label for={ids.code}>{t("codeLabel")}</label>
             <input

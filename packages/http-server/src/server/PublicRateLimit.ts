@@ -7,7 +7,8 @@ const PUBLIC_DOCUMENTS = new Set(["/api/v1/openapi.json", "/api/v1/asyncapi.json
 const PUBLIC_PROFILE = /^\/api\/v1\/seller-profiles\/[^/]+$/
 
 const isPublicRead = (method: string, path: string) =>
-  (method === "GET" || method === "HEAD") && (PUBLIC_DOCUMENTS.has(path) || PUBLIC_PROFILE.test(path) || isAdminConsolePath(path))
+  (method === "GET" || method === "HEAD") &&
+  (PUBLIC_DOCUMENTS.has(path) || PUBLIC_PROFILE.test(path) || isAdminConsolePath(path))
 
 /**
  * The per-network limit of the public reads (a seller's profile, the API documents, the reference page and its
