@@ -190,7 +190,7 @@ export interface components {
             /** @description String values only (FCM `data`, APNs custom keys beside `aps`). */
             readonly data: {
                 /** @enum {string} */
-                readonly type: "offer_created" | "offer_accepted" | "message" | "rating_prompt" | "request_match" | "request_match_summary" | "request_expiring" | "request_expired" | "offer_countered" | "offer_revised";
+                readonly type: "offer_created" | "offer_accepted" | "message" | "rating_prompt" | "request_match" | "request_match_summary" | "request_expiring" | "request_expired" | "offer_countered" | "offer_revised" | "seller_profile_rejected";
                 /**
                  * Format: uuid
                  * @description offer_created, offer_accepted, offer_countered, offer_revised, request_match, request_expiring, request_expired
@@ -218,6 +218,11 @@ export interface components {
                  * @description offer_created, offer_countered, offer_revised, message
                  */
                 readonly conversation_id?: string;
+                /**
+                 * Format: uuid
+                 * @description seller_profile_rejected: the application an admin rejected
+                 */
+                readonly seller_profile_id?: string;
             };
         };
     };

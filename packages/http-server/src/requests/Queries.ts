@@ -17,6 +17,7 @@ import * as Option from "effect/Option"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import { cacheableAnswer, REQUEST_LISTS, requestTag, userTag } from "../readcache/ReadCache.js"
+import { makeSearchGate, SEARCH_GATE } from "../search/SearchGate.js"
 import { textArrayLiteral } from "../search/SearchWords.js"
 
 type ListItem = typeof RequestListItem.Type
@@ -78,6 +79,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const searchGate = yield* makeSearchGate(SEARCH_GATE)
 
     /*
      * Status and offer_count as the API shows them at `at`, before the expiry job writes them down (the rules
@@ -274,7 +276,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
         const cacheable = (result: Paged<ListItem>) =>
           cacheableAnswer({ tags: [REQUEST_LISTS], changesAt: changesAtOf(result.items) })
         if (words.length > 0 || price.length > 0) {
-          return yield* foundPage(where, request, at, sort).pipe(Effect.tap(cacheable))
+          return yield* searchGate.run(foundPage(where, request, at, sort)).pipe(Effect.tap(cacheable))
         }
         const counted = (status: string) =>
           sql`SELECT COALESCE(SUM(n), 0) FROM buy_request_counts

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SellerAlertsLive } from "../alerts/Http.js"
 import { AlertMatcher } from "../alerts/Matcher.js"
+import { AuditLive } from "../audit/Http.js"
 import { AuthLive } from "../auth/Http.js"
 import { ServerKeys } from "../auth/Secrets.js"
 import { AuthService } from "../auth/Service.js"
@@ -37,6 +38,7 @@ import { InstrumentedPorts } from "../telemetry/Instrumented.js"
 import { MetricsLive } from "../telemetry/MetricsEndpoint.js"
 import { requestMetrics } from "../telemetry/RequestMetrics.js"
 import { requestSpan } from "../telemetry/RequestSpan.js"
+import { AdminUsersLive } from "../users/AdminHttp.js"
 import { PublicUrlLive } from "../users/AvatarUrl.js"
 import { AccountErasureLive } from "../users/Erasure.js"
 import { UsersLive } from "../users/Http.js"
@@ -78,6 +80,8 @@ const FeatureGroups = Layer.mergeAll(
   DealsLive,
   RatingsLive,
   ReportsLive,
+  AdminUsersLive,
+  AuditLive,
   ChatLive
 )
 
