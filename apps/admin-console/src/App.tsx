@@ -4,19 +4,30 @@ import { type Console, ConsoleContext } from "./context.js"
 import { browserLanguage, type Language, type MessageKey, translate } from "./i18n.js"
 import { href, type Route, useRoute } from "./route.js"
 import { Applications } from "./screens/Applications.js"
+import { AuditLog } from "./screens/AuditLog.js"
+import { ReportDetail } from "./screens/ReportDetail.js"
 import { Reports } from "./screens/Reports.js"
 import { adminOf, SignIn } from "./screens/SignIn.js"
+import { Users } from "./screens/Users.js"
 
 /** The sections of the console, in the order the navigation lists them. */
 const sections: ReadonlyArray<{ readonly path: string; readonly label: MessageKey }> = [
   { path: "applications", label: "navApplications" },
-  { path: "reports", label: "navReports" }
+  { path: "reports", label: "navReports" },
+  { path: "users", label: "navUsers" },
+  { path: "audit", label: "navAudit" }
 ]
 
 const Screen = ({ route }: { route: Route }) => {
   switch (route.segments[0]) {
-    case "reports":
-      return <Reports route={route} />
+    case "reports": {
+      const id = route.segments[1]
+      return id === undefined ? <Reports route={route} /> : <ReportDetail id={id} />
+    }
+    case "users":
+      return <Users route={route} />
+    case "audit":
+      return <AuditLog route={route} />
     default:
       return <Applications route={route} />
   }

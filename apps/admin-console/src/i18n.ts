@@ -146,7 +146,31 @@ const en = {
   requestId: "Request",
   networkError: "The server could not be reached. Check the connection and try again.",
   sessionEnded: "Your session ended; sign in again.",
-  required: "Fill this in."
+  required: "Fill this in.",
+  reportsFilterLabel: "Filter reports by status",
+  openReport: "Open",
+  seeUser: "Open the user",
+  auditOfTarget: "Audit entries about this",
+  buyer: "Buyer",
+  seller: "Seller",
+  sender: "Sender",
+  sentAt: "Sent",
+  dealStatus: "Deal status",
+  reportContext: "Context",
+  anyAction: "Any action",
+  noEntries: "No entries match.",
+  userNotFound: "No such user.",
+  deletedAccount: "Deleted account",
+  yes: "Yes",
+  no: "No",
+  rejectionReasonShown: "Rejected because: {reason}",
+  phoneSearchHint: "The full number, e.g. +966501234567",
+  fieldChange: "{field}: {before} → {after}",
+  none: "—",
+  dealMadeAt: "Agreed",
+  deal_accepted: "Accepted (in progress)",
+  deal_completed: "Completed",
+  deal_cancelled: "Cancelled"
 } as const
 
 export type MessageKey = keyof typeof en
@@ -290,7 +314,31 @@ const ar: Record<MessageKey, string> = {
   requestId: "الطلب",
   networkError: "تعذّر الوصول إلى الخادم. تحقق من الاتصال وأعد المحاولة.",
   sessionEnded: "انتهت جلستك؛ سجّل الدخول من جديد.",
-  required: "هذا الحقل مطلوب."
+  required: "هذا الحقل مطلوب.",
+  reportsFilterLabel: "تصفية البلاغات حسب الحالة",
+  openReport: "فتح",
+  seeUser: "فتح المستخدم",
+  auditOfTarget: "سجل التدقيق عن هذا",
+  buyer: "المشتري",
+  seller: "البائع",
+  sender: "المرسل",
+  sentAt: "وقت الإرسال",
+  dealStatus: "حالة الصفقة",
+  reportContext: "السياق",
+  anyAction: "أي إجراء",
+  noEntries: "لا توجد سجلات مطابقة.",
+  userNotFound: "لا يوجد مستخدم بهذا المعرّف.",
+  deletedAccount: "حساب محذوف",
+  yes: "نعم",
+  no: "لا",
+  rejectionReasonShown: "سبب الرفض: {reason}",
+  phoneSearchHint: "الرقم كاملاً، مثل ‎+966501234567",
+  fieldChange: "{field}: {before} ← {after}",
+  none: "—",
+  dealMadeAt: "تاريخ الاتفاق",
+  deal_accepted: "مقبولة (جارية)",
+  deal_completed: "مكتملة",
+  deal_cancelled: "ملغاة"
 }
 
 const catalogues: Record<Language, Record<MessageKey, string>> = { en, ar }
@@ -298,6 +346,44 @@ const catalogues: Record<Language, Record<MessageKey, string>> = { en, ar }
 /** A message in a language, with `{name}` placeholders filled in. */
 export const translate = (language: Language, key: MessageKey, values: Record<string, string | number> = {}) =>
   catalogues[language][key].replace(/\{(\w+)\}/g, (_, name: string) => String(values[name] ?? `{${name}}`))
+
+/** The audit log's actions in words; an action the console does not know yet is shown by its name. */
+const auditActions: Record<Language, Record<string, string>> = {
+  en: {
+    "seller_profile.approve": "Approved a seller application",
+    "seller_profile.reject": "Rejected a seller application",
+    "seller_profile.suspend": "Suspended a seller",
+    "seller_profile.reinstate": "Reinstated a seller",
+    "report.resolve": "Resolved a report",
+    "report.view": "Read a report's conversation",
+    "user.admin_grant": "Made a user an administrator",
+    "user.admin_revoke": "Took a user's administrator role",
+    "user.sessions_revoke": "Ended a user's sessions",
+    "user.delete": "Deleted an account",
+    "database.restore": "Restored the database",
+    "database.retention": "Ran the retention job"
+  },
+  ar: {
+    "seller_profile.approve": "اعتماد طلب بائع",
+    "seller_profile.reject": "رفض طلب بائع",
+    "seller_profile.suspend": "إيقاف بائع",
+    "seller_profile.reinstate": "إعادة تفعيل بائع",
+    "report.resolve": "معالجة بلاغ",
+    "report.view": "قراءة محادثة بلاغ",
+    "user.admin_grant": "منح صلاحية المشرف",
+    "user.admin_revoke": "سحب صلاحية المشرف",
+    "user.sessions_revoke": "إنهاء جلسات مستخدم",
+    "user.delete": "حذف حساب",
+    "database.restore": "استعادة قاعدة البيانات",
+    "database.retention": "تشغيل مهمة الاحتفاظ"
+  }
+}
+
+/** An audit action in words, in a language. */
+export const auditActionLabel = (language: Language, action: string) => auditActions[language][action] ?? action
+
+/** The audit actions the filter offers, in the order of the list above. */
+export const AUDIT_ACTIONS = Object.keys(auditActions.en)
 
 /** The browser's language if it is one of ours, else Arabic (the API's default too). */
 export const browserLanguage = (): Language =>

@@ -3,7 +3,7 @@ import { useState } from "preact/hooks"
 import { useConsole } from "../context.js"
 import { formatDate } from "../i18n.js"
 import { navigate, pageOf, type Route } from "../route.js"
-import { ConfirmDialog, Loading, Outcome, Pager, PER_PAGE, Person, useLoad } from "../ui.js"
+import { ConfirmDialog, Field, Loading, Outcome, Pager, PER_PAGE, Person, useLoad } from "../ui.js"
 
 type Profile = ResponseData<"/admin/seller-profiles/pending", "get">["profiles"][number]
 
@@ -21,11 +21,18 @@ export const Applications = ({ route }: { route: Route }) => {
   const [deciding, setDeciding] = useState<{ readonly verdict: "approve" | "reject"; readonly profile: Profile }>()
   const [outcome, setOutcome] = useState<string | undefined>(undefined)
 
+  const [reason, setReason] = useState("")
+
   const decide = (verdict: "approve" | "reject", profile: Profile) => {
     const path = { params: { path: { id: profile.id } } }
-    return verdict === "approve"
-      ? client.PUT("/admin/seller-profiles/{id}/approve", path)
-      : client.PUT("/admin/seller-profiles/{id}/reject", path)
+    if (verdict === "approve") return client.PUT("/admin/seller-profiles/{id}/approve", path)
+    // The reason is optional: without one, the applicant is told no more than that they were rejected.
+    const given = reason.trim()
+    return client.PUT("/admin/seller-profiles/{id}/reject", given === "" ? path : { ...path, body: { reason: given } })
+  }
+  const open = (verdict: "approve" | "reject", profile: Profile) => {
+    setReason("")
+    setDeciding({ verdict, profile })
   }
 
   return (
@@ -70,14 +77,14 @@ export const Applications = ({ route }: { route: Route }) => {
                       <button
                         type="button"
                         aria-label={`${t("approve")}: ${profile.business_name}`}
-                        onClick={() => setDeciding({ verdict: "approve", profile })}
+                        onClick={() => open("approve", profile)}
                       >
                         {t("approve")}
                       </button>
                       <button
                         type="button"
                         aria-label={`${t("reject")}: ${profile.business_name}`}
-                        onClick={() => setDeciding({ verdict: "reject", profile })}
+                        onClick={() => open("reject", profile)}
                       >
                         {t("reject")}
                       </button>
@@ -110,7 +117,21 @@ export const Applications = ({ route }: { route: Route }) => {
             setDeciding(undefined)
             reload()
           }}
-        />
+        >
+          {deciding.verdict === "reject" ? (
+            <Field label={t("reasonOptional")}>
+              {({ id }) => (
+                <textarea
+                  id={id}
+                  rows={3}
+                  maxLength={500}
+                  value={reason}
+                  onInput={(event) => setReason(event.currentTarget.value)}
+                />
+              )}
+            </Field>
+          ) : null}
+        </ConfirmDialog>
       )}
     </section>
   )

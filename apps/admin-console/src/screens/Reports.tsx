@@ -2,7 +2,7 @@ import type { ResponseData } from "@talab/client-sdk/types"
 import { useId, useState } from "preact/hooks"
 import { useConsole } from "../context.js"
 import { formatDate, type MessageKey } from "../i18n.js"
-import { navigate, pageOf, type Route } from "../route.js"
+import { href, navigate, pageOf, type Route } from "../route.js"
 import { ConfirmDialog, Field, Loading, Outcome, Pager, PER_PAGE, Person, StatusTag, useLoad } from "../ui.js"
 
 type Report = ResponseData<"/admin/reports", "get">["reports"][number]
@@ -19,15 +19,18 @@ const statusOf = (query: URLSearchParams): Status | "all" => {
 }
 
 /** The resolve dialog: the action (each with what it does), notes, confirmed before it is sent. */
-const ResolveDialog = (props: { report: Report; onDone: (action: Action) => void; onCancel: () => void }) => {
+export const ResolveDialog = (props: {
+  readonly report: { readonly id: string; readonly name: string }
+  readonly onDone: (action: Action) => void
+  readonly onCancel: () => void
+}) => {
   const { client, t } = useConsole()
   const [action, setAction] = useState<Action>("warn")
   const [notes, setNotes] = useState("")
   const legendId = useId()
-  const name = props.report.reported_user.name ?? props.report.reported_user.phone_number ?? t("deletedUser")
   return (
     <ConfirmDialog
-      title={t("resolveTitle", { name })}
+      title={t("resolveTitle", { name: props.report.name })}
       confirmLabel={t("resolve")}
       onConfirm={() =>
         client.PUT("/admin/reports/{id}/resolve", {
@@ -145,6 +148,13 @@ export const Reports = ({ route }: { route: Route }) => {
                   <td>{formatDate(language, report.created_at)}</td>
                   <td>
                     <div class="actions">
+                      <a
+                        class="button"
+                        href={href(`reports/${report.id}`)}
+                        aria-label={`${t("openReport")}: ${nameOf(report)}`}
+                      >
+                        {t("openReport")}
+                      </a>
                       {report.status === "pending" ? (
                         <button
                           type="button"
@@ -165,7 +175,7 @@ export const Reports = ({ route }: { route: Route }) => {
       )}
       {resolving === undefined ? null : (
         <ResolveDialog
-          report={resolving}
+          report={{ id: resolving.id, name: nameOf(resolving) }}
           onCancel={() => {
             setResolving(undefined)
             // The dialog may have shown that another admin resolved it meanwhile: show the list as it is now.

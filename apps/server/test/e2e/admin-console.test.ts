@@ -1,20 +1,22 @@
-import { mkdirSync } from "node:fs"
+import { mkdirSync, readdirSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { errorMessages } from "@talab/contract"
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Language, type MessageKey, translate } from "../../../admin-console/src/i18n.js"
-import { ADMIN_PHONE, market, marketSettings } from "../support/fixtures.js"
+import { ADMIN_PHONE, conversationOfOffer, market, marketSettings, postMessage } from "../support/fixtures.js"
 import { type Backend, backends, newPhone, useServer } from "../support/harness.js"
 
 /*
  * The admin console at /admin/ in headless Chromium (Debian's, /usr/bin/chromium, or $CHROMIUM), on a started
  * server and under the headers it sends (its content policy included), in Arabic and in English: a non-admin is
  * refused, an admin signs in and the page takes the admin's own language (the browser asks for the other one),
- * approves an applicant, rejects one by keyboard alone, turns the pages of the applications, resolves a report,
- * and sees the API's REPORT_NOT_PENDING, in their language, for a report another admin resolved meanwhile. What
- * the page does is read back through the API. The page logs no error, warning, failed request or content-policy
+ * approves an applicant, rejects one with a reason by keyboard alone, turns the pages of the applications,
+ * resolves a report from the list and one after reading its deal's conversation, sees the API's
+ * REPORT_NOT_PENDING, in their language, for a report another admin resolved meanwhile, looks a seller up by phone,
+ * suspends and reinstates them, and finds each of those actions in the audit log. What the page does is read back
+ * through the API. The page logs no error, warning, failed request or content-policy
  * violation but the one refusal it provokes on purpose.
  *
  * Screenshots of each step are written to apps/server/test/artifacts/console/ (ignored by git; kept by CI as
@@ -85,9 +87,14 @@ describe.each(runs)("the admin console in $language on $backend", ({ language, b
   let rejectedOne: Applicant
   let warned: { readonly reportId: string; readonly name: string }
   let raced: { readonly reportId: string; readonly name: string }
+  let discussed: { readonly reportId: string; readonly name: string; readonly messages: ReadonlyArray<string> }
+  let suspendee: { readonly profileId: string; readonly userId: string; readonly phone: string; readonly name: string }
+  const rejectionReason = language === "ar" ? "الاسم التجاري لا يطابق السجل" : "The business name does not match"
 
   beforeAll(async () => {
     mkdirSync(artefacts, { recursive: true })
+    // This run's screenshots only: an earlier run's would be taken for this one's.
+    for (const file of readdirSync(artefacts)) if (file.startsWith(`${language}-`)) rmSync(join(artefacts, file))
     const admin = await m.admin()
     m.expectStatus(await m.api().put("/users/me", { token: admin.token, body: { language } }), 200, "language")
     // More pending applications than a page holds (20), the two the admin decides on the newest.
@@ -111,6 +118,28 @@ describe.each(runs)("the admin console in $language on $backend", ({ language, b
     }
     warned = await report("Khalid")
     raced = await report("Faisal")
+    // A deal whose buyer reports the seller, after a few messages.
+    const buyer = await m.user("Huda")
+    const dealer = await m.seller("Nasser")
+    const posted = await m.request(buyer)
+    const offered = await m.offer(dealer, posted.id)
+    const deal = await m.accept(buyer, offered.id)
+    const conversationId = await conversationOfOffer(m.api(), buyer, offered.id)
+    const messages = ["Are you coming at five?", "متأخر قليلاً، في الطريق"]
+    await postMessage(m.api(), buyer, conversationId, messages[0]!)
+    await postMessage(m.api(), dealer, conversationId, messages[1]!)
+    const filed = m.expectStatus(
+      await m.api().post("/reports", {
+        token: buyer.token,
+        body: { reported_user_id: dealer.userId, deal_id: deal.id, reason: "no_show", description: "Never came" }
+      }),
+      201,
+      "report about a deal"
+    )
+    discussed = { reportId: filed.body.data.id, name: "Nasser", messages }
+    // A seller is named by their business in the console.
+    const yasmin = await m.seller("Yasmin", { business_name: "Yasmin Mobiles" })
+    suspendee = { profileId: yasmin.profileId, userId: yasmin.userId, phone: yasmin.phone, name: "Yasmin Mobiles" }
 
     browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] })
     context = await browser.newContext({
@@ -216,17 +245,23 @@ describe.each(runs)("the admin console in $language on $backend", ({ language, b
     expect(await profileStatus(approvedOne)).toBe("approved")
   })
 
-  it("rejects an applicant with the keyboard alone", async () => {
+  it("rejects an applicant with a reason, with the keyboard alone", async () => {
     const reject = page.getByRole("button", { name: `${t("reject")}: ${rejectedOne.business}` })
     await reject.focus()
     await page.keyboard.press("Enter")
     await shows(dialog())
-    // Focus moved into the dialog, on its confirmation.
+    // Focus moved into the dialog, on its first field: the reason.
     expect(await page.evaluate(() => document.activeElement?.closest("dialog") !== null)).toBe(true)
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe("TEXTAREA")
+    await page.keyboard.type(rejectionReason)
+    await screenshot("reject-dialog")
+    await page.keyboard.press("Tab")
     await page.keyboard.press("Enter")
     await shows(outcome(), t("rejected", { name: rejectedOne.business }))
     expect(await pendingIds()).not.toContain(rejectedOne.profileId)
-    expect(await profileStatus(rejectedOne)).toBe("rejected")
+    // The applicant reads the reason on their own profile.
+    const me = await m.api().get("/users/me", { token: rejectedOne.token })
+    expect(me.body.data.seller_profile).toMatchObject({ status: "rejected", rejection_reason: rejectionReason })
     await screenshot("rejected")
   })
 
@@ -241,7 +276,7 @@ describe.each(runs)("the admin console in $language on $backend", ({ language, b
   })
 
   it("resolves a report with an action and notes, after a confirmation", async () => {
-    await page.getByRole("link", { name: t("navReports") }).click()
+    await page.getByRole("link", { name: t("navReports"), exact: true }).click()
     await page.getByRole("heading", { level: 1, name: t("reportsHeading") }).waitFor({ timeout: UI_MS })
     expect(await page.getByLabel(t("statusFilter")).inputValue()).toBe("pending")
     await page.getByRole("button", { name: `${t("resolve")}: ${warned.name}` }).click()
@@ -293,6 +328,97 @@ describe.each(runs)("the admin console in $language on $backend", ({ language, b
     await isGone(dialog())
   })
 
+  it("reads a report's deal and conversation, then resolves the report from there", async () => {
+    await page.getByLabel(t("statusFilter")).selectOption("pending")
+    await page.getByRole("link", { name: `${t("openReport")}: ${discussed.name}` }).click()
+    await page
+      .getByRole("heading", { level: 1, name: t("reportHeading", { name: discussed.name }) })
+      .waitFor({ timeout: UI_MS })
+    const conversation = page.getByRole("list", { name: t("conversationHeading") })
+    for (const text of discussed.messages) await shows(conversation.getByRole("listitem"), text)
+    await shows(conversation.getByRole("listitem"), `${discussed.name} (${t("seller")})`)
+    await screenshot("report-conversation")
+    await page.getByRole("button", { name: t("resolve"), exact: true }).click()
+    await dialog()
+      .getByRole("radio", { name: new RegExp(t("action_dismiss")) })
+      .check()
+    await dialog()
+      .getByRole("button", { name: t("resolve"), exact: true })
+      .click()
+    await shows(outcome(), t("resolved", { name: discussed.name, action: t("action_dismiss") }))
+    await shows(page.locator("dl.facts"), t("status_dismissed"))
+    const { token } = await m.admin()
+    const read = await m.api().get(`/admin/reports/${discussed.reportId}`, { token })
+    expect(read.body.data).toMatchObject({ status: "dismissed", action: "dismiss" })
+    await screenshot("report-dismissed")
+  })
+
+  it("looks a user up by phone number, and says so when nobody has it", async () => {
+    await page.getByRole("link", { name: t("navUsers"), exact: true }).click()
+    await page.getByRole("heading", { level: 1, name: t("usersHeading") }).waitFor({ timeout: UI_MS })
+    const nobody = newPhone()
+    await page.getByLabel(t("phoneLabel")).fill(nobody)
+    await page.getByRole("button", { name: t("lookup") }).click()
+    await shows(page.getByRole("status"), t("noUserWithPhone", { phone: `\u2068${nobody}\u2069` }))
+    await page.getByLabel(t("phoneLabel")).fill(suspendee.phone)
+    await page.getByRole("button", { name: t("lookup") }).click()
+    await shows(page.getByRole("article"), suspendee.phone)
+    await shows(page.getByRole("article"), t("status_approved"))
+    await screenshot("user")
+  })
+
+  it("suspends a seller with a reason, then reinstates them", async () => {
+    const card = page.getByRole("article")
+    await card.getByRole("button", { name: t("suspend") }).click()
+    // The reason is required: the dialog does not send the call without one.
+    await dialog()
+      .getByRole("button", { name: t("suspend"), exact: true })
+      .click()
+    await shows(dialog())
+    expect(await sellerStatus(suspendee.userId)).toBe("approved")
+    await dialog().getByLabel(t("reasonRequired")).fill("Three buyers reported fake phones")
+    await dialog()
+      .getByRole("button", { name: t("suspend"), exact: true })
+      .click()
+    await shows(card.getByRole("status"), t("suspended", { name: suspendee.name }))
+    await shows(card, t("status_suspended"))
+    expect(await sellerStatus(suspendee.userId)).toBe("suspended")
+    await screenshot("suspended")
+    await card.getByRole("button", { name: t("reinstate") }).click()
+    await dialog().getByLabel(t("reasonRequired")).fill("The reports were settled")
+    await dialog()
+      .getByRole("button", { name: t("reinstate"), exact: true })
+      .click()
+    await shows(card.getByRole("status"), t("reinstated", { name: suspendee.name }))
+    await shows(card, t("status_approved"))
+    expect(await sellerStatus(suspendee.userId)).toBe("approved")
+  })
+
+  it("finds each of the admin's actions in the audit log, filtered by action and target", async () => {
+    await page.getByRole("link", { name: t("navAudit"), exact: true }).click()
+    await page.getByRole("heading", { level: 1, name: t("auditHeading") }).waitFor({ timeout: UI_MS })
+    const actions: ReadonlyArray<readonly [string, string, string?]> = [
+      ["seller_profile.approve", approvedOne.profileId],
+      ["seller_profile.reject", rejectedOne.profileId, rejectionReason],
+      ["report.resolve", warned.reportId, "Warned by phone"],
+      ["report.view", discussed.reportId],
+      ["report.resolve", discussed.reportId, "dismiss"],
+      ["seller_profile.suspend", suspendee.profileId, "Three buyers reported fake phones"],
+      ["seller_profile.reinstate", suspendee.profileId, "The reports were settled"]
+    ]
+    for (const [action, targetId, changed] of actions) {
+      await page.getByLabel(t("actionFilter")).selectOption(action)
+      await page.getByLabel(t("targetFilter")).fill(targetId)
+      await page.getByRole("button", { name: t("applyFilters") }).click()
+      await expect.poll(() => page.url(), { timeout: UI_MS }).toContain(`target_id=${targetId}`)
+      const row = page.getByRole("row").filter({ hasText: targetId }).filter({ hasText: action })
+      await shows(row)
+      if (changed !== undefined) await shows(row, changed)
+      expect(await page.getByRole("row").filter({ hasText: targetId }).count()).toBeGreaterThanOrEqual(1)
+    }
+    await screenshot("audit-log")
+  })
+
   it("logs no error, warning, failed request or content-policy violation", () => {
     expect(problems).toEqual([])
   })
@@ -300,6 +426,12 @@ describe.each(runs)("the admin console in $language on $backend", ({ language, b
   /** An applicant's seller profile's state, as they see it. */
   const profileStatus = async (applicant: Applicant) =>
     (await m.api().get("/users/me", { token: applicant.token })).body.data.seller_profile?.status
+
+  /** A user's seller profile's state, as the admin reads it. */
+  const sellerStatus = async (userId: string) => {
+    const { token } = await m.admin()
+    return (await m.api().get(`/admin/users/${userId}`, { token })).body.data.seller_profile?.status
+  }
 
   /** The ids of every pending application, read through the API. */
   const pendingIds = async () => {
