@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
 
 /** The filters of the audit log; each one given narrows it. */
-export interface AuditFilters {
+interface AuditFilters {
   readonly action?: AuditAction | undefined
   readonly actorId?: string | undefined
   readonly targetId?: string | undefined
