@@ -333,7 +333,7 @@ const ar: Record<MessageKey, string> = {
   no: "لا",
   rejectionReasonShown: "سبب الرفض: {reason}",
   phoneSearchHint: "الرقم كاملاً، مثل ‎+966501234567",
-  fieldChange: "{field}: {before} ← {after}",
+  fieldChange: "{field}: {before} → {after}",
   none: "—",
   dealMadeAt: "تاريخ الاتفاق",
   deal_accepted: "مقبولة (جارية)",

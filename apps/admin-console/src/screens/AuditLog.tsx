@@ -35,7 +35,8 @@ const Changes = ({ entry }: { entry: Entry }) => {
   return (
     <ul class="changes">
       {fields.map(([field, change]) => (
-        <li key={field} dir="auto">
+        // Field names and stored values are written left to right, in either language.
+        <li key={field} dir="ltr">
           {t("fieldChange", { field, before: valueText(change.before), after: valueText(change.after) })}
         </li>
       ))}
