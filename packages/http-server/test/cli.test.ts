@@ -227,7 +227,7 @@ describe("talab on the embedded database, no server running", () => {
     expect(entries.slice(0, 3).map((entry) => entry.target_id)).toEqual([user!.id, user!.id, user!.id])
     expect(entries[0]!.changes).toEqual({ is_admin: { before: false, after: true } })
     expect(entries[1]!.changes).toEqual({ is_admin: { before: true, after: false } })
-    expect((entries[2]!.changes.revoked_session_ids?.after as Array<string>).length).toBe(2)
+    expect((entries[2]!.changes.revoked_session_ids!.after as Array<string>).length).toBe(2)
     expect(entries[3]).toMatchObject({ target_type: "user", changes: { deleted: { before: false, after: true } } })
     expect(entries[4]).toMatchObject({ target_type: null, changes: { removed_sessions: { before: null, after: 1 } } })
   }, 120_000)

@@ -43,6 +43,7 @@ import { PublicUrlLive } from "../users/AvatarUrl.js"
 import { AccountErasureLive } from "../users/Erasure.js"
 import { UsersLive } from "../users/Http.js"
 import { DatabaseFromConfig, PortAdaptersFromConfig } from "./Adapters.js"
+import { AdminConsoleRoutes } from "./AdminConsole.js"
 import { AuthRateLimitLive } from "./AuthRateLimit.js"
 import { CanonicalPathLive } from "./CanonicalPath.js"
 import { corsFor } from "./Cors.js"
@@ -142,14 +143,14 @@ const StrictRouter = HttpRouter.setRouterConfig({
 })
 
 /**
- * The whole HTTP app: REST, `/ws`, health, OpenAPI, docs, served on whatever HttpServer is provided, inside
+ * The whole HTTP app: REST, `/ws`, health, OpenAPI, docs, the admin console, served on whatever HttpServer is provided, inside
  * the outermost middleware and the edge middlewares. Requires the configuration, the database and the
  * adapters of every port.
  */
 const HttpAppLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     HttpApiBuilder.serve(outermostOf(config)).pipe(
-      Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes)),
+      Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes, AdminConsoleRoutes)),
       nestOutermostFirst(edgeMiddlewaresOf(config)),
       Layer.provide(ApiLive),
       // The framework's span per request is never made: it keeps the query and every header. Ours (outermostOf)
