@@ -14,6 +14,7 @@ import { setUpHome, showHome } from "./screens/home.js"
 import { showOffers } from "./screens/offers.js"
 import { setUpSignIn } from "./screens/signIn.js"
 import { closeRealtime, realtime, talab } from "./talab.js"
+import { ltr } from "./words.js"
 
 const screens = ["sign-in", "home", "request-screen", "chat-screen"] as const
 const showOnly = (screen: (typeof screens)[number]) => {
@@ -61,7 +62,7 @@ const route = async () => {
 const enter = async () => {
   const { data } = await talab.GET("/users/me")
   me = data
-  $("status").textContent = t("signedInAs", { phone: data.phone_number })
+  $("status").textContent = t("signedInAs", { phone: ltr(data.phone_number) })
   show("sign-out")
   realtime()
   await route()

@@ -8,6 +8,7 @@ import { isRealtimeError, isTalabApiError, TalabNetworkError, TalabTimeoutError 
 import { $, h } from "./dom.js"
 import { t } from "./i18n.js"
 import { apiOrigin } from "./talab.js"
+import { ltr } from "./words.js"
 
 /**
  * Why a call got no answer. A browser gives a script the same bare `TypeError` for a CORS refusal and for a
@@ -17,7 +18,7 @@ import { apiOrigin } from "./talab.js"
  * (A page on https calling an http API fails both ways as mixed content, and reads as out of reach.)
  */
 const whyUnanswered = async (error: TalabNetworkError) => {
-  if (error instanceof TalabTimeoutError) return t("timedOut", { api: apiOrigin })
+  if (error instanceof TalabTimeoutError) return t("timedOut", { api: ltr(apiOrigin) })
   if (!navigator.onLine) return t("youAreOffline")
   try {
     await fetch(new URL("/health/live", apiOrigin), {
@@ -25,9 +26,9 @@ const whyUnanswered = async (error: TalabNetworkError) => {
       cache: "no-store",
       signal: AbortSignal.timeout(10_000)
     })
-    return t("corsRefused", { api: apiOrigin, origin: location.origin })
+    return t("corsRefused", { api: ltr(apiOrigin), origin: ltr(location.origin) })
   } catch {
-    return t("unreachable", { api: apiOrigin })
+    return t("unreachable", { api: ltr(apiOrigin) })
   }
 }
 

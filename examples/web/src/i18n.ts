@@ -22,7 +22,12 @@ export const switchLanguage = () => {
 export const t = (key: WordKey, params: Record<string, string | number> = {}) => fillIn(words[key][language], params)
 
 export const money = (amount: number) =>
-  new Intl.NumberFormat(locale, { style: "currency", currency: "SAR", minimumFractionDigits: 0, maximumFractionDigits: 2 }).format(amount)
+  new Intl.NumberFormat(locale, {
+    style: "currency",
+    currency: "SAR",
+    minimumFractionDigits: 0,
+    maximumFractionDigits: 2
+  }).format(amount)
 export const number = (value: number) => new Intl.NumberFormat(locale).format(value)
 export const percent = (rate: number) => new Intl.NumberFormat(locale, { style: "percent" }).format(rate)
 export const dateTime = (iso: string) =>

@@ -36,7 +36,10 @@ export const words = {
   request_expired: { en: "expired", ar: "منتهٍ" },
 
   offers: { en: "Offers", ar: "العروض" },
-  noOffers: { en: "No offers yet: new ones appear here by themselves", ar: "لا عروض بعد: تظهر العروض الجديدة هنا تلقائياً" },
+  noOffers: {
+    en: "No offers yet: new ones appear here by themselves",
+    ar: "لا عروض بعد: تظهر العروض الجديدة هنا تلقائياً"
+  },
   unnamedSeller: { en: "Seller without a name", ar: "بائع بلا اسم" },
   deletedUser: { en: "Deleted user", ar: "مستخدم محذوف" },
   rating: { en: "★ {average} ({count} ratings)", ar: "★ {average} ({count} تقييمات)" },
@@ -107,3 +110,9 @@ export type WordKey = keyof typeof words
 /** A text with its `{name}` placeholders filled in. */
 export const fillIn = (text: string, params: Record<string, string | number> = {}) =>
   text.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? ""))
+
+/**
+ * A phone number or an address kept left to right inside a sentence of either direction (Unicode isolates): in an
+ * Arabic sentence, "+966…" would otherwise show as "…966+".
+ */
+export const ltr = (text: string) => `\u2066${text}\u2069`

@@ -9,7 +9,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from "playwrig
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { withMigratedDump } from "../../../packages/http-server/test/support/migrated-databases.js"
 import { buildPage } from "../scripts/build.js"
-import { fillIn, type Language, type WordKey, words } from "../src/words.js"
+import { fillIn, type Language, ltr, type WordKey, words } from "../src/words.js"
 
 /*
  * The example app in headless Chromium (Debian's, /usr/bin/chromium, or $CHROMIUM) against testkit servers, once
@@ -63,7 +63,13 @@ const ratedSeller = async () => {
   await admin.PUT("/admin/seller-profiles/{id}/approve", { params: { path: { id: profile.id } } })
   const pastBuyer = await signIn(newPhoneNumber())
   const { data: request } = await pastBuyer.POST("/requests", {
-    body: { category: "phone", product_brand: "Samsung", budget_min: 900, budget_max: 1200, location_district: "Al Olaya" }
+    body: {
+      category: "phone",
+      product_brand: "Samsung",
+      budget_min: 900,
+      budget_max: 1200,
+      location_district: "Al Olaya"
+    }
   })
   const { data: offer } = await talab.POST("/offers", {
     body: { request_id: request.id, price: 1000, availability: "Today" }
@@ -98,6 +104,8 @@ beforeAll(async () => {
   await new Promise((resolve) => closed.close(resolve))
   browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"] })
   seller = await ratedSeller()
+  // This run's screenshots only.
+  rmSync(screenshots, { recursive: true, force: true })
   mkdirSync(screenshots, { recursive: true })
 }, 180_000)
 
@@ -128,9 +136,17 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
   let offerId: string
   let conversationId: string
 
+  /** The page's WebSocket frames, both ways, over every reload. */
+  const framesSent: Array<Record<string, any>> = []
+  const framesReceived: Array<Record<string, any>> = []
+
   beforeAll(async () => {
     context = await newContext(language)
     page = await context.newPage()
+    page.on("websocket", (socket) => {
+      socket.on("framesent", (frame) => framesSent.push(JSON.parse(String(frame.payload))))
+      socket.on("framereceived", (frame) => framesReceived.push(JSON.parse(String(frame.payload))))
+    })
   })
   afterAll(async () => {
     await context?.close()
@@ -145,11 +161,11 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
     await page.fill("#phone", buyerPhone)
     await page.click("#phone-form button")
     await page.locator("#code").waitFor()
-    expect(await text(page, "#status")).toBe(say("codeSent", { phone: buyerPhone }))
+    expect(await text(page, "#status")).toBe(say("codeSent", { phone: ltr(buyerPhone) }))
     await page.fill("#code", server.sms.lastCode(buyerPhone)!)
     await page.click("#code-form button")
     await page.locator("#request-form").waitFor()
-    expect(await text(page, "#status")).toBe(say("signedInAs", { phone: buyerPhone }))
+    expect(await text(page, "#status")).toBe(say("signedInAs", { phone: ltr(buyerPhone) }))
     expect(await text(page, "#my-requests")).toBe(say("noRequests"))
   }, 60_000)
 
@@ -190,7 +206,7 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
     expect(await page.locator(".field-error").count()).toBe(0)
 
     await page.reload()
-    await expect.poll(() => text(page, "#status"), LIVE).toBe(say("signedInAs", { phone: buyerPhone }))
+    await expect.poll(() => text(page, "#status"), LIVE).toBe(say("signedInAs", { phone: ltr(buyerPhone) }))
     expect(page.url()).toContain(`#request/${requestId}`)
     await expect.poll(() => text(page, "#request-title"), LIVE).toContain("Apple iPhone 15 Pro")
     expect(await page.isVisible("#sign-in")).toBe(false)
@@ -225,7 +241,16 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
 
   it("redraws an offer the seller revises, live over the socket", async () => {
     await expect.poll(() => text(page, "#connection"), LIVE).toBe(say("live"))
+    // The page listens on the offer's conversation, where a revision posts a message.
+    const { data: conversations } = await seller.GET("/conversations/my")
+    const channel = `conversation.${conversations.conversations.find((c) => c.offer_id === offerId)!.id}`
+    await expect
+      .poll(() => framesSent.some((frame) => frame.type === "subscribe" && frame.channel === channel), LIVE)
+      .toBe(true)
     await seller.PATCH("/offers/{id}", { params: { path: { id: offerId } }, body: { price: 3100 } })
+    await expect
+      .poll(() => framesReceived.some((frame) => frame.type === "message" && frame.data.kind === "revision"), LIVE)
+      .toBe(true)
     const item = page.locator(`#offer-list li[data-offer-id="${offerId}"]`)
     await expect.poll(() => item.getAttribute("data-revision"), LIVE).toBe("2")
     expect(await item.locator(".price").getAttribute("data-price")).toBe("3100")
@@ -246,7 +271,9 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
     await page.locator(`#offer-list li[data-offer-id="${offerId}"] button.accept`).click()
     await expect
       .poll(() => text(page, "#error"), LIVE)
-      .toContain(language === "ar" ? "عدّل البائع العرض بعد أن اطلعت عليه" : "The seller revised the offer after you saw it")
+      .toContain(
+        language === "ar" ? "عدّل البائع العرض بعد أن اطلعت عليه" : "The seller revised the offer after you saw it"
+      )
     await page.unroute("**/offers/*/accept")
     const { data: offers } = await seller.GET("/requests/{id}/offers", { params: { path: { id: requestId } } })
     expect(offers.offers[0]!.status).toBe("pending")
@@ -260,7 +287,11 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
     expect(await text(page, "#status")).toBe(say("dealAccepted"))
     await expect.poll(() => text(page, "#chat-title"), LIVE).toBe(say("chatWith", { name: SELLER_NAME }))
     const { data: deals } = await seller.GET("/deals/my")
-    expect(deals.deals.find((deal) => deal.offer.id === offerId)?.offer).toEqual({ id: offerId, price: 3150, revision: 3 })
+    expect(deals.deals.find((deal) => deal.offer.id === offerId)?.offer).toEqual({
+      id: offerId,
+      price: 3150,
+      revision: 3
+    })
 
     // The seller's first revision, the buyer's counter, the seller's second revision: in the order they were made.
     const messages = page.locator("#messages li")
@@ -333,7 +364,7 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
   it("comes back to the chat after a reload, still signed in", async () => {
     await page.reload()
     await expect.poll(() => page.locator("#messages li").count(), LIVE).toBe(5)
-    expect(await text(page, "#status")).toBe(say("signedInAs", { phone: buyerPhone }))
+    expect(await text(page, "#status")).toBe(say("signedInAs", { phone: ltr(buyerPhone) }))
     expect(await page.locator("#messages li.mine .read-state").last().getAttribute("data-read")).toBe("true")
   }, 60_000)
 
@@ -344,7 +375,7 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
     expect(await page.getAttribute("html", "dir")).toBe(other === "ar" ? "rtl" : "ltr")
     await expect
       .poll(() => text(page, "#status"), LIVE)
-      .toBe(fillIn(words.signedInAs[other], { phone: buyerPhone }))
+      .toBe(fillIn(words.signedInAs[other], { phone: ltr(buyerPhone) }))
   }, 60_000)
 })
 
@@ -352,7 +383,7 @@ describe.each(["en", "ar"] as const)("a call that gets no answer, in %s", (langu
   const say = (key: WordKey, params: Record<string, string | number> = {}) => fillIn(words[key][language], params)
 
   /** Opens the page on `api` and asks for a code: the first call the page makes. */
-  const askForCode = async (api: string, before?: (context: BrowserContext) => Promise<void>) => {
+  const askForCode = async (name: string, api: string, before?: (context: BrowserContext) => Promise<void>) => {
     const context = await newContext(language)
     try {
       const page = await context.newPage()
@@ -361,7 +392,7 @@ describe.each(["en", "ar"] as const)("a call that gets no answer, in %s", (langu
       await before?.(context)
       await page.click("#phone-form button")
       await expect.poll(() => text(page, "#error"), LIVE).not.toBe("")
-      await page.screenshot({ path: join(screenshots, `${language}-refused-${api === closedPortUrl ? "network" : "cors"}.png`) })
+      await page.screenshot({ path: join(screenshots, `${language}-no-answer-${name}.png`) })
       return text(page, "#error")
     } finally {
       await context.close()
@@ -369,14 +400,18 @@ describe.each(["en", "ar"] as const)("a call that gets no answer, in %s", (langu
   }
 
   it("says CORS refused this page's origin, naming it and the server", async () => {
-    expect(await askForCode(corsServer.baseUrl)).toBe(say("corsRefused", { api: corsServer.baseUrl, origin: siteUrl }))
+    expect(await askForCode("cors", corsServer.baseUrl)).toBe(
+      say("corsRefused", { api: ltr(corsServer.baseUrl), origin: ltr(siteUrl) })
+    )
   }, 60_000)
 
   it("says the server could not be reached when nothing listens there", async () => {
-    expect(await askForCode(closedPortUrl)).toBe(say("unreachable", { api: closedPortUrl }))
+    expect(await askForCode("closed-port", closedPortUrl)).toBe(say("unreachable", { api: ltr(closedPortUrl) }))
   }, 60_000)
 
   it("says the device is offline when the browser has no network", async () => {
-    expect(await askForCode(server.baseUrl, (context) => context.setOffline(true))).toBe(say("youAreOffline"))
+    expect(await askForCode("offline", server.baseUrl, (context) => context.setOffline(true))).toBe(
+      say("youAreOffline")
+    )
   }, 60_000)
 })

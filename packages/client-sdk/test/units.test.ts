@@ -153,7 +153,9 @@ describe("webStorageTokenStore", () => {
     const web = storage()
     const session = new Session(webStorageTokenStore(web), async () => ({ accessToken: "x" }), new Emitter<any>())
     await session.signIn(tokens)
-    expect(await new Session(webStorageTokenStore(web), async () => ({ accessToken: "x" }), new Emitter<any>()).tokens()).toEqual(tokens)
+    expect(
+      await new Session(webStorageTokenStore(web), async () => ({ accessToken: "x" }), new Emitter<any>()).tokens()
+    ).toEqual(tokens)
     await session.signOut("signed_out")
     expect(web.entries.size).toBe(0)
   })

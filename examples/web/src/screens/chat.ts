@@ -29,7 +29,6 @@ export const showChat = async (conversationId: string, myUserId: string) => {
   const conversation = await findConversation(conversationId)
   const otherName = sellerName(conversation.other_party)
   $("chat-title").textContent = t("chatWith", { name: otherName })
-  $("chat-back").textContent = t("myRequests")
 
   const item = (message: Shown) => {
     const mine = message.sender_id === myUserId

@@ -66,7 +66,11 @@ export const setUpHome = () => {
       const sort = $<HTMLSelectElement>("sort").value as "newest" | "budget_desc" | "budget_asc" | ""
       const { data } = await talab.GET("/requests", {
         params: {
-          query: { ...(q === "" ? {} : { q }), ...(price === undefined ? {} : { fits_price: price }), ...(sort === "" ? {} : { sort }) }
+          query: {
+            ...(q === "" ? {} : { q }),
+            ...(price === undefined ? {} : { fits_price: price }),
+            ...(sort === "" ? {} : { sort })
+          }
         }
       })
       $("search-total").textContent = t("found", { total: number(data.pagination.total) })

@@ -104,7 +104,12 @@ export const showOffers = async (requestId: string, goTo: (hash: string) => void
         h("span", { class: "offer-status" }, t(`offer_${offer.status}` satisfies WordKey))
       ),
       offer.status === "pending" &&
-        button(t("accept"), { class: "accept" }, () => accept(offer), (error) => void report(error)),
+        button(
+          t("accept"),
+          { class: "accept" },
+          () => accept(offer),
+          (error) => void report(error)
+        ),
       offer.status === "pending" && counterForm(offer),
       conversationId !== undefined && h("a", { class: "chat", href: `#chat/${conversationId}` }, t("chat"))
     )

@@ -3,6 +3,7 @@ import { $, show, value } from "../dom.js"
 import { clearFieldErrors, report } from "../errors.js"
 import { t } from "../i18n.js"
 import { talab } from "../talab.js"
+import { ltr } from "../words.js"
 
 /** Wires the two forms; `signedIn` runs after a successful sign-in. */
 export const setUpSignIn = (signedIn: () => void) => {
@@ -17,7 +18,7 @@ export const setUpSignIn = (signedIn: () => void) => {
       phone = value("phone")
       await talab.auth.requestOtp(phone)
       show("code-form")
-      $("status").textContent = t("codeSent", { phone })
+      $("status").textContent = t("codeSent", { phone: ltr(phone) })
       $("code").focus()
     } catch (error) {
       await report(error, phoneForm)
@@ -28,7 +29,11 @@ export const setUpSignIn = (signedIn: () => void) => {
     event.preventDefault()
     clearFieldErrors(codeForm)
     try {
-      await talab.auth.signIn({ phoneNumber: phone, otpCode: value("code"), device: { platform: "web", name: "Talab web example" } })
+      await talab.auth.signIn({
+        phoneNumber: phone,
+        otpCode: value("code"),
+        device: { platform: "web", name: "Talab web example" }
+      })
       codeForm.reset()
       show("code-form", false)
       signedIn()
