@@ -202,7 +202,7 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
     await page.waitForURL(/#request\//)
     requestId = page.url().split("#request/")[1]!
     expect(await text(page, "#status")).toBe(say("requestPosted", { title: "Apple iPhone 15 Pro" }))
-    await expect.poll(() => text(page, "#offer-list")).toBe(say("noOffers"))
+    await expect.poll(() => text(page, "#offer-list"), LIVE).toBe(say("noOffers"))
     expect(await page.locator(".field-error").count()).toBe(0)
 
     await page.reload()
@@ -259,9 +259,17 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
   it("counters, and refuses to accept a revision the buyer has not seen", async () => {
     const item = page.locator(`#offer-list li[data-offer-id="${offerId}"]`)
     await item.locator(".counter-price").fill("3000")
+    // The list is read again for new offers every 5 s: two reads come and go, and the price being typed stays.
+    const offersRead = () =>
+      page.waitForResponse((response) => response.url().endsWith(`/requests/${requestId}/offers`), LIVE)
+    await offersRead()
+    await offersRead()
+    expect(await item.locator(".counter-price").inputValue()).toBe("3000")
     await item.locator("button.counter").click()
-    await expect.poll(() => text(page, "#status")).toContain(say("counterSent", { price: "" }).trim())
-    await expect.poll(() => item.locator(".terms").textContent()).toContain(say("youProposed", { price: "" }).trim())
+    await expect.poll(() => text(page, "#status"), LIVE).toContain(say("counterSent", { price: "" }).trim())
+    await expect
+      .poll(() => item.locator(".terms").textContent(), LIVE)
+      .toContain(say("youProposed", { price: "" }).trim())
 
     // The seller revises while the buyer's accept is on its way: it carries the revision the page showed.
     await page.route("**/offers/*/accept", async (route) => {

@@ -120,8 +120,8 @@ export const showChat = async (conversationId: string, myUserId: string) => {
       await live.send(conversationId, input.value)
       input.value = ""
     } catch (error) {
-      // The server's refusal of this text (too long, …) is about the field; the rest goes to the error line.
-      if (isRealtimeError(error, "VALIDATION_ERROR")) showFieldErrors(form, { message_text: [error.message] })
+      // The server's refusal of this text names the field in `details`, as over REST; the rest goes to the error line.
+      if (isRealtimeError(error, "VALIDATION_ERROR") && error.details) showFieldErrors(form, error.details)
       else await report(error)
     }
   }

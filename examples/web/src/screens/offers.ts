@@ -60,6 +60,8 @@ export const showOffers = async (requestId: string, goTo: (hash: string) => void
   let conversations = new Map<string, string>()
   let shownOfferIds = new Set<string>()
   let left = false
+  /** The offers as last drawn: the list is drawn again only when they changed, so a price being typed is kept. */
+  let drawn = ""
 
   const counterForm = (offer: Offer) => {
     const form = h(
@@ -142,6 +144,9 @@ export const showOffers = async (requestId: string, goTo: (hash: string) => void
       }
     }
     shownOfferIds = new Set(data.offers.map((offer) => offer.id))
+    const offers = JSON.stringify(data.offers)
+    if (offers === drawn) return
+    drawn = offers
     list.replaceChildren(...data.offers.map(offerItem))
     if (data.offers.length === 0) list.append(h("li", { class: "empty" }, t("noOffers")))
   }
@@ -151,19 +156,17 @@ export const showOffers = async (requestId: string, goTo: (hash: string) => void
   const { data: request } = await talab.GET("/requests/{id}", { params: { path: { id: requestId } } })
   $("request-title").textContent =
     `${[request.product_brand, request.product_model].filter(Boolean).join(" ")} · ${money(request.budget_min)} – ${money(request.budget_max)}`
-  await draw()
 
-  const ourConversations = () => new Set(conversations.values())
+  const redraw = () => draw().catch((error: unknown) => void report(error))
   const stopListening = realtime().on("message", (message) => {
-    if (message.kind !== "text" && ourConversations().has(message.conversation_id)) {
-      draw().catch((error: unknown) => void report(error))
-    }
+    if (message.kind !== "text" && [...conversations.values()].includes(message.conversation_id)) void redraw()
   })
   const redrawIfVisible = () => {
-    if (!document.hidden) draw().catch((error: unknown) => void report(error))
+    if (!document.hidden) void redraw()
   }
   const timer = setInterval(redrawIfVisible, NEW_OFFERS_EVERY_MS)
   document.addEventListener("visibilitychange", redrawIfVisible)
+  await redraw()
 
   return () => {
     left = true
