@@ -216,13 +216,19 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
     ])
   }, 60_000)
 
-  it("shows a new offer by itself, with the seller's name, rating and trust figures", async () => {
+  it("shows a new offer by itself, live over the socket, with the seller's name, rating and trust figures", async () => {
+    await expect.poll(() => text(page, "#connection"), LIVE).toBe(say("live"))
     const { data: offer } = await seller.POST("/offers", {
       body: { request_id: requestId, price: 3200, availability: "Today after 6 pm" }
     })
     offerId = offer.id
     const item = page.locator(`#offer-list li[data-offer-id="${offerId}"]`)
     await item.waitFor(LIVE)
+    expect(
+      framesReceived.some(
+        (frame) => frame.type === "event" && frame.event === "offer_created" && frame.data.offer_id === offerId
+      )
+    ).toBe(true)
     expect(await item.locator(".seller-name").textContent()).toBe(SELLER_NAME)
     expect(await item.locator(".seller").getAttribute("data-rating")).toBe("4")
     const trust = await item.locator(".trust").textContent()
@@ -259,9 +265,13 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
   it("counters, and refuses to accept a revision the buyer has not seen", async () => {
     const item = page.locator(`#offer-list li[data-offer-id="${offerId}"]`)
     await item.locator(".counter-price").fill("3000")
-    // The list is read again for new offers every 5 s: two reads come and go, and the price being typed stays.
-    const offersRead = () =>
-      page.waitForResponse((response) => response.url().endsWith(`/requests/${requestId}/offers`), LIVE)
+    // The list is read again when the tab comes back to the foreground: two reads come and go, and the price
+    // being typed stays.
+    const offersRead = async () => {
+      const read = page.waitForResponse((response) => response.url().endsWith(`/requests/${requestId}/offers`), LIVE)
+      await page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")))
+      await read
+    }
     await offersRead()
     await offersRead()
     expect(await item.locator(".counter-price").inputValue()).toBe("3000")

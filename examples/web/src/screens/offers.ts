@@ -3,8 +3,9 @@
  * chat. The list keeps itself up to date:
  * - over the socket: a counter or a revision posts a message to the offer's conversation, so the page subscribes
  *   to every offer's conversation and draws the list again when one arrives;
- * - a brand-new offer has no socket event the buyer receives (only the `offer_created` push), so the list is also
- *   read again every few seconds while the tab is visible, and when it comes back to the foreground.
+ * - a brand-new offer arrives as the `offer_created` event on the buyer's own channel, and the list is read again;
+ * - what the socket missed while it was down (a reconnect) or the tab was in the background is read again when it
+ *   is back.
  */
 import type { ApiSchemas, ResponseData } from "@talab/client-sdk"
 import { $, button, h } from "../dom.js"
@@ -15,9 +16,6 @@ import { realtime, talab } from "../talab.js"
 type Offer = ResponseData<"/requests/{id}/offers", "get">["offers"][number]
 type Seller = Offer["seller"]
 type Trust = ApiSchemas["SellerTrust"]
-
-/** How often the list is read again for new offers, while the tab is visible. */
-const NEW_OFFERS_EVERY_MS = 5_000
 
 /** The conversation of each offer (the seller's offer opened it): offer id → conversation id. */
 const conversationsByOffer = async () => {
@@ -161,17 +159,23 @@ export const showOffers = async (requestId: string, goTo: (hash: string) => void
   const stopListening = realtime().on("message", (message) => {
     if (message.kind !== "text" && [...conversations.values()].includes(message.conversation_id)) void redraw()
   })
+  const stopNewOffers = realtime().on("event", ({ event, data }) => {
+    if (event === "offer_created" && data.request_id === requestId) void redraw()
+  })
+  const stopReconnects = realtime().on("state", (state) => {
+    if (state === "open") void redraw()
+  })
   const redrawIfVisible = () => {
     if (!document.hidden) void redraw()
   }
-  const timer = setInterval(redrawIfVisible, NEW_OFFERS_EVERY_MS)
   document.addEventListener("visibilitychange", redrawIfVisible)
   await redraw()
 
   return () => {
     left = true
     stopListening()
-    clearInterval(timer)
+    stopNewOffers()
+    stopReconnects()
     document.removeEventListener("visibilitychange", redrawIfVisible)
     for (const conversationId of conversations.values()) void realtime().unsubscribe(conversationId)
   }

@@ -179,6 +179,31 @@ export interface components {
                 readonly location_district: string;
                 readonly created_at: string;
             };
+        } | {
+            /** @enum {string} */
+            readonly type: "event";
+            readonly channel: string;
+            /** @enum {string} */
+            readonly event: "offer_created";
+            readonly data: {
+                /**
+                 * Format: uuid
+                 * @description a Universally Unique Identifier
+                 */
+                readonly offer_id: string;
+                /**
+                 * Format: uuid
+                 * @description a Universally Unique Identifier
+                 */
+                readonly request_id: string;
+                /**
+                 * Format: uuid
+                 * @description a Universally Unique Identifier
+                 */
+                readonly seller_id: string;
+                readonly price: number;
+                readonly created_at: string;
+            };
         };
         readonly ClientFrame: components["schemas"]["AuthFrame"] | components["schemas"]["SubscribeFrame"] | components["schemas"]["UnsubscribeFrame"] | components["schemas"]["SendMessageFrame"] | components["schemas"]["PingFrame"];
         readonly ServerFrame: components["schemas"]["AuthOkFrame"] | components["schemas"]["SubscribedFrame"] | components["schemas"]["UnsubscribedFrame"] | components["schemas"]["MessageFrame"] | components["schemas"]["AckFrame"] | components["schemas"]["CaughtUpFrame"] | components["schemas"]["ErrorFrame"] | components["schemas"]["PongFrame"] | components["schemas"]["EventFrame"];

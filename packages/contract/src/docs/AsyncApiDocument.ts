@@ -154,7 +154,7 @@ const serverFrames: Record<string, FrameDocs> = {
     schema: UserEventFrame,
     title: "event",
     summary:
-      "An event on the socket's user channel `user.<user id>`, which every authenticated socket is on without subscribing. `request_match`: a new request matched one of the seller's alert rules (sent once per request and seller, also during the seller's quiet hours, which hold only the push). Live only: a socket that was not connected gets the push instead.",
+      "An event on the socket's user channel `user.<user id>`, which every authenticated socket is on without subscribing. `request_match`: a new request matched one of the seller's alert rules (sent once per request and seller, also during the seller's quiet hours, which hold only the push). `offer_created`: a seller made an offer on one of the buyer's requests (every offer, as it is made; its push is at most hourly per request and seller). Live only: a socket that was not connected gets the push instead.",
     example: {
       type: "event",
       channel: "user.c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",

@@ -6,6 +6,7 @@ import * as Layer from "effect/Layer"
 import { ChatService } from "../chat/Service.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
+import { RealtimeHub } from "../realtime/Hub.js"
 import { OfferQueries } from "./Queries.js"
 import { OffersService } from "./Service.js"
 
@@ -15,12 +16,24 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
     const workflows = yield* Offers
     const queries = yield* OfferQueries
     const chat = yield* ChatService
+    const hub = yield* RealtimeHub
     return handlers
       .handle("create", ({ payload }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const { offer, outsideBudget } = yield* workflows.create(user, payload)
+            const { offer, buyerId, outsideBudget } = yield* workflows.create(user, payload)
+            // Live on the buyer's sockets, after the commit; the push (at most hourly per seller) is the outbox's.
+            yield* hub.publishToUsers([buyerId], {
+              event: "offer_created",
+              data: {
+                id: offer.id,
+                requestId: offer.requestId,
+                sellerId: offer.sellerId,
+                price: offer.price,
+                createdAt: offer.createdAt
+              }
+            })
             const data = { ...offer, counter: null }
             // A price outside the budget is allowed; the seller is only warned.
             return outsideBudget
