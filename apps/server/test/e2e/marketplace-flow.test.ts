@@ -145,7 +145,8 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       business_name: "Khalid Mobiles",
       location_district: "Al Malaz",
       rating_avg: 0,
-      rating_count: 0
+      rating_count: 0,
+      rejection_reason: null
     })
     expect((await signIn(server(), api, seller.phone)).user.has_seller_profile).toBe(true)
 
