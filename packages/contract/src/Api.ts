@@ -10,6 +10,7 @@ import {
   ServiceUnavailableResponse,
   ValidationErrorResponse
 } from "./http/Envelope.js"
+import { ImagesApi } from "./images/Api.js"
 import { OffersApi } from "./offers/Api.js"
 import { RatingsApi } from "./ratings/Api.js"
 import { AdminReportsApi, ReportsApi } from "./reports/Api.js"
@@ -31,6 +32,7 @@ export class Api extends HttpApi.make("talab")
   .add(ReportsApi)
   .add(AdminReportsApi)
   .add(ChatApi)
+  .add(ImagesApi)
   .addError(ValidationErrorResponse)
   .addError(RateLimitedResponse)
   .addError(InternalErrorResponse)

@@ -1458,6 +1458,39 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a photo
+         * @description The signed-in user. A JPEG, PNG or WebP image (told by its content; HEIC is not decoded) of at most 10 MiB in the multipart field `image`. What is stored is re-encoded as WebP with the orientation applied, its longest side at most 2,048 px, every metadata block (EXIF with GPS, XMP, IPTC, comments, ICC) gone, and a thumbnail of the whole image at most 400 px on its longest side; `width` and `height` are the stored image's. The image belongs to the caller, attached to nothing, until a request, an offer or a message names it; after 24 hours unattached it is deleted.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | on `image`: no file part `image`; or, told from the header before any pixel is decoded, a side over 8,192 px, one side over 20 times the other, over 40,000,000 pixels, or a decoding too heavy (pixels × channels × bytes per sample, twice for interlaced or progressive, over 100 million); or a decoding stopped after 5 s; or an image that cannot be decoded (truncated, corrupt) |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the image is over 10 MiB (a chunked body too, past 11 MiB) |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the file is not a JPEG, PNG or WebP image, or the body is not multipart/form-data |
+         *     | 422 | `IMAGE_LIMIT_REACHED` | the caller already holds 50 images attached to nothing |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | too many images are being decoded at once: try again after `Retry-After` seconds |
+         */
+        post: operations["images.uploadImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1630,7 +1663,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "OPEN_DEALS_EXIST" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED" | "COUNTER_LIMIT_REACHED" | "OFFER_CHANGED";
+                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "OPEN_DEALS_EXIST" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED" | "IMAGE_LIMIT_REACHED" | "COUNTER_LIMIT_REACHED" | "OFFER_CHANGED";
                 message: string;
                 details: {
                     [key: string]: string[];
@@ -6536,7 +6569,10 @@ export interface operations {
                  *       "budget_max": 3500,
                  *       "location_district": "Al Rawdah",
                  *       "location_city": "Riyadh",
-                 *       "notes": "256 GB, any colour"
+                 *       "notes": "256 GB, any colour",
+                 *       "photo_ids": [
+                 *         "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f"
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -6554,6 +6590,7 @@ export interface operations {
                     location_district: string;
                     location_city?: string | null;
                     notes?: string | null;
+                    photo_ids?: string[] | null;
                 };
             };
         };
@@ -7590,7 +7627,10 @@ export interface operations {
                  *       "availability": "Today after 6 pm, Al Rawdah",
                  *       "condition_notes": "Used 8 months, no scratches",
                  *       "warranty_notes": "6 months shop warranty",
-                 *       "valid_until": "2026-03-01T09:30:00.000Z"
+                 *       "valid_until": "2026-03-01T09:30:00.000Z",
+                 *       "photo_ids": [
+                 *         "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d"
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -7606,6 +7646,7 @@ export interface operations {
                     condition_notes?: string | null;
                     warranty_notes?: string | null;
                     valid_until?: string | null;
+                    photo_ids?: string[] | null;
                 };
             };
         };
@@ -12101,6 +12142,205 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "images.uploadImage": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    image: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "width": 1,
+                     *         "height": 1,
+                     *         "url": "text",
+                     *         "thumbnail_url": "text",
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            width: components["schemas"]["Int"];
+                            height: components["schemas"]["Int"];
+                            /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+                            url: string;
+                            /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+                            thumbnail_url: string;
+                            created_at: components["schemas"]["Date"];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description A business rule refused the operation */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessRuleResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */

@@ -25,6 +25,7 @@ import relativeAvatarUrls from "./migrations/0022_relative_avatar_urls.js"
 import bargaining from "./migrations/0023_bargaining.js"
 import deletedUsers from "./migrations/0024_deleted_users.js"
 import requestSearch from "./migrations/0025_request_search.js"
+import images from "./migrations/0026_images.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -50,7 +51,8 @@ export const migrations = {
   "0022_relative_avatar_urls": relativeAvatarUrls,
   "0023_bargaining": bargaining,
   "0024_deleted_users": deletedUsers,
-  "0025_request_search": requestSearch
+  "0025_request_search": requestSearch,
+  "0026_images": images
 }
 
 /**

@@ -55,6 +55,10 @@ import { ReadCacheLive } from "./ReadCacheMiddleware.js"
 import { ReferenceRoutes } from "./Reference.js"
 import { requestPipeline } from "./RequestPipeline.js"
 import { ExtraRoutes } from "./Routes.js"
+import { ImagesLive } from "../images/Http.js"
+import { ImageFileRoutes } from "../images/Routes.js"
+import { ImagesShared } from "../images/Shared.js"
+import { ImageSweepJobLive } from "../images/Sweep.js"
 import { SchemaGateLive } from "./SchemaGate.js"
 import { describeStartFailure } from "./StartFailure.js"
 
@@ -77,7 +81,8 @@ const FeatureGroups = Layer.mergeAll(
   DealsLive,
   RatingsLive,
   ReportsLive,
-  ChatLive
+  ChatLive,
+  ImagesLive
 )
 
 /**
@@ -145,7 +150,7 @@ const StrictRouter = HttpRouter.setRouterConfig({
 const HttpAppLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     HttpApiBuilder.serve(outermostOf(config)).pipe(
-      Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes)),
+      Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes, ImageFileRoutes)),
       nestOutermostFirst(edgeMiddlewaresOf(config)),
       Layer.provide(ApiLive),
       // The framework's span per request is never made: it keeps the query and every header. Ours (outermostOf)
@@ -170,11 +175,14 @@ export const AppLive = Layer.mergeAll(
   PushDispatcher.layer(),
   AlertMatcher.layer(),
   ExpiryJob.layer,
+  ImageSweepJobLive,
   MetricsLive,
   AuthService.Default
 ).pipe(
   // Deleting accounts, for the users' own calls and the operator's `talab users delete` (the control channel).
   Layer.provideMerge(AccountErasureLive.pipe(Layer.provide(RequestSettingsLive))),
+  // Photos: the views' signed URLs and attached images, the file route, the sweep, the one decoding gate.
+  Layer.provideMerge(ImagesShared),
   // Counted and traced ports when telemetry is on (METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT); else the adapters.
   Layer.provide(InstrumentedPorts),
   Layer.provide(SqlRepositoriesLayer),

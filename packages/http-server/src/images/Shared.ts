@@ -1,0 +1,18 @@
+import * as Layer from "effect/Layer"
+import { DecodeGate } from "./DecodeGate.js"
+import { ImageInspector } from "./Inspect.js"
+import { ImageQueries } from "./Queries.js"
+import { SignedImageUrls } from "./SignedUrls.js"
+import { ImageSweep } from "./Sweep.js"
+
+/**
+ * What several features share of photos, provided once below all of them: the signer of URLs and the attached
+ * images every view shows, the sweep, and the one gate in front of sharp (avatars and photos wait in one queue).
+ */
+export const ImagesShared = Layer.mergeAll(
+  SignedImageUrls.Default,
+  ImageQueries.Default,
+  ImageSweep.Default,
+  DecodeGate.Default,
+  ImageInspector.Default
+)
