@@ -1685,6 +1685,15 @@ export interface components {
             completed_deals: components["schemas"]["Int"];
             member_since: components["schemas"]["DateFromString"];
         };
+        Image: {
+            id: components["schemas"]["UUID"];
+            width: components["schemas"]["Int"];
+            height: components["schemas"]["Int"];
+            /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+            url: string;
+            /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+            thumbnail_url: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -6384,7 +6393,8 @@ export interface operations {
                      *             "status": "active",
                      *             "offer_count": 3,
                      *             "created_at": "2026-03-01T09:30:00.000Z",
-                     *             "expires_at": "text"
+                     *             "expires_at": "text",
+                     *             "thumbnail_url": "text"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -6417,6 +6427,8 @@ export interface operations {
                                 offer_count: components["schemas"]["Int"];
                                 created_at: components["schemas"]["Date"];
                                 expires_at: components["schemas"]["DateFromString"];
+                                /** @description The signed thumbnail URL of the request's first photo; null without photos */
+                                thumbnail_url: string | null;
                             }[];
                             pagination: {
                                 current_page: components["schemas"]["Int"];
@@ -6628,7 +6640,16 @@ export interface operations {
                      *         "created_at": "2026-03-01T09:30:00.000Z",
                      *         "closed_at": "2026-03-01T09:30:00.000Z",
                      *         "expires_at": "text",
-                     *         "extended_at": "2026-03-01T09:30:00.000Z"
+                     *         "extended_at": "2026-03-01T09:30:00.000Z",
+                     *         "photos": [
+                     *           {
+                     *             "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "url": "text",
+                     *             "thumbnail_url": "text"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "Done"
                      *     }
@@ -6658,6 +6679,7 @@ export interface operations {
                             expires_at: components["schemas"]["DateFromString"];
                             /** @description When the buyer extended it (once at most) */
                             extended_at: components["schemas"]["Date"] | null;
+                            photos: components["schemas"]["Image"][];
                         };
                         message?: string;
                     };
@@ -6841,7 +6863,8 @@ export interface operations {
                      *             "status": "active",
                      *             "offer_count": 3,
                      *             "created_at": "2026-03-01T09:30:00.000Z",
-                     *             "expires_at": "text"
+                     *             "expires_at": "text",
+                     *             "thumbnail_url": "text"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -6874,6 +6897,8 @@ export interface operations {
                                 offer_count: components["schemas"]["Int"];
                                 created_at: components["schemas"]["Date"];
                                 expires_at: components["schemas"]["DateFromString"];
+                                /** @description The signed thumbnail URL of the request's first photo; null without photos */
+                                thumbnail_url: string | null;
                             }[];
                             pagination: {
                                 current_page: components["schemas"]["Int"];
@@ -7052,7 +7077,16 @@ export interface operations {
                      *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *           "name": "Sara",
                      *           "deleted": true
-                     *         }
+                     *         },
+                     *         "photos": [
+                     *           {
+                     *             "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "url": "text",
+                     *             "thumbnail_url": "text"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "Done"
                      *     }
@@ -7087,6 +7121,7 @@ export interface operations {
                                 /** @description True when this user deleted their account: only the id is left, and `name` is null. */
                                 deleted: boolean;
                             };
+                            photos: components["schemas"]["Image"][];
                         };
                         message?: string;
                     };
@@ -7683,7 +7718,16 @@ export interface operations {
                      *           "price": 3200,
                      *           "note": "text",
                      *           "created_at": "2026-03-01T09:30:00.000Z"
-                     *         }
+                     *         },
+                     *         "photos": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "url": "text",
+                     *             "thumbnail_url": "text"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "Done"
                      *     }
@@ -7715,6 +7759,7 @@ export interface operations {
                                 note: string | null;
                                 created_at: components["schemas"]["Date"];
                             } | null;
+                            photos: components["schemas"]["Image"][];
                         };
                         message?: string;
                     };
@@ -7952,7 +7997,16 @@ export interface operations {
                      *                 "completed_deals": 1,
                      *                 "member_since": "text"
                      *               }
-                     *             }
+                     *             },
+                     *             "photos": [
+                     *               {
+                     *                 "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *                 "width": 1,
+                     *                 "height": 1,
+                     *                 "url": "text",
+                     *                 "thumbnail_url": "text"
+                     *               }
+                     *             ]
                      *           }
                      *         ]
                      *       },
@@ -7996,6 +8050,7 @@ export interface operations {
                                     location_district: string;
                                     trust: components["schemas"]["SellerTrust"];
                                 };
+                                photos: components["schemas"]["Image"][];
                             }[];
                         };
                         message?: string;
@@ -8196,7 +8251,16 @@ export interface operations {
                      *               "price": 3200,
                      *               "note": "text",
                      *               "created_at": "2026-03-01T09:30:00.000Z"
-                     *             }
+                     *             },
+                     *             "photos": [
+                     *               {
+                     *                 "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *                 "width": 1,
+                     *                 "height": 1,
+                     *                 "url": "text",
+                     *                 "thumbnail_url": "text"
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "pagination": {
@@ -8239,6 +8303,7 @@ export interface operations {
                                     note: string | null;
                                     created_at: components["schemas"]["Date"];
                                 } | null;
+                                photos: components["schemas"]["Image"][];
                             }[];
                             pagination: {
                                 current_page: components["schemas"]["Int"];
@@ -9089,7 +9154,16 @@ export interface operations {
                      *           "price": 3200,
                      *           "note": "text",
                      *           "created_at": "2026-03-01T09:30:00.000Z"
-                     *         }
+                     *         },
+                     *         "photos": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "url": "text",
+                     *             "thumbnail_url": "text"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "Done"
                      *     }
@@ -9121,6 +9195,7 @@ export interface operations {
                                 note: string | null;
                                 created_at: components["schemas"]["Date"];
                             } | null;
+                            photos: components["schemas"]["Image"][];
                         };
                         message?: string;
                     };
@@ -9766,15 +9841,24 @@ export interface operations {
                      *           "availability": "Today after 6 pm, Al Rawdah",
                      *           "condition_notes": "Used 8 months, no scratches",
                      *           "warranty_notes": "6 months shop warranty",
-                     *           "status": "pending"
+                     *           "status": "pending",
+                     *           "photos": [
+                     *             {
+                     *               "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *               "width": 1,
+                     *               "height": 1,
+                     *               "url": "text",
+                     *               "thumbnail_url": "text"
+                     *             }
+                     *           ]
                      *         },
                      *         "buyer": {
-                     *           "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *           "name": "Sara",
                      *           "deleted": true
                      *         },
                      *         "seller": {
-                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *           "name": "Sara",
                      *           "deleted": true,
                      *           "rating_avg": 4.75,
@@ -9821,6 +9905,7 @@ export interface operations {
                                 warranty_notes: string | null;
                                 /** @enum {string} */
                                 status: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
+                                photos: components["schemas"]["Image"][];
                             };
                             buyer: {
                                 id: components["schemas"]["UUID"];

@@ -18,6 +18,7 @@ import {
 } from "../http/Envelope.js"
 import { ApiRateLimit, Authentication } from "../http/Security.js"
 import { entityView } from "../http/Views.js"
+import { ImageView } from "./View.js"
 
 /** The largest photo file accepted, in bytes (10 MiB); a larger one is a 413. */
 export const IMAGE_MAX_BYTES = 10 * 1024 * 1024
@@ -26,21 +27,6 @@ export const IMAGE_MAX_BYTES = 10 * 1024 * 1024
  * the file's bytes is applied by the server's screening.
  */
 const IMAGE_PART_LIMIT = IMAGE_MAX_BYTES + 64 * 1024
-
-const SignedUrl = Schema.String.annotations({
-  description:
-    "A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired"
-})
-
-/**
- * An attached photo as every view shows it (`photos` of a request or an offer, `attachments` of a message), in
- * the order it was attached: its stored size and two signed URLs.
- */
-export const ImageView = Schema.Struct({
-  ...entityView(Image.fields).pick("id", "width", "height").fields,
-  url: SignedUrl,
-  thumbnail_url: SignedUrl
-}).annotations({ identifier: "Image" })
 
 /** The answer of `POST /images`: the image as it is shown, and when it was uploaded. */
 export const UploadedImage = Schema.Struct({

@@ -26,14 +26,19 @@ export class ImageQueries extends Effect.Service<ImageQueries>()("Images/Queries
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /** The images attached to each of `holderIds` (of one kind), in their order; a holder with none is absent. */
+    /**
+     * The images attached to each of `holderIds` (of one kind), in their order; a holder with none is absent. A
+     * withdrawn offer shows none: its photos died with it.
+     */
     const photosOf = (kind: ImageHolderKind, holderIds: ReadonlyArray<string>) =>
       holderIds.length === 0
         ? Effect.succeed(new Map<string, Array<ShownImage>>())
         : sql<ShownImage & { readonly holderId: string }>`
-            SELECT id, width, height, holder_id AS "holderId" FROM images
-            WHERE holder_id = ANY(${textArrayLiteral([...new Set(holderIds)])}::uuid[]) AND holder_kind = ${kind}
-            ORDER BY holder_id, position`.pipe(
+            SELECT i.id, i.width, i.height, i.holder_id AS "holderId" FROM images i
+            WHERE i.holder_id = ANY(${textArrayLiteral([...new Set(holderIds)])}::uuid[]) AND i.holder_kind = ${kind}
+              AND NOT EXISTS (SELECT 1 FROM offers o WHERE i.holder_kind = 'offer' AND o.id = i.holder_id
+                              AND o.status = 'withdrawn')
+            ORDER BY i.holder_id, i.position`.pipe(
             Effect.map((rows) => {
               const byHolder = new Map<string, Array<ShownImage>>()
               for (const { holderId, ...image } of rows) {

@@ -1,4 +1,5 @@
 import * as Layer from "effect/Layer"
+import { AttachedImages } from "./Attached.js"
 import { DecodeGate } from "./DecodeGate.js"
 import { ImageInspector } from "./Inspect.js"
 import { ImageQueries } from "./Queries.js"
@@ -10,9 +11,8 @@ import { ImageSweep } from "./Sweep.js"
  * images every view shows, the sweep, and the one gate in front of sharp (avatars and photos wait in one queue).
  */
 export const ImagesShared = Layer.mergeAll(
-  SignedImageUrls.Default,
-  ImageQueries.Default,
+  AttachedImages.Default,
   ImageSweep.Default,
   DecodeGate.Default,
   ImageInspector.Default
-)
+).pipe(Layer.provideMerge(Layer.mergeAll(SignedImageUrls.Default, ImageQueries.Default)))

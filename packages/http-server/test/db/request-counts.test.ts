@@ -17,8 +17,12 @@ import {
   UserRepo
 } from "@talab/core"
 import { Deferred, Duration, Effect, Exit, Fiber, Layer } from "effect"
+import { ServerKeys } from "../../src/auth/Secrets.js"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
+import { AttachedImages } from "../../src/images/Attached.js"
+import { ImageQueries } from "../../src/images/Queries.js"
+import { SignedImageUrls } from "../../src/images/SignedUrls.js"
 import { type RequestFilters, RequestQueries } from "../../src/requests/Queries.js"
 import {
   emptyPostgresDatabase,
@@ -39,11 +43,17 @@ type Empty = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
 
 const migrated = (empty: Empty) => MigrationsLayer.pipe(Layer.provideMerge(empty))
 
+/** The photos of the read models, signed under a key of the test's own. */
+const AttachedImagesForTests = AttachedImages.Default.pipe(
+  Layer.provide(Layer.mergeAll(SignedImageUrls.Default, ImageQueries.Default)),
+  Layer.provide(Layer.succeed(ServerKeys, { jwt: new Uint8Array(32), otp: new Uint8Array(32) }))
+)
+
 const servicesOver = (empty: Empty) =>
   Layer.mergeAll(
     Requests.Default.pipe(Layer.provide(RequestSettings.Default)),
     Offers.Default,
-    RequestQueries.Default
+    RequestQueries.Default.pipe(Layer.provide(AttachedImagesForTests))
   ).pipe(
     Layer.provideMerge(repositoriesOver(migrated(empty))),
     Layer.provide(Ids.Random),
