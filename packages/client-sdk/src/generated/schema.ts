@@ -1402,11 +1402,11 @@ export interface paths {
         put?: never;
         /**
          * Send a message
-         * @description The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push. A seller whose profile is suspended or rejected may write only in the conversation of an accepted offer (the deal's); elsewhere 403 `SELLER_NOT_APPROVED`, nothing stored.
+         * @description The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push (for a message with photos and no text: "📷 Photo"). `attachment_ids` (0 to 4) are the sender's own unattached images (`POST /images`), shown under `attachments` to the two parties only; with at least one, `message_text` may be empty or left out and is stored as "". A seller whose profile is suspended or rejected may write only in the conversation of an accepted offer (the deal's); elsewhere 403 `SELLER_NOT_APPROVED`, nothing stored.
          *
          *     | Status | Code | When |
          *     |---|---|---|
-         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 400 | `VALIDATION_ERROR` | on `message_text`: neither text nor attachment, or a text too long; on `attachment_ids`: over 4, repeated, or an id that is not one of the caller's own unattached images (nothing stored) |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 403 | `FORBIDDEN` | the caller is not a party of the conversation |
          *     | 403 | `SELLER_NOT_APPROVED` | the caller is the conversation's seller, their profile is suspended or rejected, and the offer is not accepted |
@@ -11658,6 +11658,15 @@ export interface operations {
                      *             "kind": "text",
                      *             "message_text": "Is it still available?",
                      *             "masked": true,
+                     *             "attachments": [
+                     *               {
+                     *                 "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *                 "width": 1,
+                     *                 "height": 1,
+                     *                 "url": "text",
+                     *                 "thumbnail_url": "text"
+                     *               }
+                     *             ],
                      *             "created_at": "2026-03-01T09:30:00.000Z",
                      *             "read_at": "2026-03-01T09:30:00.000Z"
                      *           }
@@ -11688,6 +11697,8 @@ export interface operations {
                                 message_text: string;
                                 /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                                 masked: boolean;
+                                /** @description The message's photos, in order; empty when it has none (its text may then be empty) */
+                                attachments: components["schemas"]["Image"][];
                                 created_at: components["schemas"]["Date"];
                                 read_at: components["schemas"]["Date"] | null;
                             }[];
@@ -11860,12 +11871,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "message_text": "Is it still available?"
+                 *       "message_text": "Is it still available?",
+                 *       "attachment_ids": [
+                 *         "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f"
+                 *       ]
                  *     }
                  */
                 "application/json": {
-                    /** @description 1 to 4000 characters after trimming surrounding spaces */
-                    message_text: string;
+                    message_text?: string | null;
+                    attachment_ids?: string[] | null;
                 };
             };
         };
@@ -11894,6 +11908,15 @@ export interface operations {
                      *         "kind": "text",
                      *         "message_text": "Is it still available?",
                      *         "masked": true,
+                     *         "attachments": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "url": "text",
+                     *             "thumbnail_url": "text"
+                     *           }
+                     *         ],
                      *         "created_at": "2026-03-01T09:30:00.000Z"
                      *       },
                      *       "message": "Done"
@@ -11919,6 +11942,8 @@ export interface operations {
                             message_text: string;
                             /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                             masked: boolean;
+                            /** @description The message's photos, in order; empty when it has none (its text may then be empty) */
+                            attachments: components["schemas"]["Image"][];
                             created_at: components["schemas"]["Date"];
                         };
                         message?: string;

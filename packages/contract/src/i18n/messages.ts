@@ -206,6 +206,7 @@ export const texts: Catalogue = {
   },
   push_message_title: { ar: "رسالة جديدة من {sender}", en: "New message from {sender}" },
   push_message_body: { ar: "{text}", en: "{text}" },
+  push_message_photo: { ar: "📷 صورة", en: "📷 Photo" },
   push_rating_prompt_title: { ar: "كيف كانت صفقتك؟", en: "How was your deal?" },
   push_rating_prompt_body: { ar: "قيّم {seller} على {product}", en: "Rate {seller} for {product}" },
   push_request_expiring_title: { ar: "ينتهي طلبك غداً", en: "Your request expires tomorrow" },

@@ -49,7 +49,7 @@ export interface StoredImageFiles {
  */
 export const attachImages = (
   images: ImageRepo["Type"],
-  owner: User,
+  owner: Pick<User, "id">,
   ids: ReadonlyArray<string> | undefined,
   holder: ImageHolder,
   field: string

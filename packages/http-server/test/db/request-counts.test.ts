@@ -17,12 +17,8 @@ import {
   UserRepo
 } from "@talab/core"
 import { Deferred, Duration, Effect, Exit, Fiber, Layer } from "effect"
-import { ServerKeys } from "../../src/auth/Secrets.js"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
-import { AttachedImages } from "../../src/images/Attached.js"
-import { ImageQueries } from "../../src/images/Queries.js"
-import { SignedImageUrls } from "../../src/images/SignedUrls.js"
 import { type RequestFilters, RequestQueries } from "../../src/requests/Queries.js"
 import {
   emptyPostgresDatabase,
@@ -32,6 +28,7 @@ import {
 } from "./support/databases.js"
 import { aRequest, aSellerProfile, at, aUser } from "./support/fixtures.js"
 import { oldSchemaRequest, oldSchemaUser } from "./support/old-schema.js"
+import { AttachedImagesForTests } from "../support/attached-images.js"
 
 /*
  * buy_request_counts (migrations 0005 and 0019) against count(*), through the services that write requests, on
@@ -42,12 +39,6 @@ import { oldSchemaRequest, oldSchemaUser } from "./support/old-schema.js"
 type Empty = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
 
 const migrated = (empty: Empty) => MigrationsLayer.pipe(Layer.provideMerge(empty))
-
-/** The photos of the read models, signed under a key of the test's own. */
-const AttachedImagesForTests = AttachedImages.Default.pipe(
-  Layer.provide(Layer.mergeAll(SignedImageUrls.Default, ImageQueries.Default)),
-  Layer.provide(Layer.succeed(ServerKeys, { jwt: new Uint8Array(32), otp: new Uint8Array(32) }))
-)
 
 const servicesOver = (empty: Empty) =>
   Layer.mergeAll(
