@@ -6,7 +6,8 @@ import * as Effect from "effect/Effect"
  * server-made keys. An image is attached at most once, to a request, an offer or a message (`holder_kind`,
  * `holder_id`, its place in `position`); the holders are of three tables, so no foreign key names them, and what
  * deletes a holder deletes its images (the sweep, account deletion). Unattached images are found by owner for
- * the per-user cap and by age for the 24-hour sweep.
+ * the per-user cap and by age for the 24-hour sweep. A message of photos alone has the text "": core refuses
+ * one with neither text nor photo before it is stored.
  */
 export default Effect.flatMap(
   SqlClient.SqlClient,
@@ -29,5 +30,7 @@ export default Effect.flatMap(
     CREATE INDEX images_unattached_by_age ON images (created_at) WHERE holder_kind IS NULL;
     CREATE INDEX images_by_holder ON images (holder_id, position) WHERE holder_id IS NOT NULL;
     CREATE INDEX images_by_owner ON images (owner_id);
+    ALTER TABLE messages DROP CONSTRAINT messages_text_length,
+      ADD CONSTRAINT messages_text_length CHECK (char_length(message_text) BETWEEN 0 AND 4000);
   `
 )
