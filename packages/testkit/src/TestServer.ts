@@ -278,7 +278,10 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       redisUrl
     })
     // The runtime is taken inside the build, so it has the clock and the logger provided below.
-    const layer = Layer.effect(ServerRuntime, Effect.runtime<AuthService | AccountErasure | ImageInspector | ImageSweep>()).pipe(
+    const layer = Layer.effect(
+      ServerRuntime,
+      Effect.runtime<AuthService | AccountErasure | ImageInspector | ImageSweep>()
+    ).pipe(
       Layer.provideMerge(AppLive),
       Layer.provide(
         Layer.mergeAll(
@@ -309,8 +312,16 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       runExpiry: () => Runtime.runPromise(runtime, expiry.runNow),
       signIn: (phone = newPhoneNumber(), options = {}) => Runtime.runPromise(runtime, mintSession(phone, options)),
       deleteUser: (phone) => Runtime.runPromise(runtime, deleteAccount(phone)),
-      storedImages: () => Runtime.runPromise(runtime, Effect.flatMap(ImageInspector, (images) => images.all)),
-      sweepImages: () => Runtime.runPromise(runtime, Effect.flatMap(ImageSweep, (sweep) => sweep.runNow)),
+      storedImages: () =>
+        Runtime.runPromise(
+          runtime,
+          Effect.flatMap(ImageInspector, (images) => images.all)
+        ),
+      sweepImages: () =>
+        Runtime.runPromise(
+          runtime,
+          Effect.flatMap(ImageSweep, (sweep) => sweep.runNow)
+        ),
       redisPrefix,
       redisChannelPrefix: `${settings.redisPrefix}ws:`,
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))

@@ -50,8 +50,16 @@ describe.each(bothBackends)("photos of requests and offers on %s", (backend) => 
     const listed = (await api().get("/requests?per_page=50", { token: stranger.token })).body.data.requests
     expect(listed.find((entry) => entry.id === without.id)?.thumbnail_url).toBeNull()
     const stored = await server().storedImages()
-    expect(stored.find((image) => image.id === b.id)).toMatchObject({ holderKind: "request", holderId: created.id, position: 0 })
-    expect(stored.find((image) => image.id === a.id)).toMatchObject({ holderKind: "request", holderId: created.id, position: 1 })
+    expect(stored.find((image) => image.id === b.id)).toMatchObject({
+      holderKind: "request",
+      holderId: created.id,
+      position: 0
+    })
+    expect(stored.find((image) => image.id === a.id)).toMatchObject({
+      holderKind: "request",
+      holderId: created.id,
+      position: 1
+    })
   })
 
   it("a signed-out client gets no photo: the request is 401", async () => {
@@ -90,7 +98,10 @@ describe.each(bothBackends)("photos of requests and offers on %s", (backend) => 
       })
       const error = expectError(answer, 400, "VALIDATION_ERROR")
       // The list, or the one id in it that is not an id (`photo_ids.0`).
-      expect(Object.keys(error.details).every((field) => field.startsWith("photo_ids")), JSON.stringify(error)).toBe(true)
+      expect(
+        Object.keys(error.details).every((field) => field.startsWith("photo_ids")),
+        JSON.stringify(error)
+      ).toBe(true)
     }
     expect(await myRequestCount(buyer)).toBe(before)
     // The image refused with the others is still unattached, and can be used.

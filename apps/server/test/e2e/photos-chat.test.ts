@@ -32,7 +32,7 @@ describe.each(bothBackends)("chat attachments over REST on %s", (backend) => {
       headers: { "accept-language": "en" }
     })
 
-  it("a message of photos alone is stored with text \"\", shown with its attachments in the answer, the history and after_seq", async () => {
+  it('a message of photos alone is stored with text "", shown with its attachments in the answer, the history and after_seq', async () => {
     const scene = await chatScene(m())
     const [a, b] = [await uploadTo(server(), scene.seller), await uploadTo(server(), scene.seller)]
     const answer = await send(scene.seller, scene.conversationId, { attachment_ids: [b.id, a.id] })
@@ -43,16 +43,22 @@ describe.each(bothBackends)("chat attachments over REST on %s", (backend) => {
     const withText = await send(scene.seller, scene.conversationId, { message_text: "the back", attachment_ids: [] })
     expect(withText.status).toBe(201)
     expect(withText.body.data.attachments).toEqual([])
-    const empty = await send(scene.seller, scene.conversationId, { message_text: "", attachment_ids: [(await uploadTo(server(), scene.seller)).id] })
+    const empty = await send(scene.seller, scene.conversationId, {
+      message_text: "",
+      attachment_ids: [(await uploadTo(server(), scene.seller)).id]
+    })
     expect(empty.body.data.message_text).toBe("")
 
     for (const reader of [scene.buyer, scene.seller]) {
-      const history = (await api().get(`/conversations/${scene.conversationId}/messages`, { token: reader.token })).body.data
+      const history = (await api().get(`/conversations/${scene.conversationId}/messages`, { token: reader.token })).body
+        .data
       const shown = history.messages.find((message) => message.id === sent.id)!
       expect(shown.attachments.map((photo) => photo.id)).toEqual([b.id, a.id])
       expect(history.messages.find((message) => message.id === withText.body.data.id)!.attachments).toEqual([])
       const after = (
-        await api().get(`/conversations/${scene.conversationId}/messages?after_seq=${sent.seq - 1}`, { token: reader.token })
+        await api().get(`/conversations/${scene.conversationId}/messages?after_seq=${sent.seq - 1}`, {
+          token: reader.token
+        })
       ).body.data
       expect(after.messages[0]!.attachments.map((photo) => photo.id)).toEqual([b.id, a.id])
       for (const photo of shown.attachments) {
@@ -62,7 +68,11 @@ describe.each(bothBackends)("chat attachments over REST on %s", (backend) => {
       }
     }
     const stored = await server().storedImages()
-    expect(stored.find((image) => image.id === b.id)).toMatchObject({ holderKind: "message", holderId: sent.id, position: 0 })
+    expect(stored.find((image) => image.id === b.id)).toMatchObject({
+      holderKind: "message",
+      holderId: sent.id,
+      position: 0
+    })
   })
 
   it("only the two parties see attachments: a stranger and the other seller get 403 and no URL, signed out 401", async () => {
@@ -88,22 +98,51 @@ describe.each(bothBackends)("chat attachments over REST on %s", (backend) => {
     expect((await send(scene.seller, scene.conversationId, { attachment_ids: [used.id] })).status).toBe(201)
     const five = await Promise.all(Array.from({ length: 5 }, () => uploadTo(server(), scene.seller)))
     expectError(await send(scene.seller, scene.conversationId, {}), 400, "VALIDATION_ERROR", ["message_text"])
-    expectError(await send(scene.seller, scene.conversationId, { message_text: "" }), 400, "VALIDATION_ERROR", ["message_text"])
-    expectError(await send(scene.seller, scene.conversationId, { message_text: "  ", attachment_ids: [] }), 400, "VALIDATION_ERROR", ["message_text"])
-    for (const ids of [five.map((image) => image.id), [mine.id, mine.id], [theirs.id], [mine.id, theirs.id], [used.id]]) {
-      const error = expectError(await send(scene.seller, scene.conversationId, { message_text: "x", attachment_ids: ids }), 400, "VALIDATION_ERROR")
+    expectError(await send(scene.seller, scene.conversationId, { message_text: "" }), 400, "VALIDATION_ERROR", [
+      "message_text"
+    ])
+    expectError(
+      await send(scene.seller, scene.conversationId, { message_text: "  ", attachment_ids: [] }),
+      400,
+      "VALIDATION_ERROR",
+      ["message_text"]
+    )
+    for (const ids of [
+      five.map((image) => image.id),
+      [mine.id, mine.id],
+      [theirs.id],
+      [mine.id, theirs.id],
+      [used.id]
+    ]) {
+      const error = expectError(
+        await send(scene.seller, scene.conversationId, { message_text: "x", attachment_ids: ids }),
+        400,
+        "VALIDATION_ERROR"
+      )
       expect(Object.keys(error.details)).toEqual(["attachment_ids"])
     }
-    const next = (await send(scene.seller, scene.conversationId, { message_text: "still here", attachment_ids: [mine.id] })).body.data
+    const next = (
+      await send(scene.seller, scene.conversationId, { message_text: "still here", attachment_ids: [mine.id] })
+    ).body.data
     expect(next.seq).toBe(first.seq + 2)
-    const history = (await api().get(`/conversations/${scene.conversationId}/messages`, { token: scene.buyer.token })).body.data
-    expect(history.messages.map((message) => message.seq).sort((x, y) => x - y)).toEqual([first.seq, first.seq + 1, first.seq + 2])
+    const history = (await api().get(`/conversations/${scene.conversationId}/messages`, { token: scene.buyer.token }))
+      .body.data
+    expect(history.messages.map((message) => message.seq).sort((x, y) => x - y)).toEqual([
+      first.seq,
+      first.seq + 1,
+      first.seq + 2
+    ])
   })
 
   it("a push for photos alone says so in the recipient's language", async () => {
     const scene = await chatScene(m())
     expect(
-      (await api().post("/device-tokens", { token: scene.buyer.token, body: { platform: "android", push_token: `t-${scene.buyer.userId}` } })).status
+      (
+        await api().post("/device-tokens", {
+          token: scene.buyer.token,
+          body: { platform: "android", push_token: `t-${scene.buyer.userId}` }
+        })
+      ).status
     ).toBe(201)
     const photo = await uploadTo(server(), scene.seller)
     expect((await send(scene.seller, scene.conversationId, { attachment_ids: [photo.id] })).status).toBe(201)
@@ -135,7 +174,12 @@ describe("chat attachments over the WebSocket across two instances", () => {
     const buyerOnB = await connectAs(cluster.b.wsUrl, scene.buyer.token, [scene.conversationId])
     opened.push(sellerOnA, buyerOnB)
     const photo = await uploadTo(cluster.a, scene.seller)
-    sellerOnA.send({ type: "message", conversation_id: scene.conversationId, attachment_ids: [photo.id], client_id: "p-1" })
+    sellerOnA.send({
+      type: "message",
+      conversation_id: scene.conversationId,
+      attachment_ids: [photo.id],
+      client_id: "p-1"
+    })
     const ack = await sellerOnA.nextOfType("ack")
     expect(ack.data.message_text).toBe("")
     expect(ack.data.attachments.map((shown: { id: string }) => shown.id)).toEqual([photo.id])
@@ -147,7 +191,12 @@ describe("chat attachments over the WebSocket across two instances", () => {
     expect((await fetch(onB)).status).toBe(200)
 
     // A refused frame stores nothing and says why.
-    sellerOnA.send({ type: "message", conversation_id: scene.conversationId, attachment_ids: [photo.id], client_id: "p-2" })
+    sellerOnA.send({
+      type: "message",
+      conversation_id: scene.conversationId,
+      attachment_ids: [photo.id],
+      client_id: "p-2"
+    })
     const error = await sellerOnA.nextOfType("error")
     expect(error.code).toBe("VALIDATION_ERROR")
     // The catch-up after the ack's seq shows the attachments too.

@@ -164,8 +164,18 @@ describe.each(bothBackends)("photo uploads on %s", (backend) => {
 
     it("415 for what is not a JPEG, PNG or WebP by its bytes (a GIF, a script, HTML named .jpg), or not a form", async () => {
       const me = await signIn(server(), api())
-      await refused(me, await upload(me, new TextEncoder().encode("<script>alert(1)</script>")), 415, "UNSUPPORTED_MEDIA_TYPE")
-      await refused(me, await upload(me, new TextEncoder().encode("GIF89a\u0001\u0000\u0001\u0000")), 415, "UNSUPPORTED_MEDIA_TYPE")
+      await refused(
+        me,
+        await upload(me, new TextEncoder().encode("<script>alert(1)</script>")),
+        415,
+        "UNSUPPORTED_MEDIA_TYPE"
+      )
+      await refused(
+        me,
+        await upload(me, new TextEncoder().encode("GIF89a\u0001\u0000\u0001\u0000")),
+        415,
+        "UNSUPPORTED_MEDIA_TYPE"
+      )
       const json = await api().raw.post("/images", { token: me.token, body: { image: "x" } })
       await refused(me, json, 415, "UNSUPPORTED_MEDIA_TYPE")
     })
@@ -183,7 +193,12 @@ describe.each(bothBackends)("photo uploads on %s", (backend) => {
       const corrupt = new Uint8Array(png.length)
       corrupt.set(png.subarray(0, 64))
       await refused(me, await upload(me, corrupt), 400, "VALIDATION_ERROR")
-      await refused(me, await upload(me, jpegWithExif.subarray(0, Math.floor(jpegWithExif.length / 2))), 400, "VALIDATION_ERROR")
+      await refused(
+        me,
+        await upload(me, jpegWithExif.subarray(0, Math.floor(jpegWithExif.length / 2))),
+        400,
+        "VALIDATION_ERROR"
+      )
     })
 
     it("400 on image, fast, for a 1 x 39,000,000 PNG, a side over 8,192 px, over 40,000,000 pixels, past 1:20, a bomb", async () => {
@@ -195,7 +210,10 @@ describe.each(bothBackends)("photo uploads on %s", (backend) => {
         [pngOfZeros(8000, 5001), "The image may have at most 40,000,000 pixels"],
         [pngOfZeros(8000, 399), "One side of the image may be at most 20 times the other"],
         // 40 megapixels of 16-bit RGBA, interlaced, in a few KiB: a decompression bomb.
-        [pngOfZeros(8000, 5000, { bitDepth: 16, colourType: 6, interlaced: true }), "The image is too heavy to process; save it smaller or as an ordinary JPEG"]
+        [
+          pngOfZeros(8000, 5000, { bitDepth: 16, colourType: 6, interlaced: true }),
+          "The image is too heavy to process; save it smaller or as an ordinary JPEG"
+        ]
       ]
       for (const [bytes, message] of cases) {
         const answer = await upload(me, bytes)
@@ -208,7 +226,9 @@ describe.each(bothBackends)("photo uploads on %s", (backend) => {
     it("400 for an image whose header lies about its size", async () => {
       const me = await signIn(server(), api())
       // A 20 x 20 PNG whose header claims 4,000 x 4,000: the pixel data runs out.
-      const small = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#08f" } }).png().toBuffer()
+      const small = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#08f" } })
+        .png()
+        .toBuffer()
       const lying = Buffer.from(small)
       lying.writeUInt32BE(4000, 16)
       lying.writeUInt32BE(4000, 20)

@@ -1473,7 +1473,7 @@ export interface paths {
          *
          *     | Status | Code | When |
          *     |---|---|---|
-         *     | 400 | `VALIDATION_ERROR` | on `image`: no file part `image`; or, told from the header before any pixel is decoded, a side over 8,192 px, one side over 20 times the other, over 40,000,000 pixels, or a decoding too heavy (pixels × channels × bytes per sample, twice for interlaced or progressive, over 100 million); or a decoding stopped after 5 s; or an image that cannot be decoded (truncated, corrupt) |
+         *     | 400 | `VALIDATION_ERROR` | on `image`: no file part `image`; or, told from the header before any pixel is decoded, a side over 8,192 px, one side over 20 times the other, over 40,000,000 pixels, or a decoding too heavy (pixels × channels × bytes per sample, twice for interlaced or progressive, over 80 million); or a decoding stopped after 5 s; or an image that cannot be decoded (truncated, corrupt) |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
          *     | 413 | `PAYLOAD_TOO_LARGE` | the image is over 10 MiB (a chunked body too, past 11 MiB) |

@@ -68,7 +68,7 @@ export class ImagesApi extends HttpApiGroup.make("images")
         PAYLOAD_TOO_LARGE: "the image is over 10 MiB (a chunked body too, past 11 MiB)",
         UNSUPPORTED_MEDIA_TYPE: "the file is not a JPEG, PNG or WebP image, or the body is not multipart/form-data",
         VALIDATION_ERROR:
-          "on `image`: no file part `image`; or, told from the header before any pixel is decoded, a side over 8,192 px, one side over 20 times the other, over 40,000,000 pixels, or a decoding too heavy (pixels × channels × bytes per sample, twice for interlaced or progressive, over 100 million); or a decoding stopped after 5 s; or an image that cannot be decoded (truncated, corrupt)",
+          "on `image`: no file part `image`; or, told from the header before any pixel is decoded, a side over 8,192 px, one side over 20 times the other, over 40,000,000 pixels, or a decoding too heavy (pixels × channels × bytes per sample, twice for interlaced or progressive, over 80 million); or a decoding stopped after 5 s; or an image that cannot be decoded (truncated, corrupt)",
         IMAGE_LIMIT_REACHED: "the caller already holds 50 images attached to nothing",
         SERVICE_UNAVAILABLE: "too many images are being decoded at once: try again after `Retry-After` seconds"
       })

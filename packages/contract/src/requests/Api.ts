@@ -33,19 +33,19 @@ export const CreatedRequest = Schema.Struct({ ...RequestView.fields, photos: Pho
 /** An item of the request lists. */
 export const RequestListItem = Schema.Struct({
   ...RequestView.pick(
-  "id",
-  "category",
-  "productBrand",
-  "productModel",
-  "conditionPref",
-  "budgetMin",
-  "budgetMax",
-  "locationDistrict",
-  "status",
-  "offerCount",
-  "createdAt",
-  "expiresAt"
-).fields,
+    "id",
+    "category",
+    "productBrand",
+    "productModel",
+    "conditionPref",
+    "budgetMin",
+    "budgetMax",
+    "locationDistrict",
+    "status",
+    "offerCount",
+    "createdAt",
+    "expiresAt"
+  ).fields,
   ...snakeCaseKeys({
     thumbnailUrl: Schema.NullOr(Schema.String).annotations({
       description: "The signed thumbnail URL of the request's first photo; null without photos"

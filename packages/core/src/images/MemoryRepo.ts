@@ -28,7 +28,12 @@ export const MemoryImageRepo = Layer.effect(
             ...t,
             images: ids.reduce(
               (rows, id, position) =>
-                HashMap.modify(rows, id, (image) => ({ ...image, holderKind: holder.kind, holderId: holder.id, position })),
+                HashMap.modify(rows, id, (image) => ({
+                  ...image,
+                  holderKind: holder.kind,
+                  holderId: holder.id,
+                  position
+                })),
               t.images
             )
           }

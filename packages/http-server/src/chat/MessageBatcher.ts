@@ -317,12 +317,12 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       hasAttachments(input)
         ? chat.send(senderId, conversationId, input, presence)
         : Effect.async<StoredMessage, SendError>((resume) => {
-        waiting.push({ senderId, conversationId, input, resume })
-        if (!scheduled) {
-          scheduled = true
-          setImmediate(flush)
-        }
-      })
+            waiting.push({ senderId, conversationId, input, resume })
+            if (!scheduled) {
+              scheduled = true
+              setImmediate(flush)
+            }
+          })
 
     return { send } as const
   })

@@ -221,7 +221,13 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
                   fromSeq: Math.min(...seqs) - SPREAD_SEQS,
                   toSeq: Math.max(...seqs) + SPREAD_SEQS
                 })
-          return Effect.all([spread, attached.of("message", page.map((row) => row.id))]).pipe(
+          return Effect.all([
+            spread,
+            attached.of(
+              "message",
+              page.map((row) => row.id)
+            )
+          ]).pipe(
             Effect.map(([lines, attachmentsOf]) => ({
               messages: page.map((row) =>
                 shownTo(

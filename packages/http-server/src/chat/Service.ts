@@ -110,7 +110,8 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
       Effect.gen(function* () {
         const { conversation, created, message } = yield* batcher.send(senderId, conversationId, input)
         // Only a message that asked for attachments can have them (a repeat answers the first's).
-        const attachments = (input.attachmentIds?.length ?? 0) === 0 ? undefined : yield* attached.of("message", [message.id])
+        const attachments =
+          (input.attachmentIds?.length ?? 0) === 0 ? undefined : yield* attached.of("message", [message.id])
         const view = sentMessage(message, attachments?.(message.id))
         if (options.onStored) yield* options.onStored(view)
         // Whether contacts show is as the lock read it: an accept committed while the message was being

@@ -26,8 +26,12 @@ export class AttachedImages extends Effect.Service<AttachedImages>()("Images/Att
 
     /** `items`, each with its `photos`. */
     const withPhotos = <A extends { readonly id: string }>(kind: ImageHolderKind, items: ReadonlyArray<A>) =>
-      Effect.map(of(kind, items.map((item) => item.id)), (photosOf) =>
-        items.map((item) => ({ ...item, photos: photosOf(item.id) }))
+      Effect.map(
+        of(
+          kind,
+          items.map((item) => item.id)
+        ),
+        (photosOf) => items.map((item) => ({ ...item, photos: photosOf(item.id) }))
       )
 
     return { of, withPhotos } as const

@@ -26,7 +26,9 @@ export class ImageInspector extends Effect.Service<ImageInspector>()("Images/Ins
     const bytesOf = (key: string) =>
       Effect.map(files.get(key), (file) => Option.getOrNull(Option.map(file, (found) => found.bytes)))
     const all = Effect.gen(function* () {
-      const rows = yield* sql<Omit<StoredImage, "bytes" | "thumbnailBytes"> & { fileKey: string; thumbnailKey: string }>`
+      const rows = yield* sql<
+        Omit<StoredImage, "bytes" | "thumbnailBytes"> & { fileKey: string; thumbnailKey: string }
+      >`
         SELECT id, owner_id AS "ownerId", holder_kind AS "holderKind", holder_id AS "holderId", position, width,
                height, content_type AS "contentType", created_at AS "createdAt", file_key AS "fileKey",
                thumbnail_key AS "thumbnailKey"

@@ -5,7 +5,7 @@ import * as Option from "effect/Option"
 import { textArrayLiteral } from "../search/SearchWords.js"
 
 /** What a view shows of an attached image before its URLs are signed. */
-export interface ShownImage {
+interface ShownImage {
   readonly id: string
   readonly width: number
   readonly height: number

@@ -16,3 +16,8 @@ export const ImagesShared = Layer.mergeAll(
   DecodeGate.Default,
   ImageInspector.Default
 ).pipe(Layer.provideMerge(Layer.mergeAll(SignedImageUrls.Default, ImageQueries.Default)))
+
+/** The photos views show, signed with the server's keys: for tools that run the read models outside the app. */
+export const AttachedImagesLayer = AttachedImages.Default.pipe(
+  Layer.provide(Layer.mergeAll(SignedImageUrls.Default, ImageQueries.Default))
+)

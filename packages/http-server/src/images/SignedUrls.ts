@@ -14,7 +14,7 @@ import { AppConfig } from "../config/AppConfig.js"
  */
 
 /** The stored image or its thumbnail. */
-export type ImageVariant = "full" | "thumb"
+type ImageVariant = "full" | "thumb"
 
 export const IMAGE_FILES_PATH = "/files/images/"
 
@@ -32,7 +32,7 @@ export const signedUrlsServableUntil = (now: number) => (Math.floor(now / HOUR_M
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** Why a URL is refused before anything is looked up: not signed by us for this image, or past its expiry. */
-export type UrlRefusal = "forged" | "expired"
+type UrlRefusal = "forged" | "expired"
 
 /** Signs and checks image URLs. */
 export class SignedImageUrls extends Effect.Service<SignedImageUrls>()("Images/SignedUrls", {

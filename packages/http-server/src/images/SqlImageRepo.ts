@@ -35,7 +35,9 @@ export const SqlImageRepo = Layer.effect(
           Effect.orDie
         ),
       countUnattached: (ownerId) =>
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM images WHERE owner_id = ${ownerId} AND holder_kind IS NULL`.pipe(
+        sql<{
+          n: number
+        }>`SELECT count(*)::int AS n FROM images WHERE owner_id = ${ownerId} AND holder_kind IS NULL`.pipe(
           Effect.map((rows) => rows[0]?.n ?? 0),
           Effect.orDie
         ),

@@ -25,7 +25,7 @@ const removeFile = (files: FileStore["Type"], key: string) =>
     )
 
 /** Deletes image rows and then their files (a file whose row is gone is never served). */
-export const deleteImagesWhere = (files: FileStore["Type"], rows: ReadonlyArray<{ fileKey: string; thumbnailKey: string }>) =>
+const deleteImagesWhere = (files: FileStore["Type"], rows: ReadonlyArray<{ fileKey: string; thumbnailKey: string }>) =>
   Effect.forEach(rows, (row) => Effect.zipRight(removeFile(files, row.fileKey), removeFile(files, row.thumbnailKey)), {
     discard: true
   })

@@ -6,8 +6,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../config/AppConfig.js"
 import { respond } from "../http/Localize.js"
-import { AttachedImages } from "../images/Attached.js"
 import { type Paged, type PageRequest, pageRequest, paginationFor } from "../http/Paging.js"
+import { AttachedImages } from "../images/Attached.js"
 import { RequestQueries } from "./Queries.js"
 
 const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListItem.Type>) => ({

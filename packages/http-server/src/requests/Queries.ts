@@ -297,7 +297,10 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
         const where = sql.and([inStatus(filters.status, at), ...category, ...cityFilter, ...price, ...words])
         const sort = sortOf(filters.sort ?? (query.length > 0 ? "relevance" : "newest"), expansions)
         const cacheable = (result: Paged<ListItem>) =>
-          cacheableAnswer({ tags: [REQUEST_LISTS], changesAt: changesAtWithUrls(changesAtOf(result.items), at.getTime()) })
+          cacheableAnswer({
+            tags: [REQUEST_LISTS],
+            changesAt: changesAtWithUrls(changesAtOf(result.items), at.getTime())
+          })
         if (words.length > 0 || price.length > 0) {
           return yield* foundPage(where, request, at, sort).pipe(Effect.tap(cacheable))
         }

@@ -4,8 +4,8 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import { Api, CurrentUser } from "@talab/contract"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { uploadedFile } from "../images/Upload.js"
 import { respond } from "../http/Localize.js"
+import { uploadedFile } from "../images/Upload.js"
 import { UsersService } from "./Service.js"
 
 const meView = ({ user, sellerProfile }: Effect.Effect.Success<ReturnType<UsersService["me"]>>) => ({

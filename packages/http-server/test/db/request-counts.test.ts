@@ -20,6 +20,7 @@ import { Deferred, Duration, Effect, Exit, Fiber, Layer } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
 import { type RequestFilters, RequestQueries } from "../../src/requests/Queries.js"
+import { AttachedImagesForTests } from "../support/attached-images.js"
 import {
   emptyPostgresDatabase,
   freshPostgresDatabase,
@@ -28,7 +29,6 @@ import {
 } from "./support/databases.js"
 import { aRequest, aSellerProfile, at, aUser } from "./support/fixtures.js"
 import { oldSchemaRequest, oldSchemaUser } from "./support/old-schema.js"
-import { AttachedImagesForTests } from "../support/attached-images.js"
 
 /*
  * buy_request_counts (migrations 0005 and 0019) against count(*), through the services that write requests, on

@@ -41,7 +41,14 @@ describe("wordPush", () => {
     )
     const message = {
       kind: "message",
-      message: { senderName: null, senderDeleted: true, messageText: "hi", before: [], hasAttachments: false, contactsShown: true }
+      message: {
+        senderName: null,
+        senderDeleted: true,
+        messageText: "hi",
+        before: [],
+        hasAttachments: false,
+        contactsShown: true
+      }
     } as const
     expect(wordPush("message", "buyer-1", message, "en").title).toBe("New message from Deleted user")
     expect(wordPush("message", "buyer-1", message, "ar").title).toContain("مستخدم محذوف")
@@ -59,7 +66,14 @@ describe("wordPush", () => {
       "buyer-1",
       {
         kind: "message",
-        message: { senderName: "Ali", senderDeleted: false, messageText: long, before: [], hasAttachments: false, contactsShown: true }
+        message: {
+          senderName: "Ali",
+          senderDeleted: false,
+          messageText: long,
+          before: [],
+          hasAttachments: false,
+          contactsShown: true
+        }
       },
       "en"
     )
@@ -72,7 +86,14 @@ describe("wordPush", () => {
     const message = (contactsShown: boolean) =>
       ({
         kind: "message",
-        message: { senderName: "Ali", senderDeleted: false, messageText: "call 0501234567", before: [], hasAttachments: false, contactsShown }
+        message: {
+          senderName: "Ali",
+          senderDeleted: false,
+          messageText: "call 0501234567",
+          before: [],
+          hasAttachments: false,
+          contactsShown
+        }
       }) as const
     expect(wordPush("message", "buyer-1", message(false), "en").body).toBe("call ***")
     expect(wordPush("message", "buyer-1", message(true), "en").body).toBe("call 0501234567")
@@ -97,7 +118,14 @@ describe("wordPush", () => {
     const photos = (messageText: string) =>
       ({
         kind: "message",
-        message: { senderName: "Ali", senderDeleted: false, messageText, before: [], hasAttachments: true, contactsShown: true }
+        message: {
+          senderName: "Ali",
+          senderDeleted: false,
+          messageText,
+          before: [],
+          hasAttachments: true,
+          contactsShown: true
+        }
       }) as const
     expect(wordPush("message", "buyer-1", photos(""), "en").body).toBe("📷 Photo")
     expect(wordPush("message", "buyer-1", photos(""), "ar").body).toBe("📷 صورة")

@@ -26,7 +26,4 @@ export const shareOneJsonRead = (request: HttpServerRequest.HttpServerRequest) =
 export const underBodySizeLimit = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest.HttpServerRequest) =>
   hasNoBody(request)
     ? app
-    : HttpIncomingMessage.withMaxBodySize(
-        app,
-        Option.some(uploadBodyLimitOf(pathOf(request.url)) ?? JSON_BODY_LIMIT)
-      )
+    : HttpIncomingMessage.withMaxBodySize(app, Option.some(uploadBodyLimitOf(pathOf(request.url)) ?? JSON_BODY_LIMIT))
