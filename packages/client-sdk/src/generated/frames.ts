@@ -30,8 +30,9 @@ export interface components {
             /** @enum {string} */
             readonly type: "message";
             readonly conversation_id: string;
-            readonly message_text?: string | null;
-            readonly attachment_ids?: readonly string[] | null;
+            /** @description 0 to 4000 characters after trimming surrounding spaces */
+            readonly message_text?: string;
+            readonly attachment_ids?: readonly string[];
             readonly client_id?: string | null;
         };
         readonly PingFrame: {

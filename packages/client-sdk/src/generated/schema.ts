@@ -11878,8 +11878,9 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    message_text?: string | null;
-                    attachment_ids?: string[] | null;
+                    /** @description 0 to 4000 characters after trimming surrounding spaces */
+                    message_text?: string;
+                    attachment_ids?: string[];
                 };
             };
         };

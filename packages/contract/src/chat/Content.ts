@@ -4,8 +4,7 @@ import { failureAt, fieldProblem } from "../http/Problems.js"
 
 /**
  * A message says something: text, or at least one attachment. Neither fails on `message_text` as an empty text
- * always did, before anything is looked up (a frame's conversation included); core's `requireContent` holds the
- * same rule for other embedders.
+ * always did, before anything is looked up; the socket's gateway and core's `requireContent` hold the same rule.
  */
 export const withContent = <
   A extends { readonly messageText?: string | undefined; readonly attachmentIds?: ReadonlyArray<string> | undefined },
@@ -15,6 +14,14 @@ export const withContent = <
   schema: Schema.Schema<A, I, R>
 ) =>
   schema.pipe(
+    // Left out: `required`, as before attachments existed; given but empty: `too_short`.
+    S.filter(
+      (body, _, self) =>
+        body.messageText !== undefined ||
+        (body.attachmentIds?.length ?? 0) > 0 ||
+        failureAt("message_text", body, self),
+      fieldProblem("required")
+    ),
     S.filter(
       (body, _, self) =>
         (body.messageText ?? "") !== "" ||

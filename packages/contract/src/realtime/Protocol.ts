@@ -1,6 +1,5 @@
 import { BuyRequest, Language, MESSAGE_CLIENT_ID_MAX_LENGTH, MESSAGE_MAX_LENGTH, MessageInput } from "@talab/core"
 import * as Schema from "effect/Schema"
-import { withContent } from "../chat/Content.js"
 import { SentMessage } from "../chat/Views.js"
 import type { ErrorCode } from "../errors/Catalogue.js"
 import { PayloadOf, SEQ_MAX, SeqField } from "../http/Fields.js"
@@ -89,14 +88,13 @@ export const UnsubscribeFrame = Schema.Struct({ type: Schema.Literal("unsubscrib
  * Client: sends a message to a conversation, stored as POST /conversations/{id}/messages stores it. The sender gets
  * an `ack`; every socket subscribed to the conversation gets it as a `message`.
  */
-export const SendMessageFrame = withContent(
-  Schema.Struct({
-    type: Schema.Literal("message"),
-    conversation_id: Schema.String,
-    // `client_id` is chosen by the client; sending again with the same one stores nothing new and acks the first.
-    ...PayloadOf(MessageInput).fields
-  })
-)
+export const SendMessageFrame = Schema.Struct({
+  type: Schema.Literal("message"),
+  conversation_id: Schema.String,
+  // `client_id` is chosen by the client; sending again with the same one stores nothing new and acks the first.
+  // Neither text nor attachment is refused by the gateway (core's `requireContent`) before the conversation is sought.
+  ...PayloadOf(MessageInput).fields
+})
 /** Client: keeps the socket alive. Answered by `pong`. */
 export const PingFrame = Schema.Struct({ type: Schema.Literal("ping") })
 

@@ -29,9 +29,9 @@ export const MESSAGE_CLIENT_ID_MAX_LENGTH = 100
 /** What one party sends to a conversation. */
 export const MessageInput = Schema.Struct({
   /** May be empty or left out when the message carries attachments; stored and shown as "" then. */
-  messageText: Optional(FreeText(0, MESSAGE_MAX_LENGTH)),
+  messageText: Schema.optional(FreeText(0, MESSAGE_MAX_LENGTH)),
   /** The sender's own unattached images, shown in this order under the text. */
-  attachmentIds: Optional(ImageIds(MAX_MESSAGE_ATTACHMENTS)),
+  attachmentIds: Schema.optional(ImageIds(MAX_MESSAGE_ATTACHMENTS)),
   /** The sender's id for this message; a second send with the same one stores nothing and answers the first. */
   clientId: Optional(Text(1, MESSAGE_CLIENT_ID_MAX_LENGTH))
 })
