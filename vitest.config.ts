@@ -23,6 +23,7 @@ export const unitTests = [
   "packages/client-sdk/test/units.test.ts",
   "packages/http-server/test/**/avatar.test.ts",
   "packages/http-server/test/**/decode-gate.test.ts",
+  "packages/http-server/test/**/search-gate.test.ts",
   "packages/http-server/test/**/json-body.test.ts",
   "packages/http-server/test/**/network-prefix.test.ts",
   "packages/http-server/test/**/Backoff.test.ts",
@@ -64,9 +65,10 @@ export default defineConfig({
           exclude: ["**/node_modules/**", ...packagingTests, ...unitTests],
           // One bundle of the server for the suites that start it as a child process, built in the background
           // from the start, and one migrated PostgreSQL template and PGlite dump per run, copied by each suite
-          // (see the files).
+          // (see the files); and the admin console's page, which a server run from the sources serves.
           globalSetup: [
             "apps/server/test/support/server-build.global.ts",
+            "apps/server/test/support/admin-console-build.global.ts",
             "packages/http-server/test/support/test-run.global.ts",
             "apps/server/test/support/document-checks.global.ts"
           ],

@@ -1,6 +1,7 @@
 // CI: the server as production runs it. `pnpm --filter @talab/server deploy --prod` into a temporary folder,
 // then plain `node` in that folder (no tsx, no dev dependencies): the `talab` command migrates, the server
-// starts on an in-memory database, a user signs in over HTTP, and SIGTERM stops it with exit code 0.
+// starts on an in-memory database, a user signs in over HTTP, the admin console's page and files are served, and
+// SIGTERM stops it with exit code 0.
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
@@ -81,10 +82,21 @@ try {
   const me = await fetch(`${base}/api/v1/users/me`, { headers: { authorization: `Bearer ${token}` } })
   if (me.status !== 200) fail(`/users/me answered ${me.status}`)
 
+  // The admin console is part of the deployed folder: its page and the files the page names are served.
+  const page = await fetch(`${base}/admin/`)
+  if (page.status !== 200) fail(`/admin/ answered ${page.status}`)
+  const html = await page.text()
+  for (const [, asset] of html.matchAll(/(?:src|href)="(\/admin\/assets\/[^"]+)"/g)) {
+    const file = await fetch(`${base}${asset}`)
+    if (file.status !== 200) fail(`${asset} answered ${file.status}`)
+  }
+
   server.kill("SIGTERM")
   const { code: exitCode, signal } = await exited
   if (exitCode !== 0) fail(`SIGTERM ended it with code ${exitCode} (signal ${signal})`)
-  console.log("deployed server: built, deployed, migrated, started with node, signed in, stopped on SIGTERM")
+  console.log(
+    "deployed server: built, deployed, migrated, started with node, signed in, served the admin console, stopped on SIGTERM"
+  )
 } finally {
   if (server && server.exitCode === null && server.signalCode === null) server.kill("SIGKILL")
   rmSync(work, { recursive: true, force: true })

@@ -4,8 +4,9 @@
 //
 //   node scripts/build-server-when-stale.mjs [--root DIR] [-- build command…]
 //
-// The build counts as current when dist/main.js and dist/cli.js exist and no input (a file or folder of the
-// server's and every workspace package's sources, their manifests and tsconfigs, the tsup config, the lockfile)
+// The build counts as current when dist/main.js, dist/cli.js and the admin console (dist/admin-console) exist and no
+// input (a file or folder of the server's, the console's and every workspace package's sources, their manifests and
+// tsconfigs, the tsup config, the console's build script, the lockfile)
 // was modified after the last build through this script started. Plain Node, no TypeScript loader: its cost is
 // the time to stat the sources. The build's own output goes to stderr, so a command's stdout stays its own.
 import { spawnSync } from "node:child_process"
@@ -13,7 +14,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync
 import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
-const outputs = ["apps/server/dist/main.js", "apps/server/dist/cli.js"]
+const outputs = ["apps/server/dist/main.js", "apps/server/dist/cli.js", "apps/server/dist/admin-console/index.html"]
 // Written after a successful build with the build's start time as its mtime: a source saved while the build ran
 // is newer than it, so the next run builds again.
 const stampPath = "apps/server/node_modules/.cache/talab-server-build"
@@ -37,9 +38,11 @@ const listDirectory = (path) => {
 
 /** Every input's path: the workspace packages' folders each hold src/, package.json and tsconfig.json. */
 function* inputs() {
-  for (const name of ["pnpm-lock.yaml", "apps/server/tsup.config.ts"]) yield join(root, name)
+  for (const name of ["pnpm-lock.yaml", "apps/server/tsup.config.ts", "apps/admin-console/scripts/build.mjs"])
+    yield join(root, name)
   for (const entry of listDirectory(root)) if (/^tsconfig.*\.json$/.test(entry.name)) yield join(root, entry.name)
-  const packageFolders = [join(root, "apps/server")]
+  // The console is built into the server's dist (apps/server/tsup.config.ts).
+  const packageFolders = [join(root, "apps/server"), join(root, "apps/admin-console")]
   for (const entry of listDirectory(join(root, "packages")))
     if (entry.isDirectory()) packageFolders.push(join(root, "packages", entry.name))
   for (const folder of packageFolders) {

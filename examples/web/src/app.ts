@@ -1,188 +1,87 @@
 /*
- * The whole example: the SDK is the only dependency. The API's address comes from `?api=` (default: this
- * page's origin), so the page can be served from anywhere the server's CORS_ORIGINS allows.
+ * The buyer's app, on @talab/client-sdk alone. The screen is named by the address's hash, so a reload comes back to
+ * it, and the session is in localStorage, so a reload stays signed in:
+ *   (signed out)            sign-in by SMS code                  screens/signIn.ts
+ *   #                       my requests, post one, search        screens/home.ts
+ *   #request/<id>           a request's offers, live             screens/offers.ts
+ *   #chat/<conversation>    an offer's chat, live                screens/chat.ts
  */
-import { type ChatMessage, createTalabClient, isTalabApiError, type RealtimeClient } from "@talab/client-sdk"
+import { $, show } from "./dom.js"
+import { clearError, report } from "./errors.js"
+import { applyLanguage, switchLanguage, t } from "./i18n.js"
+import { showChat } from "./screens/chat.js"
+import { setUpHome, showHome } from "./screens/home.js"
+import { showOffers } from "./screens/offers.js"
+import { setUpSignIn } from "./screens/signIn.js"
+import { closeRealtime, realtime, talab } from "./talab.js"
+import { ltr } from "./words.js"
 
-const baseUrl = new URLSearchParams(location.search).get("api") ?? location.origin
-const talab = createTalabClient({ baseUrl, language: "en" })
-
-const $ = <E extends HTMLElement>(id: string) => document.getElementById(id) as E
-const value = (id: string) => $<HTMLInputElement>(id).value.trim()
-const show = (id: string, visible = true) => {
-  $(id).hidden = !visible
+const screens = ["sign-in", "home", "request-screen", "chat-screen"] as const
+const showOnly = (screen: (typeof screens)[number]) => {
+  for (const id of screens) show(id, id === screen)
 }
-const status = (text: string) => {
-  $("status").textContent = text
-}
 
-let phone = ""
-let requestId = ""
-let live: RealtimeClient | undefined
-let conversationId = ""
+let me: { id: string; phone_number: string } | undefined
+/** What the screen shown must stop (its timers, listeners, subscriptions) when another takes its place. */
+let leaveScreen: () => void = () => {}
+let routes = 0
 
-/** Runs a handler, showing a failure's localized message instead of throwing it away. */
-const guarded =
-  <A extends Array<unknown>>(handler: (...args: A) => Promise<void>) =>
-  async (...args: A) => {
-    $("error").textContent = ""
-    try {
-      await handler(...args)
-    } catch (error) {
-      $("error").textContent = isTalabApiError(error) ? `${error.code}: ${error.message}` : String(error)
-    }
+const route = async () => {
+  const thisRoute = ++routes
+  leaveScreen()
+  leaveScreen = () => {}
+  /** Keeps what the new screen must stop, unless the user has already moved on (then stops it now). */
+  const entered = (leave: () => void) => {
+    if (thisRoute === routes) leaveScreen = leave
+    else leave()
   }
-
-const onSubmit = (id: string, handler: () => Promise<void>) =>
-  $<HTMLFormElement>(id).addEventListener(
-    "submit",
-    guarded(async (event: Event) => {
-      event.preventDefault()
-      await handler()
-    })
-  )
-
-onSubmit("phone-form", async () => {
-  phone = value("phone")
-  await talab.auth.requestOtp(phone)
-  show("code-form")
-  status(`Code sent to ${phone}`)
-})
-
-onSubmit("code-form", async () => {
-  const { user } = await talab.auth.signIn({ phoneNumber: phone, otpCode: value("code") })
-  status(`Signed in as ${user.phone_number}`)
-  show("sign-in", false)
-  show("request")
-  show("search")
-})
-
-/** GET /requests with what the search box says: the words in Arabic or Latin letters, a price, an order. */
-onSubmit("search-form", async () => {
-  const q = value("q")
-  const price = value("fits-price")
-  const sort = $<HTMLSelectElement>("sort").value as "newest" | "budget_desc" | "budget_asc" | ""
-  const { data } = await talab.GET("/requests", {
-    params: {
-      query: {
-        ...(q === "" ? {} : { q }),
-        ...(price === "" ? {} : { fits_price: Number(price) }),
-        ...(sort === "" ? {} : { sort })
-      }
+  clearError()
+  if (me === undefined) return showOnly("sign-in")
+  const [screen, id] = location.hash.slice(1).split("/")
+  try {
+    if (screen === "request" && id) {
+      showOnly("request-screen")
+      entered(
+        await showOffers(id, (hash) => {
+          location.hash = hash
+        })
+      )
+    } else if (screen === "chat" && id) {
+      showOnly("chat-screen")
+      entered(await showChat(id, me.id))
+    } else {
+      showOnly("home")
+      await showHome()
     }
-  })
-  $("search-total").textContent = `Found: ${data.pagination.total}`
-  $("search-results").replaceChildren(
-    ...data.requests.map((request) => {
-      const item = document.createElement("li")
-      item.dataset.requestId = request.id
-      item.textContent = `${request.product_brand ?? ""} ${request.product_model ?? ""}, ${request.budget_min}-${request.budget_max} SAR, ${request.location_district}`
-      return item
-    })
-  )
+  } catch (error) {
+    await report(error)
+  }
+}
+
+/** Who is signed in (GET /users/me): a stored session whose tokens the server refuses ends here, signed out. */
+const enter = async () => {
+  const { data } = await talab.GET("/users/me")
+  me = data
+  $("status").textContent = t("signedInAs", { phone: ltr(data.phone_number) })
+  show("sign-out")
+  realtime()
+  await route()
+}
+
+talab.on("signedOut", () => {
+  me = undefined
+  closeRealtime()
+  $("status").textContent = t("signedOut")
+  show("sign-out", false)
+  void route()
 })
 
-onSubmit("request-form", async () => {
-  const { data } = await talab.POST("/requests", {
-    body: {
-      category: "phone",
-      product_brand: value("brand"),
-      product_model: value("model"),
-      budget_min: Number(value("budget-min")),
-      budget_max: Number(value("budget-max")),
-      location_district: value("district")
-    }
-  })
-  requestId = data.id
-  status(`Request posted: ${data.product_brand} ${data.product_model}`)
-  show("request", false)
-  show("offers")
-})
+applyLanguage()
+$("language").addEventListener("click", switchLanguage)
+$("sign-out").addEventListener("click", () => talab.auth.signOut().catch(report))
+setUpSignIn(() => void enter().catch(report))
+setUpHome()
+window.addEventListener("hashchange", () => void route())
 
-/** A button of an offer's line. */
-const button = (label: string, className: string, onClick: () => Promise<void>) => {
-  const element = document.createElement("button")
-  element.type = "button"
-  element.className = className
-  element.textContent = label
-  element.addEventListener("click", guarded(onClick))
-  return element
-}
-
-const renderOffers = async () => {
-  const { data } = await talab.GET("/requests/{id}/offers", { params: { path: { id: requestId } } })
-  const list = $("offer-list")
-  list.replaceChildren(
-    ...data.offers.map((offer) => {
-      const item = document.createElement("li")
-      item.dataset.offerId = offer.id
-      const countered = offer.counter === null ? "" : `, you proposed ${offer.counter.price} SAR`
-      item.textContent = `${offer.price} SAR (rev ${offer.revision}${countered}), ${offer.availability} (${offer.status}) `
-      if (offer.status === "pending") {
-        // Accept the revision shown: if the seller revised it since, the server answers OFFER_CHANGED.
-        item.append(button("Accept", "accept", () => acceptOffer(offer.id, offer.revision)))
-        const price = document.createElement("input")
-        price.type = "number"
-        price.className = "counter-price"
-        price.placeholder = "Your price"
-        item.append(
-          price,
-          button("Counter", "counter", () => counterOffer(offer.id, Number(price.value)))
-        )
-      }
-      return item
-    })
-  )
-  if (data.offers.length === 0) list.textContent = "No offers yet"
-}
-
-const counterOffer = async (offerId: string, price: number) => {
-  const { data } = await talab.POST("/offers/{id}/counter", { params: { path: { id: offerId } }, body: { price } })
-  status(`Counter sent: ${data.price} SAR`)
-  await renderOffers()
-}
-
-$("refresh-offers").addEventListener("click", guarded(renderOffers))
-
-const appendMessage = (message: ChatMessage) => {
-  const item = document.createElement("li")
-  item.dataset.messageId = message.id
-  // Counters and revisions are posted to the chat too; mark them apart from what was written.
-  item.textContent = message.kind === "text" ? message.message_text : `[${message.kind}] ${message.message_text}`
-  $("messages").append(item)
-}
-
-const acceptOffer = async (offerId: string, revision: number) => {
-  const { data } = await talab.POST("/offers/{id}/accept", {
-    params: { path: { id: offerId } },
-    body: { expected_revision: revision }
-  })
-  status(`Deal ${data.deal.status}`)
-  await renderOffers()
-  // The offer's conversation, opened with the offer: the buyer and the seller chat there.
-  const { data: mine } = await talab.GET("/conversations/my")
-  const conversation = mine.conversations.find((c) => c.offer_id === offerId)
-  if (conversation === undefined) throw new Error("The offer has no conversation")
-  conversationId = conversation.id
-  live = talab.realtime()
-  live.on("message", appendMessage)
-  await live.connect()
-  const { data: history } = await talab.GET("/conversations/{id}/messages", {
-    params: { path: { id: conversationId } }
-  })
-  for (const message of [...history.messages].reverse()) appendMessage({ ...message, conversation_id: conversationId })
-  const newest = history.messages[0]
-  await live.subscribe(conversationId, newest ? { after: newest } : {})
-  show("chat")
-}
-
-onSubmit("message-form", async () => {
-  if (!live) return
-  await live.send(conversationId, value("message"))
-  $<HTMLInputElement>("message").value = ""
-})
-
-document.addEventListener("visibilitychange", () => {
-  if (document.hidden) live?.background()
-  else live?.foreground()
-})
+if (await talab.auth.isSignedIn()) await enter().catch(report)
+else await route()

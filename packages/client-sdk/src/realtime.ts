@@ -6,7 +6,14 @@
  * @packageDocumentation
  */
 export type { BackoffOptions } from "./realtime/backoff.js"
-export type { ChatMessage, ClientFrame, RequestMatch, ServerFrame, UserEvent } from "./realtime/frames.js"
+export type {
+  ChatMessage,
+  ClientFrame,
+  OfferCreated,
+  RequestMatch,
+  ServerFrame,
+  UserEvent
+} from "./realtime/frames.js"
 export type { MessagePosition } from "./realtime/MessageLog.js"
 export {
   type MessagePage,

@@ -6,7 +6,13 @@
  */
 
 export type { SessionEvents, SignedOutReason } from "./auth/Session.js"
-export { memoryTokenStore, type SessionTokens, type TokenStore } from "./auth/TokenStore.js"
+export {
+  type KeyValueStorage,
+  memoryTokenStore,
+  type SessionTokens,
+  type TokenStore,
+  webStorageTokenStore
+} from "./auth/TokenStore.js"
 export type { PageData, PageItem, PaginatedPath, PaginationInfo } from "./client/pagination.js"
 export type { RetryOptions } from "./client/retry.js"
 export {

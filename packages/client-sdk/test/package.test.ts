@@ -111,7 +111,8 @@ describe("the published package", () => {
         "TalabApiError",
         "TalabNetworkError",
         "RealtimeClient",
-        "memoryTokenStore"
+        "memoryTokenStore",
+        "webStorageTokenStore"
       ])
     )
   })

@@ -3,8 +3,10 @@ import { WebSocket as NodeWebSocket } from "ws"
 import {
   type ChatMessage,
   isRealtimeError,
+  isTalabApiError,
   type RealtimeClient,
   RealtimeError,
+  type TalabApiError,
   type TalabClient,
   type WebSocketConstructor,
   type WebSocketLike
@@ -147,6 +149,25 @@ describe("realtime chat", () => {
     expect((forbidden as RealtimeError).code).toBe("FORBIDDEN")
     const notParty = await live.send(conversationId, "hi").catch((e: unknown) => e)
     expect((notParty as RealtimeError).code).toBe("FORBIDDEN")
+  })
+
+  it("a refused message carries the server's field messages in `details`, as a REST refusal does", async () => {
+    const { buyer, conversationId } = await negotiation()
+    const live = realtime(buyer.talab)
+    await live.connect()
+    const refused = await live.send(conversationId, "   ").catch((e: unknown) => e)
+    expect(isRealtimeError(refused, "VALIDATION_ERROR")).toBe(true)
+    const overRest = await buyer.talab
+      .POST("/conversations/{id}/messages", { params: { path: { id: conversationId } }, body: { message_text: "   " } })
+      .catch((e: unknown) => e)
+    expect(isTalabApiError(overRest, "VALIDATION_ERROR")).toBe(true)
+    expect((refused as RealtimeError).details).toEqual((overRest as TalabApiError).details)
+    expect((refused as RealtimeError).details?.message_text?.length).toBeGreaterThan(0)
+    // Errors of the client's own name no fields.
+    live.dispose()
+    const closed = await live.send(conversationId, "hi").catch((e: unknown) => e)
+    expect(isRealtimeError(closed, "CLOSED")).toBe(true)
+    expect((closed as RealtimeError).details).toBeUndefined()
   })
 
   it("the server's error frames come in the client's language, whatever the user saved", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest"
 import { TalabApiError } from "../src/api/errors.js"
 import { Session } from "../src/auth/Session.js"
-import { memoryTokenStore } from "../src/auth/TokenStore.js"
+import { memoryTokenStore, webStorageTokenStore } from "../src/auth/TokenStore.js"
 import { backoffDelay } from "../src/realtime/backoff.js"
 import type { ChatMessage } from "../src/realtime/frames.js"
 import { parseServerFrame } from "../src/realtime/frames.js"
@@ -104,6 +104,60 @@ describe("Session", () => {
     finish({ accessToken: "access-2" })
     expect(await renewing).toBeUndefined()
     expect(await store.get()).toBeNull()
+  })
+})
+
+describe("webStorageTokenStore", () => {
+  const tokens = { accessToken: "access-1", refreshToken: "refresh-1" }
+  /** A Map behind the Web Storage methods, as localStorage behaves. */
+  const storage = () => {
+    const entries = new Map<string, string>()
+    return {
+      entries,
+      getItem: (key: string) => entries.get(key) ?? null,
+      setItem: (key: string, value: string) => void entries.set(key, value),
+      removeItem: (key: string) => void entries.delete(key)
+    }
+  }
+
+  it("keeps the tokens under its key for a later client (a reload), and forgets them on clear", async () => {
+    const web = storage()
+    await webStorageTokenStore(web).set(tokens)
+    expect(JSON.parse(web.entries.get("talab.session")!)).toEqual(tokens)
+    const afterReload = webStorageTokenStore(web)
+    expect(await afterReload.get()).toEqual(tokens)
+    await afterReload.clear()
+    expect(web.entries.size).toBe(0)
+    expect(await webStorageTokenStore(web).get()).toBeNull()
+  })
+
+  it("uses the key it is given, so two apps on one origin keep two sessions", async () => {
+    const web = storage()
+    await webStorageTokenStore(web, "buyer").set(tokens)
+    expect(await webStorageTokenStore(web, "seller").get()).toBeNull()
+    expect(await webStorageTokenStore(web, "buyer").get()).toEqual(tokens)
+  })
+
+  it.each([
+    ["not JSON", "{oops"],
+    ["JSON of another shape", JSON.stringify({ accessToken: "a" })],
+    ["null", "null"]
+  ])("reads an entry that is %s as signed out and removes it", async (_, stored) => {
+    const web = storage()
+    web.entries.set("talab.session", stored)
+    expect(await webStorageTokenStore(web).get()).toBeNull()
+    expect(web.entries.has("talab.session")).toBe(false)
+  })
+
+  it("signs a session in and out through a client's Session", async () => {
+    const web = storage()
+    const session = new Session(webStorageTokenStore(web), async () => ({ accessToken: "x" }), new Emitter<any>())
+    await session.signIn(tokens)
+    expect(
+      await new Session(webStorageTokenStore(web), async () => ({ accessToken: "x" }), new Emitter<any>()).tokens()
+    ).toEqual(tokens)
+    await session.signOut("signed_out")
+    expect(web.entries.size).toBe(0)
   })
 })
 

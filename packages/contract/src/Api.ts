@@ -1,6 +1,7 @@
 import * as HttpApi from "@effect/platform/HttpApi"
 import * as OpenApi from "@effect/platform/OpenApi"
 import { SellerAlertsApi } from "./alerts/Api.js"
+import { AdminAuditApi } from "./audit/Api.js"
 import { AuthApi } from "./auth/Api.js"
 import { ChatApi } from "./chat/Api.js"
 import { DealsApi } from "./deals/Api.js"
@@ -16,6 +17,7 @@ import { RatingsApi } from "./ratings/Api.js"
 import { AdminReportsApi, ReportsApi } from "./reports/Api.js"
 import { RequestsApi } from "./requests/Api.js"
 import { AdminSellerProfilesApi, SellerProfilesApi } from "./sellers/Api.js"
+import { AdminUsersApi } from "./users/AdminApi.js"
 import { UsersApi } from "./users/Api.js"
 
 /** The whole REST contract, under /api/v1. Importable without the server. */
@@ -31,6 +33,8 @@ export class Api extends HttpApi.make("talab")
   .add(RatingsApi)
   .add(ReportsApi)
   .add(AdminReportsApi)
+  .add(AdminUsersApi)
+  .add(AdminAuditApi)
   .add(ChatApi)
   .add(ImagesApi)
   .addError(ValidationErrorResponse)

@@ -149,7 +149,8 @@ describe("the API reference", () => {
       "request_expiring",
       "request_expired",
       "offer_countered",
-      "offer_revised"
+      "offer_revised",
+      "seller_profile_rejected"
     ])
   })
 })

@@ -18,7 +18,13 @@ import type {
   RequestExpired,
   RequestNotActive
 } from "./requests/Errors.js"
-import type { SellerNotApproved, SellerProfileExists, SellerProfileNotPending } from "./sellers/Errors.js"
+import type {
+  SellerNotApproved,
+  SellerProfileExists,
+  SellerProfileNotApproved,
+  SellerProfileNotPending,
+  SellerProfileNotSuspended
+} from "./sellers/Errors.js"
 import type {
   Forbidden,
   NotFound,
@@ -51,6 +57,8 @@ export type DomainError =
   | ReportNotPending
   | SellerProfileExists
   | SellerProfileNotPending
+  | SellerProfileNotApproved
+  | SellerProfileNotSuspended
   | CannotReportSelf
   | ReportAlreadyPending
   | OfferExpired

@@ -1,6 +1,7 @@
 // The in-memory adapters are exported only under `Memory`, so an embedder never picks one up by accident.
 export * from "./alerts/Errors.js"
 export * from "./alerts/SellerAlerts.js"
+export * from "./audit/AuditEntry.js"
 export * from "./auth/Errors.js"
 export * from "./auth/Otp.js"
 export * from "./auth/Repo.js"

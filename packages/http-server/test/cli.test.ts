@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { hostname, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
@@ -41,6 +41,23 @@ const onDatabase = <A>(dataDir: string, use: (sql: SqlClient.SqlClient) => Effec
       Effect.provide(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir }))),
       Effect.orDie
     )
+  )
+
+/** The audit log of the embedded database in `dataDir`, oldest first, as the commands wrote it. */
+const auditOf = (dataDir: string) =>
+  onDatabase(
+    dataDir,
+    (sql) => sql<{
+      action: string
+      actor_type: string
+      actor_host: string | null
+      actor_id: string | null
+      target_type: string | null
+      target_id: string | null
+      changes: Record<string, { before: unknown; after: unknown }>
+      request_id: string | null
+    }>`SELECT action, actor_type, actor_host, actor_id, target_type, target_id, changes, request_id
+       FROM audit_log ORDER BY created_at, id`
   )
 
 const aUser = (sql: SqlClient.SqlClient, phone: string) =>
@@ -183,6 +200,38 @@ describe("talab on the embedded database, no server running", () => {
     expect(outcome.stdout[0]).toMatch(/^retention: removed 1 sessions, 0 OTP challenges, 0 notifications, 0 outbox/)
   }, 120_000)
 
+  it("every command that changed data wrote one entry, by the operator on this host; refusals and reads none", async () => {
+    const [user] = await onDatabase(
+      dataDir,
+      (sql) => sql<{ id: string }>`SELECT id FROM users WHERE phone_number = ${phone}`
+    )
+    // Refused or changing nothing: no entry.
+    expect((await talab(dataDir, "admin", "revoke", phone)).stdout).toEqual([
+      `${phone} was not an admin; nothing changed`
+    ])
+    expect((await talab(dataDir, "sessions", "revoke", phone)).stdout).toEqual([
+      `${phone} had no live session; nothing changed`
+    ])
+    expect((await talab(dataDir, "admin", "grant", "+966599999999")).code).toBe(1)
+    const entries = await auditOf(dataDir)
+    expect(entries.map((entry) => entry.action)).toEqual([
+      "user.admin_grant",
+      "user.admin_revoke",
+      "user.sessions_revoke",
+      "user.delete",
+      "database.retention"
+    ])
+    for (const entry of entries) {
+      expect(entry).toMatchObject({ actor_type: "operator", actor_host: hostname(), actor_id: null, request_id: null })
+    }
+    expect(entries.slice(0, 3).map((entry) => entry.target_id)).toEqual([user!.id, user!.id, user!.id])
+    expect(entries[0]!.changes).toEqual({ is_admin: { before: false, after: true } })
+    expect(entries[1]!.changes).toEqual({ is_admin: { before: true, after: false } })
+    expect((entries[2]!.changes.revoked_session_ids!.after as Array<string>).length).toBe(2)
+    expect(entries[3]).toMatchObject({ target_type: "user", changes: { deleted: { before: false, after: true } } })
+    expect(entries[4]).toMatchObject({ target_type: null, changes: { removed_sessions: { before: null, after: 1 } } })
+  }, 120_000)
+
   it("backup and restore: a copy, refused restores, and a restore that keeps the old data aside", async () => {
     const file = join(freshDataDir(), "talab.tar.gz")
     const backup = await talab(dataDir, "backup", file)
@@ -203,6 +252,17 @@ describe("talab on the embedded database, no server running", () => {
     expect(await onDatabase(target, (sql) => sql`SELECT phone_number FROM users ORDER BY phone_number`)).toEqual([
       { phone_number: phone }
     ])
+    // The log came back whole, and goes on with the restore itself.
+    const backedUp = (await auditOf(dataDir)).map((entry) => entry.action)
+    const restoredLog = await auditOf(target)
+    expect(restoredLog.map((entry) => entry.action)).toEqual([...backedUp, "database.restore"])
+    expect(restoredLog.at(-1)).toMatchObject({
+      actor_type: "operator",
+      actor_host: hostname(),
+      target_type: null,
+      changes: { backup_file: { before: null, after: file } }
+    })
+    expect(restored.stdout.at(-1)).toBe("recorded the restore in the audit log")
   }, 180_000)
 })
 

@@ -18,6 +18,8 @@ if (process.env.FAIL_BUILD) process.exit(3)
 fs.mkdirSync("apps/server/dist", { recursive: true })
 fs.writeFileSync("apps/server/dist/main.js", "")
 fs.writeFileSync("apps/server/dist/cli.js", "")
+fs.mkdirSync("apps/server/dist/admin-console", { recursive: true })
+fs.writeFileSync("apps/server/dist/admin-console/index.html", "")
 fs.appendFileSync("builds.log", "built\\n")
 console.log("build output")
 `
@@ -61,6 +63,9 @@ beforeEach(() => {
   write("packages/core/package.json", "{}")
   write("packages/core/src/requests/Request.ts")
   write("packages/contract/src/Api.ts")
+  write("apps/admin-console/package.json", "{}")
+  write("apps/admin-console/scripts/build.mjs")
+  write("apps/admin-console/src/screens/Reports.tsx")
 })
 
 afterEach(() => rmSync(root, { recursive: true, force: true }))
@@ -87,6 +92,9 @@ describe("build-server-when-stale", () => {
     "apps/server/src/cli.ts",
     "packages/core/src/requests/Request.ts",
     "packages/contract/src/Api.ts",
+    "apps/admin-console/src/screens/Reports.tsx",
+    "apps/admin-console/scripts/build.mjs",
+    "apps/admin-console/package.json",
     "packages/core/package.json",
     "apps/server/tsup.config.ts",
     "tsconfig.json",
@@ -115,6 +123,13 @@ describe("build-server-when-stale", () => {
     run()
     rmSync(join(root, "apps/server/dist"), { recursive: true })
     expect(run().stderr).toContain("apps/server/dist/main.js is missing")
+    expect(builds()).toBe(2)
+  })
+
+  it("builds again when the admin console's build was removed", () => {
+    run()
+    rmSync(join(root, "apps/server/dist/admin-console"), { recursive: true })
+    expect(run().stderr).toContain("apps/server/dist/admin-console/index.html is missing")
     expect(builds()).toBe(2)
   })
 

@@ -27,7 +27,9 @@ const bodies: ReadonlyArray<[string, { rawBody?: string; body?: unknown } | unde
   ["malformed JSON", { rawBody: '{"action":' }],
   ["a JSON array", { rawBody: "[1,2,3]" }],
   ["a wrong action", { body: { action: "delete_everything" } }],
-  ["a refused character", { body: { action: "dismiss", notes: "a\u202Eb" } }]
+  ["a refused character", { body: { action: "dismiss", notes: "a\u202Eb" } }],
+  ["a valid reason", { body: { reason: "Because" } }],
+  ["a reason too long", { body: { reason: "x".repeat(501) } }]
 ]
 
 describe.each(backends)("admin routes on %s", (backend) => {
@@ -39,11 +41,14 @@ describe.each(backends)("admin routes on %s", (backend) => {
   let seller: SignedIn
   let admin: SignedIn
   let pendingProfileId: string
+  let approvedProfileId: string
   let reportId: string
 
   beforeAll(async () => {
     buyer = await m.user("Buyer")
-    seller = await m.seller("Seller")
+    const approved = await m.seller("Seller")
+    seller = approved
+    approvedProfileId = approved.profileId
     admin = await m.admin()
     pendingProfileId = (await m.applicant("Applicant")).profileId
     const filed = await api().post("/reports", {
@@ -67,7 +72,23 @@ describe.each(backends)("admin routes on %s", (backend) => {
       path: (id: string) => `/admin/seller-profiles/${id}/reject`,
       known: pendingProfileId
     },
+    {
+      name: "PUT /admin/seller-profiles/{id}/suspend",
+      path: (id: string) => `/admin/seller-profiles/${id}/suspend`,
+      known: approvedProfileId
+    },
+    {
+      name: "PUT /admin/seller-profiles/{id}/reinstate",
+      path: (id: string) => `/admin/seller-profiles/${id}/reinstate`,
+      known: approvedProfileId
+    },
     { name: "PUT /admin/reports/{id}/resolve", path: (id: string) => `/admin/reports/${id}/resolve`, known: reportId }
+  ]
+
+  /** The GET routes that name an id: reading one may not tell a non-admin whether it exists. */
+  const idReads = () => [
+    { name: "GET /admin/reports/{id}", path: (id: string) => `/admin/reports/${id}`, known: reportId },
+    { name: "GET /admin/users/{id}", path: (id: string) => `/admin/users/${id}`, known: seller.userId }
   ]
 
   const listRoutes = [
@@ -76,14 +97,23 @@ describe.each(backends)("admin routes on %s", (backend) => {
     "/admin/seller-profiles/pending?per_page=abc",
     "/admin/reports",
     "/admin/reports?status=bogus",
-    "/admin/reports?page=-1&per_page=1000"
+    "/admin/reports?page=-1&per_page=1000",
+    "/admin/audit-log",
+    "/admin/audit-log?action=report.view&per_page=5",
+    "/admin/audit-log?action=bogus&from=yesterday&actor_id=not-an-id",
+    `/admin/users?phone=${encodeURIComponent(ADMIN_PHONE)}`,
+    "/admin/users?phone=0501234567",
+    "/admin/users"
   ] as const
 
   /** What a refused call could have changed: the pending profile and the report, as the admin sees them. */
   const adminView = async () => ({
     pending: (await api().get("/admin/seller-profiles/pending?per_page=50", { token: admin.token })).body,
     reports: (await api().get("/admin/reports?per_page=50", { token: admin.token })).body,
-    seller: (await api().get(`/seller-profiles/${pendingProfileId}`)).body
+    seller: (await api().get(`/seller-profiles/${pendingProfileId}`)).body,
+    approved: (await api().get(`/seller-profiles/${approvedProfileId}`)).body,
+    // A refused call is no admin action: the log does not move (not even a report.view).
+    audit: (await api().get("/admin/audit-log?per_page=50", { token: admin.token })).body
   })
 
   it("answers 403 FORBIDDEN to a buyer and to an approved seller on every admin route, whatever the id or the body, changing nothing", async () => {
@@ -116,7 +146,17 @@ describe.each(backends)("admin routes on %s", (backend) => {
         }
       }
     }
-    expect(calls).toBe(2 * (listRoutes.length + 3 * 4 * bodies.length))
+    for (const caller of [buyer, seller]) {
+      for (const route of idReads()) {
+        for (const kind of ["unknown", "known", "malformed", "uppercase"] as const) {
+          const response = await api().raw.get(route.path(idOf(kind, route.known)), { token: caller.token })
+          expect(response.status, `${route.name} with a ${kind} id: ${JSON.stringify(response.body)}`).toBe(403)
+          expectError(response, 403, "FORBIDDEN")
+          calls++
+        }
+      }
+    }
+    expect(calls).toBe(2 * (listRoutes.length + idRoutes().length * 4 * bodies.length + idReads().length * 4))
     expect(await adminView()).toEqual(before)
   })
 
@@ -138,6 +178,12 @@ describe.each(backends)("admin routes on %s", (backend) => {
       expectError(await api().put(`/admin/reports/${id}/resolve`, { body: { action: "dismiss" } }), 401, "UNAUTHORIZED")
     }
     expectError(await api().get("/admin/reports", { token: "not-a-token" }), 401, "UNAUTHORIZED")
+    for (const path of [...listRoutes, ...idReads().map((route) => route.path(route.known))]) {
+      expectError(await api().raw.get(path), 401, "UNAUTHORIZED")
+    }
+    for (const route of idRoutes()) {
+      expectError(await api().raw.put(route.path(route.known), { body: { reason: "x" } }), 401, "UNAUTHORIZED")
+    }
   })
 
   it("lets the admin past the check: 404 for an unknown or malformed id, 400 for a bad body", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { anOfferBody, expectError, ISO_UTC, keysOf, market, unknownId, useMarketServer } from "../support/fixtures.js"
 import { backends } from "../support/harness.js"
+import { connectAs } from "../support/ws-client.js"
 
 const offerKeys = [
   "availability",
@@ -51,6 +52,44 @@ describe.each(backends)("offers on %s", (backend) => {
       })
       expect(response.body.message).toBeUndefined()
       expect((await requestOf(buyer.token, posted.id)).offer_count).toBe(1)
+    })
+
+    it("tells the buyer's open sockets of every new offer at once (offer_created), and nobody else's", async () => {
+      const buyer = await m.user()
+      const seller = await m.seller()
+      const rival = await m.seller()
+      const posted = await m.request(buyer)
+      const buyerSockets = [await connectAs(server().wsUrl, buyer.token), await connectAs(server().wsUrl, buyer.token)]
+      const others = [await connectAs(server().wsUrl, seller.token), await connectAs(server().wsUrl, rival.token)]
+      try {
+        const first = (await m.api().post("/offers", { token: seller.token, body: anOfferBody(posted.id) })).body.data
+        const second = (
+          await m.api().post("/offers", { token: rival.token, body: { ...anOfferBody(posted.id), price: 1250.5 } })
+        ).body.data
+        const eventOf = (offer: typeof first) => ({
+          type: "event",
+          channel: `user.${buyer.userId}`,
+          event: "offer_created",
+          data: {
+            offer_id: offer.id,
+            request_id: posted.id,
+            seller_id: offer.seller_id,
+            price: offer.price,
+            created_at: offer.created_at
+          }
+        })
+        for (const socket of buyerSockets) {
+          expect(await socket.nextOfType("event")).toEqual(eventOf(first))
+          expect(await socket.nextOfType("event")).toEqual(eventOf(second))
+        }
+        // The sellers' sockets were open all along and heard nothing: an offer is news to its buyer only.
+        const marker = await m.request(buyer)
+        await m.api().post("/offers", { token: rival.token, body: anOfferBody(marker.id) })
+        await buyerSockets[0]!.next((frame) => frame.type === "event" && frame.data.request_id === marker.id)
+        for (const socket of others) expect(socket.all("event")).toEqual([])
+      } finally {
+        for (const socket of [...buyerSockets, ...others]) socket.close()
+      }
     })
 
     it("needs only request_id, price and availability", async () => {

@@ -53,6 +53,22 @@ describe.each(backends)("public reads, 5 a minute per network, on %s", (backend)
     for (const path of paths) await expectRefused(await get(server(), path, at(9)))
   })
 
+  it("counts the admin console's page and files on the same budget (none needs a token)", async () => {
+    const at = newNetwork()
+    const paths = ["/admin/", "/admin/assets/app.js", "/admin/assets/app.css", "/admin", "/admin/assets/missing.js"]
+    const seen: Array<string | null> = []
+    for (const [i, path] of paths.entries()) {
+      const response = await fetch(`${server().baseUrl}${path}`, {
+        headers: { "x-forwarded-for": at(i) },
+        redirect: "manual"
+      })
+      expect(response.status).toBe(path === "/admin" ? 308 : path.endsWith("missing.js") ? 404 : 200)
+      seen.push(limitOf(response).remaining)
+    }
+    expect(seen).toEqual(["4", "3", "2", "1", "0"])
+    await expectRefused(await get(server(), "/admin/", at(9)))
+  })
+
   it("lets another network in, and this one again a minute later", async () => {
     const at = newNetwork()
     for (let i = 0; i < PER_MINUTE; i++) expect((await get(server(), profilePath, at(i))).status).toBe(200)

@@ -248,7 +248,8 @@ describe.each(backends)("seller profiles and their review on %s", (backend) => {
       const { token } = await m.admin()
       const response = await m.api().put(`/admin/seller-profiles/${applicant.profileId}/reject`, { token })
       expect(response.status).toBe(200)
-      expect(response.body.data).toEqual({ id: applicant.profileId, status: "rejected" })
+      // No reason given (no body): none to show.
+      expect(response.body.data).toEqual({ id: applicant.profileId, status: "rejected", rejection_reason: null })
       const me = await m.api().get("/users/me", { token: applicant.token })
       expect(me.body.data.seller_profile?.status).toBe("rejected")
     })

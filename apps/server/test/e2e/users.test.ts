@@ -69,7 +69,8 @@ describe.each(backends)("users on %s", (backend) => {
         business_name: "Olaya Phones",
         location_district: "Olaya",
         rating_avg: 0,
-        rating_count: 0
+        rating_count: 0,
+        rejection_reason: null
       })
       expect((await signIn(server(), api(), me.phone)).user.has_seller_profile).toBe(true)
     })

@@ -12,9 +12,18 @@ import addFormatsModule from "ajv-formats"
 // ajv-formats is CommonJS: under Node's ESM the default import is `module.exports`, the plugin is its `default`.
 const addFormats = addFormatsModule.default
 
-interface Message {
-  readonly payload: { readonly properties: { readonly type: { readonly enum: ReadonlyArray<string> } } }
+interface FrameSchema {
+  readonly properties?: { readonly type: { readonly enum: ReadonlyArray<string> } }
+  /** A frame of several shapes (the user channel's events): each branch names its type. */
+  readonly anyOf?: ReadonlyArray<FrameSchema>
 }
+
+interface Message {
+  readonly payload: FrameSchema
+}
+
+const typesOf = (schema: FrameSchema): ReadonlyArray<string> =>
+  schema.anyOf !== undefined ? schema.anyOf.flatMap(typesOf) : (schema.properties?.type.enum ?? [])
 
 const validators = (() => {
   // AsyncAPI 3's default schema format is a superset of JSON Schema draft 07: AJV's default dialect.
@@ -27,7 +36,7 @@ const validators = (() => {
   const byType = new Map<string, ValidateFunction>()
   for (const { $ref } of document.operations.receiveFrame.messages) {
     const message = document.channels.chat.messages[$ref.split("/").at(-1)!]!
-    for (const type of message.payload.properties.type.enum) byType.set(type, ajv.compile(message.payload))
+    for (const type of typesOf(message.payload)) byType.set(type, ajv.compile(message.payload))
   }
   return byType
 })()

@@ -224,6 +224,31 @@ export interface components {
                 readonly location_district: string;
                 readonly created_at: string;
             };
+        } | {
+            /** @enum {string} */
+            readonly type: "event";
+            readonly channel: string;
+            /** @enum {string} */
+            readonly event: "offer_created";
+            readonly data: {
+                /**
+                 * Format: uuid
+                 * @description a Universally Unique Identifier
+                 */
+                readonly offer_id: string;
+                /**
+                 * Format: uuid
+                 * @description a Universally Unique Identifier
+                 */
+                readonly request_id: string;
+                /**
+                 * Format: uuid
+                 * @description a Universally Unique Identifier
+                 */
+                readonly seller_id: string;
+                readonly price: number;
+                readonly created_at: string;
+            };
         };
         readonly ClientFrame: components["schemas"]["AuthFrame"] | components["schemas"]["SubscribeFrame"] | components["schemas"]["UnsubscribeFrame"] | components["schemas"]["SendMessageFrame"] | components["schemas"]["PingFrame"];
         readonly ServerFrame: components["schemas"]["AuthOkFrame"] | components["schemas"]["SubscribedFrame"] | components["schemas"]["UnsubscribedFrame"] | components["schemas"]["MessageFrame"] | components["schemas"]["AckFrame"] | components["schemas"]["CaughtUpFrame"] | components["schemas"]["ErrorFrame"] | components["schemas"]["PongFrame"] | components["schemas"]["EventFrame"];
@@ -235,7 +260,7 @@ export interface components {
             /** @description String values only (FCM `data`, APNs custom keys beside `aps`). */
             readonly data: {
                 /** @enum {string} */
-                readonly type: "offer_created" | "offer_accepted" | "message" | "rating_prompt" | "request_match" | "request_match_summary" | "request_expiring" | "request_expired" | "offer_countered" | "offer_revised";
+                readonly type: "offer_created" | "offer_accepted" | "message" | "rating_prompt" | "request_match" | "request_match_summary" | "request_expiring" | "request_expired" | "offer_countered" | "offer_revised" | "seller_profile_rejected";
                 /**
                  * Format: uuid
                  * @description offer_created, offer_accepted, offer_countered, offer_revised, request_match, request_expiring, request_expired
@@ -263,6 +288,11 @@ export interface components {
                  * @description offer_created, offer_countered, offer_revised, message
                  */
                 readonly conversation_id?: string;
+                /**
+                 * Format: uuid
+                 * @description seller_profile_rejected: the application an admin rejected
+                 */
+                readonly seller_profile_id?: string;
             };
         };
     };

@@ -466,7 +466,7 @@ export interface paths {
         get?: never;
         /**
          * Approve a seller application
-         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The profile becomes `approved`: its user can make offers.
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The profile becomes `approved`: its user can make offers. Recorded in the audit log (`seller_profile.approve`).
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -499,7 +499,7 @@ export interface paths {
         get?: never;
         /**
          * Reject a seller application
-         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The profile becomes `rejected`.
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The profile becomes `rejected`. The body is optional: a `reason` (1 to 500 characters) is shown to the applicant on `GET /users/me` (`seller_profile.rejection_reason`). The applicant gets a `seller_profile_rejected` push, quoting the reason when there is one. Recorded in the audit log (`seller_profile.reject`).
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -515,6 +515,72 @@ export interface paths {
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         put: operations["adminSellerProfiles.reject"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/seller-profiles/{id}/suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Suspend a seller
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). An `approved` profile becomes `suspended`, as a report resolved with `suspend_seller` does: the seller's pending offers are `rejected` in the same transaction, and they can make no offer until reinstated. `reason` (1 to 500 characters) is required and kept in the audit log (`seller_profile.suspend`).
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 404 | `NOT_FOUND` | no profile has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `SELLER_PROFILE_NOT_APPROVED` | the profile is not approved (pending, rejected or suspended already) |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        put: operations["adminSellerProfiles.suspend"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/seller-profiles/{id}/reinstate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Reinstate a suspended seller
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). A `suspended` profile becomes `approved` again; the offers its suspension rejected stay rejected. `reason` (1 to 500 characters) is required and kept in the audit log (`seller_profile.reinstate`).
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 404 | `NOT_FOUND` | no profile has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 422 | `SELLER_PROFILE_NOT_SUSPENDED` | the profile is not suspended |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        put: operations["adminSellerProfiles.reinstate"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1312,6 +1378,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a report with its context
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The report with its reporter, the reported user (their seller profile and how many reports they have had), the deal if it names one, and the messages of that deal's conversation (the newest 1,000, oldest first, unmasked; `has_more_messages` says whether there are older ones). Reading a conversation is private: each call is recorded in the audit log (`report.view`).
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 404 | `NOT_FOUND` | no report has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        get: operations["adminReports.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/reports/{id}/resolve": {
         parameters: {
             query?: never;
@@ -1322,7 +1420,7 @@ export interface paths {
         get?: never;
         /**
          * Resolve a report
-         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). `dismiss` makes the report `dismissed`; `warn` and `suspend_seller` make it `resolved`, and `suspend_seller` also suspends the reported user's seller profile (its pending offers are rejected).
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). `dismiss` makes the report `dismissed`; `warn` and `suspend_seller` make it `resolved`, and `suspend_seller` also suspends the reported user's seller profile (its pending offers are rejected). Recorded in the audit log (`report.resolve`).
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -1338,6 +1436,100 @@ export interface paths {
          *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
          */
         put: operations["adminReports.resolve"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a user by phone number
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). `phone` is a full E.164 number, matched exactly (no partial search): `users` holds the user with it, or is empty. A deleted account has no number and is found by id only.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | `phone` is missing or not a full E.164 number |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        get: operations["adminUsers.find"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a user
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). The user with their number, seller profile (null without one) and counts. A deleted account is still shown, by its id, with `deleted` true, `name` and `phone_number` null.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 404 | `NOT_FOUND` | no user has this id |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        get: operations["adminUsers.get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log
+         * @description Admins only (phone numbers in `ADMIN_PHONE_NUMBERS`). Entries newest first, a page at a time. Filters, all optional and combined: `action` (one of the actions), `actor_id` (the admin's user id), `target_id` (the id of the profile, report or user acted on), `from` and `to` (ISO 8601 date-times with an offset; `from` inclusive, `to` exclusive). Actions: `seller_profile.approve`, `seller_profile.reject`, `seller_profile.suspend`, `seller_profile.reinstate`, `report.resolve` (`changes.action` says which; a `suspend_seller` also lists the profile's status and the offers it rejected), `report.view` (an admin read a report's conversation), and the operator's `user.admin_grant`, `user.admin_revoke`, `user.sessions_revoke`, `user.delete`, `database.restore` and `database.retention`. An entry's actor is kept as it was when they acted, even once their account is deleted; its target is an id, which `GET /admin/users/{id}` shows as `deleted` when that account was deleted.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 403 | `FORBIDDEN` | the caller may not do this |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the body is over 1 MiB |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the body's media type is not accepted |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | a dependency (the database) is unreachable; try again after `Retry-After` |
+         */
+        get: operations["adminAudit.list"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1663,7 +1855,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "OPEN_DEALS_EXIST" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED" | "IMAGE_LIMIT_REACHED" | "COUNTER_LIMIT_REACHED" | "OFFER_CHANGED";
+                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "OPEN_DEALS_EXIST" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "SELLER_PROFILE_NOT_APPROVED" | "SELLER_PROFILE_NOT_SUSPENDED" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED" | "IMAGE_LIMIT_REACHED" | "COUNTER_LIMIT_REACHED" | "OFFER_CHANGED";
                 message: string;
                 details: {
                     [key: string]: string[];
@@ -3014,7 +3206,8 @@ export interface operations {
                      *           "business_name": "Rawdah Mobiles",
                      *           "location_district": "Al Rawdah",
                      *           "rating_avg": 4.75,
-                     *           "rating_count": 12
+                     *           "rating_count": 12,
+                     *           "rejection_reason": "text"
                      *         }
                      *       },
                      *       "message": "Done"
@@ -3040,6 +3233,8 @@ export interface operations {
                                 location_district: string;
                                 rating_avg: number;
                                 rating_count: components["schemas"]["Int"];
+                                /** @description What the admin told the applicant when rejecting the application (null otherwise). */
+                                rejection_reason: string | null;
                             } | null;
                         };
                         message?: string;
@@ -3211,7 +3406,8 @@ export interface operations {
                      *           "business_name": "Rawdah Mobiles",
                      *           "location_district": "Al Rawdah",
                      *           "rating_avg": 4.75,
-                     *           "rating_count": 12
+                     *           "rating_count": 12,
+                     *           "rejection_reason": "text"
                      *         }
                      *       },
                      *       "message": "Done"
@@ -3237,6 +3433,8 @@ export interface operations {
                                 location_district: string;
                                 rating_avg: number;
                                 rating_count: components["schemas"]["Int"];
+                                /** @description What the admin told the applicant when rejecting the application (null otherwise). */
+                                rejection_reason: string | null;
                             } | null;
                         };
                         message?: string;
@@ -3576,7 +3774,8 @@ export interface operations {
                      *           "rating_avg": 4.75,
                      *           "rating_count": 12,
                      *           "created_at": "2026-03-01T09:30:00.000Z",
-                     *           "approved_at": "2026-03-01T09:30:00.000Z"
+                     *           "approved_at": "2026-03-01T09:30:00.000Z",
+                     *           "rejection_reason": "text"
                      *         },
                      *         "sessions": [
                      *           {
@@ -3760,6 +3959,8 @@ export interface operations {
                                 rating_count: components["schemas"]["Int"];
                                 created_at: components["schemas"]["Date"];
                                 approved_at: components["schemas"]["Date"] | null;
+                                /** @description What the admin told the applicant when rejecting the application (null otherwise). */
+                                rejection_reason: string | null;
                             } | null;
                             sessions: {
                                 id: components["schemas"]["UUID"];
@@ -4822,6 +5023,7 @@ export interface operations {
                      *             "rating_avg": 4.75,
                      *             "rating_count": 12,
                      *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "rejection_reason": "text",
                      *             "user": {
                      *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *               "phone_number": "+966501234567",
@@ -4855,6 +5057,8 @@ export interface operations {
                                 rating_avg: number;
                                 rating_count: components["schemas"]["Int"];
                                 created_at: components["schemas"]["Date"];
+                                /** @description What the admin told the applicant when rejecting the application (null otherwise). */
+                                rejection_reason: string | null;
                                 user: {
                                     id: components["schemas"]["UUID"];
                                     phone_number: string;
@@ -5202,7 +5406,428 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The business name does not match the commercial registration."
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "pending",
+                     *         "rejection_reason": "text"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "suspended";
+                            /** @description What the admin told the applicant when rejecting the application (null otherwise). */
+                            rejection_reason: string | null;
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description A business rule refused the operation */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessRuleResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "adminSellerProfiles.suspend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Three buyers reported fake phones."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 500 characters after trimming surrounding spaces */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "status": "pending",
+                     *         "rejected_offer_ids": [
+                     *           "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d"
+                     *         ]
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "suspended";
+                            /** @description The seller's offers that were pending and are now `rejected`. */
+                            rejected_offer_ids: components["schemas"]["UUID"][];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description A business rule refused the operation */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessRuleResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "adminSellerProfiles.reinstate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "The reports were settled."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description 1 to 500 characters after trimming surrounding spaces */
+                    reason: string;
+                };
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -11193,6 +11818,332 @@ export interface operations {
             };
         };
     };
+    "adminReports.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a body the client holds: while it is still the current one, the answer is 304. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "reporter": {
+                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "name": "Sara",
+                     *           "phone_number": "+966501234567",
+                     *           "deleted": true
+                     *         },
+                     *         "reported_user": {
+                     *           "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *           "name": "Sara",
+                     *           "phone_number": "+966501234567",
+                     *           "deleted": true,
+                     *           "seller_profile": {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "user_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "status": "pending",
+                     *             "business_name": "Rawdah Mobiles",
+                     *             "location_district": "Al Rawdah",
+                     *             "location_city": "Riyadh",
+                     *             "bio": "New and used phones since 2015.",
+                     *             "rating_avg": 4.75,
+                     *             "rating_count": 12,
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "approved_at": "2026-03-01T09:30:00.000Z",
+                     *             "rejection_reason": "text"
+                     *           },
+                     *           "reports_received": 1
+                     *         },
+                     *         "deal": {
+                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "request_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *           "offer_id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *           "buyer_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *           "seller_id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "conversation_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *           "status": "accepted",
+                     *           "created_at": "2026-03-01T09:30:00.000Z",
+                     *           "completed_at": "2026-03-01T09:30:00.000Z",
+                     *           "cancelled_at": "2026-03-01T09:30:00.000Z",
+                     *           "cancel_reason": "text",
+                     *           "cancel_description": "text"
+                     *         },
+                     *         "reason": "fake_offer",
+                     *         "description": "Did not come to the meeting point.",
+                     *         "status": "pending",
+                     *         "action": "dismiss",
+                     *         "notes": "256 GB, any colour",
+                     *         "resolved_at": "2026-03-01T09:30:00.000Z",
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "messages": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "seq": 1,
+                     *             "sender_id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "kind": "text",
+                     *             "message_text": "Is it still available?",
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "has_more_messages": true
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            reporter: {
+                                id: components["schemas"]["UUID"];
+                                name: string | null;
+                                phone_number: string | null;
+                                /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                deleted: boolean;
+                            };
+                            reported_user: {
+                                id: components["schemas"]["UUID"];
+                                name: string | null;
+                                phone_number: string | null;
+                                /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                deleted: boolean;
+                                seller_profile: {
+                                    id: components["schemas"]["UUID"];
+                                    user_id: components["schemas"]["UUID"];
+                                    /** @enum {string} */
+                                    status: "pending" | "approved" | "rejected" | "suspended";
+                                    business_name: string;
+                                    location_district: string;
+                                    location_city: string | null;
+                                    bio: string | null;
+                                    rating_avg: number;
+                                    rating_count: components["schemas"]["Int"];
+                                    created_at: components["schemas"]["Date"];
+                                    approved_at: components["schemas"]["Date"] | null;
+                                    /** @description What the admin told the applicant when rejecting the application (null otherwise). */
+                                    rejection_reason: string | null;
+                                } | null;
+                                /**
+                                 * int
+                                 * @description How many reports were filed against this user, this one included, in any state.
+                                 */
+                                reports_received: number;
+                            };
+                            deal: {
+                                id: components["schemas"]["UUID"];
+                                request_id: components["schemas"]["UUID"];
+                                offer_id: components["schemas"]["UUID"];
+                                buyer_id: components["schemas"]["UUID"];
+                                seller_id: components["schemas"]["UUID"];
+                                conversation_id: components["schemas"]["UUID"];
+                                /** @enum {string} */
+                                status: "accepted" | "completed" | "cancelled";
+                                created_at: components["schemas"]["Date"];
+                                completed_at: components["schemas"]["Date"] | null;
+                                cancelled_at: components["schemas"]["Date"] | null;
+                                cancel_reason: string | null;
+                                cancel_description: string | null;
+                            } | null;
+                            /** @enum {string} */
+                            reason: "fake_offer" | "no_show" | "rude" | "scam" | "other";
+                            description: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "resolved" | "dismissed";
+                            action: ("dismiss" | "warn" | "suspend_seller") | null;
+                            notes: string | null;
+                            resolved_at: components["schemas"]["Date"] | null;
+                            created_at: components["schemas"]["Date"];
+                            /** @description The newest 1000 messages of the deal's conversation at most, oldest first, unmasked (empty when the report names no deal). */
+                            messages: {
+                                id: components["schemas"]["UUID"];
+                                /**
+                                 * int
+                                 * @description 1, 2, 3, … within the conversation, in storing order, with no gaps
+                                 */
+                                seq: number;
+                                sender_id: components["schemas"]["UUID"];
+                                /**
+                                 * @description `text`: written by its sender; `counter`: posted by the buyer's counter-offer; `revision`: posted by the seller's revision of the offer
+                                 * @enum {string}
+                                 */
+                                kind: "text" | "counter" | "revision";
+                                message_text: string;
+                                created_at: components["schemas"]["Date"];
+                            }[];
+                            /** @description True when the conversation has older messages than the 1000 shown. */
+                            has_more_messages: boolean;
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Not Modified: the body is still the one whose `ETag` the client sent in `If-None-Match`; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
     "adminReports.resolve": {
         parameters: {
             query?: never;
@@ -11355,6 +12306,783 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BusinessRuleResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "adminUsers.find": {
+        parameters: {
+            query: {
+                /** @description A full E.164 number, `+` and country code included (`+966501234567`). */
+                phone: string;
+            };
+            header?: {
+                /** @description The `ETag` of a body the client holds: while it is still the current one, the answer is 304. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "users": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "name": "Sara",
+                     *             "avatar_url": "https://api.talab.example/uploads/avatars/0b5e1c9a-2f4d-4e8b-9a3c-7d6e5f4a3b2c.webp",
+                     *             "language": "ar",
+                     *             "is_admin": true,
+                     *             "created_at": "2026-03-01T09:30:00.000Z",
+                     *             "phone_number": "+966501234567",
+                     *             "deleted": true,
+                     *             "seller_profile": {
+                     *               "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *               "user_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *               "status": "pending",
+                     *               "business_name": "Rawdah Mobiles",
+                     *               "location_district": "Al Rawdah",
+                     *               "location_city": "Riyadh",
+                     *               "bio": "New and used phones since 2015.",
+                     *               "rating_avg": 4.75,
+                     *               "rating_count": 12,
+                     *               "created_at": "2026-03-01T09:30:00.000Z",
+                     *               "approved_at": "2026-03-01T09:30:00.000Z",
+                     *               "rejection_reason": "text"
+                     *             },
+                     *             "counts": {
+                     *               "requests": 1,
+                     *               "offers": 1,
+                     *               "deals": 1,
+                     *               "reports_made": 1,
+                     *               "reports_received": 1
+                     *             }
+                     *           }
+                     *         ]
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description The user with this number, or none. */
+                            users: {
+                                id: components["schemas"]["UUID"];
+                                name: string | null;
+                                avatar_url: string | null;
+                                /** @enum {string} */
+                                language: "ar" | "en";
+                                is_admin: boolean;
+                                created_at: components["schemas"]["Date"];
+                                /** @description Null once the account is deleted. */
+                                phone_number: string | null;
+                                /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                                deleted: boolean;
+                                seller_profile: {
+                                    id: components["schemas"]["UUID"];
+                                    user_id: components["schemas"]["UUID"];
+                                    /** @enum {string} */
+                                    status: "pending" | "approved" | "rejected" | "suspended";
+                                    business_name: string;
+                                    location_district: string;
+                                    location_city: string | null;
+                                    bio: string | null;
+                                    rating_avg: number;
+                                    rating_count: components["schemas"]["Int"];
+                                    created_at: components["schemas"]["Date"];
+                                    approved_at: components["schemas"]["Date"] | null;
+                                    /** @description What the admin told the applicant when rejecting the application (null otherwise). */
+                                    rejection_reason: string | null;
+                                } | null;
+                                counts: {
+                                    /**
+                                     * int
+                                     * @description Buy requests they posted.
+                                     */
+                                    requests: number;
+                                    /**
+                                     * int
+                                     * @description Offers they made as a seller.
+                                     */
+                                    offers: number;
+                                    /**
+                                     * int
+                                     * @description Deals they are a party of, as buyer or seller.
+                                     */
+                                    deals: number;
+                                    /**
+                                     * int
+                                     * @description Reports they filed.
+                                     */
+                                    reports_made: number;
+                                    /**
+                                     * int
+                                     * @description Reports filed against them.
+                                     */
+                                    reports_received: number;
+                                };
+                            }[];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Not Modified: the body is still the one whose `ETag` the client sent in `If-None-Match`; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "adminUsers.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a body the client holds: while it is still the current one, the answer is 304. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description A UUID; any other value answers 404 NOT_FOUND, like an unknown id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "name": "Sara",
+                     *         "avatar_url": "https://api.talab.example/uploads/avatars/0b5e1c9a-2f4d-4e8b-9a3c-7d6e5f4a3b2c.webp",
+                     *         "language": "ar",
+                     *         "is_admin": true,
+                     *         "created_at": "2026-03-01T09:30:00.000Z",
+                     *         "phone_number": "+966501234567",
+                     *         "deleted": true,
+                     *         "seller_profile": {
+                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "user_id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *           "status": "pending",
+                     *           "business_name": "Rawdah Mobiles",
+                     *           "location_district": "Al Rawdah",
+                     *           "location_city": "Riyadh",
+                     *           "bio": "New and used phones since 2015.",
+                     *           "rating_avg": 4.75,
+                     *           "rating_count": 12,
+                     *           "created_at": "2026-03-01T09:30:00.000Z",
+                     *           "approved_at": "2026-03-01T09:30:00.000Z",
+                     *           "rejection_reason": "text"
+                     *         },
+                     *         "counts": {
+                     *           "requests": 1,
+                     *           "offers": 1,
+                     *           "deals": 1,
+                     *           "reports_made": 1,
+                     *           "reports_received": 1
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            name: string | null;
+                            avatar_url: string | null;
+                            /** @enum {string} */
+                            language: "ar" | "en";
+                            is_admin: boolean;
+                            created_at: components["schemas"]["Date"];
+                            /** @description Null once the account is deleted. */
+                            phone_number: string | null;
+                            /** @description True when this user deleted their account: only the id is left, and `name` is null. */
+                            deleted: boolean;
+                            seller_profile: {
+                                id: components["schemas"]["UUID"];
+                                user_id: components["schemas"]["UUID"];
+                                /** @enum {string} */
+                                status: "pending" | "approved" | "rejected" | "suspended";
+                                business_name: string;
+                                location_district: string;
+                                location_city: string | null;
+                                bio: string | null;
+                                rating_avg: number;
+                                rating_count: components["schemas"]["Int"];
+                                created_at: components["schemas"]["Date"];
+                                approved_at: components["schemas"]["Date"] | null;
+                                /** @description What the admin told the applicant when rejecting the application (null otherwise). */
+                                rejection_reason: string | null;
+                            } | null;
+                            counts: {
+                                /**
+                                 * int
+                                 * @description Buy requests they posted.
+                                 */
+                                requests: number;
+                                /**
+                                 * int
+                                 * @description Offers they made as a seller.
+                                 */
+                                offers: number;
+                                /**
+                                 * int
+                                 * @description Deals they are a party of, as buyer or seller.
+                                 */
+                                deals: number;
+                                /**
+                                 * int
+                                 * @description Reports they filed.
+                                 */
+                                reports_made: number;
+                                /**
+                                 * int
+                                 * @description Reports filed against them.
+                                 */
+                                reports_received: number;
+                            };
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Not Modified: the body is still the one whose `ETag` the client sent in `If-None-Match`; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "adminAudit.list": {
+        parameters: {
+            query?: {
+                action?: "seller_profile.approve" | "seller_profile.reject" | "seller_profile.suspend" | "seller_profile.reinstate" | "report.resolve" | "report.view" | "user.admin_grant" | "user.admin_revoke" | "user.sessions_revoke" | "user.delete" | "database.restore" | "database.retention";
+                /** @description a Universally Unique Identifier */
+                actor_id?: string;
+                /** @description a Universally Unique Identifier */
+                target_id?: string;
+                from?: string;
+                to?: string;
+                page?: number;
+                per_page?: number;
+            };
+            header?: {
+                /** @description The `ETag` of a body the client holds: while it is still the current one, the answer is 304. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "entries": [
+                     *           {
+                     *             "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *             "actor": {
+                     *               "type": "admin",
+                     *               "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *               "name": "Sara"
+                     *             },
+                     *             "action": "seller_profile.approve",
+                     *             "target": {
+                     *               "type": "seller_profile",
+                     *               "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a"
+                     *             },
+                     *             "changes": {},
+                     *             "request_id": "text",
+                     *             "created_at": "2026-03-01T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "pagination": {
+                     *           "current_page": 1,
+                     *           "per_page": 20,
+                     *           "total": 1,
+                     *           "last_page": 1
+                     *         }
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            entries: {
+                                id: components["schemas"]["UUID"];
+                                actor: {
+                                    /** @enum {string} */
+                                    type: "admin";
+                                    id: components["schemas"]["UUID"];
+                                    /** @description The admin's name when they acted. */
+                                    name: string | null;
+                                } | {
+                                    /** @enum {string} */
+                                    type: "operator";
+                                    /** @description The machine the `talab` command ran on. */
+                                    host: string;
+                                };
+                                /**
+                                 * @description What was done, as a stable dotted name (`<target type>.<verb>`).
+                                 * @enum {string}
+                                 */
+                                action: "seller_profile.approve" | "seller_profile.reject" | "seller_profile.suspend" | "seller_profile.reinstate" | "report.resolve" | "report.view" | "user.admin_grant" | "user.admin_revoke" | "user.sessions_revoke" | "user.delete" | "database.restore" | "database.retention";
+                                target: {
+                                    /** @enum {string} */
+                                    type: "seller_profile" | "report" | "user";
+                                    id: components["schemas"]["UUID"];
+                                } | null;
+                                changes: {
+                                    [key: string]: {
+                                        before: string | number | boolean | null | string[];
+                                        after: string | number | boolean | null | string[];
+                                    };
+                                };
+                                /** @description The X-Request-Id of the API request that did it (null for an operator command). */
+                                request_id: string | null;
+                                created_at: components["schemas"]["Date"];
+                            }[];
+                            pagination: {
+                                current_page: components["schemas"]["Int"];
+                                per_page: components["schemas"]["Int"];
+                                total: components["schemas"]["Int"];
+                                last_page: components["schemas"]["Int"];
+                            };
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description Not Modified: the body is still the one whose `ETag` the client sent in `If-None-Match`; no body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description Not allowed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
                 };
             };
             /** @description Rate limit exceeded */

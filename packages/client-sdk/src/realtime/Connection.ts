@@ -179,7 +179,7 @@ export class Connection {
   }
 
   private receiveError(frame: Extract<ServerFrame, { type: "error" }>) {
-    const error = new RealtimeError(frame.code, frame.message)
+    const error = new RealtimeError(frame.code, frame.message, frame.details ? { details: frame.details } : {})
     if (!this.authenticated) return // the server closes with 4401 next; the end is settled there
     /*
      * Error frames name no request, but the server answers a socket's frames in order: a frame that names

@@ -73,7 +73,10 @@ export type RealtimeEvents = {
   readonly error: RealtimeError
   /** A resumed subscription has emitted what it missed (`count` messages) and is live. */
   readonly caughtUp: { readonly conversationId: string; readonly count: number }
-  /** An event on your user channel: `request_match` when a new request matches your alert rules (sellers). */
+  /**
+   * An event on your user channel: `request_match` when a new request matches your alert rules (sellers),
+   * `offer_created` when a seller makes an offer on one of your requests (buyers).
+   */
   readonly event: UserEvent
 }
 

@@ -23,13 +23,19 @@ export type RealtimeErrorCode = (typeof REALTIME_CLIENT_CODES)[number] | Realtim
  */
 export class RealtimeError extends Error {
   override readonly name = "RealtimeError"
+  /**
+   * Field → messages (in the client's language) of a `VALIDATION_ERROR` frame that names fields, as the REST
+   * envelope's `error.details` (`{ message_text: ["…"] }`); undefined otherwise.
+   */
+  readonly details: Readonly<Record<string, ReadonlyArray<string>>> | undefined
   constructor(
     /** The server's error code, or the client's own (see {@link RealtimeErrorCode}). */
     readonly code: RealtimeErrorCode,
     message: string,
-    options?: { readonly cause?: unknown }
+    options?: { readonly cause?: unknown; readonly details?: Readonly<Record<string, ReadonlyArray<string>>> }
   ) {
     super(message, options)
+    this.details = options?.details
   }
 }
 

@@ -38,7 +38,10 @@ export type PushType = PushPayload["data"]["type"]
 export type UserEvent = Frames["EventFrame"]
 
 /** A new request matched one of the seller's alert rules (`event: "request_match"` on the user channel). */
-export type RequestMatch = UserEvent["data"]
+export type RequestMatch = Extract<UserEvent, { event: "request_match" }>["data"]
+
+/** A seller made an offer on one of the buyer's requests (`event: "offer_created"` on the user channel). */
+export type OfferCreated = Extract<UserEvent, { event: "offer_created" }>["data"]
 
 /** Every type of server frame, once: the compiler refuses a type the generated union lacks, or one left out. */
 const SERVER_FRAME_TYPES: Record<ServerFrame["type"], true> = {

@@ -154,7 +154,7 @@ const serverFrames: Record<string, FrameDocs> = {
     schema: UserEventFrame,
     title: "event",
     summary:
-      "An event on the socket's user channel `user.<user id>`, which every authenticated socket is on without subscribing. `request_match`: a new request matched one of the seller's alert rules (sent once per request and seller, also during the seller's quiet hours, which hold only the push). Live only: a socket that was not connected gets the push instead.",
+      "An event on the socket's user channel `user.<user id>`, which every authenticated socket is on without subscribing. `request_match`: a new request matched one of the seller's alert rules (sent once per request and seller, also during the seller's quiet hours, which hold only the push). `offer_created`: a seller made an offer on one of the buyer's requests (every offer, as it is made; its push is at most hourly per request and seller). Live only: a socket that was not connected gets the push instead.",
     example: {
       type: "event",
       channel: "user.c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
@@ -211,6 +211,11 @@ const pushPayload = {
           type: "string",
           format: "uuid",
           description: "offer_created, offer_countered, offer_revised, message"
+        },
+        seller_profile_id: {
+          type: "string",
+          format: "uuid",
+          description: "seller_profile_rejected: the application an admin rejected"
         }
       }
     }
@@ -296,7 +301,7 @@ authenticated socket answers \`VALIDATION_ERROR\` (\`details.type\`) and changes
         title: "Push notifications (FCM, APNs)",
         servers: [{ $ref: "#/servers/fcm" }, { $ref: "#/servers/apns" }],
         description:
-          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes, `request_match` to an approved seller when a new request matches one of their alert rules (once per request), `request_match_summary` to a seller when their quiet hours end, or their hourly limit of alert pushes frees up, counting the matches held meanwhile, `offer_created` at most once an hour per request and seller, `request_expiring` to the buyer a day before their request expires and `request_expired` when it does, `offer_countered` to the seller when the buyer counters their offer (its body states the counter's price) and `offer_revised` to the buyer when the seller revises an offer on their request. A counter or a revision also posts a message to the offer's conversation (`kind` `counter` or `revision`, the price in its `message_text`), delivered on the socket like any message.",
+          "Sent to every registered device of the recipient (POST /device-tokens): `offer_created` to the buyer of the request, `offer_accepted` to buyer and seller, `message` to a recipient with no socket subscribed to the conversation, `rating_prompt` to the buyer when a deal completes, `request_match` to an approved seller when a new request matches one of their alert rules (once per request), `request_match_summary` to a seller when their quiet hours end, or their hourly limit of alert pushes frees up, counting the matches held meanwhile, `offer_created` at most once an hour per request and seller, `request_expiring` to the buyer a day before their request expires and `request_expired` when it does, `offer_countered` to the seller when the buyer counters their offer (its body states the counter's price) `offer_revised` to the buyer when the seller revises an offer on their request, and `seller_profile_rejected` to an applicant when an admin rejects their seller application (its body quotes the admin's reason when there is one). A counter or a revision also posts a message to the offer's conversation (`kind` `counter` or `revision`, the price in its `message_text`), delivered on the socket like any message.",
         messages: {
           push: {
             name: "push",

@@ -86,6 +86,16 @@ export const errorCatalogue = {
     ar: "طلب البائع ليس قيد المراجعة",
     en: "The seller application is not pending"
   },
+  SELLER_PROFILE_NOT_APPROVED: {
+    status: 422,
+    ar: "ملف البائع ليس معتمدًا",
+    en: "The seller profile is not approved"
+  },
+  SELLER_PROFILE_NOT_SUSPENDED: {
+    status: 422,
+    ar: "ملف البائع ليس موقوفًا",
+    en: "The seller profile is not suspended"
+  },
   CANNOT_REPORT_SELF: { status: 422, ar: "لا يمكنك الإبلاغ عن نفسك", en: "You cannot report yourself" },
   REPORT_ALREADY_PENDING: {
     status: 422,

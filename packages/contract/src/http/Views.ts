@@ -76,7 +76,8 @@ export const SellerProfileSummary = SellerProfileView.pick(
   "businessName",
   "locationDistrict",
   "ratingAvg",
-  "ratingCount"
+  "ratingCount",
+  "rejectionReason"
 )
 
 /** A buy request as created: every field of the resource. */

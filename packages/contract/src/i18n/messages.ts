@@ -219,6 +219,18 @@ export const texts: Catalogue = {
     ar: "لم يعد طلبك يستقبل عروضاً، ويمكنك نشر طلب جديد في أي وقت",
     en: "It no longer receives offers; you can post a new request any time"
   },
+  push_seller_profile_rejected_title: {
+    ar: "لم تتم الموافقة على طلبك كبائع",
+    en: "Your seller application was not approved"
+  },
+  push_seller_profile_rejected_body: {
+    ar: "السبب: {reason}",
+    en: "Reason: {reason}"
+  },
+  push_seller_profile_rejected_no_reason_body: {
+    ar: "راجع ملفك في التطبيق لمعرفة التفاصيل",
+    en: "See your profile in the app for details"
+  },
   push_request_match_title: { ar: "طلب جديد يناسبك", en: "A new request for you" },
   push_request_match_body: {
     ar: "مشترٍ يطلب {product} في {city} بميزانية {budget_min} - {budget_max}",

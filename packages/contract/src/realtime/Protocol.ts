@@ -3,7 +3,7 @@ import * as Schema from "effect/Schema"
 import { SentMessage } from "../chat/Views.js"
 import type { ErrorCode } from "../errors/Catalogue.js"
 import { PayloadOf, SEQ_MAX, SeqField } from "../http/Fields.js"
-import { RequestView, shownAs } from "../http/Views.js"
+import { OfferView, RequestView, shownAs } from "../http/Views.js"
 
 /*
  * The WebSocket protocol of `/ws` (decisions.md section 9): every frame is one JSON text. The server decodes
@@ -197,16 +197,28 @@ export const RequestMatchEventData = Schema.Struct({
 })
 export type RequestMatchEventData = typeof RequestMatchEventData.Type
 
-/** An event on the socket's user channel (`user.<user id>`). */
-export const UserEventFrame = Schema.Struct({
-  type: Schema.Literal("event"),
-  channel: Schema.String,
-  event: Schema.Literal("request_match"),
-  data: RequestMatchEventData
+/**
+ * A seller made an offer on one of the buyer's requests: the offer's own fields, its id as `offer_id`; the request's
+ * offers (GET /requests/{id}/offers) show it with the seller's name, rating and trust.
+ */
+export const OfferCreatedEventData = Schema.Struct({
+  id: shownAs("offer_id", OfferView.fields.id),
+  ...OfferView.pick("requestId", "sellerId", "price").fields,
+  createdAt: shownAs("created_at", Schema.Date.annotations({ jsonSchema: { type: "string" } }))
 })
+export type OfferCreatedEventData = typeof OfferCreatedEventData.Type
+
+const RequestMatchEvent = Schema.Struct({ event: Schema.Literal("request_match"), data: RequestMatchEventData })
+const OfferCreatedEvent = Schema.Struct({ event: Schema.Literal("offer_created"), data: OfferCreatedEventData })
+
+/** An event on the socket's user channel (`user.<user id>`). */
+export const UserEventFrame = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("event"), channel: Schema.String, ...RequestMatchEvent.fields }),
+  Schema.Struct({ type: Schema.Literal("event"), channel: Schema.String, ...OfferCreatedEvent.fields })
+)
 export type UserEventFrame = typeof UserEventFrame.Type
 /** A user event as carried between instances: the frame without its channel, which names each recipient. */
-export const UserEvent = UserEventFrame.omit("type", "channel")
+export const UserEvent = Schema.Union(RequestMatchEvent, OfferCreatedEvent)
 export type UserEvent = typeof UserEvent.Type
 
 /** Any frame the server sends. */

@@ -1,7 +1,16 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { Report, ReportInput, ReportStatus, ResolveAction, ResolveInput, snakeCaseKeys, User } from "@talab/core"
+import {
+  Message,
+  Report,
+  ReportInput,
+  ReportStatus,
+  ResolveAction,
+  ResolveInput,
+  snakeCaseKeys,
+  User
+} from "@talab/core"
 import * as Schema from "effect/Schema"
 import { adminOnly, ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -16,7 +25,7 @@ import {
 import { OneOf, PageParams, Pagination, PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { AdminOnly, ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
-import { DealView, DeletedFlag, entityView, shownAs, UserView } from "../http/Views.js"
+import { DealView, DeletedFlag, entityView, SellerProfileView, shownAs, UserView } from "../http/Views.js"
 
 /** A report: every field of the resource; the admin's resolution notes are shown as `notes`. */
 export const ReportView = Schema.Struct({
@@ -37,6 +46,49 @@ export const AdminReportItem = Schema.Struct({
   ...snakeCaseKeys({ reportedUser: ReportUser }).fields,
   deal: Schema.NullOr(DealView.pick("id", "requestId", "status")),
   ...ReportView.pick("reason", "description", "status", "action", "resolutionNotes", "resolvedAt", "createdAt").fields
+})
+
+/** How many messages of a report's conversation the admin's report view shows at most (the newest). */
+export const ADMIN_REPORT_MESSAGES_MAX = 1000
+
+/** A message of the deal's conversation as the admin reads it: unmasked, as it was sent. */
+export const AdminReportMessage = entityView(Message.fields).pick(
+  "id",
+  "seq",
+  "senderId",
+  "kind",
+  "messageText",
+  "createdAt"
+)
+
+/**
+ * One report with its context: the reported user with their seller profile and how many reports they have had,
+ * the whole deal, and the messages of the deal's conversation.
+ */
+export const AdminReportDetail = Schema.Struct({
+  ...ReportView.pick("id").fields,
+  reporter: ReportUser,
+  ...snakeCaseKeys({
+    reportedUser: Schema.Struct({
+      ...ReportUser.fields,
+      ...snakeCaseKeys({
+        sellerProfile: Schema.NullOr(SellerProfileView),
+        reportsReceived: Schema.Int.annotations({
+          description: "How many reports were filed against this user, this one included, in any state."
+        })
+      }).fields
+    })
+  }).fields,
+  deal: Schema.NullOr(DealView),
+  ...ReportView.pick("reason", "description", "status", "action", "resolutionNotes", "resolvedAt", "createdAt").fields,
+  messages: Schema.Array(AdminReportMessage).annotations({
+    description: `The newest ${ADMIN_REPORT_MESSAGES_MAX} messages of the deal's conversation at most, oldest first, unmasked (empty when the report names no deal).`
+  }),
+  ...snakeCaseKeys({
+    hasMoreMessages: Schema.Boolean.annotations({
+      description: `True when the conversation has older messages than the ${ADMIN_REPORT_MESSAGES_MAX} shown.`
+    })
+  }).fields
 })
 
 /** Reporting a user. */
@@ -94,6 +146,19 @@ export class AdminReportsApi extends HttpApiGroup.make("adminReports")
       )
   )
   .add(
+    HttpApiEndpoint.get("get", "/admin/reports/:id")
+      .setPath(IdPath)
+      .addSuccess(Ok(AdminReportDetail))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .annotate(OpenApi.Summary, "Get a report with its context")
+      .annotate(
+        OpenApi.Description,
+        `${adminOnly} The report with its reporter, the reported user (their seller profile and how many reports they have had), the deal if it names one, and the messages of that deal's conversation (the newest 1,000, oldest first, unmasked; \`has_more_messages\` says whether there are older ones). Reading a conversation is private: each call is recorded in the audit log (\`report.view\`).`
+      )
+      .annotate(ErrorCases, { NOT_FOUND: "no report has this id" })
+  )
+  .add(
     HttpApiEndpoint.put("resolve", "/admin/reports/:id/resolve")
       .setPath(IdPath)
       .setPayload(PayloadOf(ResolveInput))
@@ -113,7 +178,7 @@ export class AdminReportsApi extends HttpApiGroup.make("adminReports")
       .annotate(OpenApi.Summary, "Resolve a report")
       .annotate(
         OpenApi.Description,
-        `${adminOnly} \`dismiss\` makes the report \`dismissed\`; \`warn\` and \`suspend_seller\` make it \`resolved\`, and \`suspend_seller\` also suspends the reported user's seller profile (its pending offers are rejected).`
+        `${adminOnly} \`dismiss\` makes the report \`dismissed\`; \`warn\` and \`suspend_seller\` make it \`resolved\`, and \`suspend_seller\` also suspends the reported user's seller profile (its pending offers are rejected). Recorded in the audit log (\`report.resolve\`).`
       )
       .annotate(ErrorCases, {
         NOT_FOUND: "no report has this id",

@@ -1,7 +1,7 @@
 import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
 import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
 import * as OpenApi from "@effect/platform/OpenApi"
-import { SellerApplication, snakeCaseKeys } from "@talab/core"
+import { RejectInput, SellerApplication, SellerStatusChangeInput, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { adminOnly, ErrorCases, RequestExample } from "../docs/Annotations.js"
 import {
@@ -12,7 +12,7 @@ import {
   NotFoundResponse,
   Ok
 } from "../http/Envelope.js"
-import { PageParams, Pagination, PayloadOf } from "../http/Fields.js"
+import { BodyOrNone, PageParams, Pagination, PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { AdminOnly, ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { SellerProfileView, UserView } from "../http/Views.js"
@@ -89,7 +89,7 @@ export class SellerProfilesApi extends HttpApiGroup.make("sellerProfiles")
       })
   ) {}
 
-/** The admin's review of seller applications. */
+/** The admin's review of seller applications, and suspending or reinstating sellers. */
 export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfiles")
   .annotate(OpenApi.Title, "Admin: seller applications")
   .annotate(
@@ -122,7 +122,10 @@ export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfil
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
       .annotate(OpenApi.Summary, "Approve a seller application")
-      .annotate(OpenApi.Description, `${adminOnly} The profile becomes \`approved\`: its user can make offers.`)
+      .annotate(
+        OpenApi.Description,
+        `${adminOnly} The profile becomes \`approved\`: its user can make offers. Recorded in the audit log (\`seller_profile.approve\`).`
+      )
       .annotate(ErrorCases, {
         NOT_FOUND: "no profile has this id",
         SELLER_PROFILE_NOT_PENDING: "the profile is not pending"
@@ -131,16 +134,70 @@ export class AdminSellerProfilesApi extends HttpApiGroup.make("adminSellerProfil
   .add(
     HttpApiEndpoint.put("reject", "/:id/reject")
       .setPath(IdPath)
-      .addSuccess(Ok(SellerProfileView.pick("id", "status")))
+      .setPayload(BodyOrNone(PayloadOf(RejectInput)))
+      .addSuccess(Ok(SellerProfileView.pick("id", "status", "rejectionReason")))
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
       .addError(BusinessRuleResponse)
       .annotate(OpenApi.Summary, "Reject a seller application")
-      .annotate(OpenApi.Description, `${adminOnly} The profile becomes \`rejected\`.`)
+      .annotate(
+        OpenApi.Description,
+        `${adminOnly} The profile becomes \`rejected\`. The body is optional: a \`reason\` (1 to 500 characters) is shown to the applicant on \`GET /users/me\` (\`seller_profile.rejection_reason\`). The applicant gets a \`seller_profile_rejected\` push, quoting the reason when there is one. Recorded in the audit log (\`seller_profile.reject\`).`
+      )
       .annotate(ErrorCases, {
         NOT_FOUND: "no profile has this id",
         SELLER_PROFILE_NOT_PENDING: "the profile is not pending"
       })
+      .annotate(RequestExample, { reason: "The business name does not match the commercial registration." })
+  )
+  .add(
+    HttpApiEndpoint.put("suspend", "/:id/suspend")
+      .setPath(IdPath)
+      .setPayload(PayloadOf(SellerStatusChangeInput))
+      .addSuccess(
+        Ok(
+          Schema.Struct({
+            ...SellerProfileView.pick("id", "status").fields,
+            ...snakeCaseKeys({
+              rejectedOfferIds: Schema.Array(Schema.UUID).annotations({
+                description: "The seller's offers that were pending and are now `rejected`."
+              })
+            }).fields
+          })
+        )
+      )
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+      .annotate(OpenApi.Summary, "Suspend a seller")
+      .annotate(
+        OpenApi.Description,
+        `${adminOnly} An \`approved\` profile becomes \`suspended\`, as a report resolved with \`suspend_seller\` does: the seller's pending offers are \`rejected\` in the same transaction, and they can make no offer until reinstated. \`reason\` (1 to 500 characters) is required and kept in the audit log (\`seller_profile.suspend\`).`
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no profile has this id",
+        SELLER_PROFILE_NOT_APPROVED: "the profile is not approved (pending, rejected or suspended already)"
+      })
+      .annotate(RequestExample, { reason: "Three buyers reported fake phones." })
+  )
+  .add(
+    HttpApiEndpoint.put("reinstate", "/:id/reinstate")
+      .setPath(IdPath)
+      .setPayload(PayloadOf(SellerStatusChangeInput))
+      .addSuccess(Ok(SellerProfileView.pick("id", "status")))
+      .addError(NotFoundResponse)
+      .addError(ForbiddenResponse)
+      .addError(BusinessRuleResponse)
+      .annotate(OpenApi.Summary, "Reinstate a suspended seller")
+      .annotate(
+        OpenApi.Description,
+        `${adminOnly} A \`suspended\` profile becomes \`approved\` again; the offers its suspension rejected stay rejected. \`reason\` (1 to 500 characters) is required and kept in the audit log (\`seller_profile.reinstate\`).`
+      )
+      .annotate(ErrorCases, {
+        NOT_FOUND: "no profile has this id",
+        SELLER_PROFILE_NOT_SUSPENDED: "the profile is not suspended"
+      })
+      .annotate(RequestExample, { reason: "The reports were settled." })
   )
   .middleware(BodyCheck)
   .middleware(AdminOnly)

@@ -14,6 +14,8 @@ export interface NotificationData {
   readonly counterId?: string
   /** How many matching requests a `request_match_summary` push sums up (held in the seller's quiet hours). */
   readonly matchCount?: string
+  /** The seller profile a `seller_profile_rejected` push is about. */
+  readonly sellerProfileId?: string
 }
 
 /** A push owed to one user because of a domain event; worded and delivered later, in the user's language. */
@@ -36,7 +38,8 @@ const none: ReadonlyArray<OwedNotification> = []
  * The notifications a domain event owes: `offer_created` to the buyer of the request, `offer_accepted` to the
  * buyer and the seller, `message` to a recipient who was not online when it was sent, `rating_prompt` to the
  * buyer of a completed deal, `request_expiring` (a day before) and `request_expired` to the buyer of a request,
- * `offer_countered` to the seller of a countered offer and `offer_revised` to the buyer of a revised one. Every
+ * `offer_countered` to the seller of a countered offer and `offer_revised` to the buyer of a revised one,
+ * `seller_profile_rejected` to an applicant whose application an admin rejected. Every
  * other event owes none.
  * `offer_created` is collapsed per request and seller (see {@link OwedNotification.collapseKey}).
  */
@@ -97,6 +100,10 @@ export const notificationsFor = (event: DomainEvent): ReadonlyArray<OwedNotifica
       return [{ recipientId: event.buyerId, type: "request_expired", data: { requestId: event.requestId } }]
     case "DealCompleted":
       return [{ recipientId: event.buyerId, type: "rating_prompt", data: { dealId: event.dealId } }]
+    case "SellerProfileRejected":
+      return [
+        { recipientId: event.userId, type: "seller_profile_rejected", data: { sellerProfileId: event.profileId } }
+      ]
     default:
       return none
   }

@@ -168,7 +168,11 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
           })
           yield* requests.update(state.request)
           yield* outbox.append([...lapsed.events, ...events], at)
-          return { offer: state.offer, outsideBudget: priceOutsideBudget(request, state.offer.price) }
+          return {
+            offer: state.offer,
+            buyerId: request.buyerId,
+            outsideBudget: priceOutsideBudget(request, state.offer.price)
+          }
         })
       )
 

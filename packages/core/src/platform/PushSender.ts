@@ -20,7 +20,8 @@ export const PushType = Schema.Literal(
   "request_expiring",
   "request_expired",
   "offer_countered",
-  "offer_revised"
+  "offer_revised",
+  "seller_profile_rejected"
 )
 export type PushType = typeof PushType.Type
 

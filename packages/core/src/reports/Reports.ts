@@ -7,7 +7,7 @@ import { rejectPendingOffers } from "../offers/Offer.js"
 import { OfferRepo } from "../offers/Repo.js"
 import { Ids } from "../platform/Ids.js"
 import { SellerProfileRepo } from "../sellers/Repo.js"
-import { suspendSellerProfile } from "../sellers/SellerProfile.js"
+import { type SellerProfileStatus, suspendSellerProfile } from "../sellers/SellerProfile.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
 import type { DomainEvent } from "../shared/Events.js"
 import { FreeText, Optional, UuidField } from "../shared/Fields.js"
@@ -38,6 +38,13 @@ export const ResolveInput = Schema.Struct({
   notes: Optional(FreeText(0, 2000))
 })
 export type ResolveInput = typeof ResolveInput.Type
+
+/** What a `suspend_seller` resolution did to the reported user's seller profile, for the audit trail. */
+export interface Suspension {
+  readonly profileId: string
+  readonly statusBefore: SellerProfileStatus
+  readonly rejectedOfferIds: ReadonlyArray<string>
+}
 
 const foundUser = requireFound("user")
 const foundDeal = requireFound("deal")
@@ -102,6 +109,7 @@ export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
           const resolved = yield* resolveReport(report, action, notes ?? null, at)
           yield* reports.update(resolved.state)
           const events: Array<DomainEvent> = [...resolved.events]
+          let suspension: Suspension | null = null
           if (action === "suspend_seller") {
             const profile = yield* profiles.lockByUserId(report.reportedUserId)
             if (Option.isSome(profile)) {
@@ -110,10 +118,15 @@ export class Reports extends Effect.Service<Reports>()("@talab/core/Reports", {
               const dropped = rejectPendingOffers(yield* offers.lockPendingBySeller(report.reportedUserId))
               yield* offers.updateStatus(dropped.rejected, at)
               events.push(...suspended.events, ...dropped.events)
+              suspension = {
+                profileId: profile.value.id,
+                statusBefore: profile.value.status,
+                rejectedOfferIds: dropped.rejected.map((offer) => offer.id)
+              }
             }
           }
           yield* outbox.append(events, at)
-          return { ...resolved.state, action, resolvedAt: at }
+          return { report: { ...resolved.state, action, resolvedAt: at }, suspension }
         })
       )
 

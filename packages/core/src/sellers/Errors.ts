@@ -17,3 +17,13 @@ export class SellerProfileExists extends Data.TaggedError("SellerProfileExists")
 export class SellerProfileNotPending extends Data.TaggedError("SellerProfileNotPending")<{}> {
   readonly code = "SELLER_PROFILE_NOT_PENDING" as const
 }
+
+/** An administrator tried to suspend a seller profile that is not approved. */
+export class SellerProfileNotApproved extends Data.TaggedError("SellerProfileNotApproved")<{}> {
+  readonly code = "SELLER_PROFILE_NOT_APPROVED" as const
+}
+
+/** An administrator tried to reinstate a seller profile that is not suspended. */
+export class SellerProfileNotSuspended extends Data.TaggedError("SellerProfileNotSuspended")<{}> {
+  readonly code = "SELLER_PROFILE_NOT_SUSPENDED" as const
+}

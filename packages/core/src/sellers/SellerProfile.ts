@@ -2,7 +2,12 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { DomainEvent } from "../shared/Events.js"
 import { moved, type Transition } from "../shared/Transition.js"
-import { SellerProfileExists, SellerProfileNotPending } from "./Errors.js"
+import {
+  SellerProfileExists,
+  SellerProfileNotApproved,
+  SellerProfileNotPending,
+  SellerProfileNotSuspended
+} from "./Errors.js"
 
 /**
  * Where a seller profile stands: `pending` after applying, then `approved` or `rejected` by an administrator;
@@ -23,7 +28,10 @@ export const SellerProfile = Schema.Struct({
   ratingAvg: Schema.Number,
   ratingCount: Schema.Int,
   createdAt: Schema.DateFromSelf,
-  approvedAt: Schema.NullOr(Schema.DateFromSelf)
+  approvedAt: Schema.NullOr(Schema.DateFromSelf),
+  rejectionReason: Schema.NullOr(Schema.String).annotations({
+    description: "What the admin told the applicant when rejecting the application (null otherwise)."
+  })
 })
 export interface SellerProfile extends Schema.Schema.Type<typeof SellerProfile> {}
 
@@ -41,9 +49,18 @@ export const applyForSellerProfile = (
 ): Transition<SellerProfile, SellerProfileExists> =>
   existing !== null
     ? Either.left(new SellerProfileExists())
-    : moved({ ...input, status: "pending", ratingAvg: 0, ratingCount: 0, createdAt: now, approvedAt: null }, [
-        DomainEvent.SellerProfileApplied({ profileId: input.id, userId: input.userId })
-      ])
+    : moved(
+        {
+          ...input,
+          status: "pending",
+          ratingAvg: 0,
+          ratingCount: 0,
+          createdAt: now,
+          approvedAt: null,
+          rejectionReason: null
+        },
+        [DomainEvent.SellerProfileApplied({ profileId: input.id, userId: input.userId })]
+      )
 
 /** An admin approves a pending application. */
 export const approveSellerProfile = (
@@ -56,11 +73,14 @@ export const approveSellerProfile = (
         DomainEvent.SellerProfileApproved({ profileId: profile.id, userId: profile.userId })
       ])
 
-/** An admin rejects a pending application. */
-export const rejectSellerProfile = (profile: SellerProfile): Transition<SellerProfile, SellerProfileNotPending> =>
+/** An admin rejects a pending application, with a reason for the applicant or without one. */
+export const rejectSellerProfile = (
+  profile: SellerProfile,
+  reason: string | null = null
+): Transition<SellerProfile, SellerProfileNotPending> =>
   profile.status !== "pending"
     ? Either.left(new SellerProfileNotPending())
-    : moved({ ...profile, status: "rejected" }, [
+    : moved({ ...profile, status: "rejected", rejectionReason: reason }, [
         DomainEvent.SellerProfileRejected({ profileId: profile.id, userId: profile.userId })
       ])
 
@@ -69,6 +89,18 @@ export const suspendSellerProfile = (profile: SellerProfile): Transition<SellerP
   moved({ ...profile, status: "suspended" }, [
     DomainEvent.SellerSuspended({ profileId: profile.id, userId: profile.userId })
   ])
+
+/** An admin suspends an approved seller directly (not through a report). */
+export const suspendApprovedSeller = (profile: SellerProfile): Transition<SellerProfile, SellerProfileNotApproved> =>
+  profile.status !== "approved" ? Either.left(new SellerProfileNotApproved()) : suspendSellerProfile(profile)
+
+/** An admin reinstates a suspended seller: approved again, since when it was first approved. */
+export const reinstateSellerProfile = (profile: SellerProfile): Transition<SellerProfile, SellerProfileNotSuspended> =>
+  profile.status !== "suspended"
+    ? Either.left(new SellerProfileNotSuspended())
+    : moved({ ...profile, status: "approved" }, [
+        DomainEvent.SellerReinstated({ profileId: profile.id, userId: profile.userId })
+      ])
 
 /** The exact totals of a seller's ratings: their sum and how many there are. */
 export interface RatingTotals {

@@ -74,6 +74,7 @@ export type DomainEvent = Data.TaggedEnum<{
   SellerProfileApproved: { readonly profileId: string; readonly userId: string }
   SellerProfileRejected: { readonly profileId: string; readonly userId: string }
   SellerSuspended: { readonly profileId: string; readonly userId: string }
+  SellerReinstated: { readonly profileId: string; readonly userId: string }
   /** `recipientOnline`: a socket of the recipient was subscribed to the conversation when it was sent (no push then). */
   MessageSent: {
     readonly messageId: string

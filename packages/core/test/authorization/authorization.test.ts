@@ -221,6 +221,26 @@ const useCases: ReadonlyArray<Row> = [
     expected: outcomes({ admin: "ok" }, "Forbidden")
   },
   {
+    name: "SellerProfiles.suspend (PUT /admin/seller-profiles/{id}/suspend)",
+    arrange: () =>
+      Effect.zipWith(
+        profileOfStatus("approved"),
+        SellerProfiles,
+        (profile, profiles) => (caller) => profiles.suspend(caller, profile.id)
+      ),
+    expected: outcomes({ admin: "ok" }, "Forbidden")
+  },
+  {
+    name: "SellerProfiles.reinstate (PUT /admin/seller-profiles/{id}/reinstate)",
+    arrange: () =>
+      Effect.zipWith(
+        profileOfStatus("suspended"),
+        SellerProfiles,
+        (profile, profiles) => (caller) => profiles.reinstate(caller, profile.id)
+      ),
+    expected: outcomes({ admin: "ok" }, "Forbidden")
+  },
+  {
     name: "Reports.resolve (PUT /admin/reports/{id}/resolve)",
     arrange: (cast) =>
       Effect.gen(function* () {
@@ -275,13 +295,17 @@ const requestBody = {
 } as const
 const application = { businessName: "Riyadh Phones", locationDistrict: "Olaya", locationCity: "Riyadh" }
 
-/** The pending profile of an applicant who is none of the cast. */
-const applicantProfile = Effect.flatMap(sellerWith("pending"), (applicant) =>
-  Effect.flatMap(
-    Effect.flatMap(SellerProfileRepo, (profiles) => profiles.findByUserId(applicant.id)),
-    requireFound("seller_profile")
+/** The profile, in `status`, of a seller who is none of the cast. */
+const profileOfStatus = (status: Parameters<typeof sellerWith>[0]) =>
+  Effect.flatMap(sellerWith(status), (seller) =>
+    Effect.flatMap(
+      Effect.flatMap(SellerProfileRepo, (profiles) => profiles.findByUserId(seller.id)),
+      requireFound("seller_profile")
+    )
   )
-)
+
+/** The pending profile of an applicant who is none of the cast. */
+const applicantProfile = profileOfStatus("pending")
 
 const matrix = (rows: ReadonlyArray<Row>) => {
   for (const row of rows) {
@@ -359,6 +383,14 @@ const unknownIds: ReadonlyArray<{
   {
     name: "SellerProfiles.reject",
     call: (cast) => Effect.flatMap(SellerProfiles, (p) => p.reject(cast.admin, unknownId()))
+  },
+  {
+    name: "SellerProfiles.suspend",
+    call: (cast) => Effect.flatMap(SellerProfiles, (p) => p.suspend(cast.admin, unknownId()))
+  },
+  {
+    name: "SellerProfiles.reinstate",
+    call: (cast) => Effect.flatMap(SellerProfiles, (p) => p.reinstate(cast.admin, unknownId()))
   },
   {
     name: "Reports.resolve",

@@ -45,6 +45,7 @@ export const aSellerProfile = (userId: string, overrides: Partial<SellerProfile>
   ratingCount: 0,
   createdAt: at("2025-01-02T10:00:00.000Z"),
   approvedAt: null,
+  rejectionReason: null,
   ...overrides
 })
 

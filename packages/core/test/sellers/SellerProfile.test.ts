@@ -5,10 +5,14 @@ import {
   approveSellerProfile,
   averageOf,
   DomainEvent,
+  reinstateSellerProfile,
   rejectSellerProfile,
   SellerProfileExists,
+  SellerProfileNotApproved,
   SellerProfileNotPending,
+  SellerProfileNotSuspended,
   type SellerProfileStatus,
+  suspendApprovedSeller,
   suspendSellerProfile
 } from "../../src/index.js"
 import { at, left, newProfileInput, profileOf, right, SELLER } from "../support/helpers.js"
@@ -23,7 +27,8 @@ describe("applyForSellerProfile", () => {
       ratingAvg: 0,
       ratingCount: 0,
       createdAt: at(1),
-      approvedAt: null
+      approvedAt: null,
+      rejectionReason: null
     })
     expect(events).toEqual([DomainEvent.SellerProfileApplied({ profileId: "profile-1", userId: SELLER })])
   })
@@ -88,6 +93,45 @@ describe("suspendSellerProfile", () => {
     const suspended = right(suspendSellerProfile(profileOf())).state
     expect(left(approveSellerProfile(suspended, at(1)))).toBeInstanceOf(SellerProfileNotPending)
   })
+})
+
+describe("rejectSellerProfile with a reason", () => {
+  it("keeps the reason for the applicant; without one there is none", () => {
+    expect(right(rejectSellerProfile(profileOf(), "Wrong registration")).state.rejectionReason).toBe(
+      "Wrong registration"
+    )
+    expect(right(rejectSellerProfile(profileOf())).state.rejectionReason).toBeNull()
+  })
+})
+
+describe("suspendApprovedSeller", () => {
+  it("suspends an approved profile and raises SellerSuspended", () => {
+    const { state, events } = right(suspendApprovedSeller(profileOf({ status: "approved", approvedAt: at(1) })))
+    expect(state).toMatchObject({ status: "suspended", approvedAt: at(1) })
+    expect(events).toEqual([DomainEvent.SellerSuspended({ profileId: "profile-1", userId: SELLER })])
+  })
+
+  it.each<SellerProfileStatus>(["pending", "rejected", "suspended"])(
+    "refuses a %s profile with SellerProfileNotApproved",
+    (status) => {
+      expect(left(suspendApprovedSeller(profileOf({ status })))).toBeInstanceOf(SellerProfileNotApproved)
+    }
+  )
+})
+
+describe("reinstateSellerProfile", () => {
+  it("approves a suspended profile again, keeping when it was first approved, and raises SellerReinstated", () => {
+    const { state, events } = right(reinstateSellerProfile(profileOf({ status: "suspended", approvedAt: at(1) })))
+    expect(state).toMatchObject({ status: "approved", approvedAt: at(1) })
+    expect(events).toEqual([DomainEvent.SellerReinstated({ profileId: "profile-1", userId: SELLER })])
+  })
+
+  it.each<SellerProfileStatus>(["pending", "approved", "rejected"])(
+    "refuses a %s profile with SellerProfileNotSuspended",
+    (status) => {
+      expect(left(reinstateSellerProfile(profileOf({ status })))).toBeInstanceOf(SellerProfileNotSuspended)
+    }
+  )
 })
 
 describe("addRating", () => {

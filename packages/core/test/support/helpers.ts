@@ -110,6 +110,7 @@ export const profileOf = (overrides: Partial<SellerProfile> = {}): SellerProfile
   ratingCount: 0,
   createdAt: T0,
   approvedAt: null,
+  rejectionReason: null,
   ...overrides
 })
 

@@ -5,6 +5,19 @@
  * route exists to slip past them.
  */
 
+/**
+ * The admin console's page: the one path with a trailing slash, so the page's relative addresses resolve under
+ * /admin/ (server/AdminConsole.ts).
+ */
+export const ADMIN_CONSOLE_PATH = "/admin/"
+
+/** The console's files. */
+export const ADMIN_CONSOLE_ASSETS = "/admin/assets/"
+
+/** The console's page or one of its files: public, static, no schema needed. */
+export const isAdminConsolePath = (path: string) =>
+  path === ADMIN_CONSOLE_PATH || path === "/admin" || path.startsWith(ADMIN_CONSOLE_ASSETS)
+
 /** Segments of unreserved characters (RFC 3986) only: no percent-escapes, no empty or dot segments. */
 const CANONICAL_PATH = /^(?:\/[A-Za-z0-9._~-]+)+$/
 
@@ -16,7 +29,7 @@ const CANONICAL_PATH = /^(?:\/[A-Za-z0-9._~-]+)+$/
 export const canonicalPathOf = (url: string): string | undefined => {
   const query = url.indexOf("?")
   const path = query === -1 ? url : url.slice(0, query)
-  if (path === "/") return path
+  if (path === "/" || path === ADMIN_CONSOLE_PATH) return path
   if (!CANONICAL_PATH.test(path)) return undefined
   return /\/\.\.?(?:\/|$)/.test(path) ? undefined : path
 }

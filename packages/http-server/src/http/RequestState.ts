@@ -12,6 +12,8 @@ import type { Cacheable } from "../readcache/ReadCache.js"
  * decision it was counted against (for the RateLimit-* headers). The request pipeline makes one per request.
  */
 export class RequestState {
+  /** The request's id (X-Request-Id), which an audit entry records. */
+  requestId: string | undefined = undefined
   caller: Option.Option<CurrentUser["Type"]> | undefined = undefined
   userLanguage: Language | undefined = undefined
   rateLimit: RateLimitDecision | undefined = undefined

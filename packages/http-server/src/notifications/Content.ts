@@ -58,6 +58,7 @@ export type Facts =
   | { readonly kind: "message"; readonly message: MessageFacts }
   | { readonly kind: "request"; readonly request: RequestFacts }
   | { readonly kind: "matchSummary"; readonly count: number }
+  | { readonly kind: "rejection"; readonly reason: string | null }
   | { readonly kind: "unknown" }
 
 export interface PushText {
@@ -134,6 +135,15 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
       body: translate("push_request_match_summary_body", language, { count: facts.count })
     }
   }
+  if (facts.kind === "rejection" && type === "seller_profile_rejected") {
+    return {
+      title: t("push_seller_profile_rejected_title"),
+      body:
+        facts.reason === null
+          ? t("push_seller_profile_rejected_no_reason_body")
+          : t("push_seller_profile_rejected_body", { reason: preview(facts.reason) })
+    }
+  }
   if (facts.kind === "message" && type === "message") {
     const sender = partyName(facts.message.senderName, facts.message.senderDeleted, "push_the_seller", language)
     return {
@@ -159,6 +169,7 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
         : t(`push_${type}_title`)
   // A request's own pushes need no facts: they say what happened and what the buyer can do.
   if (type === "request_expiring" || type === "request_expired") return { title, body: t(`push_${type}_body`) }
+  if (type === "seller_profile_rejected") return { title, body: t("push_seller_profile_rejected_no_reason_body") }
   return { title, body: t("push_details_in_app") }
 }
 
@@ -310,6 +321,14 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
             )
           )
 
+    // The reason an applicant was rejected with, which their push quotes.
+    const rejectionReasons = (profileIds: ReadonlyArray<string>) =>
+      profileIds.length === 0
+        ? Effect.succeed<ReadonlyArray<{ readonly profileId: string; readonly reason: string | null }>>([])
+        : sql<{ readonly profileId: string; readonly reason: string | null }>`
+            SELECT id AS "profileId", rejection_reason AS "reason" FROM seller_profiles
+            WHERE id IN ${sql.in(profileIds)}`
+
     /** Answers, for the batch, what each of its notifications is about ("unknown" when the rows are gone). */
     const factsFor = (
       notifications: ReadonlyArray<NotificationSubject>
@@ -333,6 +352,12 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
         const counters = yield* counterPrices(
           uniqueIds(notifications.filter((n) => n.type === "offer_countered").map((n) => n.data.counter_id))
         )
+        const rejections = yield* rejectionReasons(
+          uniqueIds(
+            notifications.filter((n) => n.type === "seller_profile_rejected").map((n) => n.data.seller_profile_id)
+          )
+        )
+        const reasonOf = new Map(rejections.map((row) => [row.profileId, row.reason]))
         const counterPrice = new Map(counters.map((row) => [row.counterId, Number(row.price)]))
         const byRequest = new Map(requests.map((row) => [row.requestId, row]))
         const byOffer = new Map(offers.map((row) => [row.offerId, row]))
@@ -365,6 +390,10 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
             }
             case "request_match_summary":
               return { kind: "matchSummary", count: Number(notification.data.match_count ?? "0") }
+            case "seller_profile_rejected": {
+              const reason = reasonOf.get(notification.data.seller_profile_id ?? "")
+              return reason === undefined ? unknown : { kind: "rejection", reason }
+            }
             case "request_expiring":
             case "request_expired":
               return unknown

@@ -13,7 +13,8 @@ const wireKeyOf = {
   dealId: "deal_id",
   conversationId: "conversation_id",
   counterId: "counter_id",
-  matchCount: "match_count"
+  matchCount: "match_count",
+  sellerProfileId: "seller_profile_id"
 } as const satisfies Record<keyof NotificationData, string>
 
 /** A push's `data` as it is stored and sent: the same ids under the wire's keys. */

@@ -7,6 +7,7 @@ import { ChatService } from "../chat/Service.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { AttachedImages } from "../images/Attached.js"
+import { RealtimeHub } from "../realtime/Hub.js"
 import { OfferQueries } from "./Queries.js"
 import { OffersService } from "./Service.js"
 
@@ -20,12 +21,24 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
     /** The offer as its two parties see it, with its photos. */
     const withPhotos = <A extends { readonly id: string }>(offer: A) =>
       Effect.map(attached.withPhotos("offer", [offer]), ([shown]) => shown!)
+    const hub = yield* RealtimeHub
     return handlers
       .handle("create", ({ payload }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const { offer, outsideBudget } = yield* workflows.create(user, payload)
+            const { offer, buyerId, outsideBudget } = yield* workflows.create(user, payload)
+            // Live on the buyer's sockets, after the commit; the push (at most hourly per seller) is the outbox's.
+            yield* hub.publishToUsers([buyerId], {
+              event: "offer_created",
+              data: {
+                id: offer.id,
+                requestId: offer.requestId,
+                sellerId: offer.sellerId,
+                price: offer.price,
+                createdAt: offer.createdAt
+              }
+            })
             const data = yield* withPhotos({ ...offer, counter: null })
             // A price outside the budget is allowed; the seller is only warned.
             return outsideBudget

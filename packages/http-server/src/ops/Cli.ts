@@ -1,12 +1,15 @@
+import { resolve } from "node:path"
 import { Ids, RequestSettings } from "@talab/core"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { recordOperatorAction } from "../audit/AuditTrail.js"
 import { SessionEvents } from "../auth/SessionEvents.js"
 import { describeConfigError, isConfigError } from "../config/AppConfig.js"
 import { redisPrefixFor } from "../config/RedisPrefix.js"
 import { readVariable } from "../config/Settings.js"
-import { DatabaseLayer, type DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
+import { DatabaseLayer, DatabaseOptions, databaseOptionsFromUrl } from "../db/Database.js"
+import { MigratedDatabaseLayer } from "../db/Migrations.js"
 import { SqlRepositoriesLayer } from "../db/Repositories.js"
 import { publishSessionEnds, publishUserChanges } from "../realtime/RedisFanout.js"
 import { fileStoreLayer } from "../server/Adapters.js"
@@ -71,6 +74,27 @@ const erasureOutsideServer = (
   )
 
 /**
+ * Records the restore in the restored database's audit log (migrated first: a backup may predate the log), so the
+ * log that was restored goes on with the entry of what replaced everything after it.
+ */
+const recordRestore = (file: string, dataDir: string, report: ReadonlyArray<string>) =>
+  recordOperatorAction({
+    action: "database.restore",
+    target: null,
+    changes: { backup_file: { before: null, after: resolve(file) } }
+  }).pipe(
+    Effect.provide(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir }))),
+    Effect.as([...report, "recorded the restore in the audit log"]),
+    Effect.catchAll((error) =>
+      Effect.fail(
+        new OperatorRefused({
+          message: [...report, `but the restore could not be recorded in the audit log: ${String(error)}`].join("\n")
+        })
+      )
+    )
+  )
+
+/**
  * `talab <args>`: runs the command on the database DATABASE_URL names. On the embedded database a running
  * server holds the data directory, so the command is handed to it (see Control.ts); `restore` needs it stopped.
  */
@@ -94,6 +118,7 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string |
         return refusedOutcome(`the server (pid ${server.pid}) is running on ${settings.dataDir}: stop it first`)
       const now = new Date()
       return yield* restoreEmbedded(parsed.argument!, settings.dataDir, now).pipe(
+        Effect.flatMap((stdout) => recordRestore(parsed.argument!, settings.dataDir, stdout)),
         Effect.map((stdout): Outcome => ({ code: 0, stdout, stderr: [] })),
         Effect.catchAll((refused: OperatorRefused) => Effect.succeed(refusedOutcome(refused.message)))
       )

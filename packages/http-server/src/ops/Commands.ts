@@ -116,7 +116,6 @@ const revokeSessions = (input: string, env: CommandEnvironment) =>
 const deleteUser = (input: string, env: CommandEnvironment) =>
   Effect.gen(function* () {
     const { report, deleted, userId } = yield* usersDelete(input, env.adminPhoneNumbers)
-    // The audit log of operator commands will record this deletion here.
     yield* Effect.annotateLogs(Effect.logInfo("talab users delete: account deleted"), { user_id: userId })
     if (env.endSessions === undefined && deleted.endedSessionIds.length > 0)
       return [
@@ -150,7 +149,7 @@ export const runCommand = (name: string, argument: string | undefined, env: Comm
       case "users delete":
         return deleteUser(argument!, env)
       case "retention":
-        return Effect.map(runRetention(env.retentionDays), (removed) =>
+        return Effect.map(runRetention(env.retentionDays, { byOperator: true }), (removed) =>
           removed === undefined
             ? ["retention: another instance is running it; nothing done"]
             : [

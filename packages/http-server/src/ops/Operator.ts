@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { recordOperatorAction } from "../audit/AuditTrail.js"
 import { normalizeMobileNumber } from "../auth/Phone.js"
 import { AccountErasure } from "../users/Erasure.js"
 
@@ -67,7 +68,16 @@ export const adminGrant = (input: string, envAdmins: ReadonlyArray<string>) =>
     const phone = yield* phoneOf(input)
     const user = yield* userByPhone(phone)
     if (user.is_admin) return { report: [`${phone} was already granted admin; nothing changed`] } as AdminChange
-    yield* sql`UPDATE users SET is_admin = true WHERE id = ${user.id}`
+    yield* sql.withTransaction(
+      Effect.zipRight(
+        sql`UPDATE users SET is_admin = true WHERE id = ${user.id}`,
+        recordOperatorAction({
+          action: "user.admin_grant",
+          target: { type: "user", id: user.id },
+          changes: { is_admin: { before: false, after: true } }
+        })
+      )
+    )
     const alsoEnv = normalisedList(envAdmins).has(phone) ? " (also listed in ADMIN_PHONE_NUMBERS)" : ""
     return { report: [`granted admin to ${phone}${alsoEnv}`], changedUserId: user.id } as AdminChange
   })
@@ -87,7 +97,16 @@ export const adminRevoke = (input: string, envAdmins: ReadonlyArray<string>) =>
       if (inEnv) return yield* new OperatorRefused({ message: staysAdmin(phone) })
       return { report: [`${phone} was not an admin; nothing changed`] } as AdminChange
     }
-    yield* sql`UPDATE users SET is_admin = false WHERE id = ${user.id}`
+    yield* sql.withTransaction(
+      Effect.zipRight(
+        sql`UPDATE users SET is_admin = false WHERE id = ${user.id}`,
+        recordOperatorAction({
+          action: "user.admin_revoke",
+          target: { type: "user", id: user.id },
+          changes: { is_admin: { before: true, after: false } }
+        })
+      )
+    )
     const report = [`revoked the admin grant of ${phone}`]
     return {
       report: inEnv ? [...report, staysAdmin(phone)] : report,
@@ -114,7 +133,14 @@ export const sessionsRevoke = (input: string) =>
           UPDATE sessions SET revoked_at = now()
           WHERE user_id = ${user.id} AND revoked_at IS NULL AND expires_at > now()
           RETURNING id`
-        if (rows.length > 0) yield* sql`DELETE FROM device_tokens WHERE session_id IN ${sql.in(rows.map((r) => r.id))}`
+        if (rows.length > 0) {
+          yield* sql`DELETE FROM device_tokens WHERE session_id IN ${sql.in(rows.map((r) => r.id))}`
+          yield* recordOperatorAction({
+            action: "user.sessions_revoke",
+            target: { type: "user", id: user.id },
+            changes: { revoked_session_ids: { before: [], after: rows.map((r) => r.id) } }
+          })
+        }
         return rows
       })
     )
@@ -140,7 +166,12 @@ export const usersDelete = (input: string, envAdmins: ReadonlyArray<string>) =>
     const found = yield* erasure.findByPhone(phone)
     if (Option.isNone(found)) return yield* new OperatorRefused({ message: `no user has signed in with ${phone}` })
     const user = found.value
-    const deleted = yield* erasure.deleteInTransaction(user).pipe(
+    const audit = recordOperatorAction({
+      action: "user.delete",
+      target: { type: "user", id: user.id },
+      changes: { deleted: { before: false, after: true } }
+    }).pipe(Effect.orDie)
+    const deleted = yield* erasure.deleteInTransaction(user, audit).pipe(
       Effect.catchTag("OpenDealsExist", () =>
         Effect.fail(
           new OperatorRefused({

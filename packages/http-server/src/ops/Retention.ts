@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Schedule from "effect/Schedule"
+import { recordOperatorAction } from "../audit/AuditTrail.js"
 import { AppConfig } from "../config/AppConfig.js"
 
 /** What one run removed, by table. */
@@ -33,9 +34,10 @@ const removedRows = Metric.counter("talab_retention_removed_rows_total", {
 /**
  * Deletes what nobody needs any more: sessions past their expiry (their refresh token no longer works),
  * OTP challenges past their expiry, idempotency keys past their 24 hours, notifications delivered and outbox events published more than
- * `retentionDays` ago. Answers `undefined` when another instance holds the job's lock.
+ * `retentionDays` ago. Answers `undefined` when another instance holds the job's lock. The audit log is never
+ * among them (its table refuses deletes); a run an operator asked for (`talab retention`) is recorded in it.
  */
-export const runRetention = (retentionDays: number) =>
+export const runRetention = (retentionDays: number, options: { readonly byOperator?: boolean } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const now = new Date(yield* Clock.currentTimeMillis)
@@ -56,6 +58,14 @@ export const runRetention = (retentionDays: number) =>
           ),
           idempotencyKeys: count(yield* sql`DELETE FROM idempotency_keys WHERE expires_at < ${now} RETURNING key`)
         }
+        if (options.byOperator === true)
+          yield* recordOperatorAction({
+            action: "database.retention",
+            target: null,
+            changes: Object.fromEntries(
+              Object.entries(removed).map(([table, n]) => [`removed_${table}`, { before: null, after: n }])
+            )
+          })
         return removed
       })
     )

@@ -19,6 +19,7 @@ import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import { AttachedImages } from "../images/Attached.js"
 import { signedUrlsServableUntil } from "../images/SignedUrls.js"
 import { cacheableAnswer, REQUEST_LISTS, requestTag, userTag } from "../readcache/ReadCache.js"
+import { makeSearchGate, SEARCH_GATE } from "../search/SearchGate.js"
 import { textArrayLiteral } from "../search/SearchWords.js"
 
 type ListItem = typeof RequestListItem.Type
@@ -88,6 +89,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
     const sql = yield* SqlClient.SqlClient
     const attached = yield* AttachedImages
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+    const searchGate = yield* makeSearchGate(SEARCH_GATE)
 
     /** Each item with the thumbnail of its first photo (null without). */
     const withThumbnails = (paged: Paged<Omit<ListItem, "thumbnailUrl">>): Effect.Effect<Paged<ListItem>> =>
@@ -302,7 +304,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
             changesAt: changesAtWithUrls(changesAtOf(result.items), at.getTime())
           })
         if (words.length > 0 || price.length > 0) {
-          return yield* foundPage(where, request, at, sort).pipe(Effect.tap(cacheable))
+          return yield* searchGate.run(foundPage(where, request, at, sort)).pipe(Effect.tap(cacheable))
         }
         const counted = (status: string) =>
           sql`SELECT COALESCE(SUM(n), 0) FROM buy_request_counts

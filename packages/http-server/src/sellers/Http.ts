@@ -1,9 +1,10 @@
 import * as HttpApiBuilder from "@effect/platform/HttpApiBuilder"
 import { Api, CurrentUser } from "@talab/contract"
-import { requireAdmin, SellerProfiles } from "@talab/core"
+import { changed, requireAdmin, SellerProfiles } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { AuditTrail } from "../audit/AuditTrail.js"
 import { respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { cacheableAnswer, sellerTag, userTag } from "../readcache/ReadCache.js"
@@ -39,6 +40,8 @@ const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles",
   Effect.gen(function* () {
     const service = yield* SellerProfiles
     const queries = yield* SellerProfileQueries
+    const audit = yield* AuditTrail
+    const target = (id: string) => ({ type: "seller_profile", id }) as const
     return handlers
       .handle("listPending", ({ urlParams }) =>
         respond(
@@ -55,16 +58,60 @@ const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles",
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const profile = yield* service.approve(user, path.id)
-            return profile
+            return yield* audit.audited(user, service.approve(user, path.id), (profile) => ({
+              action: "seller_profile.approve",
+              target: target(profile.id),
+              changes: { status: changed("pending", profile.status) }
+            }))
           })
         )
       )
-      .handle("reject", ({ path }) =>
+      .handle("reject", ({ path, payload }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const profile = yield* service.reject(user, path.id)
+            const profile = yield* audit.audited(user, service.reject(user, path.id, payload ?? {}), (profile) => ({
+              action: "seller_profile.reject",
+              target: target(profile.id),
+              changes: {
+                status: changed("pending", profile.status),
+                rejection_reason: changed(null, profile.rejectionReason)
+              }
+            }))
+            return { id: profile.id, status: profile.status, rejectionReason: profile.rejectionReason }
+          })
+        )
+      )
+      .handle("suspend", ({ path, payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const { profile, rejectedOfferIds } = yield* audit.audited(
+              user,
+              service.suspend(user, path.id),
+              ({ profile, rejectedOfferIds }) => ({
+                action: "seller_profile.suspend",
+                target: target(profile.id),
+                changes: {
+                  status: changed("approved", profile.status),
+                  rejected_offer_ids: changed([], rejectedOfferIds),
+                  reason: changed(null, payload.reason)
+                }
+              })
+            )
+            return { id: profile.id, status: profile.status, rejectedOfferIds }
+          })
+        )
+      )
+      .handle("reinstate", ({ path, payload }) =>
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const profile = yield* audit.audited(user, service.reinstate(user, path.id), (profile) => ({
+              action: "seller_profile.reinstate",
+              target: target(profile.id),
+              changes: { status: changed("suspended", profile.status), reason: changed(null, payload.reason) }
+            }))
             return { id: profile.id, status: profile.status }
           })
         )
@@ -74,5 +121,5 @@ const AdminSellerProfilesHttp = HttpApiBuilder.group(Api, "adminSellerProfiles",
 
 /** Seller profiles and their review by the admin: the REST handlers with their own services. */
 export const SellerProfilesLive = Layer.mergeAll(SellerProfilesHttp, AdminSellerProfilesHttp).pipe(
-  Layer.provide([SellerProfiles.Default, SellerProfileQueries.Default])
+  Layer.provide([SellerProfiles.Default, SellerProfileQueries.Default, AuditTrail.Default])
 )

@@ -1,4 +1,4 @@
-import { pathOf } from "../http/RequestPath.js"
+import { isAdminConsolePath, pathOf } from "../http/RequestPath.js"
 import { networkRateLimit } from "./NetworkRateLimit.js"
 import { DOCS_PATH } from "./SecurityHeaders.js"
 
@@ -7,11 +7,12 @@ const PUBLIC_DOCUMENTS = new Set(["/api/v1/openapi.json", "/api/v1/asyncapi.json
 const PUBLIC_PROFILE = /^\/api\/v1\/seller-profiles\/[^/]+$/
 
 const isPublicRead = (method: string, path: string) =>
-  (method === "GET" || method === "HEAD") && (PUBLIC_DOCUMENTS.has(path) || PUBLIC_PROFILE.test(path))
+  (method === "GET" || method === "HEAD") &&
+  (PUBLIC_DOCUMENTS.has(path) || PUBLIC_PROFILE.test(path) || isAdminConsolePath(path))
 
 /**
  * The per-network limit of the public reads (a seller's profile, the API documents, the reference page and its
- * script): without a token nothing else bounds them, and the documents are the largest answers the server has.
+ * script, the admin console's page and files): without a token nothing else bounds them, and the documents are the largest answers the server has.
  * Counted before the route runs, like the auth limit; health, `/auth/*` (counted there) and avatars are not here.
  */
 export const PublicRateLimitLive = networkRateLimit({

@@ -26,6 +26,7 @@ export const requestPipeline =
       const request = yield* HttpServerRequest.HttpServerRequest
       const requestId = requestIdOf(request)
       const state = new RequestState()
+      state.requestId = requestId
       yield* HttpApp.appendPreResponseHandler((request, response) => {
         const final = finalizeResponse(request, response, requestId, state, options)
         return Effect.as(

@@ -4,11 +4,15 @@ import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as Effect from "effect/Effect"
 import { RETRY_AFTER_SECONDS } from "../db/Availability.js"
 import { describeSchemaState, SchemaStatus } from "../db/SchemaStatus.js"
-import { pathOf } from "../http/RequestPath.js"
+import { isAdminConsolePath, pathOf } from "../http/RequestPath.js"
 import { errorEnvelopeResponse } from "./pipeline/ErrorEnvelope.js"
 
-/** What answers without the database's tables: the probes (readiness says why itself) and the API's reference. */
-const needsNoSchema = (path: string) => path.startsWith("/health/") || path === "/openapi.json" || path === "/docs"
+/**
+ * What answers without the database's tables: the probes (readiness says why itself), the API's reference and the
+ * admin console's static files (whose calls then meet this gate themselves).
+ */
+const needsNoSchema = (path: string) =>
+  path.startsWith("/health/") || path === "/openapi.json" || path === "/docs" || isAdminConsolePath(path)
 
 /*
  * While the database's schema is behind the server's migrations (MIGRATE_ON_START=false before `talab migrate`),

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import type * as HttpServerResponse from "@effect/platform/HttpServerResponse"
-import { isAuthPath } from "../http/RequestPath.js"
+import { ADMIN_CONSOLE_PATH, isAuthPath } from "../http/RequestPath.js"
 
 export const DOCS_PATH = "/docs"
 
@@ -37,6 +37,31 @@ const docsPolicy = (html: string) => {
   ].join("; ")
 }
 
+/**
+ * The admin console's policy: its own script and stylesheet only (no inline script or style, no eval), calls to
+ * this origin's API only, no frames, no forms posted anywhere, no plugins; and Trusted Types required with no
+ * policy allowed, so not even the console's own code can write HTML from a string (Preact builds nodes).
+ */
+const CONSOLE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+  "require-trusted-types-for 'script'",
+  "trusted-types 'none'"
+].join("; ")
+
+/** The console's page: the policy above, no referrer sent with its calls, and a browsing context of its own. */
+const CONSOLE_HEADERS = {
+  "content-security-policy": CONSOLE_POLICY,
+  "referrer-policy": "no-referrer",
+  "cross-origin-opener-policy": "same-origin"
+}
+
 /** The page is built once, so its policy is computed once per response body. */
 const policies = new WeakMap<object, string>()
 const docsPolicyOf = (response: HttpServerResponse.HttpServerResponse) => {
@@ -50,7 +75,7 @@ const docsPolicyOf = (response: HttpServerResponse.HttpServerResponse) => {
 
 /**
  * The security headers of every response: no MIME sniffing, nothing cached from the auth routes (tokens,
- * codes), HSTS when the operator turned it on, and a content policy on the docs page.
+ * codes), HSTS when the operator turned it on, and a content policy on the docs page and the admin console.
  */
 export const securityHeaders = (
   path: string,
@@ -64,5 +89,6 @@ export const securityHeaders = (
     const policy = docsPolicyOf(response)
     if (policy !== undefined) headers["content-security-policy"] = policy
   }
+  if (path === ADMIN_CONSOLE_PATH && response.status === 200) Object.assign(headers, CONSOLE_HEADERS)
   return headers
 }

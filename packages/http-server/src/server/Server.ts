@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SellerAlertsLive } from "../alerts/Http.js"
 import { AlertMatcher } from "../alerts/Matcher.js"
+import { AuditLive } from "../audit/Http.js"
 import { AuthLive } from "../auth/Http.js"
 import { ServerKeys } from "../auth/Secrets.js"
 import { AuthService } from "../auth/Service.js"
@@ -41,10 +42,12 @@ import { InstrumentedPorts } from "../telemetry/Instrumented.js"
 import { MetricsLive } from "../telemetry/MetricsEndpoint.js"
 import { requestMetrics } from "../telemetry/RequestMetrics.js"
 import { requestSpan } from "../telemetry/RequestSpan.js"
+import { AdminUsersLive } from "../users/AdminHttp.js"
 import { PublicUrlLive } from "../users/AvatarUrl.js"
 import { AccountErasureLive } from "../users/Erasure.js"
 import { UsersLive } from "../users/Http.js"
 import { DatabaseFromConfig, PortAdaptersFromConfig } from "./Adapters.js"
+import { AdminConsoleRoutes } from "./AdminConsole.js"
 import { AuthRateLimitLive } from "./AuthRateLimit.js"
 import { CanonicalPathLive } from "./CanonicalPath.js"
 import { corsFor } from "./Cors.js"
@@ -81,6 +84,8 @@ const FeatureGroups = Layer.mergeAll(
   DealsLive,
   RatingsLive,
   ReportsLive,
+  AdminUsersLive,
+  AuditLive,
   ChatLive,
   ImagesLive
 )
@@ -143,14 +148,14 @@ const StrictRouter = HttpRouter.setRouterConfig({
 })
 
 /**
- * The whole HTTP app: REST, `/ws`, health, OpenAPI, docs, served on whatever HttpServer is provided, inside
+ * The whole HTTP app: REST, `/ws`, health, OpenAPI, docs, the admin console, served on whatever HttpServer is provided, inside
  * the outermost middleware and the edge middlewares. Requires the configuration, the database and the
  * adapters of every port.
  */
 const HttpAppLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     HttpApiBuilder.serve(outermostOf(config)).pipe(
-      Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes, ImageFileRoutes)),
+      Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes, AdminConsoleRoutes, ImageFileRoutes)),
       nestOutermostFirst(edgeMiddlewaresOf(config)),
       Layer.provide(ApiLive),
       // The framework's span per request is never made: it keeps the query and every header. Ours (outermostOf)

@@ -55,14 +55,17 @@ export class AccountErasure extends Effect.Service<AccountErasure>()("Users/Acco
         yield* sql`DELETE FROM idempotency_keys WHERE scope = ${`user:${userId}`}`
       }).pipe(Effect.orDie)
 
-    /** The account's deletion, in the caller's transaction when there is one (or its own); `OpenDealsExist` else. */
-    const deleteInTransaction = (user: User) =>
+    /**
+     * The account's deletion, in the caller's transaction when there is one (or its own); `OpenDealsExist` else.
+     * `alsoInside` commits with it (the operator's audit entry).
+     */
+    const deleteInTransaction = <R = never>(user: User, alsoInside: Effect.Effect<void, never, R> = Effect.void) =>
       Effect.suspend(() => {
         const imageFiles: Array<string> = []
-        return Effect.map(deletion.deleteAccount(user, serverRows(user.id, imageFiles)), (deleted) => ({
-          ...deleted,
-          imageFiles
-        }))
+        return Effect.map(
+          deletion.deleteAccount(user, Effect.zipRight(serverRows(user.id, imageFiles), alsoInside)),
+          (deleted) => ({ ...deleted, imageFiles })
+        )
       })
 
     /** A file left behind is logged, not retried: the account is gone either way. */

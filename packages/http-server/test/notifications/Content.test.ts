@@ -15,6 +15,25 @@ const offer: OfferFacts = {
 const about = (overrides: Partial<OfferFacts> = {}): Facts => ({ kind: "offer", offer: { ...offer, ...overrides } })
 
 describe("wordPush", () => {
+  it("tells a rejected applicant why in their language, or points to the app without a reason", () => {
+    const rejection = (reason: string | null): Facts => ({ kind: "rejection", reason })
+    expect(wordPush("seller_profile_rejected", "user-1", rejection("Wrong registration"), "en")).toEqual({
+      title: "Your seller application was not approved",
+      body: "Reason: Wrong registration"
+    })
+    expect(wordPush("seller_profile_rejected", "user-1", rejection("السجل غير مطابق"), "ar")).toEqual({
+      title: "لم تتم الموافقة على طلبك كبائع",
+      body: "السبب: السجل غير مطابق"
+    })
+    expect(wordPush("seller_profile_rejected", "user-1", rejection(null), "en").body).toBe(
+      "See your profile in the app for details"
+    )
+    // The profile gone (rows unreadable): still a sentence in the recipient's language.
+    expect(wordPush("seller_profile_rejected", "user-1", { kind: "unknown" }, "ar").body).toBe(
+      "راجع ملفك في التطبيق لمعرفة التفاصيل"
+    )
+  })
+
   it("names the product by brand and model, or by its category when neither is given", () => {
     expect(wordPush("offer_created", "buyer-1", about(), "en").body).toBe("Offer from Riyadh Phones: Samsung for 1,500")
     expect(wordPush("offer_created", "buyer-1", about({ productBrand: null, category: "accessory" }), "en").body).toBe(
