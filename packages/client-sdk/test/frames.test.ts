@@ -44,6 +44,7 @@ describe("the SDK's WebSocket frames", () => {
           kind: "text",
           message_text: "hello",
           masked: false,
+          attachments: [],
           created_at: "2026-03-01T09:30:00.000Z"
         }
       }

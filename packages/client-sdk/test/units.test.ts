@@ -201,6 +201,7 @@ describe("MessageLog", () => {
     kind: "text",
     message_text: `text ${seq}`,
     masked: false,
+    attachments: [],
     created_at: new Date(Date.UTC(2025, 0, 1, 10, 0, seq)).toISOString()
   })
   const seqs = (messages: ReadonlyArray<ChatMessage>) => messages.map((m) => m.seq)

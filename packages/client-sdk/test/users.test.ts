@@ -20,6 +20,21 @@ describe("account calls", () => {
     expect((await fetch(avatar_url)).status).toBe(200)
   })
 
+  it("uploads a photo from Node bytes and from a browser Blob, and attaches it by its typed id", async () => {
+    const { talab } = await signedInClient(server())
+    const fromBytes = await talab.uploadImage(PNG, "back.png")
+    const fromBlob = await talab.uploadImage(new File([PNG], "front.png", { type: "image/png" }))
+    expect(fromBytes).toMatchObject({ width: 1, height: 1 })
+    expect((await fetch(fromBlob.thumbnail_url)).status).toBe(200)
+    const photoIds: Array<string> = [fromBytes.id, fromBlob.id]
+    const { data } = await talab.POST("/requests", {
+      body: { category: "phone", budget_min: 100, budget_max: 200, location_district: "Olaya", photo_ids: photoIds }
+    })
+    expect(data?.photos.map((photo) => photo.id)).toEqual(photoIds)
+    const error = await talab.uploadImage(new Blob(["hello"])).catch((e: unknown) => e)
+    expect(error).toMatchObject({ code: "UNSUPPORTED_MEDIA_TYPE", status: 415 })
+  })
+
   it("415: an avatar that is not an image is UNSUPPORTED_MEDIA_TYPE", async () => {
     const { talab } = await signedInClient(server())
     const error = await talab

@@ -11,6 +11,7 @@ import {
   ServiceUnavailableResponse,
   ValidationErrorResponse
 } from "./http/Envelope.js"
+import { ImagesApi } from "./images/Api.js"
 import { OffersApi } from "./offers/Api.js"
 import { RatingsApi } from "./ratings/Api.js"
 import { AdminReportsApi, ReportsApi } from "./reports/Api.js"
@@ -35,6 +36,7 @@ export class Api extends HttpApi.make("talab")
   .add(AdminUsersApi)
   .add(AdminAuditApi)
   .add(ChatApi)
+  .add(ImagesApi)
   .addError(ValidationErrorResponse)
   .addError(RateLimitedResponse)
   .addError(InternalErrorResponse)

@@ -1,6 +1,7 @@
 import type { AlertRuleLimitReached } from "./alerts/Errors.js"
 import type { InvalidOtp, InvalidRefreshToken, OtpAttemptsExceeded, OtpExpired } from "./auth/Errors.js"
 import type { DealNotActive } from "./deals/Errors.js"
+import type { ImageLimitReached } from "./images/Errors.js"
 import type {
   CannotOfferOnOwnRequest,
   CounterLimitReached,
@@ -64,6 +65,7 @@ export type DomainError =
   | RequestExpired
   | RequestAlreadyExtended
   | AlertRuleLimitReached
+  | ImageLimitReached
   | CounterLimitReached
   | OfferChanged
   | OpenDealsExist

@@ -18,6 +18,10 @@ export * from "./deals/Deals.js"
 export * from "./deals/Errors.js"
 export * from "./deals/Policy.js"
 export * from "./deals/Repo.js"
+export * from "./images/Errors.js"
+export * from "./images/Image.js"
+export * from "./images/Images.js"
+export * from "./images/Repo.js"
 /**
  * In-memory adapters of every port, for tests and for embedders that keep no database: `Memory.InMemoryPorts`
  * puts all of them over one `Memory.MemoryStore`, whose transactions are all or nothing and run one at a time.

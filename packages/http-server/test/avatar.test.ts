@@ -50,7 +50,7 @@ const expectRejected = (
       Effect.match({ onSuccess: () => "accepted" as const, onFailure: (error) => error })
     )
     expect(outcome).toBeInstanceOf(AvatarRejected)
-    expect(outcome).toMatchObject({ _tag: "AvatarRejected", reason })
+    expect(outcome).toMatchObject({ _tag: "ImageRejected", reason })
   })
 
 const metadataOf = (bytes: Uint8Array) => Effect.promise(() => sharp(bytes).metadata())

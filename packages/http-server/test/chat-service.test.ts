@@ -7,6 +7,7 @@ import { ChatService } from "../src/chat/Service.js"
 import { RealtimeHub, type RealtimeHubService } from "../src/realtime/Hub.js"
 import { pgliteInMemory, repositoriesOver } from "./db/support/databases.js"
 import { aUser, seedOffer } from "./db/support/fixtures.js"
+import { AttachedImagesForTests } from "./support/attached-images.js"
 
 /** What the hub was asked: who is online (answered from `online`) and what was published. */
 const hubRecorder = () => {
@@ -34,6 +35,7 @@ const hubRecorder = () => {
 
 const hub = hubRecorder()
 const TestLayer = ChatService.Default.pipe(
+  Layer.provide(AttachedImagesForTests),
   Layer.provideMerge(repositoriesOver(pgliteInMemory)),
   Layer.provide(Ids.Random),
   Layer.provide(hub.layer)

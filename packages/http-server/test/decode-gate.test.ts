@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ServiceUnavailable } from "@talab/core"
 import { Deferred, Effect, Exit, Fiber } from "effect"
-import { DECODE_RETRY_AFTER_SECONDS, makeDecodeGate } from "../src/users/DecodeGate.js"
+import { DECODE_RETRY_AFTER_SECONDS, makeDecodeGate } from "../src/images/DecodeGate.js"
 
 /** A decoding that runs until released, recording how many run at once. */
 const blockingDecoder = () => {

@@ -14,11 +14,15 @@ import {
   ExpiryJob,
   type ExpiryReport,
   fileStoreLayer,
+  ImageInspector,
+  ImageSweep,
+  type ImageSweepReport,
   logLevelOf,
   MemoryFileStore,
   MigratedDatabaseLayer,
   parseTestPhoneNumbers,
-  rateLimiterLayer
+  rateLimiterLayer,
+  type StoredImage
 } from "@talab/http-server"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -149,6 +153,16 @@ export interface TestServer {
    * await server.deleteUser("+966500000001")
    */
   readonly deleteUser: (phone: string) => Promise<{ readonly deletedAt: Date }>
+  /**
+   * Every uploaded image the server holds: its row (owner, what it is attached to and where, its size) and the
+   * bytes of its stored file and thumbnail as the FILE_STORE has them (null once a file is gone).
+   */
+  readonly storedImages: () => Promise<ReadonlyArray<StoredImage>>
+  /**
+   * Runs a pass of the image sweep now: images attached to nothing for 24 hours by the server's clock (move it
+   * with `clock.advance("25 hours")`) and the photos of withdrawn offers are deleted, files included.
+   */
+  readonly sweepImages: () => Promise<ImageSweepReport>
   /** The prefix of the rate-limit keys in Redis, when running on Redis. */
   readonly redisPrefix: string | undefined
   /**
@@ -163,7 +177,7 @@ export interface TestServer {
 /** The server's runtime (its clock, logs and services), for running the server's own code from the test. */
 class ServerRuntime extends Context.Tag("@talab/testkit/ServerRuntime")<
   ServerRuntime,
-  Runtime.Runtime<AuthService | AccountErasure>
+  Runtime.Runtime<AuthService | AccountErasure | ImageInspector | ImageSweep>
 >() {}
 
 /** An account deleted as the API and the operator delete one, without the code. */
@@ -264,7 +278,10 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       redisUrl
     })
     // The runtime is taken inside the build, so it has the clock and the logger provided below.
-    const layer = Layer.effect(ServerRuntime, Effect.runtime<AuthService | AccountErasure>()).pipe(
+    const layer = Layer.effect(
+      ServerRuntime,
+      Effect.runtime<AuthService | AccountErasure | ImageInspector | ImageSweep>()
+    ).pipe(
       Layer.provideMerge(AppLive),
       Layer.provide(
         Layer.mergeAll(
@@ -295,6 +312,16 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       runExpiry: () => Runtime.runPromise(runtime, expiry.runNow),
       signIn: (phone = newPhoneNumber(), options = {}) => Runtime.runPromise(runtime, mintSession(phone, options)),
       deleteUser: (phone) => Runtime.runPromise(runtime, deleteAccount(phone)),
+      storedImages: () =>
+        Runtime.runPromise(
+          runtime,
+          Effect.flatMap(ImageInspector, (images) => images.all)
+        ),
+      sweepImages: () =>
+        Runtime.runPromise(
+          runtime,
+          Effect.flatMap(ImageSweep, (sweep) => sweep.runNow)
+        ),
       redisPrefix,
       redisChannelPrefix: `${settings.redisPrefix}ws:`,
       close: () => Effect.runPromise(Scope.close(scope, Exit.void))

@@ -118,7 +118,7 @@ describe("the published package", () => {
       expect(code, file).not.toMatch(/(from\s*|require\(\s*|import\(\s*)["']@talab\/http-server/)
     }
     const esm = readFileSync(join(installed, "dist", "index.js"), "utf8")
-    // Loaded at the first avatar (users/Sharp.ts), from the consumer's node_modules.
+    // Loaded at the first avatar (images/Sharp.ts), from the consumer's node_modules.
     expect(esm).toMatch(/import\(\s*"sharp"\s*\)/)
     expect(esm).toContain("MigratedDatabaseLayer") // the server's code is in the bundle
     expect(esm).not.toMatch(/@img\/sharp-|sharp-linux|libvips/) // sharp's loader and binaries are not

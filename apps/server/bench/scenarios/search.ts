@@ -23,13 +23,16 @@ import { SqlClient } from "@effect/sql"
 import * as Statement from "@effect/sql/Statement"
 import { queryWordsOf } from "@talab/core"
 import {
+  AppConfig,
+  AttachedImagesLayer,
   RequestQueries,
   recordTerms,
   requestSearchWords,
+  ServerKeys,
   textArrayLiteral,
   withSearchColumns
 } from "@talab/http-server"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { benchSettings, type Call, formatReports, runLoad } from "../load.js"
 import {
   as,
@@ -360,7 +363,15 @@ const statementsOf = (query: Record<string, string>) =>
         )
       )
     return recorded
-  }).pipe(Effect.provide(RequestQueries.Default))
+  }).pipe(
+    Effect.provide(
+      RequestQueries.Default.pipe(
+        Layer.provide(AttachedImagesLayer),
+        Layer.provide(Layer.succeed(ServerKeys, { jwt: new Uint8Array(32), otp: new Uint8Array(32) })),
+        Layer.provide(AppConfig.layer())
+      )
+    )
+  )
 
 interface PlanNode {
   readonly "Node Type": string

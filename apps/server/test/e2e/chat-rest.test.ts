@@ -68,6 +68,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
         kind: "text",
         message_text: "Is it still available?",
         masked: false,
+        attachments: [],
         created_at: expect.stringMatching(ISO_UTC)
       }
     })
@@ -157,6 +158,7 @@ describe.each(backends)("conversations over REST on %s", (backend) => {
       kind: "text",
       message_text: "m5",
       masked: false,
+      attachments: [],
       read_at: null,
       created_at: sent[4].created_at
     })

@@ -246,6 +246,7 @@ describe.each(backends)("WebSocket protocol on %s", (backend) => {
           kind: "text",
           message_text: "Yes, available",
           masked: false,
+          attachments: [],
           created_at: expect.stringMatching(ISO_UTC)
         }
       })

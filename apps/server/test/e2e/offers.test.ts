@@ -9,6 +9,7 @@ const offerKeys = [
   "counter",
   "created_at",
   "id",
+  "photos",
   "price",
   "request_id",
   "revision",
@@ -46,7 +47,8 @@ describe.each(backends)("offers on %s", (backend) => {
         status: "pending",
         created_at: expect.stringMatching(ISO_UTC),
         valid_until: null,
-        counter: null
+        counter: null,
+        photos: []
       })
       expect(response.body.message).toBeUndefined()
       expect((await requestOf(buyer.token, posted.id)).offer_count).toBe(1)
@@ -321,7 +323,8 @@ describe.each(backends)("offers on %s", (backend) => {
         warranty_notes: "6 months",
         status: "pending",
         created_at: a.created_at,
-        valid_until: null
+        valid_until: null,
+        photos: []
       })
       expect(offers[0].seller).toMatchObject({ id: second.userId, name: "Second Seller" })
       expect(offers[0].price).toBe(1700)
@@ -412,7 +415,8 @@ describe.each(backends)("offers on %s", (backend) => {
         status: "pending",
         created_at: o1.created_at,
         valid_until: null,
-        counter: null
+        counter: null,
+        photos: []
       })
       expect(all.body.data.pagination).toEqual({ current_page: 1, per_page: 20, total: 2, last_page: 1 })
 

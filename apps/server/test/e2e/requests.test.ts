@@ -15,7 +15,8 @@ const listItemKeys = [
   "offer_count",
   "product_brand",
   "product_model",
-  "status"
+  "status",
+  "thumbnail_url"
 ]
 
 /** A city no other test uses, so a list filtered by it holds only this test's requests. */
@@ -54,7 +55,8 @@ describe.each(backends)("buy requests on %s", (backend) => {
         created_at: expect.stringMatching(ISO_UTC),
         closed_at: null,
         expires_at: expect.stringMatching(ISO_UTC),
-        extended_at: null
+        extended_at: null,
+        photos: []
       })
     })
 

@@ -30,8 +30,9 @@ export interface components {
             /** @enum {string} */
             readonly type: "message";
             readonly conversation_id: string;
-            /** @description 1 to 4000 characters after trimming surrounding spaces */
-            readonly message_text: string;
+            /** @description 0 to 4000 characters after trimming surrounding spaces */
+            readonly message_text?: string;
+            readonly attachment_ids?: readonly string[];
             readonly client_id?: string | null;
         };
         readonly PingFrame: {
@@ -89,6 +90,28 @@ export interface components {
                 readonly message_text: string;
                 /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                 readonly masked: boolean;
+                /** @description The message's photos, in order; empty when it has none (its text may then be empty) */
+                readonly attachments: readonly {
+                    /**
+                     * Format: uuid
+                     * @description a Universally Unique Identifier
+                     */
+                    readonly id: string;
+                    /**
+                     * int
+                     * @description an integer
+                     */
+                    readonly width: number;
+                    /**
+                     * int
+                     * @description an integer
+                     */
+                    readonly height: number;
+                    /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+                    readonly url: string;
+                    /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+                    readonly thumbnail_url: string;
+                }[];
                 /** @description a string to be decoded into a Date */
                 readonly created_at: string;
             };
@@ -126,6 +149,28 @@ export interface components {
                 readonly message_text: string;
                 /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                 readonly masked: boolean;
+                /** @description The message's photos, in order; empty when it has none (its text may then be empty) */
+                readonly attachments: readonly {
+                    /**
+                     * Format: uuid
+                     * @description a Universally Unique Identifier
+                     */
+                    readonly id: string;
+                    /**
+                     * int
+                     * @description an integer
+                     */
+                    readonly width: number;
+                    /**
+                     * int
+                     * @description an integer
+                     */
+                    readonly height: number;
+                    /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+                    readonly url: string;
+                    /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+                    readonly thumbnail_url: string;
+                }[];
                 /** @description a string to be decoded into a Date */
                 readonly created_at: string;
             };

@@ -1594,11 +1594,11 @@ export interface paths {
         put?: never;
         /**
          * Send a message
-         * @description The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push. A seller whose profile is suspended or rejected may write only in the conversation of an accepted offer (the deal's); elsewhere 403 `SELLER_NOT_APPROVED`, nothing stored.
+         * @description The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push (for a message with photos and no text: "📷 Photo"). `attachment_ids` (0 to 4) are the sender's own unattached images (`POST /images`), shown under `attachments` to the two parties only; with at least one, `message_text` may be empty or left out and is stored as "". A seller whose profile is suspended or rejected may write only in the conversation of an accepted offer (the deal's); elsewhere 403 `SELLER_NOT_APPROVED`, nothing stored.
          *
          *     | Status | Code | When |
          *     |---|---|---|
-         *     | 400 | `VALIDATION_ERROR` | a parameter or a field of the body is invalid; `details` names each field |
+         *     | 400 | `VALIDATION_ERROR` | on `message_text`: neither text nor attachment, or a text too long; on `attachment_ids`: over 4, repeated, or an id that is not one of the caller's own unattached images (nothing stored) |
          *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
          *     | 403 | `FORBIDDEN` | the caller is not a party of the conversation |
          *     | 403 | `SELLER_NOT_APPROVED` | the caller is the conversation's seller, their profile is suspended or rejected, and the offer is not accepted |
@@ -1644,6 +1644,39 @@ export interface paths {
          */
         put: operations["chat.markRead"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a photo
+         * @description The signed-in user. A JPEG, PNG or WebP image (told by its content; HEIC is not decoded) of at most 10 MiB in the multipart field `image`. What is stored is re-encoded as WebP with the orientation applied, its longest side at most 2,048 px, every metadata block (EXIF with GPS, XMP, IPTC, comments, ICC) gone, and a thumbnail of the whole image at most 400 px on its longest side; `width` and `height` are the stored image's. The image belongs to the caller, attached to nothing, until a request, an offer or a message names it; after 24 hours unattached it is deleted.
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `VALIDATION_ERROR` | on `image`: no file part `image`; or, told from the header before any pixel is decoded, a side over 8,192 px, one side over 20 times the other, over 40,000,000 pixels, or a decoding too heavy (pixels × channels × bytes per sample, twice for interlaced or progressive, over 80 million); or a decoding stopped after 5 s; or an image that cannot be decoded (truncated, corrupt) |
+         *     | 401 | `UNAUTHORIZED` | no access token, or an invalid or expired one |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | a call with the same `Idempotency-Key` is still running; retry after `Retry-After` |
+         *     | 413 | `PAYLOAD_TOO_LARGE` | the image is over 10 MiB (a chunked body too, past 11 MiB) |
+         *     | 415 | `UNSUPPORTED_MEDIA_TYPE` | the file is not a JPEG, PNG or WebP image, or the body is not multipart/form-data |
+         *     | 422 | `IMAGE_LIMIT_REACHED` | the caller already holds 50 images attached to nothing |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | the `Idempotency-Key` was used with another method, path or body |
+         *     | 429 | `RATE_LIMITED` | too many calls; wait `Retry-After` seconds |
+         *     | 500 | `INTERNAL_ERROR` | an unexpected failure; nothing internal is shown |
+         *     | 503 | `SERVICE_UNAVAILABLE` | too many images are being decoded at once: try again after `Retry-After` seconds |
+         */
+        post: operations["images.uploadImage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1822,7 +1855,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "OPEN_DEALS_EXIST" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "SELLER_PROFILE_NOT_APPROVED" | "SELLER_PROFILE_NOT_SUSPENDED" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED" | "COUNTER_LIMIT_REACHED" | "OFFER_CHANGED";
+                code: "REQUEST_NOT_ACTIVE" | "REQUEST_ALREADY_CLOSED" | "DUPLICATE_PENDING_OFFER" | "OFFER_ALREADY_ACCEPTED" | "OFFER_NOT_PENDING" | "CANNOT_OFFER_ON_OWN_REQUEST" | "DEAL_NOT_ACTIVE" | "OPEN_DEALS_EXIST" | "REPORT_NOT_PENDING" | "SELLER_PROFILE_EXISTS" | "SELLER_PROFILE_NOT_PENDING" | "SELLER_PROFILE_NOT_APPROVED" | "SELLER_PROFILE_NOT_SUSPENDED" | "CANNOT_REPORT_SELF" | "REPORT_ALREADY_PENDING" | "OFFER_EXPIRED" | "REQUEST_EXPIRED" | "REQUEST_ALREADY_EXTENDED" | "ALERT_RULE_LIMIT_REACHED" | "IMAGE_LIMIT_REACHED" | "COUNTER_LIMIT_REACHED" | "OFFER_CHANGED";
                 message: string;
                 details: {
                     [key: string]: string[];
@@ -1843,6 +1876,15 @@ export interface components {
             rating_count: components["schemas"]["Int"];
             completed_deals: components["schemas"]["Int"];
             member_since: components["schemas"]["DateFromString"];
+        };
+        Image: {
+            id: components["schemas"]["UUID"];
+            width: components["schemas"]["Int"];
+            height: components["schemas"]["Int"];
+            /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+            url: string;
+            /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+            thumbnail_url: string;
         };
     };
     responses: never;
@@ -6976,7 +7018,8 @@ export interface operations {
                      *             "status": "active",
                      *             "offer_count": 3,
                      *             "created_at": "2026-03-01T09:30:00.000Z",
-                     *             "expires_at": "text"
+                     *             "expires_at": "text",
+                     *             "thumbnail_url": "text"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -7009,6 +7052,8 @@ export interface operations {
                                 offer_count: components["schemas"]["Int"];
                                 created_at: components["schemas"]["Date"];
                                 expires_at: components["schemas"]["DateFromString"];
+                                /** @description The signed thumbnail URL of the request's first photo; null without photos */
+                                thumbnail_url: string | null;
                             }[];
                             pagination: {
                                 current_page: components["schemas"]["Int"];
@@ -7161,7 +7206,10 @@ export interface operations {
                  *       "budget_max": 3500,
                  *       "location_district": "Al Rawdah",
                  *       "location_city": "Riyadh",
-                 *       "notes": "256 GB, any colour"
+                 *       "notes": "256 GB, any colour",
+                 *       "photo_ids": [
+                 *         "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f"
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -7179,6 +7227,7 @@ export interface operations {
                     location_district: string;
                     location_city?: string | null;
                     notes?: string | null;
+                    photo_ids?: string[] | null;
                 };
             };
         };
@@ -7216,7 +7265,16 @@ export interface operations {
                      *         "created_at": "2026-03-01T09:30:00.000Z",
                      *         "closed_at": "2026-03-01T09:30:00.000Z",
                      *         "expires_at": "text",
-                     *         "extended_at": "2026-03-01T09:30:00.000Z"
+                     *         "extended_at": "2026-03-01T09:30:00.000Z",
+                     *         "photos": [
+                     *           {
+                     *             "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "url": "text",
+                     *             "thumbnail_url": "text"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "Done"
                      *     }
@@ -7246,6 +7304,7 @@ export interface operations {
                             expires_at: components["schemas"]["DateFromString"];
                             /** @description When the buyer extended it (once at most) */
                             extended_at: components["schemas"]["Date"] | null;
+                            photos: components["schemas"]["Image"][];
                         };
                         message?: string;
                     };
@@ -7429,7 +7488,8 @@ export interface operations {
                      *             "status": "active",
                      *             "offer_count": 3,
                      *             "created_at": "2026-03-01T09:30:00.000Z",
-                     *             "expires_at": "text"
+                     *             "expires_at": "text",
+                     *             "thumbnail_url": "text"
                      *           }
                      *         ],
                      *         "pagination": {
@@ -7462,6 +7522,8 @@ export interface operations {
                                 offer_count: components["schemas"]["Int"];
                                 created_at: components["schemas"]["Date"];
                                 expires_at: components["schemas"]["DateFromString"];
+                                /** @description The signed thumbnail URL of the request's first photo; null without photos */
+                                thumbnail_url: string | null;
                             }[];
                             pagination: {
                                 current_page: components["schemas"]["Int"];
@@ -7640,7 +7702,16 @@ export interface operations {
                      *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *           "name": "Sara",
                      *           "deleted": true
-                     *         }
+                     *         },
+                     *         "photos": [
+                     *           {
+                     *             "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "url": "text",
+                     *             "thumbnail_url": "text"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "Done"
                      *     }
@@ -7675,6 +7746,7 @@ export interface operations {
                                 /** @description True when this user deleted their account: only the id is left, and `name` is null. */
                                 deleted: boolean;
                             };
+                            photos: components["schemas"]["Image"][];
                         };
                         message?: string;
                     };
@@ -8215,7 +8287,10 @@ export interface operations {
                  *       "availability": "Today after 6 pm, Al Rawdah",
                  *       "condition_notes": "Used 8 months, no scratches",
                  *       "warranty_notes": "6 months shop warranty",
-                 *       "valid_until": "2026-03-01T09:30:00.000Z"
+                 *       "valid_until": "2026-03-01T09:30:00.000Z",
+                 *       "photo_ids": [
+                 *         "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d"
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -8231,6 +8306,7 @@ export interface operations {
                     condition_notes?: string | null;
                     warranty_notes?: string | null;
                     valid_until?: string | null;
+                    photo_ids?: string[] | null;
                 };
             };
         };
@@ -8267,7 +8343,16 @@ export interface operations {
                      *           "price": 3200,
                      *           "note": "text",
                      *           "created_at": "2026-03-01T09:30:00.000Z"
-                     *         }
+                     *         },
+                     *         "photos": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "url": "text",
+                     *             "thumbnail_url": "text"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "Done"
                      *     }
@@ -8299,6 +8384,7 @@ export interface operations {
                                 note: string | null;
                                 created_at: components["schemas"]["Date"];
                             } | null;
+                            photos: components["schemas"]["Image"][];
                         };
                         message?: string;
                     };
@@ -8536,7 +8622,16 @@ export interface operations {
                      *                 "completed_deals": 1,
                      *                 "member_since": "text"
                      *               }
-                     *             }
+                     *             },
+                     *             "photos": [
+                     *               {
+                     *                 "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *                 "width": 1,
+                     *                 "height": 1,
+                     *                 "url": "text",
+                     *                 "thumbnail_url": "text"
+                     *               }
+                     *             ]
                      *           }
                      *         ]
                      *       },
@@ -8580,6 +8675,7 @@ export interface operations {
                                     location_district: string;
                                     trust: components["schemas"]["SellerTrust"];
                                 };
+                                photos: components["schemas"]["Image"][];
                             }[];
                         };
                         message?: string;
@@ -8780,7 +8876,16 @@ export interface operations {
                      *               "price": 3200,
                      *               "note": "text",
                      *               "created_at": "2026-03-01T09:30:00.000Z"
-                     *             }
+                     *             },
+                     *             "photos": [
+                     *               {
+                     *                 "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *                 "width": 1,
+                     *                 "height": 1,
+                     *                 "url": "text",
+                     *                 "thumbnail_url": "text"
+                     *               }
+                     *             ]
                      *           }
                      *         ],
                      *         "pagination": {
@@ -8823,6 +8928,7 @@ export interface operations {
                                     note: string | null;
                                     created_at: components["schemas"]["Date"];
                                 } | null;
+                                photos: components["schemas"]["Image"][];
                             }[];
                             pagination: {
                                 current_page: components["schemas"]["Int"];
@@ -9673,7 +9779,16 @@ export interface operations {
                      *           "price": 3200,
                      *           "note": "text",
                      *           "created_at": "2026-03-01T09:30:00.000Z"
-                     *         }
+                     *         },
+                     *         "photos": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "url": "text",
+                     *             "thumbnail_url": "text"
+                     *           }
+                     *         ]
                      *       },
                      *       "message": "Done"
                      *     }
@@ -9705,6 +9820,7 @@ export interface operations {
                                 note: string | null;
                                 created_at: components["schemas"]["Date"];
                             } | null;
+                            photos: components["schemas"]["Image"][];
                         };
                         message?: string;
                     };
@@ -10350,15 +10466,24 @@ export interface operations {
                      *           "availability": "Today after 6 pm, Al Rawdah",
                      *           "condition_notes": "Used 8 months, no scratches",
                      *           "warranty_notes": "6 months shop warranty",
-                     *           "status": "pending"
+                     *           "status": "pending",
+                     *           "photos": [
+                     *             {
+                     *               "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *               "width": 1,
+                     *               "height": 1,
+                     *               "url": "text",
+                     *               "thumbnail_url": "text"
+                     *             }
+                     *           ]
                      *         },
                      *         "buyer": {
-                     *           "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
                      *           "name": "Sara",
                      *           "deleted": true
                      *         },
                      *         "seller": {
-                     *           "id": "7a1d9c4b-2e6f-4b8a-8c3d-1e2f3a4b5c6d",
+                     *           "id": "c2b7e5a1-9d3f-4e6c-a8b1-5f4e3d2c1b0a",
                      *           "name": "Sara",
                      *           "deleted": true,
                      *           "rating_avg": 4.75,
@@ -10405,6 +10530,7 @@ export interface operations {
                                 warranty_notes: string | null;
                                 /** @enum {string} */
                                 status: "pending" | "accepted" | "rejected" | "withdrawn" | "expired";
+                                photos: components["schemas"]["Image"][];
                             };
                             buyer: {
                                 id: components["schemas"]["UUID"];
@@ -13260,6 +13386,15 @@ export interface operations {
                      *             "kind": "text",
                      *             "message_text": "Is it still available?",
                      *             "masked": true,
+                     *             "attachments": [
+                     *               {
+                     *                 "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *                 "width": 1,
+                     *                 "height": 1,
+                     *                 "url": "text",
+                     *                 "thumbnail_url": "text"
+                     *               }
+                     *             ],
                      *             "created_at": "2026-03-01T09:30:00.000Z",
                      *             "read_at": "2026-03-01T09:30:00.000Z"
                      *           }
@@ -13290,6 +13425,8 @@ export interface operations {
                                 message_text: string;
                                 /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                                 masked: boolean;
+                                /** @description The message's photos, in order; empty when it has none (its text may then be empty) */
+                                attachments: components["schemas"]["Image"][];
                                 created_at: components["schemas"]["Date"];
                                 read_at: components["schemas"]["Date"] | null;
                             }[];
@@ -13462,12 +13599,16 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "message_text": "Is it still available?"
+                 *       "message_text": "Is it still available?",
+                 *       "attachment_ids": [
+                 *         "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f"
+                 *       ]
                  *     }
                  */
                 "application/json": {
-                    /** @description 1 to 4000 characters after trimming surrounding spaces */
-                    message_text: string;
+                    /** @description 0 to 4000 characters after trimming surrounding spaces */
+                    message_text?: string;
+                    attachment_ids?: string[];
                 };
             };
         };
@@ -13496,6 +13637,15 @@ export interface operations {
                      *         "kind": "text",
                      *         "message_text": "Is it still available?",
                      *         "masked": true,
+                     *         "attachments": [
+                     *           {
+                     *             "id": "e9d8c7b6-a5f4-4e3d-9c2b-1a0f9e8d7c6b",
+                     *             "width": 1,
+                     *             "height": 1,
+                     *             "url": "text",
+                     *             "thumbnail_url": "text"
+                     *           }
+                     *         ],
                      *         "created_at": "2026-03-01T09:30:00.000Z"
                      *       },
                      *       "message": "Done"
@@ -13521,6 +13671,8 @@ export interface operations {
                             message_text: string;
                             /** @description True when phone numbers, e-mail addresses, links or handles in the text (or the part of a number split over the sender's messages that is in it) were replaced by *** for you: the recipient sees them masked until the offer is accepted. The sender always sees their own text. */
                             masked: boolean;
+                            /** @description The message's photos, in order; empty when it has none (its text may then be empty) */
+                            attachments: components["schemas"]["Image"][];
                             created_at: components["schemas"]["Date"];
                         };
                         message?: string;
@@ -13829,6 +13981,205 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedResponse"];
+                };
+            };
+            /** @description Server error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorResponse"];
+                };
+            };
+            /** @description Unavailable for now; retry after the Retry-After header */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableResponse"];
+                };
+            };
+        };
+    };
+    "images.uploadImage": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the call safe to retry: its answer is kept 24 hours for this key (per user; per client IP on `/auth/*`) and sent again, with `Idempotent-Replayed: true`, to a retry with the same method, path and body. The same key with another request answers 422 `IDEMPOTENCY_KEY_REUSED`; while the first call runs, 409 `IDEMPOTENCY_KEY_IN_USE`. Answers 400, 401, 413, 415, 429 and 5xx are not kept.
+                 * @example 5f0c8a1e-7d4b-4c1e-9a59-2f3b0c6d8e41
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    image: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "id": "3f6c2a8e-5b1d-4c7a-9e2f-8a1b2c3d4e5f",
+                     *         "width": 1,
+                     *         "height": 1,
+                     *         "url": "text",
+                     *         "thumbnail_url": "text",
+                     *         "created_at": "2026-03-01T09:30:00.000Z"
+                     *       },
+                     *       "message": "Done"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: components["schemas"]["UUID"];
+                            width: components["schemas"]["Int"];
+                            height: components["schemas"]["Int"];
+                            /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+                            url: string;
+                            /** @description A signed address of the file: works without a bearer token until the expiry it carries (at least an hour after it was answered); 403 once altered or expired */
+                            thumbnail_url: string;
+                            created_at: components["schemas"]["Date"];
+                        };
+                        message?: string;
+                    };
+                };
+            };
+            /** @description The request did not match the expected schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid credentials */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthorizedResponse"];
+                };
+            };
+            /** @description A call with the same Idempotency-Key is still running; retry after the Retry-After header */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description Body too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeResponse"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeResponse"];
+                };
+            };
+            /** @description A business rule refused the operation */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description `true` when the answer is the stored one of an earlier call with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessRuleResponse"] | components["schemas"]["IdempotencyKeyReusedResponse"];
                 };
             };
             /** @description Rate limit exceeded */

@@ -15,6 +15,7 @@ import { IntParam, PageParams, Pagination, Payload, PayloadOf, SEQ_MAX, SeqField
 import { IdPath } from "../http/Paths.js"
 import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
+import { withContent } from "./Content.js"
 import { ConversationSummary, MessageItem, SentMessage, UnreadCount } from "./Views.js"
 
 /** The most messages one page of GET /conversations/{id}/messages may ask for (`limit`); more is a 400. */
@@ -84,7 +85,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
     HttpApiEndpoint.post("sendMessage", "/conversations/:id/messages")
       .setPath(IdPath)
       // The client id is the socket's way to make a send idempotent; over REST the Idempotency-Key header is.
-      .setPayload(PayloadOf(MessageInput.pick("messageText")))
+      .setPayload(withContent(PayloadOf(MessageInput.pick("messageText", "attachmentIds"))))
       .addSuccess(Ok(SentMessage), { status: 201 })
       .addError(NotFoundResponse)
       .addError(ForbiddenResponse)
@@ -93,11 +94,13 @@ export class ChatApi extends HttpApiGroup.make("chat")
       .annotate(OpenApi.Summary, "Send a message")
       .annotate(
         OpenApi.Description,
-        "The conversation's two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push. A seller whose profile is suspended or rejected may write only in the conversation of an accepted offer (the deal's); elsewhere 403 `SELLER_NOT_APPROVED`, nothing stored."
+        'The conversation\'s two parties. Stores the message and delivers it to every WebSocket subscribed to the conversation; a recipient who is not subscribed gets a `message` push (for a message with photos and no text: "📷 Photo"). `attachment_ids` (0 to 4) are the sender\'s own unattached images (`POST /images`), shown under `attachments` to the two parties only; with at least one, `message_text` may be empty or left out and is stored as "". A seller whose profile is suspended or rejected may write only in the conversation of an accepted offer (the deal\'s); elsewhere 403 `SELLER_NOT_APPROVED`, nothing stored.'
       )
       .annotate(ErrorCases, {
         NOT_FOUND: "no conversation has this id",
         FORBIDDEN: "the caller is not a party of the conversation",
+        VALIDATION_ERROR:
+          "on `message_text`: neither text nor attachment, or a text too long; on `attachment_ids`: over 4, repeated, or an id that is not one of the caller's own unattached images (nothing stored)",
         SELLER_NOT_APPROVED:
           "the caller is the conversation's seller, their profile is suspended or rejected, and the offer is not accepted"
       })

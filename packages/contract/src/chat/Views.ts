@@ -1,6 +1,7 @@
 import { Conversation, Message, snakeCaseKeys } from "@talab/core"
 import * as Schema from "effect/Schema"
 import { DeletedFlag, entityView, shownAs, UserView } from "../http/Views.js"
+import { Photos } from "../images/View.js"
 
 /** Whether the text had contact details masked for the reader (recipient, before the offer is accepted). */
 const Masked = Schema.Boolean.annotations({
@@ -18,6 +19,9 @@ export const UnreadCount = snakeCaseKeys({ unreadCount: Schema.Int })
 export const SentMessage = Schema.Struct({
   ...MessageView.pick("id", "conversationId", "seq", "senderId", "kind", "messageText").fields,
   masked: Masked,
+  attachments: Photos.annotations({
+    description: "The message's photos, in order; empty when it has none (its text may then be empty)"
+  }),
   ...MessageView.pick("createdAt").fields
 })
 export type SentMessage = typeof SentMessage.Type

@@ -9,6 +9,7 @@ import { OneOf, PageParams, Pagination, PayloadOf } from "../http/Fields.js"
 import { IdPath } from "../http/Paths.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { DealView, OfferView, Party, RequestView, SellerProfileView } from "../http/Views.js"
+import { Photos } from "../images/View.js"
 
 const SellerParty = (...figures: ReadonlyArray<"ratingAvg" | "ratingCount">) =>
   Schema.Struct({ ...Party.fields, ...SellerProfileView.pick(...figures).fields })
@@ -44,7 +45,10 @@ export const DealDetail = Schema.Struct({
     "locationDistrict",
     "locationCity"
   ),
-  offer: OfferView.pick("id", "price", "revision", "availability", "conditionNotes", "warrantyNotes", "status"),
+  offer: Schema.Struct({
+    ...OfferView.pick("id", "price", "revision", "availability", "conditionNotes", "warrantyNotes", "status").fields,
+    photos: Photos
+  }),
   buyer: Party,
   seller: SellerParty("ratingAvg", "ratingCount")
 })

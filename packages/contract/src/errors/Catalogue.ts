@@ -114,6 +114,11 @@ export const errorCatalogue = {
     ar: "وصلت إلى الحد الأقصى لقواعد التنبيه (20)؛ احذف قاعدة قبل إضافة أخرى",
     en: "You already have the most alert rules allowed (20); delete one before adding another"
   },
+  IMAGE_LIMIT_REACHED: {
+    status: 422,
+    ar: "لديك الحد الأقصى من الصور غير المرفقة (50)؛ أرفق صورة أو انتظر حذفها بعد 24 ساعة",
+    en: "You already hold the most unattached images allowed (50); attach one, or wait for it to be deleted after 24 hours"
+  },
   COUNTER_LIMIT_REACHED: {
     status: 422,
     ar: "وصلت إلى الحد الأقصى لعروض الأسعار المضادة على هذا العرض (3)",

@@ -129,6 +129,31 @@ export const texts: Catalogue = {
   },
   avatar_type: { ar: "الصورة يجب أن تكون JPEG أو PNG أو WebP", en: "The image must be JPEG, PNG or WebP" },
   avatar_too_large: { ar: "حجم الصورة يجب ألا يتجاوز 5 ميغابايت", en: "The image must be at most 5 MiB" },
+  image_missing: { ar: "أرفق صورة في الحقل image", en: "Attach an image in the image field" },
+  image_corrupt: { ar: "تعذرت قراءة الصورة", en: "The image could not be read" },
+  image_too_many_pixels: {
+    ar: "يجب ألا تتجاوز الصورة 40,000,000 بكسل",
+    en: "The image may have at most 40,000,000 pixels"
+  },
+  image_side_too_long: {
+    ar: "يجب ألا يتجاوز أي من ضلعي الصورة 8192 بكسل",
+    en: "Neither side of the image may be over 8192 pixels"
+  },
+  image_aspect_ratio: {
+    ar: "يجب ألا يزيد أحد ضلعي الصورة على 20 ضعف الآخر",
+    en: "One side of the image may be at most 20 times the other"
+  },
+  image_too_costly: {
+    ar: "الصورة أثقل من أن تُعالج؛ احفظها بأبعاد أصغر أو بصيغة JPEG عادية",
+    en: "The image is too heavy to process; save it smaller or as an ordinary JPEG"
+  },
+  image_id: { ar: "يجب أن يكون معرّف صورة", en: "Must be an image id" },
+  too_many_images: { ar: "يمكن إرفاق {max} صور على الأكثر", en: "At most {max} images may be attached" },
+  image_repeated: { ar: "لا يمكن إرفاق الصورة نفسها مرتين", en: "The same image cannot be attached twice" },
+  image_not_available: {
+    ar: "كل صورة يجب أن تكون من صورك غير المرفقة بشيء",
+    en: "Each image must be one of your own images not attached to anything"
+  },
   otp_sent: { ar: "تم إرسال رمز التحقق", en: "A verification code has been sent" },
   otp_sms: {
     ar: "رمز التحقق في طلب: {code}. صالح لمدة 10 دقائق.",
@@ -181,6 +206,7 @@ export const texts: Catalogue = {
   },
   push_message_title: { ar: "رسالة جديدة من {sender}", en: "New message from {sender}" },
   push_message_body: { ar: "{text}", en: "{text}" },
+  push_message_photo: { ar: "📷 صورة", en: "📷 Photo" },
   push_rating_prompt_title: { ar: "كيف كانت صفقتك؟", en: "How was your deal?" },
   push_rating_prompt_body: { ar: "قيّم {seller} على {product}", en: "Rate {seller} for {product}" },
   push_request_expiring_title: { ar: "ينتهي طلبك غداً", en: "Your request expires tomorrow" },

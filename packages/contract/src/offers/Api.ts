@@ -27,6 +27,7 @@ import { BodyOrNone, OneOf, PageParams, Pagination, PayloadOf } from "../http/Fi
 import { IdPath } from "../http/Paths.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 import { DealView, entityView, OfferView, Party, RequestView, SellerProfileView } from "../http/Views.js"
+import { Photos } from "../images/View.js"
 import { SellerTrust } from "../trust/View.js"
 
 /** A counter of the buyer's, as the counter call answers it. */
@@ -44,7 +45,7 @@ export const OfferCounterField = snakeCaseKeys({
 })
 
 /** An offer with the counter on the table. */
-export const BargainOfferView = Schema.Struct({ ...OfferView.fields, ...OfferCounterField.fields })
+export const BargainOfferView = Schema.Struct({ ...OfferView.fields, ...OfferCounterField.fields, photos: Photos })
 
 /** One line of an offer's history. */
 export const OfferHistoryEvent = entityView(OfferEvent.fields).pick("type", "price", "by", "revision", "createdAt")
@@ -57,7 +58,8 @@ export const RequestOfferItem = Schema.Struct({
     ...Party.fields,
     ...SellerProfileView.pick("ratingAvg", "ratingCount", "locationDistrict").fields,
     trust: SellerTrust
-  })
+  }),
+  photos: Photos
 })
 
 /**
@@ -73,7 +75,8 @@ export const MyOfferItem = Schema.Struct({
   ...OfferView.pick("id", "requestId").fields,
   request: RequestView.pick("id", "productBrand", "productModel", "budgetMax"),
   ...OfferView.pick("price", "revision", "status", "createdAt", "validUntil").fields,
-  ...OfferCounterField.fields
+  ...OfferCounterField.fields,
+  photos: Photos
 })
 
 /** The deal an accept makes. */

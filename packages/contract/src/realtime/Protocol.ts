@@ -92,6 +92,7 @@ export const SendMessageFrame = Schema.Struct({
   type: Schema.Literal("message"),
   conversation_id: Schema.String,
   // `client_id` is chosen by the client; sending again with the same one stores nothing new and acks the first.
+  // Neither text nor attachment is refused by the gateway (core's `requireContent`) before the conversation is sought.
   ...PayloadOf(MessageInput).fields
 })
 /** Client: keeps the socket alive. Answered by `pong`. */

@@ -18,28 +18,40 @@ import { failureAt, fieldProblem } from "../http/Problems.js"
 import { ApiRateLimit, Authentication, BodyCheck } from "../http/Security.js"
 
 import { Party, RequestView } from "../http/Views.js"
+import { Photos } from "../images/View.js"
 
 /** The detail view: the buyer as an object instead of buyer_id. */
 export const RequestDetail = Schema.Struct({
   ...RequestView.omit("buyerId").fields,
-  buyer: Party
+  buyer: Party,
+  photos: Photos
 })
 
+/** A request as its buyer posted it, with its photos. */
+export const CreatedRequest = Schema.Struct({ ...RequestView.fields, photos: Photos })
+
 /** An item of the request lists. */
-export const RequestListItem = RequestView.pick(
-  "id",
-  "category",
-  "productBrand",
-  "productModel",
-  "conditionPref",
-  "budgetMin",
-  "budgetMax",
-  "locationDistrict",
-  "status",
-  "offerCount",
-  "createdAt",
-  "expiresAt"
-)
+export const RequestListItem = Schema.Struct({
+  ...RequestView.pick(
+    "id",
+    "category",
+    "productBrand",
+    "productModel",
+    "conditionPref",
+    "budgetMin",
+    "budgetMax",
+    "locationDistrict",
+    "status",
+    "offerCount",
+    "createdAt",
+    "expiresAt"
+  ).fields,
+  ...snakeCaseKeys({
+    thumbnailUrl: Schema.NullOr(Schema.String).annotations({
+      description: "The signed thumbnail URL of the request's first photo; null without photos"
+    })
+  }).fields
+})
 
 /** A page of buy requests, newest first, as GET /requests and GET /requests/my answer it. */
 export const RequestList = Schema.Struct({ requests: Schema.Array(RequestListItem), pagination: Pagination })
@@ -63,7 +75,7 @@ export class RequestsApi extends HttpApiGroup.make("requests")
   .add(
     HttpApiEndpoint.post("create", "/requests")
       .setPayload(NewRequest)
-      .addSuccess(Ok(RequestView), { status: 201 })
+      .addSuccess(Ok(CreatedRequest), { status: 201 })
       .addError(IdempotencyKeyInUseResponse)
       .addError(IdempotencyKeyReusedResponse)
       .annotate(OpenApi.Summary, "Post a buy request")

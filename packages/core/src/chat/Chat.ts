@@ -2,8 +2,11 @@ import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { attachImages, ImageIds, MAX_MESSAGE_ATTACHMENTS } from "../images/Images.js"
+import { ImageRepo } from "../images/Repo.js"
 import { Ids } from "../platform/Ids.js"
 import { SellerProfileRepo } from "../sellers/Repo.js"
+import { ValidationFailed } from "../shared/Errors.js"
 import { EventOutbox } from "../shared/EventOutbox.js"
 import { DomainEvent } from "../shared/Events.js"
 import { FreeText, Optional, Text } from "../shared/Fields.js"
@@ -25,11 +28,25 @@ export const MESSAGE_CLIENT_ID_MAX_LENGTH = 100
 
 /** What one party sends to a conversation. */
 export const MessageInput = Schema.Struct({
-  messageText: FreeText(1, MESSAGE_MAX_LENGTH),
+  /** May be empty or left out when the message carries attachments; stored and shown as "" then. */
+  messageText: Schema.optional(FreeText(0, MESSAGE_MAX_LENGTH)),
+  /** The sender's own unattached images, shown in this order under the text. */
+  attachmentIds: Schema.optional(ImageIds(MAX_MESSAGE_ATTACHMENTS)),
   /** The sender's id for this message; a second send with the same one stores nothing and answers the first. */
   clientId: Optional(Text(1, MESSAGE_CLIENT_ID_MAX_LENGTH))
 })
 export type MessageInput = typeof MessageInput.Type
+
+/** Whether a message carries attachments, which it then stores through `Chat.send` (they are attached with it). */
+export const hasAttachments = (input: MessageInput) => (input.attachmentIds?.length ?? 0) > 0
+
+/** A message with neither text nor attachment says nothing: refused on `message_text`, as an empty text always was. */
+export const requireContent = (input: MessageInput): Effect.Effect<string, ValidationFailed> => {
+  const text = input.messageText ?? ""
+  return text === "" && !hasAttachments(input)
+    ? Effect.fail(ValidationFailed.field("message_text", "too_short", { min: 1 }))
+    : Effect.succeed(text)
+}
 
 /**
  * Whether the recipient is reading the conversation right now, asked while the message is stored: a recipient
@@ -72,6 +89,7 @@ export class Chat extends Effect.Service<Chat>()("@talab/core/Chat", {
     const outbox = yield* EventOutbox
     const transactor = yield* Transactor
     const ids = yield* Ids
+    const images = yield* ImageRepo
 
     /**
      * Stores a message and raises `MessageSent` in the same transaction. Messages of one conversation are
@@ -90,6 +108,7 @@ export class Chat extends Effect.Service<Chat>()("@talab/core/Chat", {
     ) =>
       transactor.transaction(
         Effect.gen(function* () {
+          const messageText = yield* requireContent(input)
           const seen = yield* conversations.findById(conversationId)
           const sellerProfile = Option.exists(seen, (c) => c.sellerId === senderId)
             ? yield* profiles.lockSharedByUserId(senderId)
@@ -106,12 +125,15 @@ export class Chat extends Effect.Service<Chat>()("@talab/core/Chat", {
               id: yield* ids.next,
               senderId,
               kind: "text",
-              messageText: input.messageText,
+              messageText,
               clientId: input.clientId ?? null
             },
             at
           )
           if (stored.created) {
+            // Attached with the message, or nothing is stored: the transaction (and the seq) rolls back.
+            const holder = { kind: "message", id: stored.message.id } as const
+            yield* attachImages(images, { id: senderId }, input.attachmentIds, holder, "attachment_ids")
             yield* outbox.append(
               [
                 DomainEvent.MessageSent({

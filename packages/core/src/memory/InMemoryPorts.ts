@@ -2,6 +2,7 @@ import * as Layer from "effect/Layer"
 import { MemoryOtpRepo, MemorySessionRepo } from "../auth/MemoryRepo.js"
 import { MemoryConversationRepo, MemoryMessageRepo } from "../chat/MemoryRepo.js"
 import { MemoryDealRepo } from "../deals/MemoryRepo.js"
+import { MemoryImageRepo } from "../images/MemoryRepo.js"
 import { MemoryOfferRepo } from "../offers/MemoryRepo.js"
 import { Ids } from "../platform/Ids.js"
 import { MemoryFileStore } from "../platform/MemoryFileStore.js"
@@ -34,6 +35,7 @@ export const InMemoryRepositories = Layer.mergeAll(
   MemoryReportRepo,
   MemoryConversationRepo,
   MemoryMessageRepo,
+  MemoryImageRepo,
   MemoryEventOutbox
 ).pipe(Layer.provideMerge(MemoryStoreLayer))
 

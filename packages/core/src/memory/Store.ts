@@ -11,6 +11,7 @@ import type { OtpChallenge } from "../auth/Otp.js"
 import type { Session } from "../auth/Session.js"
 import type { Conversation, Message } from "../chat/Conversation.js"
 import type { Deal } from "../deals/Deal.js"
+import type { Image } from "../images/Image.js"
 import type { Offer, OfferCounter, OfferEvent } from "../offers/Offer.js"
 import type { Rating } from "../ratings/Rating.js"
 import type { Report } from "../reports/Report.js"
@@ -47,6 +48,7 @@ export interface Tables {
   readonly reports: HashMap.HashMap<string, Report>
   readonly conversations: HashMap.HashMap<string, Conversation>
   readonly messages: HashMap.HashMap<string, Message>
+  readonly images: HashMap.HashMap<string, Image>
   /** The outbox, oldest first. */
   readonly outbox: Chunk.Chunk<StoredEvent>
 }
@@ -67,6 +69,7 @@ export const emptyTables: Tables = {
   reports: HashMap.empty(),
   conversations: HashMap.empty(),
   messages: HashMap.empty(),
+  images: HashMap.empty(),
   outbox: Chunk.empty()
 }
 

@@ -1,6 +1,7 @@
 export * from "../auth/MemoryRepo.js"
 export * from "../chat/MemoryRepo.js"
 export * from "../deals/MemoryRepo.js"
+export * from "../images/MemoryRepo.js"
 export * from "../offers/MemoryRepo.js"
 export * from "../platform/MemoryFileStore.js"
 export * from "../platform/MemoryRateLimiter.js"

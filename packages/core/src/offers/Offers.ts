@@ -6,6 +6,8 @@ import { withoutContactDetails } from "../chat/ContactMasking.js"
 import type { LockedConversation, Message } from "../chat/Conversation.js"
 import { ConversationRepo, MessageRepo } from "../chat/Repo.js"
 import { DealRepo } from "../deals/Repo.js"
+import { attachImages, ImageIds, MAX_OFFER_PHOTOS } from "../images/Images.js"
+import { ImageRepo } from "../images/Repo.js"
 import { Ids } from "../platform/Ids.js"
 import { effectiveRequest, priceOutsideBudget } from "../requests/BuyRequest.js"
 import { requireRequestOwner } from "../requests/Policy.js"
@@ -45,7 +47,9 @@ export const OfferInput = Schema.Struct({
   conditionNotes: Optional(FreeText(0, 2000)),
   warrantyNotes: Optional(FreeText(0, 2000)),
   /** Past this instant the offer expires; at least an hour and at most 30 days ahead (else `ValidationFailed`). */
-  validUntil: Optional(DateTimeField)
+  validUntil: Optional(DateTimeField),
+  /** The seller's own unattached images of the device, shown in this order (docs/DECISIONS.md, "Photos"). */
+  photoIds: Optional(ImageIds(MAX_OFFER_PHOTOS))
 })
 export type OfferInput = typeof OfferInput.Type
 
@@ -114,6 +118,7 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
     const outbox = yield* EventOutbox
     const transactor = yield* Transactor
     const ids = yield* Ids
+    const images = yield* ImageRepo
 
     /** An approved seller offers on somebody else's active request; the pair's conversation opens with it. */
     const create = (seller: User, input: OfferInput) =>
@@ -151,6 +156,7 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
             now: at
           })
           if (!(yield* offers.insertUnlessPending(state.offer))) return yield* Effect.fail(new DuplicatePendingOffer())
+          yield* attachImages(images, seller, input.photoIds, { kind: "offer", id: state.offer.id }, "photo_ids")
           yield* offers.appendHistory([createdEventOf(state.offer)])
           yield* conversations.insert({
             id: conversationId,

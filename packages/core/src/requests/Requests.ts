@@ -2,6 +2,8 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { attachImages, ImageIds, MAX_REQUEST_PHOTOS } from "../images/Images.js"
+import { ImageRepo } from "../images/Repo.js"
 import { expireLapsedOffers, rejectPendingOffers } from "../offers/Offer.js"
 import { OfferRepo } from "../offers/Repo.js"
 import { Ids } from "../platform/Ids.js"
@@ -43,7 +45,9 @@ export const RequestInput = Schema.Struct({
   budgetMax: Money,
   locationDistrict: Text(1, 100),
   locationCity: Optional(Text(1, 100)),
-  notes: Optional(FreeText(0, 2000))
+  notes: Optional(FreeText(0, 2000)),
+  /** The buyer's own unattached images, shown in this order (docs/DECISIONS.md, "Photos"). */
+  photoIds: Optional(ImageIds(MAX_REQUEST_PHOTOS))
 })
 export type RequestInput = typeof RequestInput.Type
 
@@ -85,6 +89,7 @@ export class Requests extends Effect.Service<Requests>()("@talab/core/Requests",
     const outbox = yield* EventOutbox
     const transactor = yield* Transactor
     const ids = yield* Ids
+    const images = yield* ImageRepo
     const { ttlDays } = yield* RequestSettings
 
     /** A buyer posts a request: active, with no offers, until `ttlDays` from now. */
@@ -93,6 +98,7 @@ export class Requests extends Effect.Service<Requests>()("@talab/core/Requests",
         Effect.gen(function* () {
           const at = yield* currentDate
           const { state, events } = yield* createRequest(newRequest(yield* ids.next, buyer.id, input), at, ttlDays)
+          yield* attachImages(images, buyer, input.photoIds, { kind: "request", id: state.id }, "photo_ids")
           yield* requests.insert(state)
           yield* outbox.append(events, at)
           return state

@@ -5,12 +5,14 @@ import {
   Conversation,
   DomainEvent,
   EventOutbox,
+  hasAttachments,
   Ids,
   type LockedConversation,
   type MessageInput,
   OfferStatus,
   otherParty,
   type RecipientPresence,
+  requireContent,
   requireMayWrite,
   SellerProfile,
   type StoredMessage,
@@ -64,7 +66,8 @@ class BatchFallback {
  * the conversation's next, in the order the messages came, without gaps. A repeated `client_id` answers the
  * first message, also within one batch. Whatever the database refuses in the batch statement (or a repeat
  * that raced it) rolls the batch back and sends its messages one by one through core's `Chat.send`, so a bad
- * message fails alone. A lone message goes through `Chat.send` as before.
+ * message fails alone. A lone message goes through `Chat.send` as before, and so does a message with
+ * attachments (they are attached in its transaction, which rolls the message back when one is refused).
  */
 export const makeMessageBatcher = (presence: RecipientPresence) =>
   Effect.gen(function* () {
@@ -164,6 +167,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
           const checked = yield* Effect.forEach(batch, (pending) =>
             Effect.either(
               Effect.gen(function* () {
+                yield* requireContent(pending.input)
                 const conversation = yield* asConversationParty(
                   Option.fromNullable(locked.get(pending.conversationId)),
                   pending.senderId
@@ -209,7 +213,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
               id: yield* ids.next,
               conversationId: conversation.id,
               senderId: pending.senderId,
-              messageText: pending.input.messageText,
+              messageText: pending.input.messageText ?? "",
               clientId: pending.input.clientId ?? null,
               createdAt: new Date(createdAt),
               nth: nth.get(conversation.id)!
@@ -309,13 +313,16 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       conversationId: string,
       input: MessageInput
     ): Effect.Effect<StoredMessage, SendError> =>
-      Effect.async<StoredMessage, SendError>((resume) => {
-        waiting.push({ senderId, conversationId, input, resume })
-        if (!scheduled) {
-          scheduled = true
-          setImmediate(flush)
-        }
-      })
+      // A message with attachments goes alone through core's `Chat.send`, which attaches them in its transaction.
+      hasAttachments(input)
+        ? chat.send(senderId, conversationId, input, presence)
+        : Effect.async<StoredMessage, SendError>((resume) => {
+            waiting.push({ senderId, conversationId, input, resume })
+            if (!scheduled) {
+              scheduled = true
+              setImmediate(flush)
+            }
+          })
 
     return { send } as const
   })

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Paging.js"
+import { AttachedImages } from "../images/Attached.js"
 import { PublicUrl, shownAvatar } from "../users/AvatarUrl.js"
 import { MessageRow } from "./SqlMessageRepo.js"
 import { ALONE, type Around, aroundIn, shownTo, textFor } from "./Views.js"
@@ -42,6 +43,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const publicUrl = yield* PublicUrl
+    const attached = yield* AttachedImages
 
     /*
      * Each side walks its own index (conversations_by_buyer / _by_seller, ordered by last activity) for just
@@ -219,11 +221,17 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
                   fromSeq: Math.min(...seqs) - SPREAD_SEQS,
                   toSeq: Math.max(...seqs) + SPREAD_SEQS
                 })
-          return spread.pipe(
-            Effect.map((lines) => ({
+          return Effect.all([
+            spread,
+            attached.of(
+              "message",
+              page.map((row) => row.id)
+            )
+          ]).pipe(
+            Effect.map(([lines, attachmentsOf]) => ({
               messages: page.map((row) =>
                 shownTo(
-                  { ...row, masked: false },
+                  { ...row, masked: false, attachments: attachmentsOf(row.id) },
                   viewerId,
                   shown,
                   lines.length === 0 ? ALONE : aroundIn(lines, row.seq)

@@ -15,6 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { AppConfig } from "../config/AppConfig.js"
 import type { PageRequest } from "../http/Paging.js"
+import { AttachedImages } from "../images/Attached.js"
 import { RealtimeHub } from "../realtime/Hub.js"
 import { makeMessageBatcher } from "./MessageBatcher.js"
 import { ChatQueries } from "./Queries.js"
@@ -41,6 +42,7 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
     const queries = yield* ChatQueries
     const hub = yield* RealtimeHub
     const chat = yield* Chat
+    const attached = yield* AttachedImages
     // Messages sent at the same moment, over REST and the sockets alike, are stored in one transaction.
     const batcher = Option.match(yield* Effect.serviceOption(AppConfig), {
       onNone: () => true,
@@ -107,7 +109,10 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
     const sendMessage = (senderId: string, conversationId: string, input: MessageInput, options: SendOptions = {}) =>
       Effect.gen(function* () {
         const { conversation, created, message } = yield* batcher.send(senderId, conversationId, input)
-        const view = sentMessage(message)
+        // Only a message that asked for attachments can have them (a repeat answers the first's).
+        const attachments =
+          (input.attachmentIds?.length ?? 0) === 0 ? undefined : yield* attached.of("message", [message.id])
+        const view = sentMessage(message, attachments?.(message.id))
         if (options.onStored) yield* options.onStored(view)
         // Whether contacts show is as the lock read it: an accept committed while the message was being
         // stored is a race either answer is true to, and the next read of the history shows the accept.

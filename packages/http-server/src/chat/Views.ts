@@ -2,9 +2,13 @@ import type { MessageItem, SentMessage } from "@talab/contract"
 import { type ChatLine, type Message, maskContactsAmong, neighboursOf } from "@talab/core"
 
 /** A stored message as the send response and the WebSocket show it, before it is shown to a reader. */
-export const sentMessage = ({ clientId: _clientId, readAt: _readAt, ...message }: Message): SentMessage => ({
+export const sentMessage = (
+  { clientId: _clientId, readAt: _readAt, ...message }: Message,
+  attachments: SentMessage["attachments"] = []
+): SentMessage => ({
   ...message,
-  masked: false
+  masked: false,
+  attachments
 })
 
 /** A history item as the send response and the WebSocket show a message (without `readAt`). */

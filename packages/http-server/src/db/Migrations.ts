@@ -25,6 +25,7 @@ import relativeAvatarUrls from "./migrations/0022_relative_avatar_urls.js"
 import bargaining from "./migrations/0023_bargaining.js"
 import deletedUsers from "./migrations/0024_deleted_users.js"
 import requestSearch from "./migrations/0025_request_search.js"
+import images from "./migrations/0026_images.js"
 import auditLog from "./migrations/0027_audit_log.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
@@ -52,6 +53,7 @@ export const migrations = {
   "0023_bargaining": bargaining,
   "0024_deleted_users": deletedUsers,
   "0025_request_search": requestSearch,
+  "0026_images": images,
   "0027_audit_log": auditLog
 }
 

@@ -4,6 +4,7 @@ import { SqlSessionRepo } from "../auth/SqlSessionRepo.js"
 import { SqlConversationRepo } from "../chat/SqlConversationRepo.js"
 import { SqlMessageRepo } from "../chat/SqlMessageRepo.js"
 import { SqlDealRepo } from "../deals/SqlDealRepo.js"
+import { SqlImageRepo } from "../images/SqlImageRepo.js"
 import { SqlEventOutbox } from "../notifications/SqlEventOutbox.js"
 import { SqlOfferRepo } from "../offers/SqlOfferRepo.js"
 import { SqlRatingRepo } from "../ratings/SqlRatingRepo.js"
@@ -19,6 +20,7 @@ export * from "../auth/SqlSessionRepo.js"
 export * from "../chat/SqlConversationRepo.js"
 export * from "../chat/SqlMessageRepo.js"
 export * from "../deals/SqlDealRepo.js"
+export * from "../images/SqlImageRepo.js"
 export * from "../notifications/SqlEventOutbox.js"
 export * from "../offers/SqlOfferRepo.js"
 export * from "../ratings/SqlRatingRepo.js"
@@ -44,5 +46,6 @@ export const SqlRepositoriesLayer = Layer.mergeAll(
   SqlReportRepo,
   SqlConversationRepo,
   SqlMessageRepo,
+  SqlImageRepo,
   SqlEventOutbox
 )

@@ -15,7 +15,8 @@ const columnsFor = (view: typeof DealListItem | typeof DealDetail) => {
   return [
     columnsAs("d", fieldNames(view, "request", "offer", "buyer", "seller")),
     columnsAs("r", fieldNames(request), "request"),
-    columnsAs("o", fieldNames(offer), "offer"),
+    // The offer's photos are not its columns: the service adds them (images/Attached.ts).
+    columnsAs("o", fieldNames(offer, "photos"), "offer"),
     columnsAs("b", fieldNames(buyer), "buyer"),
     columnsAs("s", fieldNames(seller, "ratingAvg", "ratingCount"), "seller"),
     fieldNames(seller, "id", "name", "deleted")
@@ -29,7 +30,9 @@ const detailColumns = columnsFor(DealDetail)
 
 const Total = Schema.Struct({ total: Schema.Number })
 
-type DealDetailView = typeof DealDetail.Type & { readonly buyerId: string; readonly sellerId: string }
+type DealDetailView = Omit<typeof DealDetail.Type, "offer"> & {
+  readonly offer: Omit<(typeof DealDetail.Type)["offer"], "photos">
+} & { readonly buyerId: string; readonly sellerId: string }
 
 /** Read models of deals. */
 export class DealQueries extends Effect.Service<DealQueries>()("Deals/Queries", {
@@ -120,7 +123,7 @@ export class DealQueries extends Effect.Service<DealQueries>()("Deals/Queries", 
       findDetail(id).pipe(
         Effect.map((rows) =>
           Option.map(Option.fromNullable(rows[0]), (row) => {
-            const view = nested<typeof DealDetail.Type>(row)
+            const view = nested<DealDetailView>(row)
             return { ...view, buyerId: view.buyer.id, sellerId: view.seller.id }
           })
         ),

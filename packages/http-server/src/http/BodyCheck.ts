@@ -10,9 +10,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { isJsonContentType, jsonBodyProblem } from "./JsonBody.js"
 import { errorResponse, requestLanguage } from "./Localize.js"
+import { AVATAR_PATH, IMAGES_PATH } from "./RequestPath.js"
 
 export const JSON_BODY_LIMIT = 1024 * 1024
-export const AVATAR_BODY_LIMIT = 6 * 1024 * 1024
+const AVATAR_BODY_LIMIT = 6 * 1024 * 1024
+/** A photo's body: 10 MiB of image and the form around it. */
+const IMAGE_BODY_LIMIT = 11 * 1024 * 1024
+
+/** The body limit of a route that takes a multipart upload; undefined for every other (JSON) route. */
+export const uploadBodyLimitOf = (path: string): number | undefined =>
+  path === AVATAR_PATH ? AVATAR_BODY_LIMIT : path === IMAGES_PATH ? IMAGE_BODY_LIMIT : undefined
 
 const malformed = (key: "malformed_json" | "must_be_object" | "too_deep") =>
   Effect.flatMap(requestLanguage, (language) =>

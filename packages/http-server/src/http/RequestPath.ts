@@ -45,5 +45,7 @@ const AUTH_PREFIX = "/api/v1/auth/"
 /** Routes of the auth group: the per-IP auth limit, `Cache-Control: no-store`, no per-user API limit. */
 export const isAuthPath = (path: string) => path.startsWith(AUTH_PREFIX)
 
-/** The one route that takes a multipart body (the avatar), with its own body limit. */
+/** A route that takes a multipart body (the avatar), with its own body limit. */
 export const AVATAR_PATH = "/api/v1/users/me/avatar"
+/** The other route that takes a multipart body (a photo), with its own body limit. */
+export const IMAGES_PATH = "/api/v1/images"

@@ -3,8 +3,8 @@ import { PassThrough } from "node:stream"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { AVATAR_BODY_LIMIT } from "../http/BodyCheck.js"
-import { AVATAR_PATH, pathOf } from "../http/RequestPath.js"
+import { uploadBodyLimitOf } from "../http/BodyCheck.js"
+import { pathOf } from "../http/RequestPath.js"
 
 const BOUNDARY = /;\s*boundary=(?:"([^"]+)"|([^\s;"]+))/i
 
@@ -25,10 +25,10 @@ const without = (bytes: Buffer, needle: Buffer) => {
  * as a stream of the same bytes. Its boundary is left out of the hash: a client picks a fresh random one
  * each time it sends the same form (fetch does), and it cannot occur inside a part by construction.
  */
-const multipartBody = (request: HttpServerRequest.HttpServerRequest) =>
+const multipartBody = (request: HttpServerRequest.HttpServerRequest, limit: number) =>
   Effect.gen(function* () {
     // Announced over the limit: left unread for the endpoint's own 413 (reading it here would cut the connection).
-    if (Number(request.headers["content-length"] ?? 0) > AVATAR_BODY_LIMIT) return undefined
+    if (Number(request.headers["content-length"] ?? 0) > limit) return undefined
     const read = yield* Effect.either(request.arrayBuffer)
     if (Either.isLeft(read)) return undefined
     const bytes = Buffer.from(read.right)
@@ -47,6 +47,6 @@ const multipartBody = (request: HttpServerRequest.HttpServerRequest) =>
  * off). A JSON body is read once and kept by the platform, so reading it here costs the endpoint nothing.
  */
 export const bodyForHash = (request: HttpServerRequest.HttpServerRequest) =>
-  pathOf(request.url) === AVATAR_PATH
-    ? multipartBody(request)
+  uploadBodyLimitOf(pathOf(request.url)) !== undefined
+    ? multipartBody(request, uploadBodyLimitOf(pathOf(request.url))!)
     : Effect.map(Effect.either(request.text), Either.getOrUndefined)

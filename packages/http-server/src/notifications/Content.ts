@@ -34,6 +34,8 @@ interface MessageFacts {
   readonly senderName: string | null
   readonly senderDeleted: boolean
   readonly messageText: string
+  /** The message carries photos: a message of photos alone is announced as one. */
+  readonly hasAttachments: boolean
   /** The texts of the sender's messages read with this one (core's `neighboursOf`), oldest first. */
   readonly before: ReadonlyArray<string>
   /** The offer is accepted: the recipient may read contact details. */
@@ -147,13 +149,16 @@ export const wordPush = (type: PushType, recipientId: string, facts: Facts, lang
     return {
       title: t("push_message_title", { sender }),
       // The push goes to the recipient: contact details stay masked until the offer is accepted.
-      body: t("push_message_body", {
-        text: preview(
-          facts.message.contactsShown
-            ? facts.message.messageText
-            : maskContactsAmong(facts.message.messageText, facts.message.before, []).text
-        )
-      })
+      body:
+        facts.message.hasAttachments && facts.message.messageText === ""
+          ? t("push_message_photo")
+          : t("push_message_body", {
+              text: preview(
+                facts.message.contactsShown
+                  ? facts.message.messageText
+                  : maskContactsAmong(facts.message.messageText, facts.message.before, []).text
+              )
+            })
     }
   }
   const title =
@@ -272,6 +277,8 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
             SELECT m.id AS "messageId", m.message_text AS "messageText", o.status AS "offerStatus",
                    CASE WHEN m.sender_id = c.seller_id THEN COALESCE(sp.business_name, u.name) ELSE u.name END
                      AS "senderName", u.deleted AS "senderDeleted",
+                   EXISTS (SELECT 1 FROM images i WHERE i.holder_id = m.id AND i.holder_kind = 'message')
+                     AS "hasAttachments",
                    ARRAY(
                      SELECT s.message_text FROM (
                        SELECT p.message_text, p.seq FROM messages p

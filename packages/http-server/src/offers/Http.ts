@@ -6,6 +6,7 @@ import * as Layer from "effect/Layer"
 import { ChatService } from "../chat/Service.js"
 import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
+import { AttachedImages } from "../images/Attached.js"
 import { RealtimeHub } from "../realtime/Hub.js"
 import { OfferQueries } from "./Queries.js"
 import { OffersService } from "./Service.js"
@@ -16,6 +17,10 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
     const workflows = yield* Offers
     const queries = yield* OfferQueries
     const chat = yield* ChatService
+    const attached = yield* AttachedImages
+    /** The offer as its two parties see it, with its photos. */
+    const withPhotos = <A extends { readonly id: string }>(offer: A) =>
+      Effect.map(attached.withPhotos("offer", [offer]), ([shown]) => shown!)
     const hub = yield* RealtimeHub
     return handlers
       .handle("create", ({ payload }) =>
@@ -34,7 +39,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
                 createdAt: offer.createdAt
               }
             })
-            const data = { ...offer, counter: null }
+            const data = yield* withPhotos({ ...offer, counter: null })
             // A price outside the budget is allowed; the seller is only warned.
             return outsideBudget
               ? { data, message: translate("price_outside_budget", yield* requestLanguage) }
@@ -53,7 +58,12 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
         const page = pageRequest(urlParams)
         return respond(
           Effect.flatMap(CurrentUser, ({ user }) => queries.listMine(user.id, urlParams.status, page)).pipe(
-            Effect.map(({ items, total }) => ({ offers: items, pagination: paginationFor(page, total) }))
+            Effect.flatMap(({ items, total }) =>
+              Effect.map(attached.withPhotos("offer", items), (offers) => ({
+                offers,
+                pagination: paginationFor(page, total)
+              }))
+            )
           )
         )
       })
@@ -72,7 +82,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
             const { user } = yield* CurrentUser
             const { conversation, message, result } = yield* workflows.counter(user, path.id, payload)
             yield* chat.deliverStored(conversation, message)
-            return result
+            return yield* withPhotos(result)
           })
         )
       )
@@ -83,7 +93,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
             const { conversation, message, result } = yield* workflows.revise(user, path.id, payload)
             yield* chat.deliverStored(conversation, message)
             // A revision clears the counter: it answered the revision before.
-            return { ...result, counter: null }
+            return yield* withPhotos({ ...result, counter: null })
           })
         )
       )

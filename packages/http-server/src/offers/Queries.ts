@@ -9,24 +9,24 @@ import { offsetOf, type Paged, type PageRequest, rowsAndTotal } from "../http/Pa
 import { trustColumns } from "../trust/View.js"
 
 /** An offer of a request with its seller, as `nested` gathers the row: the list item as handlers return it. */
-const RequestOfferRow = Schema.typeSchema(RequestOfferItem)
+const RequestOfferRow = Schema.typeSchema(RequestOfferItem.omit("photos"))
 
 // The counter on the table: the last one of the offer's current revision (`k`, joined by `counterOnTheTable`).
 const counterColumns = columnsAs("k", fieldNames(CounterOnOffer), "counter")
 
 // The status is the effective one (below); the rest is read as stored.
 const requestOfferColumns = [
-  columnsAs("o", fieldNames(RequestOfferItem, "seller", "status", "counter")),
+  columnsAs("o", fieldNames(RequestOfferItem, "seller", "status", "counter", "photos")),
   counterColumns,
   columnsAs("u", fieldNames(Party), "seller"),
   columnsAs("p", fieldNames(RequestOfferItem.fields.seller, ...fieldNames(Party), "trust"), "seller")
 ].join(", ")
 
 /** One of the seller's own offers with the request it answers, as `nested` gathers the row. */
-const MyOfferRow = Schema.typeSchema(MyOfferItem)
+const MyOfferRow = Schema.typeSchema(MyOfferItem.omit("photos"))
 
 const myOfferColumns = [
-  columnsAs("o", fieldNames(MyOfferItem, "request", "status", "counter")),
+  columnsAs("o", fieldNames(MyOfferItem, "request", "status", "counter", "photos")),
   counterColumns,
   columnsAs("r", fieldNames(MyOfferItem.fields.request), "request")
 ].join(", ")
@@ -93,7 +93,7 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
       requestId: string,
       audience: OffersAudience,
       sort: OfferSort = "newest"
-    ): Effect.Effect<ReadonlyArray<typeof RequestOfferItem.Type>> =>
+    ): Effect.Effect<ReadonlyArray<Omit<typeof RequestOfferItem.Type, "photos">>> =>
       Effect.flatMap(now, (at) =>
         forRequest({ requestId, sellerId: audience._tag === "Seller" ? audience.sellerId : null, sort, now: at })
       ).pipe(Effect.orDie)
@@ -133,7 +133,7 @@ export class OfferQueries extends Effect.Service<OfferQueries>()("Offers/Queries
       sellerId: string,
       status: OfferStatus | undefined,
       page: PageRequest
-    ): Effect.Effect<Paged<typeof MyOfferItem.Type>> =>
+    ): Effect.Effect<Paged<Omit<typeof MyOfferItem.Type, "photos">>> =>
       Effect.flatMap(now, (at) =>
         rowsAndTotal(
           minePage({ sellerId, status: status ?? null, limit: page.perPage, offset: offsetOf(page), now: at }),

@@ -10,6 +10,7 @@ import {
   type User
 } from "@talab/core"
 import * as Effect from "effect/Effect"
+import { AttachedImages } from "../images/Attached.js"
 import { OfferQueries } from "./Queries.js"
 
 /** An offer's texts as the buyer reads them: contact details masked until the offer is accepted. */
@@ -34,6 +35,7 @@ export class OffersService extends Effect.Service<OffersService>()("Offers/Servi
   effect: Effect.gen(function* () {
     const requests = yield* RequestRepo
     const queries = yield* OfferQueries
+    const attached = yield* AttachedImages
 
     const listForRequest = (caller: User, requestId: string, sort?: OfferSort) =>
       Effect.gen(function* () {
@@ -41,7 +43,8 @@ export class OffersService extends Effect.Service<OffersService>()("Offers/Servi
         const audience = audienceOf(request, caller)
         const offers = yield* requireOffersVisible(audience, yield* queries.listForRequest(request.id, audience, sort))
         // A seller reads their own offers as written; the buyer reads contact details only in the accepted one.
-        return audience._tag === "Seller" ? offers : offers.map(asTheBuyerReadsIt)
+        // Each offer's photos, to whom the offer itself is shown: the request's owner and the offer's seller.
+        return yield* attached.withPhotos("offer", audience._tag === "Seller" ? offers : offers.map(asTheBuyerReadsIt))
       })
 
     return { listForRequest } as const

@@ -40,6 +40,11 @@ const fieldProblems = (error: ParseResult.ParseError) => {
     const field = path.map(String).join(".") || "frame"
     fields[field] = [...(fields[field] ?? []), problem]
   }
+  // An optional field's failure also reports its `undefined` branch as `invalid`: named problems say it, as over REST.
+  for (const [field, problems] of Object.entries(fields)) {
+    const named = problems.filter((problem) => problem.key !== "invalid")
+    if (named.length > 0) fields[field] = named
+  }
   return fields
 }
 

@@ -10,11 +10,13 @@ import {
   type Forbidden,
   type NotFound,
   RateLimiter,
+  requireContent,
   type SellerNotApproved,
   type ValidationFailed
 } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import { identity } from "effect/Function"
@@ -180,6 +182,9 @@ export class Gateway extends Effect.Service<Gateway>()("Realtime/Gateway", {
       Effect.gen(function* () {
         const clientId = frame.clientId
         if (!(yield* withinMessageBudget(userId))) return connection.sendError("RATE_LIMITED", { clientId })
+        // A frame that says nothing is refused as a bad frame, before its conversation is sought.
+        const content = yield* Effect.either(requireContent(frame))
+        if (Either.isLeft(content)) return yield* refuse(connection, content.left, { clientId })
         if (!isConversationId(frame.conversation_id)) return connection.sendError("NOT_FOUND", { clientId })
         yield* chat
           .sendMessage(userId, frame.conversation_id, frame, {

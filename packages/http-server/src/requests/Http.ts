@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import { AppConfig } from "../config/AppConfig.js"
 import { respond } from "../http/Localize.js"
 import { type Paged, type PageRequest, pageRequest, paginationFor } from "../http/Paging.js"
+import { AttachedImages } from "../images/Attached.js"
 import { RequestQueries } from "./Queries.js"
 
 const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListItem.Type>) => ({
@@ -18,9 +19,17 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
   Effect.gen(function* () {
     const service = yield* Requests
     const queries = yield* RequestQueries
+    const attached = yield* AttachedImages
     return handlers
       .handle("create", ({ payload }) =>
-        respond(Effect.flatMap(CurrentUser, ({ user }) => service.create(user, payload)))
+        respond(
+          Effect.gen(function* () {
+            const { user } = yield* CurrentUser
+            const request = yield* service.create(user, payload)
+            const [withPhotos] = yield* attached.withPhotos("request", [request])
+            return withPhotos!
+          })
+        )
       )
       .handle("list", ({ urlParams }) => {
         const page = pageRequest(urlParams)

@@ -16,6 +16,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
+import { AttachedImages } from "../images/Attached.js"
+import { signedUrlsServableUntil } from "../images/SignedUrls.js"
 import { cacheableAnswer, REQUEST_LISTS, requestTag, userTag } from "../readcache/ReadCache.js"
 import { makeSearchGate, SEARCH_GATE } from "../search/SearchGate.js"
 import { textArrayLiteral } from "../search/SearchWords.js"
@@ -23,12 +25,12 @@ import { textArrayLiteral } from "../search/SearchWords.js"
 type ListItem = typeof RequestListItem.Type
 
 /** A row of a page with the list's total beside it; an empty page is one row of nulls with the total. */
-type PageRow = { readonly [K in keyof ListItem]: ListItem[K] | null } & {
+type PageRow = { readonly [K in keyof Omit<ListItem, "thumbnailUrl">]: ListItem[K] | null } & {
   readonly total: number
   readonly n: number | null
 }
 
-type DetailRow = Omit<typeof RequestDetail.Type, "buyer"> & {
+type DetailRow = Omit<typeof RequestDetail.Type, "buyer" | "photos"> & {
   readonly buyerId: string
   readonly buyerName: string | null
   readonly buyerDeleted: boolean
@@ -58,10 +60,10 @@ interface Expansion {
 }
 
 // Status and offer_count are the effective ones (below); the rest is read as stored.
-const storedListColumns = columnsAs("buy_requests", fieldNames(RequestListItem, "status", "offerCount"))
+const storedListColumns = columnsAs("buy_requests", fieldNames(RequestListItem, "status", "offerCount", "thumbnailUrl"))
 
 const storedDetailColumns = columnsAs("buy_requests", [
-  ...fieldNames(RequestDetail, "buyer", "status", "offerCount"),
+  ...fieldNames(RequestDetail, "buyer", "status", "offerCount", "photos"),
   "buyerId"
 ])
 
@@ -74,12 +76,33 @@ const changesAtOf = (requests: ReadonlyArray<Pick<ListItem, "status" | "expiresA
   return first
 }
 
+/**
+ * When a kept answer must go at the latest: the first change time alone makes to its requests, and the end of
+ * the hour its photo URLs were signed in, after which they have less than an hour to live (images/SignedUrls.ts).
+ */
+const changesAtWithUrls = (changesAt: number | undefined, now: number) =>
+  Math.min(changesAt ?? Number.POSITIVE_INFINITY, signedUrlsServableUntil(now))
+
 /** Read models of buy requests. */
 export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Queries", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const attached = yield* AttachedImages
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const searchGate = yield* makeSearchGate(SEARCH_GATE)
+
+    /** Each item with the thumbnail of its first photo (null without). */
+    const withThumbnails = (paged: Paged<Omit<ListItem, "thumbnailUrl">>): Effect.Effect<Paged<ListItem>> =>
+      Effect.map(
+        attached.of(
+          "request",
+          paged.items.map((item) => item.id)
+        ),
+        (photosOf) => ({
+          total: paged.total,
+          items: paged.items.map((item) => ({ ...item, thumbnailUrl: photosOf(item.id)[0]?.thumbnail_url ?? null }))
+        })
+      )
 
     /*
      * Status and offer_count as the API shows them at `at`, before the expiry job writes them down (the rules
@@ -127,7 +150,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
       at: Date,
       order: Statement.Fragment = newestFirst
     ): Effect.Effect<Paged<ListItem>> =>
-      // One round trip: the total's single row joined to the page's rows (an empty page leaves one row of nulls).
+      // One round trip (and one for the thumbnails of the page): the total's single row joined to the page's rows (an empty page leaves one row of nulls).
       // The page's ids keep their order as an array's (WITH ORDINALITY), whatever the order is.
       sql<PageRow>`
         WITH ids AS (
@@ -147,7 +170,8 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
           total: rows[0]!.total,
           items: rows[0]!.id === null ? [] : rows.map(({ total: _total, n: _n, ...item }) => item as ListItem)
         })),
-        Effect.orDie
+        Effect.orDie,
+        Effect.flatMap(withThumbnails)
       )
 
     /**
@@ -249,7 +273,8 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
           total: rows[0]!.total,
           items: rows[0]!.id === null ? [] : rows.map(({ total: _total, n: _n, ...item }) => item as ListItem)
         })),
-        Effect.orDie
+        Effect.orDie,
+        Effect.flatMap(withThumbnails)
       )
 
     /**
@@ -274,7 +299,10 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
         const where = sql.and([inStatus(filters.status, at), ...category, ...cityFilter, ...price, ...words])
         const sort = sortOf(filters.sort ?? (query.length > 0 ? "relevance" : "newest"), expansions)
         const cacheable = (result: Paged<ListItem>) =>
-          cacheableAnswer({ tags: [REQUEST_LISTS], changesAt: changesAtOf(result.items) })
+          cacheableAnswer({
+            tags: [REQUEST_LISTS],
+            changesAt: changesAtWithUrls(changesAtOf(result.items), at.getTime())
+          })
         if (words.length > 0 || price.length > 0) {
           return yield* searchGate.run(foundPage(where, request, at, sort)).pipe(Effect.tap(cacheable))
         }
@@ -330,18 +358,20 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
           Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "request" })),
             onSome: ({ buyerId, buyerName, buyerDeleted, dealtSellerId, notes, ...request }) =>
-              Effect.as(
-                cacheableAnswer({
+              Effect.gen(function* () {
+                const photosOf = yield* attached.of("request", [request.id])
+                yield* cacheableAnswer({
                   tags: [requestTag(request.id), userTag(buyerId)],
-                  changesAt: changesAtOf([request]),
+                  changesAt: changesAtWithUrls(changesAtOf([request]), yield* Clock.currentTimeMillis),
                   fullViewers: dealtSellerId === null ? [buyerId] : [buyerId, dealtSellerId]
-                }),
-                {
+                })
+                return {
                   ...request,
                   notes: buyerId === viewerId || dealtSellerId === viewerId ? notes : maskedField(notes),
-                  buyer: { id: buyerId, name: buyerName, deleted: buyerDeleted }
+                  buyer: { id: buyerId, name: buyerName, deleted: buyerDeleted },
+                  photos: photosOf(request.id)
                 }
-              )
+              })
           })
         )
       )

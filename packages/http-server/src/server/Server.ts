@@ -22,6 +22,10 @@ import { ApiRateLimitLive } from "../http/ApiRateLimit.js"
 import { AuthenticationLive } from "../http/Authentication.js"
 import { BodyCheckLive } from "../http/BodyCheck.js"
 import { IdempotencyLive } from "../idempotency/Middleware.js"
+import { ImagesLive } from "../images/Http.js"
+import { ImageFileRoutes } from "../images/Routes.js"
+import { ImagesShared } from "../images/Shared.js"
+import { ImageSweepJobLive } from "../images/Sweep.js"
 import { PushDispatcher } from "../notifications/Dispatcher.js"
 import { NotificationWakeup } from "../notifications/Wakeup.js"
 import { OffersLive } from "../offers/Http.js"
@@ -82,7 +86,8 @@ const FeatureGroups = Layer.mergeAll(
   ReportsLive,
   AdminUsersLive,
   AuditLive,
-  ChatLive
+  ChatLive,
+  ImagesLive
 )
 
 /**
@@ -150,7 +155,7 @@ const StrictRouter = HttpRouter.setRouterConfig({
 const HttpAppLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     HttpApiBuilder.serve(outermostOf(config)).pipe(
-      Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes, AdminConsoleRoutes)),
+      Layer.provide(Layer.mergeAll(ExtraRoutes, ReferenceRoutes, AdminConsoleRoutes, ImageFileRoutes)),
       nestOutermostFirst(edgeMiddlewaresOf(config)),
       Layer.provide(ApiLive),
       // The framework's span per request is never made: it keeps the query and every header. Ours (outermostOf)
@@ -175,11 +180,14 @@ export const AppLive = Layer.mergeAll(
   PushDispatcher.layer(),
   AlertMatcher.layer(),
   ExpiryJob.layer,
+  ImageSweepJobLive,
   MetricsLive,
   AuthService.Default
 ).pipe(
   // Deleting accounts, for the users' own calls and the operator's `talab users delete` (the control channel).
   Layer.provideMerge(AccountErasureLive.pipe(Layer.provide(RequestSettingsLive))),
+  // Photos: the views' signed URLs and attached images, the file route, the sweep, the one decoding gate.
+  Layer.provideMerge(ImagesShared),
   // Counted and traced ports when telemetry is on (METRICS_PORT, OTEL_EXPORTER_OTLP_ENDPOINT); else the adapters.
   Layer.provide(InstrumentedPorts),
   Layer.provide(SqlRepositoriesLayer),

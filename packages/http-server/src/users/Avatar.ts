@@ -1,45 +1,23 @@
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
-import { loadSharp } from "./Sharp.js"
+import {
+  type DecodeLimits,
+  decodeImage,
+  detectImageType,
+  type ImageRejected,
+  type ImageType,
+  screenImage
+} from "../images/Decode.js"
 
+export { detectImageType }
 /** An image format accepted as an avatar upload, as told by its first bytes. */
-export type AvatarImageType = "jpeg" | "png" | "webp"
-
-/** Why an avatar upload was refused. */
-export type AvatarRejectedReason =
-  | "too_large"
-  | "unsupported_type"
-  | "too_many_pixels"
-  | "side_too_long"
-  | "aspect_ratio"
-  | "too_costly"
-  | "corrupt"
-
+export type AvatarImageType = ImageType
 /** The upload cannot become an avatar; `reason` says why. */
-export class AvatarRejected extends Data.TaggedError("AvatarRejected")<{
-  readonly reason: AvatarRejectedReason
-}> {}
+export { ImageRejected as AvatarRejected } from "../images/Decode.js"
 
 /** Limits applied by {@link processAvatar}; each falls back to {@link defaultAvatarLimits}. */
-export interface AvatarOptions {
-  /** Largest upload accepted, in bytes. */
-  readonly maxBytes?: number
-  /** Largest decoded size accepted (width x height), against decompression bombs. */
-  readonly maxPixels?: number
+export interface AvatarOptions extends Partial<DecodeLimits> {
   /** The output fits within a square of this side, never enlarged. */
   readonly maxSide?: number
-  /** Longest side of an upload accepted, in pixels. */
-  readonly maxInputSide?: number
-  /** Longest side over shortest side accepted: a sliver of an image costs far more to shrink than its pixels say. */
-  readonly maxAspectRatio?: number
-  /** Largest decoding work accepted, in {@link decodeWork} units, so that no accepted image takes long to decode. */
-  readonly maxDecodeWork?: number
-  /**
-   * Seconds (wall clock, so generous: a busy host stretches every decoding) after which a decoding is stopped: a
-   * backstop should the header have misled the estimate. It stops a streamed decoding; an interlaced image is loaded
-   * whole before it can act, which is why the estimate counts interlacing twice.
-   */
-  readonly decodeTimeoutSeconds?: number
 }
 
 /**
@@ -57,43 +35,6 @@ const defaultAvatarLimits = {
   decodeTimeoutSeconds: 5
 } as const
 
-/** Bytes one sample of each pixel depth sharp reports takes once decoded. */
-const bytesPerSample = (depth: string) => {
-  switch (depth) {
-    case "char":
-    case "uchar":
-      return 1
-    case "short":
-    case "ushort":
-      return 2
-    case "double":
-    case "complex":
-      return 8
-    case "dpcomplex":
-      return 16
-    default:
-      return 4
-  }
-}
-
-/** What an image's header says about its decoding. */
-interface ImageHeader {
-  readonly width: number
-  readonly height: number
-  readonly channels: number
-  readonly depth: string
-  readonly isProgressive: boolean
-}
-
-/**
- * The work of decoding an image, estimated from its header: the bytes its pixels take once decoded, twice that for
- * an interlaced PNG or a progressive JPEG, which are decoded whole in memory before they can be shrunk (measured:
- * a 40-megapixel 16-bit RGBA interlaced PNG of 600 KiB costs 2.7 s of CPU; the same in 8-bit RGBA without
- * interlacing 0.7 s).
- */
-const decodeWork = (header: ImageHeader) =>
-  header.width * header.height * header.channels * bytesPerSample(header.depth) * (header.isProgressive ? 2 : 1)
-
 /** A re-encoded avatar, ready to store under a server-made name. */
 export interface ProcessedAvatar {
   readonly bytes: Uint8Array
@@ -101,111 +42,42 @@ export interface ProcessedAvatar {
   readonly extension: "webp"
 }
 
-const JPEG_MAGIC = [0xff, 0xd8, 0xff]
-const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
-const RIFF_MAGIC = [0x52, 0x49, 0x46, 0x46] // "RIFF"
-const WEBP_MAGIC = [0x57, 0x45, 0x42, 0x50] // "WEBP", after the 4-byte RIFF chunk size
-
-const hasBytesAt = (bytes: Uint8Array, offset: number, expected: ReadonlyArray<number>): boolean =>
-  bytes.length >= offset + expected.length && expected.every((byte, index) => bytes[offset + index] === byte)
-
-/** Tells JPEG, PNG or WebP by magic bytes, whatever the file name or declared content type; `undefined` otherwise. */
-export const detectImageType = (bytes: Uint8Array): AvatarImageType | undefined => {
-  if (hasBytesAt(bytes, 0, JPEG_MAGIC)) return "jpeg"
-  if (hasBytesAt(bytes, 0, PNG_MAGIC)) return "png"
-  if (hasBytesAt(bytes, 0, RIFF_MAGIC) && hasBytesAt(bytes, 8, WEBP_MAGIC)) return "webp"
-  return undefined
-}
-
-const reject = (reason: AvatarRejectedReason) => new AvatarRejected({ reason })
-
 const definedOnly = (options: AvatarOptions): AvatarOptions =>
   Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
 
-/** Reads only the header: dimensions and sharp's own idea of the format, without decoding pixels. */
-const readHeader = (bytes: Uint8Array) =>
-  Effect.flatMap(sharpLoaded, (sharp) =>
-    Effect.tryPromise({
-      // The pixel limit is checked by us from the header, so that a bomb is told apart from a broken file.
-      try: () => sharp(bytes, { limitInputPixels: false }).metadata(),
-      catch: () => reject("corrupt")
-    })
-  )
-
-/** A sharp that cannot be loaded is the server's defect, never the upload's fault. */
-const sharpLoaded = Effect.promise(loadSharp)
-
-/** sharp stops a pipeline past its timeout with "timeout: N% complete". */
-const isTimeout = (error: unknown) => error instanceof Error && error.message.startsWith("timeout")
-
-const reencodeAsWebp = (bytes: Uint8Array, maxPixels: number, maxSide: number, timeoutSeconds: number) =>
-  Effect.flatMap(sharpLoaded, (sharp) =>
-    Effect.tryPromise({
-      try: () =>
-        // limitInputPixels repeats the header check inside the decoder itself. failOn "error" refuses
-        // truncated or broken pixel data; "warning" would also refuse many real camera JPEGs over benign
-        // libjpeg warnings. Nothing asks sharp to keep metadata, so EXIF, GPS, XMP and ICC are all dropped.
-        sharp(bytes, { limitInputPixels: maxPixels, failOn: "error" })
-          .timeout({ seconds: timeoutSeconds })
-          .autoOrient()
-          .resize({ width: maxSide, height: maxSide, fit: "inside", withoutEnlargement: true })
-          .webp({ quality: 82 })
-          .toBuffer(),
-      catch: (error) => reject(isTimeout(error) ? "too_costly" : "corrupt")
-    })
-  )
+const limitsOf = (options: AvatarOptions) => ({ ...defaultAvatarLimits, ...definedOnly(options) })
 
 /** The checks that need no decoder: size and magic bytes. Cheap enough to run before waiting for one. */
-export const screenAvatar = (
-  bytes: Uint8Array,
-  options: AvatarOptions = {}
-): Effect.Effect<AvatarImageType, AvatarRejected> => {
-  if (bytes.byteLength > (options.maxBytes ?? defaultAvatarLimits.maxBytes)) return Effect.fail(reject("too_large"))
-  const type = detectImageType(bytes)
-  return type === undefined ? Effect.fail(reject("unsupported_type")) : Effect.succeed(type)
-}
-
-/** The header checks, in order: each refusal names the first limit the image breaks. */
-const headerRefusal = (
-  header: ImageHeader,
-  limits: Required<Pick<AvatarOptions, "maxPixels" | "maxInputSide" | "maxAspectRatio" | "maxDecodeWork">>
-): AvatarRejectedReason | undefined => {
-  const longest = Math.max(header.width, header.height)
-  const shortest = Math.min(header.width, header.height)
-  if (longest > limits.maxInputSide) return "side_too_long"
-  if (longest > shortest * limits.maxAspectRatio) return "aspect_ratio"
-  if (header.width * header.height > limits.maxPixels) return "too_many_pixels"
-  if (decodeWork(header) > limits.maxDecodeWork) return "too_costly"
-  return undefined
-}
+export const screenAvatar = (bytes: Uint8Array, options: AvatarOptions = {}) =>
+  screenImage(bytes, limitsOf(options).maxBytes)
 
 /**
- * Decodes an upload that passed {@link screenAvatar}. From the header alone, before any pixel is decoded, refuses
- * a side over `maxInputSide`, a ratio of sides over `maxAspectRatio`, more than `maxPixels` and a decoding work
- * over `maxDecodeWork`; a decoding past `decodeTimeoutSeconds` is stopped and refused too; so are corrupt images. Then
- * applies the EXIF orientation, shrinks to fit `maxSide` and re-encodes as WebP without any metadata.
+ * Decodes an upload that passed {@link screenAvatar} under the limits (images/Decode.ts), applies the EXIF
+ * orientation, shrinks to fit `maxSide` and re-encodes as WebP without any metadata.
  */
 export const decodeAvatar = (
   bytes: Uint8Array,
   type: AvatarImageType,
   options: AvatarOptions = {}
-): Effect.Effect<ProcessedAvatar, AvatarRejected> =>
-  Effect.gen(function* () {
-    const limits = { ...defaultAvatarLimits, ...definedOnly(options) }
-
-    const header = yield* readHeader(bytes)
-    // sharp sniffs the format itself; a disagreement means a crafted file, so it never reaches another decoder.
-    if (header.format !== type) return yield* reject("unsupported_type")
-    const refusal = headerRefusal(header, limits)
-    if (refusal !== undefined) return yield* reject(refusal)
-
-    const webp = yield* reencodeAsWebp(bytes, limits.maxPixels, limits.maxSide, limits.decodeTimeoutSeconds)
-    return {
-      bytes: new Uint8Array(webp.buffer, webp.byteOffset, webp.byteLength),
-      contentType: "image/webp",
-      extension: "webp"
-    } as const
-  }).pipe(Effect.withSpan("decodeAvatar"))
+): Effect.Effect<ProcessedAvatar, ImageRejected> => {
+  const limits = limitsOf(options)
+  return decodeImage(bytes, type, limits, (image) =>
+    image
+      .resize({ width: limits.maxSide, height: limits.maxSide, fit: "inside", withoutEnlargement: true })
+      .webp({ quality: 82 })
+      .toBuffer()
+  ).pipe(
+    Effect.map(
+      (webp) =>
+        ({
+          bytes: new Uint8Array(webp.buffer, webp.byteOffset, webp.byteLength),
+          contentType: "image/webp",
+          extension: "webp"
+        }) as const
+    ),
+    Effect.withSpan("decodeAvatar")
+  )
+}
 
 /**
  * Turns an uploaded file into a stored avatar: refuses files over `maxBytes`, anything that is not JPEG,
@@ -215,5 +87,5 @@ export const decodeAvatar = (
 export const processAvatar = (
   bytes: Uint8Array,
   options: AvatarOptions = {}
-): Effect.Effect<ProcessedAvatar, AvatarRejected> =>
+): Effect.Effect<ProcessedAvatar, ImageRejected> =>
   Effect.flatMap(screenAvatar(bytes, options), (type) => decodeAvatar(bytes, type, options))

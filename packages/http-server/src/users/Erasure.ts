@@ -3,6 +3,8 @@ import { AccountDeletion, FileStore, Offers, Requests, type User, UserRepo } fro
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SessionEvents } from "../auth/SessionEvents.js"
+import { REQUEST_LISTS } from "../readcache/ReadCache.js"
+import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 import { avatarKeyOf } from "./AvatarUrl.js"
 
 /*
@@ -10,10 +12,13 @@ import { avatarKeyOf } from "./AvatarUrl.js"
  * stores beside the ports, then what can only follow the commit (closing the sockets, removing the files).
  */
 
-/** The keys, in the file store, of the files an account leaves behind: the avatar (images, once they exist, too). */
-const filesOf = (deleted: { readonly avatarUrl: string | null }): ReadonlyArray<string> => {
+/** The keys, in the file store, of the files an account leaves behind: the avatar and every photo's two files. */
+const filesOf = (deleted: {
+  readonly avatarUrl: string | null
+  readonly imageFiles: ReadonlyArray<string>
+}): ReadonlyArray<string> => {
   const avatar = avatarKeyOf(deleted.avatarUrl)
-  return avatar === undefined ? [] : [avatar]
+  return avatar === undefined ? deleted.imageFiles : [avatar, ...deleted.imageFiles]
 }
 
 /** Deletes accounts: the same steps whoever asks, the user or an operator. */
@@ -24,10 +29,26 @@ export class AccountErasure extends Effect.Service<AccountErasure>()("Users/Acco
     const files = yield* FileStore
     const sessionEvents = yield* SessionEvents
     const users = yield* UserRepo
+    const reads = yield* makeReadsChanged
+
+    /**
+     * Every photo the user uploaded, wherever it is attached (their requests, their offers, their messages in
+     * others' conversations): the rows go in the transaction, the files after the commit. Lists showing a
+     * request's thumbnail are dropped from the read cache; its detail is tagged with the user already.
+     */
+    const deleteImages = (userId: string, files: Array<string>) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<{ fileKey: string; thumbnailKey: string; holderKind: string | null }>`
+          DELETE FROM images WHERE owner_id = ${userId}
+          RETURNING file_key AS "fileKey", thumbnail_key AS "thumbnailKey", holder_kind AS "holderKind"`
+        for (const row of rows) files.push(row.fileKey, row.thumbnailKey)
+        if (rows.some((row) => row.holderKind === "request")) yield* reads.changed([REQUEST_LISTS])
+      })
 
     /** What the user holds here alone and core's ports do not know: alert rules, matches, idempotency records. */
-    const serverRows = (userId: string) =>
+    const serverRows = (userId: string, files: Array<string>) =>
       Effect.gen(function* () {
+        yield* deleteImages(userId, files)
         yield* sql`DELETE FROM seller_alert_rules WHERE seller_user_id = ${userId}`
         yield* sql`DELETE FROM seller_alert_settings WHERE seller_user_id = ${userId}`
         yield* sql`DELETE FROM request_matches WHERE seller_user_id = ${userId}`
@@ -39,7 +60,13 @@ export class AccountErasure extends Effect.Service<AccountErasure>()("Users/Acco
      * `alsoInside` commits with it (the operator's audit entry).
      */
     const deleteInTransaction = <R = never>(user: User, alsoInside: Effect.Effect<void, never, R> = Effect.void) =>
-      deletion.deleteAccount(user, Effect.zipRight(serverRows(user.id), alsoInside))
+      Effect.suspend(() => {
+        const imageFiles: Array<string> = []
+        return Effect.map(
+          deletion.deleteAccount(user, Effect.zipRight(serverRows(user.id, imageFiles), alsoInside)),
+          (deleted) => ({ ...deleted, imageFiles })
+        )
+      })
 
     /** A file left behind is logged, not retried: the account is gone either way. */
     const removeFile = (key: string) =>

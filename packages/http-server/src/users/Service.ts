@@ -6,42 +6,24 @@ import {
   type ProfileChanges,
   requireNotAdmin,
   SellerProfileRepo,
-  UnsupportedMediaType,
   type User,
   UserRepo,
-  Users,
-  ValidationFailed
+  Users
 } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { CodeCheck } from "../auth/CodeCheck.js"
 import { SessionEvents } from "../auth/SessionEvents.js"
 import { AppConfig } from "../config/AppConfig.js"
-import { PayloadTooLarge } from "../http/EdgeErrors.js"
-import { type AvatarRejected, decodeAvatar, screenAvatar } from "./Avatar.js"
+import type { ImageRejected } from "../images/Decode.js"
+import { DecodeGate } from "../images/DecodeGate.js"
+import { rejectionAsDomainError } from "../images/Rejections.js"
+import { decodeAvatar, screenAvatar } from "./Avatar.js"
 import { AVATAR_PATH, avatarKeyOf } from "./AvatarUrl.js"
-import { DecodeGate } from "./DecodeGate.js"
 import { AccountErasure } from "./Erasure.js"
 import { AccountExportQueries } from "./Export.js"
 
-const asDomainError = (rejected: AvatarRejected) => {
-  switch (rejected.reason) {
-    case "too_large":
-      return new PayloadTooLarge()
-    case "unsupported_type":
-      return new UnsupportedMediaType()
-    case "too_many_pixels":
-      return ValidationFailed.field("avatar", "avatar_too_many_pixels")
-    case "side_too_long":
-      return ValidationFailed.field("avatar", "avatar_side_too_long")
-    case "aspect_ratio":
-      return ValidationFailed.field("avatar", "avatar_aspect_ratio")
-    case "too_costly":
-      return ValidationFailed.field("avatar", "avatar_too_costly")
-    case "corrupt":
-      return ValidationFailed.field("avatar", "avatar_corrupt")
-  }
-}
+const asDomainError = (rejected: ImageRejected) => rejectionAsDomainError(rejected, "avatar", "avatar")
 
 /** The signed-in user's profile, avatar and push devices. */
 export class UsersService extends Effect.Service<UsersService>()("Users/Service", {
@@ -119,5 +101,5 @@ export class UsersService extends Effect.Service<UsersService>()("Users/Service"
 
     return { me, updateMe, setAvatar, registerDevice, deleteMe, exportOf: exports.exportOf } as const
   }),
-  dependencies: [DecodeGate.Default, Users.Default, CodeCheck.Default, AccountExportQueries.Default]
+  dependencies: [Users.Default, CodeCheck.Default, AccountExportQueries.Default]
 }) {}

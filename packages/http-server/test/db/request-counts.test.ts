@@ -20,6 +20,7 @@ import { Deferred, Duration, Effect, Exit, Fiber, Layer } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { MigrationsLayer, migrations } from "../../src/db/Migrations.js"
 import { type RequestFilters, RequestQueries } from "../../src/requests/Queries.js"
+import { AttachedImagesForTests } from "../support/attached-images.js"
 import {
   emptyPostgresDatabase,
   freshPostgresDatabase,
@@ -43,7 +44,7 @@ const servicesOver = (empty: Empty) =>
   Layer.mergeAll(
     Requests.Default.pipe(Layer.provide(RequestSettings.Default)),
     Offers.Default,
-    RequestQueries.Default
+    RequestQueries.Default.pipe(Layer.provide(AttachedImagesForTests))
   ).pipe(
     Layer.provideMerge(repositoriesOver(migrated(empty))),
     Layer.provide(Ids.Random),

@@ -60,7 +60,14 @@ describe("wordPush", () => {
     )
     const message = {
       kind: "message",
-      message: { senderName: null, senderDeleted: true, messageText: "hi", before: [], contactsShown: true }
+      message: {
+        senderName: null,
+        senderDeleted: true,
+        messageText: "hi",
+        before: [],
+        hasAttachments: false,
+        contactsShown: true
+      }
     } as const
     expect(wordPush("message", "buyer-1", message, "en").title).toBe("New message from Deleted user")
     expect(wordPush("message", "buyer-1", message, "ar").title).toContain("مستخدم محذوف")
@@ -78,7 +85,14 @@ describe("wordPush", () => {
       "buyer-1",
       {
         kind: "message",
-        message: { senderName: "Ali", senderDeleted: false, messageText: long, before: [], contactsShown: true }
+        message: {
+          senderName: "Ali",
+          senderDeleted: false,
+          messageText: long,
+          before: [],
+          hasAttachments: false,
+          contactsShown: true
+        }
       },
       "en"
     )
@@ -91,7 +105,14 @@ describe("wordPush", () => {
     const message = (contactsShown: boolean) =>
       ({
         kind: "message",
-        message: { senderName: "Ali", senderDeleted: false, messageText: "call 0501234567", before: [], contactsShown }
+        message: {
+          senderName: "Ali",
+          senderDeleted: false,
+          messageText: "call 0501234567",
+          before: [],
+          hasAttachments: false,
+          contactsShown
+        }
       }) as const
     expect(wordPush("message", "buyer-1", message(false), "en").body).toBe("call ***")
     expect(wordPush("message", "buyer-1", message(true), "en").body).toBe("call 0501234567")
@@ -105,10 +126,29 @@ describe("wordPush", () => {
         senderDeleted: false,
         messageText: "4567",
         before: ["050 123"],
+        hasAttachments: false,
         contactsShown: false
       }
     } as const
     expect(wordPush("message", "buyer-1", message, "en").body).toBe("***")
+  })
+
+  it("says a message of photos alone is a photo, in the recipient's language; a text with photos is the text", () => {
+    const photos = (messageText: string) =>
+      ({
+        kind: "message",
+        message: {
+          senderName: "Ali",
+          senderDeleted: false,
+          messageText,
+          before: [],
+          hasAttachments: true,
+          contactsShown: true
+        }
+      }) as const
+    expect(wordPush("message", "buyer-1", photos(""), "en").body).toBe("📷 Photo")
+    expect(wordPush("message", "buyer-1", photos(""), "ar").body).toBe("📷 صورة")
+    expect(wordPush("message", "buyer-1", photos("the back"), "en").body).toBe("the back")
   })
 
   it("falls back to a generic body in the recipient's language when the rows are gone", () => {

@@ -3,9 +3,9 @@ import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { AVATAR_BODY_LIMIT, JSON_BODY_LIMIT } from "../../http/BodyCheck.js"
+import { JSON_BODY_LIMIT, uploadBodyLimitOf } from "../../http/BodyCheck.js"
 import { installLimitedJsonReader } from "../../http/JsonBody.js"
-import { AVATAR_PATH, pathOf } from "../../http/RequestPath.js"
+import { pathOf } from "../../http/RequestPath.js"
 
 /** A GET or HEAD has no body any route reads: an endpoint's GET payload is its query string. */
 const hasNoBody = (request: HttpServerRequest.HttpServerRequest) =>
@@ -22,11 +22,8 @@ export const shareOneJsonRead = (request: HttpServerRequest.HttpServerRequest) =
     if (!hasNoBody(request)) installLimitedJsonReader(request)
   })
 
-/** The app with the request's body read under the size limit of its path (the avatar's own, else the JSON one). */
+/** The app with the request's body read under the size limit of its path (an upload's own, else the JSON one). */
 export const underBodySizeLimit = <E, R>(app: HttpApp.Default<E, R>, request: HttpServerRequest.HttpServerRequest) =>
   hasNoBody(request)
     ? app
-    : HttpIncomingMessage.withMaxBodySize(
-        app,
-        Option.some(pathOf(request.url) === AVATAR_PATH ? AVATAR_BODY_LIMIT : JSON_BODY_LIMIT)
-      )
+    : HttpIncomingMessage.withMaxBodySize(app, Option.some(uploadBodyLimitOf(pathOf(request.url)) ?? JSON_BODY_LIMIT))

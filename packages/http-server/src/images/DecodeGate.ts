@@ -38,9 +38,9 @@ export const makeDecodeGate = (settings: DecodeGateSettings) =>
   })
 
 /** The server's one gate in front of sharp. */
-export class DecodeGate extends Effect.Service<DecodeGate>()("Users/DecodeGate", {
+export class DecodeGate extends Effect.Service<DecodeGate>()("Images/DecodeGate", {
   effect: Effect.gen(function* () {
-    // sharp itself is loaded at the first image, set to one libvips thread per image (users/Sharp.ts).
+    // sharp itself is loaded at the first image, set to one libvips thread per image (images/Sharp.ts).
     return yield* makeDecodeGate((yield* AppConfig).avatarDecoding)
   })
 }) {}

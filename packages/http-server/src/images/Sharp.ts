@@ -5,7 +5,7 @@ let loading: Promise<typeof Sharp> | undefined
 /**
  * sharp, loaded at the first avatar rather than at start: its native library is about 15 MB of resident memory
  * (docs/SCALING.md, "Memory at rest"), which an instance that never decodes an image need not hold. Each image
- * is decoded on one libvips thread: the decode gate (users/DecodeGate.ts), not sharp, decides how many cores
+ * is decoded on one libvips thread: the decode gate (images/DecodeGate.ts), not sharp, decides how many cores
  * decoding takes.
  */
 export const loadSharp = (): Promise<typeof Sharp> =>
