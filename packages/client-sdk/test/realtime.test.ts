@@ -17,6 +17,7 @@ import {
   countingFetch,
   eventually,
   PAST_ACCESS_TOKEN_LIFETIME,
+  PNG,
   postRequest,
   signedInClient,
   useTestServer
@@ -96,6 +97,29 @@ describe("realtime chat", () => {
     if (!conversation) throw new Error("the offer opened no conversation")
     return { buyer, seller, request, offer, conversationId: conversation.id }
   }
+
+  it("sends photos over the WebSocket: the ack and the other party's delivery carry them, in order", async () => {
+    const { buyer, seller, conversationId } = await negotiation()
+    const buyerLive = realtime(buyer.talab)
+    const sellerLive = realtime(seller.talab)
+    const buyerSaw = recorder(buyerLive)
+    await Promise.all([buyerLive.connect(), sellerLive.connect()])
+    await Promise.all([buyerLive.subscribe(conversationId), sellerLive.subscribe(conversationId)])
+    const back = await seller.talab.uploadImage(PNG, "back.png")
+    const front = await seller.talab.uploadImage(new Blob([PNG], { type: "image/png" }), "front.png")
+
+    const sent = await sellerLive.send(conversationId, "", { attachmentIds: [back.id, front.id] })
+    expect(sent.message_text).toBe("")
+    expect(sent.attachments.map((photo) => photo.id)).toEqual([back.id, front.id])
+    await eventually(() => buyerSaw.messages.length === 1, 5_000, "the buyer to receive the photos")
+    expect(buyerSaw.messages[0]!.attachments.map((photo) => photo.id)).toEqual([back.id, front.id])
+    expect((await fetch(buyerSaw.messages[0]!.attachments[0]!.thumbnail_url)).status).toBe(200)
+
+    // An image is attached once: sent again, it is refused with the field named, and nothing is stored.
+    const again = await sellerLive.send(conversationId, "again", { attachmentIds: [back.id] }).catch((e: unknown) => e)
+    expect(again).toMatchObject({ code: "VALIDATION_ERROR" })
+    expect(Object.keys((again as { details: Record<string, unknown> }).details)).toEqual(["attachment_ids"])
+  })
 
   it("a full deal: request, offer, chat over the WebSocket with acks, accept, complete", async () => {
     const { buyer, seller, offer, conversationId } = await negotiation()

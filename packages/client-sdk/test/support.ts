@@ -120,3 +120,9 @@ export const eventually = async (predicate: () => boolean, timeoutMs = 10_000, w
 
 /** 24 hours and a minute: past the access token's lifetime. */
 export const PAST_ACCESS_TOKEN_LIFETIME = "1441 minutes"
+
+/** A valid 1×1 PNG. */
+export const PNG = Uint8Array.from(
+  atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="),
+  (c) => c.charCodeAt(0)
+)

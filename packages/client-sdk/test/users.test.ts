@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { createTalabClient, TalabApiError } from "../src/index.js"
-import { signedInClient, useTestServer } from "./support.js"
-
-/** A valid 1×1 PNG. */
-const PNG = Uint8Array.from(
-  atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg=="),
-  (c) => c.charCodeAt(0)
-)
+import { PNG, signedInClient, useTestServer } from "./support.js"
 
 describe("account calls", () => {
   const server = useTestServer()

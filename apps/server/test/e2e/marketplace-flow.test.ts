@@ -241,7 +241,8 @@ describe.each(backends)("marketplace flow on %s", (backend) => {
       status: "pending",
       created_at: timestamp,
       valid_until: null,
-      counter: null
+      counter: null,
+      photos: []
     })
     const rivalResponse = await api.post("/offers", {
       token: rival.token,

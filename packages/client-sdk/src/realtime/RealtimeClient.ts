@@ -233,19 +233,28 @@ export class RealtimeClient {
    * `client_id` once, so when the connection drops before the ack the message is sent again after the
    * reconnect without risk of a duplicate. Rejects with the server's error code (`RATE_LIMITED`,
    * `FORBIDDEN`, `NOT_FOUND`, `VALIDATION_ERROR`), or `TIMEOUT` when no ack came within `sendTimeoutMs`.
+   * `attachmentIds`: up to 4 of your own unattached images (`uploadImage`), shown in order; with them the text may
+   * be `""`.
    */
   async send(
     conversationId: string,
     messageText: string,
-    options: { readonly clientId?: string } = {}
+    options: { readonly clientId?: string; readonly attachmentIds?: ReadonlyArray<string> } = {}
   ): Promise<ChatMessage> {
     const clientId = options.clientId ?? randomId()
+    const attachments = options.attachmentIds?.length ? { attachment_ids: [...options.attachmentIds] } : {}
     const deadline = Date.now() + this.options.sendTimeoutMs
     for (;;) {
       const connection = await this.openConnection(deadline)
       try {
         const reply = await connection.request(
-          { type: "message", conversation_id: conversationId, message_text: messageText, client_id: clientId },
+          {
+            type: "message",
+            conversation_id: conversationId,
+            message_text: messageText,
+            client_id: clientId,
+            ...attachments
+          },
           { kind: "message", clientId }
         )
         if (reply.type !== "ack") throw new RealtimeError("INTERNAL_ERROR", `Unexpected reply ${reply.type}`)
