@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { extname, join } from "node:path"
 import { createTalabClient, isTalabApiError, memoryTokenStore, type TalabClient } from "@talab/client-sdk"
 import { newPhoneNumber, startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { withMigratedDump } from "../../../packages/http-server/test/support/migrated-databases.js"
 import { buildPage } from "../scripts/build.js"
@@ -28,6 +28,15 @@ const types: Record<string, string> = { ".html": "text/html", ".js": "text/javas
 const screenshots = join(import.meta.dirname, "..", "screenshots")
 /** Generous: the page reads new offers every 5 s, and this machine may be loaded. */
 const LIVE = { timeout: 30_000 }
+/** A valid 1×1 PNG: a photo the server takes. */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==",
+  "base64"
+)
+const photoFile = (name: string) => ({ name, mimeType: "image/png", buffer: PNG })
+/** Whether an <img> loaded its picture: the signed URL works with no token. */
+const loaded = (image: Locator) =>
+  image.evaluate((element: HTMLImageElement) => element.complete && element.naturalWidth > 0)
 
 let server: TestServer
 /** A server that allows one other browser origin only: this page's calls are refused by CORS. */
@@ -195,15 +204,24 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
     expect(mine.requests).toEqual([])
   }, 60_000)
 
-  it("posts the request, and a reload keeps the session and the screen", async () => {
+  it("posts the request with its photos, and a reload keeps the session and the screen", async () => {
     await page.fill("#budget-min", "2500")
     await page.fill("#district", "Al Rawdah")
+    await page.setInputFiles("#request-photos", [photoFile("box.png"), photoFile("receipt.png")])
     await page.click("#request-form button")
     await page.waitForURL(/#request\//)
     requestId = page.url().split("#request/")[1]!
     expect(await text(page, "#status")).toBe(say("requestPosted", { title: "Apple iPhone 15 Pro" }))
     await expect.poll(() => text(page, "#offer-list"), LIVE).toBe(say("noOffers"))
     expect(await page.locator(".field-error").count()).toBe(0)
+    const { data: posted } = await seller.GET("/requests/{id}", { params: { path: { id: requestId } } })
+    expect(posted.photos).toHaveLength(2)
+    const shown = page.locator("#request-photos-shown img")
+    await expect.poll(() => shown.count(), LIVE).toBe(2)
+    expect(await shown.evaluateAll((images) => images.map((image) => image.dataset.photoId))).toEqual(
+      posted.photos.map((photo) => photo.id)
+    )
+    await expect.poll(() => loaded(shown.first()), LIVE).toBe(true)
 
     await page.reload()
     await expect.poll(() => text(page, "#status"), LIVE).toBe(say("signedInAs", { phone: ltr(buyerPhone) }))
@@ -218,12 +236,15 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
 
   it("shows a new offer by itself, live over the socket, with the seller's name, rating and trust figures", async () => {
     await expect.poll(() => text(page, "#connection"), LIVE).toBe(say("live"))
+    const photo = await seller.uploadImage(PNG, "the-phone.png")
     const { data: offer } = await seller.POST("/offers", {
-      body: { request_id: requestId, price: 3200, availability: "Today after 6 pm" }
+      body: { request_id: requestId, price: 3200, availability: "Today after 6 pm", photo_ids: [photo.id] }
     })
     offerId = offer.id
     const item = page.locator(`#offer-list li[data-offer-id="${offerId}"]`)
     await item.waitFor(LIVE)
+    const offerPhoto = item.locator(`.photos img[data-photo-id="${photo.id}"]`)
+    await expect.poll(() => loaded(offerPhoto), LIVE).toBe(true)
     expect(
       framesReceived.some(
         (frame) => frame.type === "event" && frame.event === "offer_created" && frame.data.offer_id === offerId
@@ -364,7 +385,7 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
   }, 60_000)
 
   it("refuses a blank message in words, under the field, and sends nothing", async () => {
-    const count = await page.locator("#messages li").count()
+    const count = await page.locator("#messages > li").count()
     await page.fill("#message", "   \t ")
     await page.click("#message-form button")
     const note = page.locator('.field-error[data-field="message_text"]')
@@ -375,13 +396,35 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
     expect(await text(page, "#error")).toBe("")
     const { data } = await seller.GET("/conversations/{id}/messages", { params: { path: { id: conversationId } } })
     expect(data.messages).toHaveLength(count)
-    expect(await page.locator("#messages li").count()).toBe(count)
+    expect(await page.locator("#messages > li").count()).toBe(count)
     await shot(page, "5-blank-message")
+  }, 60_000)
+
+  it("sends photos alone in the chat and shows them, as the seller receives them", async () => {
+    await page.fill("#message", "")
+    await page.setInputFiles("#attachments", [photoFile("scratch.png")])
+    await page.click("#message-form button")
+    const mine = page.locator("#messages li.mine").last()
+    await expect.poll(() => mine.locator(".photos img").count(), LIVE).toBe(1)
+    await expect.poll(() => loaded(mine.locator(".photos img")), LIVE).toBe(true)
+    expect(await mine.locator(".text").textContent()).toBe("")
+    const messageId = await mine.getAttribute("data-message-id")
+    const { data } = await seller.GET("/conversations/{id}/messages", { params: { path: { id: conversationId } } })
+    const stored = data.messages.find((message) => message.id === messageId)
+    expect(stored?.attachments).toHaveLength(1)
+    expect(stored?.message_text).toBe("")
+    expect(await page.locator(".field-error").count()).toBe(0)
+    await seller.PUT("/conversations/{id}/read", {
+      params: { path: { id: conversationId } },
+      body: { up_to_seq: stored!.seq }
+    })
+    await expect.poll(() => mine.locator(".read-state").getAttribute("data-read"), LIVE).toBe("true")
+    await shot(page, "6-chat-photo")
   }, 60_000)
 
   it("comes back to the chat after a reload, still signed in", async () => {
     await page.reload()
-    await expect.poll(() => page.locator("#messages li").count(), LIVE).toBe(5)
+    await expect.poll(() => page.locator("#messages > li").count(), LIVE).toBe(6)
     expect(await text(page, "#status")).toBe(say("signedInAs", { phone: ltr(buyerPhone) }))
     expect(await page.locator("#messages li.mine .read-state").last().getAttribute("data-read")).toBe("true")
   }, 60_000)

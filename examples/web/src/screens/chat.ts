@@ -9,6 +9,7 @@ import { type ChatMessage, isRealtimeError } from "@talab/client-sdk"
 import { $, h } from "../dom.js"
 import { clearError, clearFieldErrors, report, showFieldErrors } from "../errors.js"
 import { dateTime, t, type WordKey } from "../i18n.js"
+import { gallery, uploadPicked } from "../photos.js"
 import { realtime, talab } from "../talab.js"
 import { sellerName } from "./offers.js"
 
@@ -53,6 +54,7 @@ export const showChat = async (conversationId: string, myUserId: string) => {
         message.kind === "text" ? null : h("em", {}, `${t(`message_${message.kind}` satisfies WordKey)}: `),
         message.message_text
       ),
+      gallery(message.attachments, t("messagePhotos")),
       message.masked && h("p", { class: "hint" }, t("masked")),
       mine && h("span", { class: "read-state", "data-read": String(read !== null) }, t(read === null ? "sent" : "read"))
     )
@@ -111,14 +113,18 @@ export const showChat = async (conversationId: string, myUserId: string) => {
     clearFieldErrors(form)
     clearError()
     const input = $<HTMLInputElement>("message")
+    const picked = $<HTMLInputElement>("attachments")
     // Nothing to send: said here, in the user's words, rather than as the server's refusal of an empty text.
-    if (input.value.trim() === "") {
+    // Photos alone are a message: their text is "".
+    if (input.value.trim() === "" && (picked.files?.length ?? 0) === 0) {
       showFieldErrors(form, { message_text: [t("emptyMessage")] })
       return
     }
     try {
-      await live.send(conversationId, input.value)
+      const attachmentIds = await uploadPicked(picked)
+      await live.send(conversationId, input.value.trim() === "" ? "" : input.value, { attachmentIds })
       input.value = ""
+      picked.value = ""
     } catch (error) {
       // The server's refusal of this text names the field in `details`, as over REST; the rest goes to the error line.
       if (isRealtimeError(error, "VALIDATION_ERROR") && error.details) showFieldErrors(form, error.details)

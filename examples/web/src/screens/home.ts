@@ -2,6 +2,7 @@
 import { $, h, value } from "../dom.js"
 import { clearFieldErrors, report } from "../errors.js"
 import { money, number, t, type WordKey } from "../i18n.js"
+import { uploadPicked } from "../photos.js"
 import { talab } from "../talab.js"
 
 const title = (request: { product_brand: string | null; product_model: string | null }) =>
@@ -16,6 +17,8 @@ export const showHome = async () => {
       h(
         "li",
         { "data-request-id": request.id },
+        request.thumbnail_url !== null &&
+          h("img", { class: "thumbnail", src: request.thumbnail_url, alt: t("requestPhotos"), width: "48" }),
         h("a", { href: `#request/${request.id}` }, title(request)),
         ` · ${money(request.budget_min)} – ${money(request.budget_max)} · ${request.location_district} · `,
         h("span", { class: "offer-count" }, t("offerCount", { count: number(request.offer_count) })),
@@ -37,8 +40,11 @@ export const setUpHome = () => {
     event.preventDefault()
     clearFieldErrors(requestForm)
     try {
+      // Each photo is uploaded first; the request then names them, and they are attached in its transaction.
+      const photoIds = await uploadPicked($<HTMLInputElement>("request-photos"))
       const { data } = await talab.POST("/requests", {
         body: {
+          photo_ids: photoIds,
           category: "phone",
           product_brand: optional("brand"),
           product_model: optional("model"),
@@ -48,6 +54,7 @@ export const setUpHome = () => {
           location_district: $<HTMLInputElement>("district").value
         }
       })
+      $<HTMLInputElement>("request-photos").value = ""
       $("status").textContent = t("requestPosted", { title: title(data) })
       location.hash = `#request/${data.id}`
     } catch (error) {

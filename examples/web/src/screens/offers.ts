@@ -11,6 +11,7 @@ import type { ApiSchemas, ResponseData } from "@talab/client-sdk"
 import { $, button, h } from "../dom.js"
 import { clearError, clearFieldErrors, report } from "../errors.js"
 import { date, money, number, percent, t, type WordKey } from "../i18n.js"
+import { gallery } from "../photos.js"
 import { realtime, talab } from "../talab.js"
 
 type Offer = ResponseData<"/requests/{id}/offers", "get">["offers"][number]
@@ -103,6 +104,7 @@ export const showOffers = async (requestId: string, goTo: (hash: string) => void
         " · ",
         h("span", { class: "offer-status" }, t(`offer_${offer.status}` satisfies WordKey))
       ),
+      gallery(offer.photos, t("offerPhotos")),
       offer.status === "pending" &&
         button(
           t("accept"),
@@ -151,9 +153,11 @@ export const showOffers = async (requestId: string, goTo: (hash: string) => void
 
   list.replaceChildren()
   $("request-title").textContent = ""
+  $("request-photos-shown").replaceChildren()
   const { data: request } = await talab.GET("/requests/{id}", { params: { path: { id: requestId } } })
   $("request-title").textContent =
     `${[request.product_brand, request.product_model].filter(Boolean).join(" ")} · ${money(request.budget_min)} – ${money(request.budget_max)}`
+  $("request-photos-shown").replaceChildren(gallery(request.photos, t("requestPhotos")) ?? "")
 
   const redraw = () => draw().catch((error: unknown) => void report(error))
   const stopListening = realtime().on("message", (message) => {
