@@ -196,12 +196,13 @@ export const repositoryContract = <E>(
       })
     )
 
-    it.effect("messages: the schema refuses an empty text", () =>
+    // Empty is allowed (photos alone: their text is ""); that a message has text or photos is core's rule.
+    it.effect("messages: the schema refuses a text over 4,000 characters", () =>
       Effect.gen(function* () {
         const { buyer, conversation } = yield* seedOffer
         expect(
           yield* violatedConstraint(
-            (yield* MessageRepo).insertOnce(aMessage(conversation, buyer.id, { messageText: "" }))
+            (yield* MessageRepo).insertOnce(aMessage(conversation, buyer.id, { messageText: "x".repeat(4001) }))
           )
         ).toBe("messages_text_length")
       })
