@@ -2,34 +2,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { ServiceUnavailable } from "@talab/core"
 import { Deferred, Effect, Exit, Fiber } from "effect"
 import { DECODE_RETRY_AFTER_SECONDS, makeDecodeGate } from "../src/images/DecodeGate.js"
-
-/** A decoding that runs until released, recording how many run at once. */
-const blockingDecoder = () => {
-  const state = { running: 0, peak: 0, started: [] as Array<number> }
-  const decode = (id: number, release: Deferred.Deferred<void>) =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => {
-        state.running += 1
-        state.peak = Math.max(state.peak, state.running)
-        state.started.push(id)
-      }),
-      () => Effect.as(Deferred.await(release), id),
-      () =>
-        Effect.sync(() => {
-          state.running -= 1
-        })
-    )
-  return { state, decode }
-}
-
-/** Lets every fiber that can run do so (a freed permit wakes its waiter a few scheduler turns later). */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+import { blockingWork, settle } from "./support/blocking-work.js"
 
 describe("DecodeGate", () => {
   it.effect("runs at most `concurrency` decodings, queues `queue` more in order, and refuses the next at once", () =>
     Effect.gen(function* () {
       const gate = yield* makeDecodeGate({ concurrency: 2, queue: 2 })
-      const { state, decode } = blockingDecoder()
+      const { state, work: decode } = blockingWork()
       const releases = yield* Effect.all(Array.from({ length: 5 }, () => Deferred.make<void>()))
       const fibers = yield* Effect.all(
         [0, 1, 2, 3].map((id) => Effect.fork(gate.run(decode(id, releases[id]!)))),
@@ -59,7 +38,7 @@ describe("DecodeGate", () => {
   it.effect("gives the place back when a waiting upload is abandoned", () =>
     Effect.gen(function* () {
       const gate = yield* makeDecodeGate({ concurrency: 1, queue: 1 })
-      const { decode } = blockingDecoder()
+      const { work: decode } = blockingWork()
       const release = yield* Deferred.make<void>()
       const running = yield* Effect.fork(gate.run(decode(0, release)))
       const waiting = yield* Effect.fork(gate.run(decode(1, release)))

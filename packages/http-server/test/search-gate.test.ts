@@ -2,34 +2,13 @@ import { describe, expect, it } from "@effect/vitest"
 import { ServiceUnavailable } from "@talab/core"
 import { Deferred, Duration, Effect, Exit, Fiber, TestClock } from "effect"
 import { makeSearchGate, SEARCH_RETRY_AFTER_SECONDS } from "../src/search/SearchGate.js"
-
-/** A search that runs until released, recording how many run at once and in which order they started. */
-const blockingSearches = () => {
-  const state = { running: 0, peak: 0, started: [] as Array<number> }
-  const search = (id: number, release: Deferred.Deferred<void>) =>
-    Effect.acquireUseRelease(
-      Effect.sync(() => {
-        state.running += 1
-        state.peak = Math.max(state.peak, state.running)
-        state.started.push(id)
-      }),
-      () => Effect.as(Deferred.await(release), id),
-      () =>
-        Effect.sync(() => {
-          state.running -= 1
-        })
-    )
-  return { state, search }
-}
-
-/** Lets every fiber that can run do so (a freed turn wakes its waiter a few scheduler turns later). */
-const settle = Effect.repeatN(Effect.yieldNow(), 20)
+import { blockingWork, settle } from "./support/blocking-work.js"
 
 describe("SearchGate", () => {
   it.effect("runs at most `concurrency` searches; the others wait their turn in arrival order", () =>
     Effect.gen(function* () {
       const gate = yield* makeSearchGate({ concurrency: 2, maxWait: Duration.seconds(5) })
-      const { state, search } = blockingSearches()
+      const { state, work: search } = blockingWork()
       const releases = yield* Effect.all(Array.from({ length: 4 }, () => Deferred.make<void>()))
       const fibers = []
       for (const id of [0, 1, 2, 3]) {
@@ -52,7 +31,7 @@ describe("SearchGate", () => {
   it.effect("answers a search still waiting after `maxWait` with 503 and Retry-After, never running it", () =>
     Effect.gen(function* () {
       const gate = yield* makeSearchGate({ concurrency: 1, maxWait: Duration.seconds(5) })
-      const { state, search } = blockingSearches()
+      const { state, work: search } = blockingWork()
       const releases = yield* Effect.all(Array.from({ length: 3 }, () => Deferred.make<void>()))
       const holder = yield* Effect.fork(gate.run(search(0, releases[0]!)))
       const waiter = yield* Effect.fork(Effect.exit(gate.run(search(1, releases[1]!))))
@@ -80,7 +59,7 @@ describe("SearchGate", () => {
   it.effect("gives its turn back when a running search is interrupted or fails", () =>
     Effect.gen(function* () {
       const gate = yield* makeSearchGate({ concurrency: 1, maxWait: Duration.seconds(5) })
-      const { search } = blockingSearches()
+      const { work: search } = blockingWork()
       const never = yield* Deferred.make<void>()
       const interrupted = yield* Effect.fork(gate.run(search(0, never)))
       yield* settle
