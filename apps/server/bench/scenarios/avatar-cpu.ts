@@ -11,45 +11,23 @@
  */
 import { inputs } from "../image-inputs.js"
 import { runScenario, signIn, unlimitedRateLimits, withBenchServer } from "../setup.js"
+import { measureUploads, uploadAs } from "../upload-cpu.js"
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CPU_BUDGET_SECONDS = 1
 
-const upload = async (apiUrl: string, token: string, bytes: Uint8Array) => {
-  const form = new FormData()
-  form.append("avatar", new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "image/png" }), "a.png")
-  const response = await fetch(`${apiUrl}/users/me/avatar`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}` },
-    body: form
-  })
-  const body: any = await response.json()
-  return { status: response.status, detail: body?.error?.details?.avatar?.[0] as string | undefined }
-}
+const upload = uploadAs("/users/me/avatar", "avatar")
 
 const main = () =>
   withBenchServer("talab_avatar_cpu_bench", { rateLimits: unlimitedRateLimits }, async (server) => {
     const { token } = await signIn(server, "+966583100001")
     const cases = await inputs()
-    console.log(`${"input".padEnd(50)} ${"KiB".padStart(6)}  status  ${"CPU s (max of rounds)".padEnd(22)} wall s`)
-    let worstAccepted = 0
-    for (const { name, bytes } of cases) {
-      let cpu = 0
-      let wall = 0
-      let outcome = { status: 0, detail: undefined as string | undefined }
-      for (let round = 0; round < ROUNDS; round++) {
-        const before = process.cpuUsage()
-        const started = performance.now()
-        outcome = await upload(server.apiUrl, token, bytes)
-        const used = process.cpuUsage(before)
-        cpu = Math.max(cpu, (used.user + used.system) / 1e6)
-        wall = Math.max(wall, (performance.now() - started) / 1000)
-      }
-      if (outcome.status === 200) worstAccepted = Math.max(worstAccepted, cpu)
-      console.log(
-        `${name.padEnd(50)} ${(bytes.length / 1024).toFixed(0).padStart(6)}  ${String(outcome.status).padEnd(6)}  ${cpu.toFixed(3).padEnd(22)} ${wall.toFixed(2)}${outcome.detail ? `  (${outcome.detail})` : ""}`
-      )
-    }
+    const { worstAccepted } = await measureUploads({
+      inputs: cases,
+      rounds: ROUNDS,
+      accepted: 200,
+      upload: (bytes) => upload(server.apiUrl, token, bytes)
+    })
     const holds = worstAccepted <= CPU_BUDGET_SECONDS
     console.log(
       `\nworst accepted input: ${worstAccepted.toFixed(3)} s of CPU; verdict: ${holds ? "holds" : "FAILS"}: no accepted-size input costs more than ${CPU_BUDGET_SECONDS} s CPU`

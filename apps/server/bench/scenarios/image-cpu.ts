@@ -12,21 +12,12 @@
  */
 import { inputs, noise } from "../image-inputs.js"
 import { runScenario, signIn, unlimitedRateLimits, withBenchServer } from "../setup.js"
+import { measureUploads, uploadAs } from "../upload-cpu.js"
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CPU_BUDGET_SECONDS = 1
 
-const upload = async (apiUrl: string, token: string, bytes: Uint8Array) => {
-  const form = new FormData()
-  form.append("image", new Blob([bytes as Uint8Array<ArrayBuffer>], { type: "image/png" }), "a.png")
-  const response = await fetch(`${apiUrl}/images`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}` },
-    body: form
-  })
-  const body: any = await response.json()
-  return { status: response.status, detail: body?.error?.details?.image?.[0] as string | undefined }
-}
+const upload = uploadAs("/images", "image")
 
 const main = () =>
   withBenchServer("talab_image_cpu_bench", { rateLimits: unlimitedRateLimits }, async (server) => {
@@ -37,27 +28,12 @@ const main = () =>
       { name: "JPEG 8192 x 4069 noise q75 (~10 MiB)", bytes: await noise(8192, 4069).jpeg({ quality: 75 }).toBuffer() },
       { name: "WebP 8192 x 4069 noise q75", bytes: await noise(8192, 4069).webp({ quality: 75 }).toBuffer() }
     ].filter((input) => input.bytes.length <= 10 * 1024 * 1024)
-    console.log(`${"input".padEnd(50)} ${"KiB".padStart(6)}  status  ${"CPU s (max of rounds)".padEnd(22)} wall s`)
-    let worstAccepted = 0
-    let worst = 0
-    for (const { name, bytes } of cases) {
-      let cpu = 0
-      let wall = 0
-      let outcome = { status: 0, detail: undefined as string | undefined }
-      for (let round = 0; round < ROUNDS; round++) {
-        const before = process.cpuUsage()
-        const started = performance.now()
-        outcome = await upload(server.apiUrl, token, bytes)
-        const used = process.cpuUsage(before)
-        cpu = Math.max(cpu, (used.user + used.system) / 1e6)
-        wall = Math.max(wall, (performance.now() - started) / 1000)
-      }
-      if (outcome.status === 201) worstAccepted = Math.max(worstAccepted, cpu)
-      worst = Math.max(worst, cpu)
-      console.log(
-        `${name.padEnd(50)} ${(bytes.length / 1024).toFixed(0).padStart(6)}  ${String(outcome.status).padEnd(6)}  ${cpu.toFixed(3).padEnd(22)} ${wall.toFixed(2)}${outcome.detail ? `  (${outcome.detail})` : ""}`
-      )
-    }
+    const { worstAccepted, worst } = await measureUploads({
+      inputs: cases,
+      rounds: ROUNDS,
+      accepted: 201,
+      upload: (bytes) => upload(server.apiUrl, token, bytes)
+    })
     const holds = worst <= CPU_BUDGET_SECONDS
     console.log(
       `\nupload CPU bound: worst accepted input ${worstAccepted.toFixed(3)} s, worst input ${worst.toFixed(3)} s of CPU; verdict: ${holds ? "holds" : "FAILS"}: no input of at most 10 MiB costs more than ${CPU_BUDGET_SECONDS} s CPU`
