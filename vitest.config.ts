@@ -70,7 +70,8 @@ export default defineConfig({
             "apps/server/test/support/server-build.global.ts",
             "apps/server/test/support/admin-console-build.global.ts",
             "packages/http-server/test/support/test-run.global.ts",
-            "apps/server/test/support/document-checks.global.ts"
+            "apps/server/test/support/document-checks.global.ts",
+            "apps/server/test/support/server-build-ready.global.ts"
           ],
           // Every REST call and WebSocket frame of the end-to-end client is held to the served documents.
           setupFiles: ["apps/server/test/support/protocol-check.setup.ts"]

@@ -60,6 +60,14 @@ export default async function setup(project: TestProject) {
   )
   project.provide("talabServerBuild", folder)
   const build = mayStartChildServers() ? await buildInBackground(folder) : undefined
+  // Awaited by the last global setup (server-build-ready.global.ts), before any worker starts.
+  ;(globalThis as { talabServerBuilt?: Promise<unknown> }).talabServerBuilt =
+    build === undefined || build.exitCode !== null
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          build.once("exit", resolve)
+          build.once("error", resolve)
+        })
   return async () => {
     if (build !== undefined && build.exitCode === null && build.signalCode === null) {
       const exited = new Promise((resolve) => build.once("exit", resolve))
