@@ -4,8 +4,7 @@ import { describe, expect, it } from "vitest"
 import { pngOfZeros } from "../../../../test-support/png.js"
 import { expectError, ISO_UTC, UUID } from "../support/fixtures.js"
 import { bothBackends, client, relaxedLimits, type SignedIn, signIn, useServer } from "../support/harness.js"
-import { largePng } from "../support/images.js"
-
+import { largePng, webpChunks } from "../support/images.js"
 const fixture = (name: string): Uint8Array<ArrayBuffer> =>
   new Uint8Array(readFileSync(new URL(`../fixtures/${name}`, import.meta.url)))
 /** A JPEG carrying EXIF with an author, a copyright notice and GPS coordinates. */
@@ -16,18 +15,6 @@ const imageForm = (bytes: Uint8Array, field = "image", type = "image/jpeg") => {
   const form = new FormData()
   form.append(field, new Blob([bytes as Uint8Array<ArrayBuffer>], { type }), "photo.jpg")
   return form
-}
-
-/** The chunk ids of a RIFF/WebP file, in order. */
-const webpChunks = (bytes: Uint8Array) => {
-  const chunks: Array<string> = []
-  const view = Buffer.from(bytes)
-  for (let offset = 12; offset + 8 <= view.length; ) {
-    chunks.push(view.toString("latin1", offset, offset + 4))
-    const size = view.readUInt32LE(offset + 4)
-    offset += 8 + size + (size % 2)
-  }
-  return chunks
 }
 
 /** The URL with one character of its signature changed. */

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { ARABIC, expectError, ISO_UTC, UUID } from "../support/fixtures.js"
 import { backends, client, relaxedLimits, signIn, useServer } from "../support/harness.js"
+import { webpChunks } from "../support/images.js"
 
 const en = { "accept-language": "en" }
 const json = { "content-type": "application/json" }
@@ -17,18 +18,6 @@ const avatarForm = (bytes: Uint8Array<ArrayBuffer>, fileName: string, contentTyp
   const form = new FormData()
   form.append(field, new Blob([bytes], { type: contentType }), fileName)
   return form
-}
-
-/** The chunk ids of a RIFF/WebP file, in order. */
-const webpChunks = (bytes: Uint8Array) => {
-  const chunks: Array<string> = []
-  const view = Buffer.from(bytes)
-  for (let offset = 12; offset + 8 <= view.length; ) {
-    chunks.push(view.toString("latin1", offset, offset + 4))
-    const size = view.readUInt32LE(offset + 4)
-    offset += 8 + size + (size % 2)
-  }
-  return chunks
 }
 
 describe.each(backends)("users on %s", (backend) => {

@@ -23,3 +23,15 @@ export const largePng = (width: number, height: number): Uint8Array<ArrayBuffer>
   ])
   return new Uint8Array(png.buffer.slice(png.byteOffset, png.byteOffset + png.byteLength) as ArrayBuffer)
 }
+
+/** The chunk ids of a RIFF/WebP file, in order. */
+export const webpChunks = (bytes: Uint8Array) => {
+  const chunks: Array<string> = []
+  const view = Buffer.from(bytes)
+  for (let offset = 12; offset + 8 <= view.length; ) {
+    chunks.push(view.toString("latin1", offset, offset + 4))
+    const size = view.readUInt32LE(offset + 4)
+    offset += 8 + size + (size % 2)
+  }
+  return chunks
+}
