@@ -5,6 +5,7 @@ import { pngOfZeros } from "../../../../test-support/png.js"
 import { expectError, ISO_UTC, UUID } from "../support/fixtures.js"
 import { bothBackends, client, relaxedLimits, type SignedIn, signIn, useServer } from "../support/harness.js"
 import { largePng, webpChunks } from "../support/images.js"
+
 const fixture = (name: string): Uint8Array<ArrayBuffer> =>
   new Uint8Array(readFileSync(new URL(`../fixtures/${name}`, import.meta.url)))
 /** A JPEG carrying EXIF with an author, a copyright notice and GPS coordinates. */
