@@ -9,7 +9,8 @@ import {
   startServer as startChild,
   waitUntilLive
 } from "../support/child-server.js"
-import { halfSentRequest } from "../support/process.js"
+import { eventually } from "../support/eventually.js"
+import { halfSentRequest, refusesNewConnections } from "../support/process.js"
 
 const dataDir = mkdtempSync(join(tmpdir(), "talab-config-"))
 
@@ -67,12 +68,10 @@ describe("SIGTERM", () => {
       { phone_number: "+966501234567" },
       "in-flight-1"
     )
-    // Give the server the time to take the request in before the signal.
-    await new Promise((resolve) => setTimeout(resolve, 300))
     child.kill("SIGTERM")
-    await new Promise((resolve) => setTimeout(resolve, 700))
+    // Draining: the port stops listening while the request in flight keeps the server up.
+    await eventually(async () => ((await refusesNewConnections(port)) ? true : undefined), "the port to close")
     expect(child.exitCode).toBeNull()
-    await expect(fetch(`http://127.0.0.1:${port}/health/live`)).rejects.toThrow()
 
     inFlight.finish()
     const answer = await inFlight.answer

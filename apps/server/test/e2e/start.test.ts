@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { migratedDataDir } from "../../../../packages/http-server/test/support/migrated-databases.js"
+import { eventually } from "../support/eventually.js"
 import {
   freePort,
   halfSentRequest,
@@ -37,13 +38,11 @@ describe("pnpm start", () => {
       { phone_number: "+966501234567" },
       "through-pnpm-1"
     )
-    await new Promise((resolve) => setTimeout(resolve, 300))
 
     child.kill("SIGTERM")
-    await new Promise((resolve) => setTimeout(resolve, 700))
-    // Draining: pnpm still waits for the server, which no longer accepts connections.
+    // Draining: the port stops listening, and pnpm still waits for the server, which waits for the request.
+    await eventually(async () => ((await refusesNewConnections(port)) ? true : undefined), "the port to close")
     expect(child.exitCode).toBeNull()
-    expect(await refusesNewConnections(port)).toBe(true)
 
     inFlight.finish()
     const answer = await inFlight.answer
