@@ -24,6 +24,7 @@ export const unitTests = [
   "packages/http-server/test/**/avatar.test.ts",
   "packages/http-server/test/**/decode-gate.test.ts",
   "packages/http-server/test/**/search-gate.test.ts",
+  "packages/http-server/test/**/miss-flights.test.ts",
   "packages/http-server/test/**/json-body.test.ts",
   "packages/http-server/test/**/network-prefix.test.ts",
   "packages/http-server/test/**/Backoff.test.ts",

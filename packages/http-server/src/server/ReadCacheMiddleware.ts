@@ -13,6 +13,7 @@ import { requestLanguage } from "../http/Localize.js"
 import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { pathOf } from "../http/RequestPath.js"
 import { requestState } from "../http/RequestState.js"
+import { makeMissFlights } from "../readcache/MissFlights.js"
 import { ReadCache } from "../readcache/ReadCache.js"
 import { errorEnvelopeResponse } from "./pipeline/ErrorEnvelope.js"
 
@@ -41,7 +42,8 @@ const routeKeyOf = (url: string, path: string) => {
  * the edge already); a caller the cache cannot vouch for (no valid token) goes on to the endpoint's own
  * answer. What depends on the viewer is in the key: the response language and, for a request, whether they
  * read its notes unmasked (its buyer and the seller of its deal). A miss runs the endpoint and keeps its 200
- * when the handler said it may (`cacheableAnswer`, with the tags whose writes drop it). READ_CACHE=off skips it
+ * when the handler said it may (`cacheableAnswer`, with the tags whose writes drop it); reads of a route whose
+ * miss is being answered wait for it (when no drop came since it began) and look again. READ_CACHE=off skips it
  * all.
  */
 export const ReadCacheLive = HttpApiBuilder.middleware(
@@ -51,6 +53,31 @@ export const ReadCacheLive = HttpApiBuilder.middleware(
     const limiter = yield* RateLimiter
     const callerOf = yield* makeCallerOf
     if (!cache.enabled) return (app: HttpApp.Default) => app
+    const flights = makeMissFlights()
+    /** Runs the endpoint and keeps its answer when the handler said it may. */
+    const answerAndKeep = (
+      app: HttpApp.Default,
+      routeKey: string,
+      signedIn: boolean,
+      generation: number,
+      now: number
+    ) =>
+      Effect.gen(function* () {
+        const response = yield* app
+        const state = yield* requestState
+        if (state.cacheable === undefined || response.status !== 200 || response.body._tag !== "Uint8Array") {
+          return response
+        }
+        const userId = signedIn && state.caller !== undefined ? Option.getOrUndefined(state.caller)?.user.id : undefined
+        cache.store(
+          routeKey,
+          { language: yield* requestLanguage, userId },
+          { body: response.body.body, contentType: response.body.contentType },
+          state.cacheable,
+          { generation, now }
+        )
+        return response
+      })
     return (app: HttpApp.Default) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -59,7 +86,11 @@ export const ReadCacheLive = HttpApiBuilder.middleware(
         const signedIn = SIGNED_IN_READS.test(path)
         if (!signedIn && !PUBLIC_READS.test(path)) return yield* app
         const routeKey = routeKeyOf(request.url, path)
-        const now = yield* Clock.currentTimeMillis
+        let now = yield* Clock.currentTimeMillis
+        if (!cache.has(routeKey, now)) {
+          yield* flights.awaitCurrent(routeKey, cache.generation())
+          now = yield* Clock.currentTimeMillis
+        }
         const generation = cache.generation()
         if (cache.has(routeKey, now)) {
           let userId: string | undefined
@@ -79,20 +110,7 @@ export const ReadCacheLive = HttpApiBuilder.middleware(
             return HttpServerResponse.uint8Array(answer.body, { status: 200, contentType: answer.contentType })
           }
         }
-        const response = yield* app
-        const state = yield* requestState
-        if (state.cacheable === undefined || response.status !== 200 || response.body._tag !== "Uint8Array") {
-          return response
-        }
-        const userId = signedIn && state.caller !== undefined ? Option.getOrUndefined(state.caller)?.user.id : undefined
-        cache.store(
-          routeKey,
-          { language: yield* requestLanguage, userId },
-          { body: response.body.body, contentType: response.body.contentType },
-          state.cacheable,
-          { generation, now }
-        )
-        return response
+        return yield* flights.lead(routeKey, generation, answerAndKeep(app, routeKey, signedIn, generation, now))
       })
   })
 )
