@@ -5,11 +5,27 @@ import * as Option from "effect/Option"
 import { textArrayLiteral } from "../search/SearchWords.js"
 
 /** What a view shows of an attached image before its URLs are signed. */
-interface ShownImage {
+export interface ShownImage {
   readonly id: string
   readonly width: number
   readonly height: number
 }
+
+const shownImageJson = "json_build_object('id', i.id, 'width', i.width, 'height', i.height)"
+
+/**
+ * SQL of a column with the photos of the request whose id is `requestId` (an expression of the statement), in
+ * order, as a JSON array of `ShownImage` (empty without), so a read of requests needs no statement of its own
+ * for them (images_by_holder serves it).
+ */
+export const requestPhotosColumn = (requestId: string) =>
+  `(SELECT COALESCE(json_agg(${shownImageJson} ORDER BY i.position), '[]'::json) FROM images i
+    WHERE i.holder_id = ${requestId} AND i.holder_kind = 'request')`
+
+/** SQL of a column with the first photo of the request whose id is `requestId`, as a `ShownImage` (or null). */
+export const requestFirstPhotoColumn = (requestId: string) =>
+  `(SELECT ${shownImageJson} FROM images i
+    WHERE i.holder_id = ${requestId} AND i.holder_kind = 'request' ORDER BY i.position LIMIT 1)`
 
 /** An image as its file route needs it: its files, and whether what holds it still shows it. */
 export interface ServedImage {

@@ -17,7 +17,7 @@ export const ImagesShared = Layer.mergeAll(
   ImageInspector.Default
 ).pipe(Layer.provideMerge(Layer.mergeAll(SignedImageUrls.Default, ImageQueries.Default)))
 
-/** The photos views show, signed with the server's keys: for tools that run the read models outside the app. */
+/** The photos views show and the signer of their URLs, with the server's keys: for tools that run the read models outside the app. */
 export const AttachedImagesLayer = AttachedImages.Default.pipe(
-  Layer.provide(Layer.mergeAll(SignedImageUrls.Default, ImageQueries.Default))
+  Layer.provideMerge(Layer.mergeAll(SignedImageUrls.Default, ImageQueries.Default))
 )

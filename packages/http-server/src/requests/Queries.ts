@@ -16,8 +16,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
-import { AttachedImages } from "../images/Attached.js"
-import { signedUrlsServableUntil } from "../images/SignedUrls.js"
+import { requestFirstPhotoColumn, requestPhotosColumn, type ShownImage } from "../images/Queries.js"
+import { SignedImageUrls, signedUrlsServableUntil } from "../images/SignedUrls.js"
 import { cacheableAnswer, REQUEST_LISTS, requestTag, userTag } from "../readcache/ReadCache.js"
 import { makeSearchGate, SEARCH_GATE } from "../search/SearchGate.js"
 import { textArrayLiteral } from "../search/SearchWords.js"
@@ -26,11 +26,13 @@ type ListItem = typeof RequestListItem.Type
 
 /** A row of a page with the list's total beside it; an empty page is one row of nulls with the total. */
 type PageRow = { readonly [K in keyof Omit<ListItem, "thumbnailUrl">]: ListItem[K] | null } & {
+  readonly firstPhoto: ShownImage | null
   readonly total: number
   readonly n: number | null
 }
 
 type DetailRow = Omit<typeof RequestDetail.Type, "buyer" | "photos"> & {
+  readonly photos: ReadonlyArray<ShownImage>
   readonly buyerId: string
   readonly buyerName: string | null
   readonly buyerDeleted: boolean
@@ -87,22 +89,27 @@ const changesAtWithUrls = (changesAt: number | undefined, now: number) =>
 export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Queries", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const attached = yield* AttachedImages
+    const urls = yield* SignedImageUrls
+    const firstPhoto = sql.literal(`${requestFirstPhotoColumn("buy_requests.id")} AS "firstPhoto"`)
+    const photos = sql.literal(`${requestPhotosColumn("buy_requests.id")} AS photos`)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const searchGate = yield* makeSearchGate(SEARCH_GATE)
 
-    /** Each item with the thumbnail of its first photo (null without). */
-    const withThumbnails = (paged: Paged<Omit<ListItem, "thumbnailUrl">>): Effect.Effect<Paged<ListItem>> =>
-      Effect.map(
-        attached.of(
-          "request",
-          paged.items.map((item) => item.id)
-        ),
-        (photosOf) => ({
-          total: paged.total,
-          items: paged.items.map((item) => ({ ...item, thumbnailUrl: photosOf(item.id)[0]?.thumbnail_url ?? null }))
-        })
-      )
+    /** The page of `rows`, each item with the thumbnail of its first photo (null without). */
+    const pageOf = (rows: ReadonlyArray<PageRow>): Effect.Effect<Paged<ListItem>> =>
+      Effect.map(urls.signer, (sign) => ({
+        total: rows[0]!.total,
+        items:
+          rows[0]!.id === null
+            ? []
+            : rows.map(
+                ({ total: _total, n: _n, firstPhoto, ...item }) =>
+                  ({
+                    ...item,
+                    thumbnailUrl: firstPhoto === null ? null : sign(firstPhoto).thumbnail_url
+                  }) as ListItem
+              )
+      }))
 
     /*
      * Status and offer_count as the API shows them at `at`, before the expiry job writes them down (the rules
@@ -150,7 +157,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
       at: Date,
       order: Statement.Fragment = newestFirst
     ): Effect.Effect<Paged<ListItem>> =>
-      // One round trip (and one for the thumbnails of the page): the total's single row joined to the page's rows (an empty page leaves one row of nulls).
+      // One round trip, thumbnails included: the total's single row joined to the page's rows (an empty page leaves one row of nulls).
       // The page's ids keep their order as an array's (WITH ORDINALITY), whatever the order is.
       sql<PageRow>`
         WITH ids AS (
@@ -161,18 +168,11 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
             LIMIT ${request.perPage} OFFSET ${offsetOf(request)}
           )) WITH ORDINALITY AS ids (id, n)
         ), page AS (
-          SELECT ${sql.literal(storedListColumns)}, ${effectiveColumns(at)}, ids.n
+          SELECT ${sql.literal(storedListColumns)}, ${effectiveColumns(at)}, ${firstPhoto}, ids.n
           FROM ids JOIN buy_requests ON buy_requests.id = ids.id
         )
         SELECT page.*, totals.total FROM (${count}) totals LEFT JOIN page ON true
-        ORDER BY page.n`.pipe(
-        Effect.map((rows) => ({
-          total: rows[0]!.total,
-          items: rows[0]!.id === null ? [] : rows.map(({ total: _total, n: _n, ...item }) => item as ListItem)
-        })),
-        Effect.orDie,
-        Effect.flatMap(withThumbnails)
-      )
+        ORDER BY page.n`.pipe(Effect.orDie, Effect.flatMap(pageOf))
 
     /**
      * The words of the vocabulary each query word matches (docs/DECISIONS.md, "Search"), in one statement over
@@ -264,18 +264,11 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
             SELECT id FROM hits ORDER BY ${sort.order} LIMIT ${request.perPage} OFFSET ${offsetOf(request)}
           )) WITH ORDINALITY AS ids (id, n)
         ), page AS (
-          SELECT ${sql.literal(storedListColumns)}, ${effectiveColumns(at)}, ids.n
+          SELECT ${sql.literal(storedListColumns)}, ${effectiveColumns(at)}, ${firstPhoto}, ids.n
           FROM ids JOIN buy_requests ON buy_requests.id = ids.id
         )
         SELECT page.*, totals.total FROM (SELECT count(*)::int AS total FROM hits) totals LEFT JOIN page ON true
-        ORDER BY page.n`.pipe(
-        Effect.map((rows) => ({
-          total: rows[0]!.total,
-          items: rows[0]!.id === null ? [] : rows.map(({ total: _total, n: _n, ...item }) => item as ListItem)
-        })),
-        Effect.orDie,
-        Effect.flatMap(withThumbnails)
-      )
+        ORDER BY page.n`.pipe(Effect.orDie, Effect.flatMap(pageOf))
 
     /**
      * Everybody's requests in one state, optionally of a category and a city, containing a price, found by words.
@@ -337,7 +330,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
     const findDetail = (id: string, at: Date) =>
       Effect.map(
         sql<DetailRow>`
-          SELECT ${sql.literal(storedDetailColumns)}, ${effectiveColumns(at)}, u.name AS "buyerName",
+          SELECT ${sql.literal(storedDetailColumns)}, ${effectiveColumns(at)}, ${photos}, u.name AS "buyerName",
                  u.deleted AS "buyerDeleted",
                  (SELECT o.seller_id FROM offers o WHERE o.request_id = buy_requests.id AND o.status = 'accepted'
                   LIMIT 1) AS "dealtSellerId"
@@ -357,9 +350,9 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
         Effect.flatMap(
           Option.match({
             onNone: () => Effect.fail(new NotFound({ resource: "request" })),
-            onSome: ({ buyerId, buyerName, buyerDeleted, dealtSellerId, notes, ...request }) =>
+            onSome: ({ buyerId, buyerName, buyerDeleted, dealtSellerId, notes, photos, ...request }) =>
               Effect.gen(function* () {
-                const photosOf = yield* attached.of("request", [request.id])
+                const sign = yield* urls.signer
                 yield* cacheableAnswer({
                   tags: [requestTag(request.id), userTag(buyerId)],
                   changesAt: changesAtWithUrls(changesAtOf([request]), yield* Clock.currentTimeMillis),
@@ -369,7 +362,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
                   ...request,
                   notes: buyerId === viewerId || dealtSellerId === viewerId ? notes : maskedField(notes),
                   buyer: { id: buyerId, name: buyerName, deleted: buyerDeleted },
-                  photos: photosOf(request.id)
+                  photos: photos.map(sign)
                 }
               })
           })

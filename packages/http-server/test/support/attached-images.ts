@@ -5,9 +5,9 @@ import { AttachedImages } from "../../src/images/Attached.js"
 import { ImageQueries } from "../../src/images/Queries.js"
 import { SignedImageUrls } from "../../src/images/SignedUrls.js"
 
-/** The photos the read models show, with URLs signed under a key of the tests' own; needs a SqlClient. */
+/** The photos the read models show, and the signer of their URLs, under a key of the tests' own; needs a SqlClient. */
 export const AttachedImagesForTests = AttachedImages.Default.pipe(
-  Layer.provide(Layer.mergeAll(SignedImageUrls.Default, ImageQueries.Default)),
+  Layer.provideMerge(Layer.mergeAll(SignedImageUrls.Default, ImageQueries.Default)),
   Layer.provide(Layer.succeed(ServerKeys, { jwt: new Uint8Array(32), otp: new Uint8Array(32) })),
   Layer.provide(AppConfig.layer())
 )
