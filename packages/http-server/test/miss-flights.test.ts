@@ -5,7 +5,8 @@ import { settle } from "./support/blocking-work.js"
 
 /**
  * A read as the read cache's middleware makes it: wait for a miss of its route begun under the current
- * generation, look in what is kept, and on a miss answer it (counted) and keep what it read.
+ * generation and take its answer, else look in what is kept, and on a miss answer it (counted), keep what it
+ * read and share it with the reads that waited.
  */
 const reads = (gate: Deferred.Deferred<void>) =>
   Effect.sync(() => {
@@ -15,7 +16,8 @@ const reads = (gate: Deferred.Deferred<void>) =>
     let generation = 0
     const read = (routeKey: string) =>
       Effect.gen(function* () {
-        yield* flights.awaitCurrent(routeKey, generation)
+        const shared = yield* flights.awaitCurrent(routeKey, generation)
+        if (shared !== undefined) return shared
         const hit = kept.get(routeKey)
         if (hit !== undefined) return hit
         const startedUnder = generation
@@ -29,14 +31,15 @@ const reads = (gate: Deferred.Deferred<void>) =>
             // Kept only when no drop came since the read began, as ReadCache.store decides.
             if (generation === startedUnder) kept.set(routeKey, answer)
             return answer
-          })
+          }),
+          (answer) => answer
         )
       })
     const drop = () => {
       generation++
       kept.clear()
     }
-    return { flights, read, drop, answered }
+    return { flights, read, drop, answered, kept }
   })
 
 describe("the read cache's misses in flight", () => {
@@ -75,6 +78,24 @@ describe("the read cache's misses in flight", () => {
       expect(yield* Fiber.join(before)).toBe("/requests read under 0")
       expect(yield* Fiber.join(after)).toBe("/requests read under 1")
       expect(yield* Fiber.join(alsoAfter)).toBe("/requests read under 1")
+    })
+  )
+
+  it.effect("share their answer with the reads that waited, even when a drop while they ran kept it from memory", () =>
+    Effect.gen(function* () {
+      const gate = yield* Deferred.make<void>()
+      const { read, drop, answered, kept } = yield* reads(gate)
+      const leader = yield* Effect.fork(read("/requests"))
+      yield* settle
+      const waiters = yield* Effect.forEach(Array.from({ length: 5 }), () => Effect.fork(read("/requests")))
+      yield* settle
+      // A write confirmed while they wait: a read it ran beside, which may show it or not.
+      drop()
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(leader)).toBe("/requests read under 0")
+      expect(new Set(yield* Effect.forEach(waiters, Fiber.join))).toEqual(new Set(["/requests read under 0"]))
+      expect(answered).toEqual([0])
+      expect(kept.size).toBe(0)
     })
   )
 

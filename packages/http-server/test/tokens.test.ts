@@ -81,6 +81,25 @@ describe("Tokens (HS256 over node:crypto)", () => {
     expect(await run((tokens) => tokens.verify(signed(HS256, claims({ exp: NOW })), "access"))).toBeUndefined()
   })
 
+  it("checks a token it verified before for its type and its dates again on every use, without its signature", async () => {
+    const token = signed(HS256, claims({ exp: NOW + 60 }))
+    const seen = await Effect.runPromise(
+      Effect.gen(function* () {
+        yield* TestClock.setTime(NOW_MS)
+        const tokens = yield* Tokens
+        const first = yield* tokens.verify(token, "access")
+        const again = yield* tokens.verify(token, "access")
+        const asRefresh = yield* tokens.verify(token, "refresh")
+        const tampered = yield* tokens.verify(`${token.slice(0, -2)}${token.endsWith("AA") ? "BB" : "AA"}`, "access")
+        yield* TestClock.setTime((NOW + 60) * 1000)
+        const expired = yield* tokens.verify(token, "access")
+        return { first, again, asRefresh, tampered, expired }
+      }).pipe(Effect.provide(Tokens.layer.pipe(Layer.provide(keys))), Effect.provide(TestContext.TestContext))
+    )
+    const owner = { userId: USER_ID, sessionId: SESSION_ID, type: "access" }
+    expect(seen).toEqual({ first: owner, again: owner, asRefresh: undefined, tampered: undefined, expired: undefined })
+  })
+
   it("refuses what jose refused: other keys, other algorithms, tampering, bad dates, critical headers, junk", async () => {
     const good = signed(HS256, claims())
     const [header, payload, signature] = good.split(".")

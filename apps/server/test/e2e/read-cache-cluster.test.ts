@@ -60,6 +60,33 @@ describe("read cache across two instances sharing Redis and PostgreSQL", { timeo
     }
   })
 
+  it("GET /requests/{id}: reads arriving together while it is read once each get their own variant", async () => {
+    const a = market(cluster.a)
+    const buyer = await a.buyer("Together Buyer")
+    const sellers = [await a.approvedSeller("Together One"), await a.approvedSeller("Together Two")]
+    const posted = await a.createRequest(buyer, { notes: "call me on 0551234567" })
+    const path = `/requests/${posted.id}`
+    for (let round = 0; round < 3; round++) {
+      // Dropped by an offer, then read by everyone at once, in both languages, on both instances.
+      await a.offer(sellers[round % 2]!, posted.id).catch(() => undefined)
+      const reads = [cluster.a, cluster.b].flatMap((server) =>
+        [buyer, ...sellers, buyer, ...sellers].map(async (user, i) => {
+          const language = i < 3 ? "ar" : "en"
+          const response = await client(server).raw.get(path, {
+            token: user.token,
+            headers: { "accept-language": language }
+          })
+          expect(response.status).toBe(200)
+          return { user, language, notes: response.body.data.notes as string }
+        })
+      )
+      for (const { user, notes } of await Promise.all(reads)) {
+        if (user === buyer) expect(notes).toBe("call me on 0551234567")
+        else expect(notes).not.toContain("0551234567")
+      }
+    }
+  })
+
   it("GET /requests/{id}: closing through one instance is the next read on both", async () => {
     const a = market(cluster.a)
     const buyer = await a.buyer()

@@ -62,6 +62,15 @@ const verifiedPayload = (token: string, key: KeyObject, nowSeconds: number) => {
   return claims
 }
 
+/** Tokens whose signature was checked, kept so a token used again costs no HMAC (most calls reuse one). */
+const VERIFIED_KEPT = 10_000
+
+interface Verified {
+  readonly claims: TokenClaims
+  readonly exp: number | undefined
+  readonly nbf: number | undefined
+}
+
 /** Signs and checks the service's JWTs (HS256 only; `alg: none` and other keys are refused), key imported once. */
 export class Tokens extends Context.Tag("@talab/http-server/Tokens")<
   Tokens,
@@ -76,6 +85,7 @@ export class Tokens extends Context.Tag("@talab/http-server/Tokens")<
     Effect.gen(function* () {
       const { jwt } = yield* ServerKeys
       const key = createSecretKey(jwt)
+      const verified = new Map<string, Verified>()
       return {
         sign: (claims) =>
           Effect.map(Clock.currentTimeMillis, (now) => {
@@ -97,10 +107,25 @@ export class Tokens extends Context.Tag("@talab/http-server/Tokens")<
           }),
         verify: (token, type) =>
           Effect.map(Clock.currentTimeMillis, (now) => {
-            const payload = verifiedPayload(token, key, Math.floor(now / 1000))
-            return payload !== undefined && payload.typ === type && isId(payload.sub) && isId(payload.sid)
-              ? { userId: payload.sub, sessionId: payload.sid, type }
-              : undefined
+            const nowSeconds = Math.floor(now / 1000)
+            // Its dates are checked again on every use, as a first check would.
+            const kept = verified.get(token)
+            if (kept !== undefined && (kept.exp === undefined || kept.exp > nowSeconds)) {
+              return kept.claims.type === type && (kept.nbf === undefined || kept.nbf <= nowSeconds)
+                ? kept.claims
+                : undefined
+            }
+            const payload = verifiedPayload(token, key, nowSeconds)
+            if (payload === undefined || (payload.typ !== "access" && payload.typ !== "refresh")) return undefined
+            if (!isId(payload.sub) || !isId(payload.sid)) return undefined
+            const claims: TokenClaims = { userId: payload.sub, sessionId: payload.sid, type: payload.typ }
+            if (verified.size >= VERIFIED_KEPT) verified.delete(verified.keys().next().value!)
+            verified.set(token, {
+              claims,
+              exp: payload.exp as number | undefined,
+              nbf: payload.nbf as number | undefined
+            })
+            return claims.type === type ? claims : undefined
           })
       }
     })

@@ -23,7 +23,7 @@ const ID_TAG = new RegExp(`^(request|seller|user):${UUID}$`)
 export const isReadTag = (tag: string) => tag === REQUEST_LISTS || ID_TAG.test(tag)
 
 /** An encoded answer as it is sent again. */
-interface CachedAnswer {
+export interface CachedAnswer {
   readonly body: Uint8Array
   readonly contentType: string
 }
@@ -91,8 +91,11 @@ const stripeOf = (tag: string) => {
 /** A kept answer's fixed overhead beside its bytes (its key, maps, tags), so tiny answers still count. */
 const ENTRY_OVERHEAD = 256
 
-const variantKey = (route: Route, viewer: { readonly language: string; readonly userId: string | undefined }) =>
-  `${viewer.language}|${viewer.userId !== undefined && route.fullViewers.includes(viewer.userId) ? viewer.userId : "-"}`
+/** Which of an answer's variants a viewer reads: their language, and their own unmasked one if they may. */
+export const variantKey = (
+  fullViewers: ReadonlyArray<string>,
+  viewer: { readonly language: string; readonly userId: string | undefined }
+) => `${viewer.language}|${viewer.userId !== undefined && fullViewers.includes(viewer.userId) ? viewer.userId : "-"}`
 
 /**
  * Encoded answers of public reads by route, least recently read first, within `maxBytes`; each lives at most
@@ -142,7 +145,7 @@ export const makeReadCache = (options: {
     lookup: (routeKey, viewer, now) => {
       const route = live(routeKey, now)
       if (route === undefined) return undefined
-      const answer = route.variants.get(variantKey(route, viewer))
+      const answer = route.variants.get(variantKey(route.fullViewers, viewer))
       if (answer === undefined) return undefined
       // Read again: to the back of the line.
       routes.delete(routeKey)
@@ -175,7 +178,7 @@ export const makeReadCache = (options: {
         }
       }
       const kept = route!
-      const key = variantKey(kept, viewer)
+      const key = variantKey(kept.fullViewers, viewer)
       const previous = kept.variants.get(key)
       if (previous !== undefined) {
         kept.bytes -= previous.body.byteLength + ENTRY_OVERHEAD

@@ -14,7 +14,7 @@ import { recordRateLimit } from "../http/RateLimitHeaders.js"
 import { pathOf } from "../http/RequestPath.js"
 import { requestState } from "../http/RequestState.js"
 import { makeMissFlights } from "../readcache/MissFlights.js"
-import { ReadCache } from "../readcache/ReadCache.js"
+import { type CachedAnswer, ReadCache, variantKey } from "../readcache/ReadCache.js"
 import { errorEnvelopeResponse } from "./pipeline/ErrorEnvelope.js"
 
 const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -35,6 +35,13 @@ const routeKeyOf = (url: string, path: string) => {
   return `${path}?${new URLSearchParams(params).toString()}`
 }
 
+/** A miss's answer as the reads that waited for it may take it: the viewers it is meant for. */
+interface SharedAnswer {
+  readonly answer: CachedAnswer
+  readonly fullViewers: ReadonlyArray<string>
+  readonly variant: string
+}
+
 /**
  * Answers the public reads many users repeat from the encoded bytes a read of the same route gave before, with
  * no SQL and before the router: `GET /requests` (any query), `GET /requests/{id}`, `GET /seller-profiles/{id}`.
@@ -43,8 +50,8 @@ const routeKeyOf = (url: string, path: string) => {
  * answer. What depends on the viewer is in the key: the response language and, for a request, whether they
  * read its notes unmasked (its buyer and the seller of its deal). A miss runs the endpoint and keeps its 200
  * when the handler said it may (`cacheableAnswer`, with the tags whose writes drop it); reads of a route whose
- * miss is being answered wait for it (when no drop came since it began) and look again. READ_CACHE=off skips it
- * all.
+ * miss is being answered wait for it (when no drop came since it began) and take its answer when it is their
+ * variant, kept or not (readcache/MissFlights.ts). READ_CACHE=off skips it all.
  */
 export const ReadCacheLive = HttpApiBuilder.middleware(
   Effect.gen(function* () {
@@ -53,8 +60,8 @@ export const ReadCacheLive = HttpApiBuilder.middleware(
     const limiter = yield* RateLimiter
     const callerOf = yield* makeCallerOf
     if (!cache.enabled) return (app: HttpApp.Default) => app
-    const flights = makeMissFlights()
-    /** Runs the endpoint and keeps its answer when the handler said it may. */
+    const flights = makeMissFlights<SharedAnswer>()
+    /** Runs the endpoint, keeps its answer when the handler said it may, and says what waiting reads may share. */
     const answerAndKeep = (
       app: HttpApp.Default,
       routeKey: string,
@@ -66,17 +73,14 @@ export const ReadCacheLive = HttpApiBuilder.middleware(
         const response = yield* app
         const state = yield* requestState
         if (state.cacheable === undefined || response.status !== 200 || response.body._tag !== "Uint8Array") {
-          return response
+          return { response, shared: undefined }
         }
         const userId = signedIn && state.caller !== undefined ? Option.getOrUndefined(state.caller)?.user.id : undefined
-        cache.store(
-          routeKey,
-          { language: yield* requestLanguage, userId },
-          { body: response.body.body, contentType: response.body.contentType },
-          state.cacheable,
-          { generation, now }
-        )
-        return response
+        const viewer = { language: yield* requestLanguage, userId }
+        const answer = { body: response.body.body, contentType: response.body.contentType }
+        cache.store(routeKey, viewer, answer, state.cacheable, { generation, now })
+        const fullViewers = state.cacheable.fullViewers ?? []
+        return { response, shared: { answer, fullViewers, variant: variantKey(fullViewers, viewer) } }
       })
     return (app: HttpApp.Default) =>
       Effect.gen(function* () {
@@ -87,12 +91,13 @@ export const ReadCacheLive = HttpApiBuilder.middleware(
         if (!signedIn && !PUBLIC_READS.test(path)) return yield* app
         const routeKey = routeKeyOf(request.url, path)
         let now = yield* Clock.currentTimeMillis
+        let shared: SharedAnswer | undefined
         if (!cache.has(routeKey, now)) {
-          yield* flights.awaitCurrent(routeKey, cache.generation())
+          shared = yield* flights.awaitCurrent(routeKey, cache.generation())
           now = yield* Clock.currentTimeMillis
         }
         const generation = cache.generation()
-        if (cache.has(routeKey, now)) {
+        if (shared !== undefined || cache.has(routeKey, now)) {
           let userId: string | undefined
           if (signedIn) {
             const caller = yield* callerOf(request)
@@ -100,7 +105,11 @@ export const ReadCacheLive = HttpApiBuilder.middleware(
             if (Option.isNone(caller)) return yield* app
             userId = caller.value.user.id
           }
-          const answer = cache.lookup(routeKey, { language: yield* requestLanguage, userId }, now)
+          const viewer = { language: yield* requestLanguage, userId }
+          const answer =
+            shared !== undefined && shared.variant === variantKey(shared.fullViewers, viewer)
+              ? shared.answer
+              : cache.lookup(routeKey, viewer, now)
           if (answer !== undefined) {
             if (userId !== undefined) {
               const decision = yield* consumeApiBudget(limiter, config, userId)
@@ -110,7 +119,13 @@ export const ReadCacheLive = HttpApiBuilder.middleware(
             return HttpServerResponse.uint8Array(answer.body, { status: 200, contentType: answer.contentType })
           }
         }
-        return yield* flights.lead(routeKey, generation, answerAndKeep(app, routeKey, signedIn, generation, now))
+        const { response } = yield* flights.lead(
+          routeKey,
+          generation,
+          answerAndKeep(app, routeKey, signedIn, generation, now),
+          ({ shared }) => shared
+        )
+        return response
       })
   })
 )
