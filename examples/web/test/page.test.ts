@@ -175,7 +175,8 @@ describe.each(["en", "ar"] as const)("the web example in %s", (language) => {
     await page.click("#code-form button")
     await page.locator("#request-form").waitFor()
     expect(await text(page, "#status")).toBe(say("signedInAs", { phone: ltr(buyerPhone) }))
-    expect(await text(page, "#my-requests")).toBe(say("noRequests"))
+    // The list of the buyer's requests is fetched once signed in: empty until it arrives.
+    await expect.poll(() => text(page, "#my-requests"), LIVE).toBe(say("noRequests"))
   }, 60_000)
 
   it("shows the API's field errors under their fields, in the page's language", async () => {
