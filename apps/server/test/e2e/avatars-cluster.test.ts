@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs"
 import type { AppSettings } from "@talab/http-server"
-import type { TestServer } from "@talab/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startS3Server } from "../../../../packages/http-server/test/support/s3.js"
-import { client, relaxedLimits, signIn, startServer } from "../support/harness.js"
-import { createPostgresDatabase } from "../support/postgres.js"
+import { client, relaxedLimits, signIn } from "../support/harness.js"
+import { useTwoInstances } from "../support/two-instances.js"
 
 const jpeg = new Uint8Array(readFileSync(new URL("../fixtures/exif-gps.jpg", import.meta.url)))
 
@@ -33,26 +32,17 @@ const sharedStores: ReadonlyArray<{
 ]
 
 describe.each(sharedStores)("FILE_STORE=$name with two instances", ({ settings }) => {
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
   let store: Awaited<ReturnType<(typeof sharedStores)[number]["settings"]>>
-  let a: TestServer
-  let b: TestServer
-
   beforeAll(async () => {
-    database = await createPostgresDatabase()
     store = await settings()
-    const options = { databaseUrl: database.url, settings: { ...relaxedLimits, ...store.settings } }
-    a = await startServer(options)
-    b = await startServer(options)
   }, 120_000)
   afterAll(async () => {
-    await a?.close()
-    await b?.close()
     await store?.stop()
-    await database?.drop()
   }, 60_000)
+  const cluster = useTwoInstances(() => ({ settings: { ...relaxedLimits, ...store.settings } }))
 
   it("serves from one instance the avatar uploaded through the other, with an ETag that answers 304", async () => {
+    const { a, b } = cluster
     const me = await signIn(a, client(a))
     const uploaded = await client(a).post("/users/me/avatar", { token: me.token, rawBody: avatarForm() })
     expect(uploaded.status).toBe(200)

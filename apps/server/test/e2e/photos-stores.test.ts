@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3"
-import type { TestServer } from "@talab/testkit"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { startS3Server } from "../../../../packages/http-server/test/support/s3.js"
 import {
@@ -12,8 +11,8 @@ import {
   startServer as startChildServer,
   waitUntilLive
 } from "../support/child-server.js"
-import { client, relaxedLimits, signIn, startServer } from "../support/harness.js"
-import { createPostgresDatabase } from "../support/postgres.js"
+import { client, relaxedLimits, signIn } from "../support/harness.js"
+import { useTwoInstances } from "../support/two-instances.js"
 
 /*
  * A photo's files live in whichever FILE_STORE the deployment has, and go with what holds them: uploaded, served by
@@ -100,26 +99,13 @@ describe("photos with FILE_STORE=local (the built server, a DATA_DIR)", () => {
 describe("photos with FILE_STORE=s3 (an S3-compatible fake) and two instances", () => {
   const bucket = "talab-photos-stores"
   let s3: Awaited<ReturnType<typeof startS3Server>>
-  let database: Awaited<ReturnType<typeof createPostgresDatabase>>
-  let a: TestServer
-  let b: TestServer
-
   beforeAll(async () => {
     s3 = await startS3Server(bucket)
-    database = await createPostgresDatabase()
-    const options = {
-      databaseUrl: database.url,
-      settings: { ...relaxedLimits, fileStore: "s3" as const, s3: s3.options }
-    }
-    a = await startServer(options)
-    b = await startServer(options)
   }, 120_000)
   afterAll(async () => {
-    await a?.close()
-    await b?.close()
     await s3?.stop()
-    await database?.drop()
   }, 60_000)
+  const cluster = useTwoInstances(() => ({ settings: { ...relaxedLimits, fileStore: "s3" as const, s3: s3.options } }))
 
   const objectKeys = async () => {
     const s3Client = new S3Client({ endpoint: s3.endpoint, region: "us-east-1", forcePathStyle: true })
@@ -132,6 +118,7 @@ describe("photos with FILE_STORE=s3 (an S3-compatible fake) and two instances", 
   }
 
   it("stores a photo's two objects, serves them from either instance, and deletes them with the account", async () => {
+    const { a, b } = cluster
     const me = await signIn(a, client(a))
     const before = await objectKeys()
     const uploaded = await client(a).post("/images", { token: me.token, rawBody: imageForm() })

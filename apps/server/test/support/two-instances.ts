@@ -16,19 +16,24 @@ const started = <T>(value: T | undefined): T => {
   return value
 }
 
+type SharedOptions = Omit<TestServerOptions, "databaseUrl">
+
 /**
  * Two instances on one fresh PostgreSQL database, as behind a load balancer, started before the suite's tests
  * and closed (the database dropped) after them. `options` names what they share besides the database (Redis,
- * settings). Read the instances from the returned object inside tests and hooks.
+ * settings); given as a function, it is read when they start, after the suite's earlier `beforeAll` hooks (a
+ * store they share started there, and stopped by an `afterAll` registered before this, which runs after their
+ * close). Read the instances from the returned object inside tests and hooks.
  */
-export const useTwoInstances = (options: Omit<TestServerOptions, "databaseUrl"> = {}): TwoInstances => {
+export const useTwoInstances = (options: SharedOptions | (() => SharedOptions) = {}): TwoInstances => {
   let database: PostgresDatabase | undefined
   let a: TestServer | undefined
   let b: TestServer | undefined
   beforeAll(async () => {
+    const shared = typeof options === "function" ? options() : options
     database = await createPostgresDatabase()
-    a = await startServer({ ...options, databaseUrl: database.url })
-    b = await startServer({ ...options, databaseUrl: database.url })
+    a = await startServer({ ...shared, databaseUrl: database.url })
+    b = await startServer({ ...shared, databaseUrl: database.url })
   }, 120_000)
   afterAll(async () => {
     await a?.close()
