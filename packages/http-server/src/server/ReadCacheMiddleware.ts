@@ -92,12 +92,14 @@ export const ReadCacheLive = HttpApiBuilder.middleware(
         const routeKey = routeKeyOf(request.url, path)
         let now = yield* Clock.currentTimeMillis
         let shared: SharedAnswer | undefined
-        if (!cache.has(routeKey, now)) {
+        let kept = cache.has(routeKey, now)
+        if (!kept) {
           shared = yield* flights.awaitCurrent(routeKey, cache.generation())
           now = yield* Clock.currentTimeMillis
+          kept = shared === undefined && cache.has(routeKey, now)
         }
         const generation = cache.generation()
-        if (shared !== undefined || cache.has(routeKey, now)) {
+        if (shared !== undefined || kept) {
           let userId: string | undefined
           if (signedIn) {
             const caller = yield* callerOf(request)
