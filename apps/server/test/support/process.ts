@@ -50,14 +50,32 @@ export const killStarted = () => {
   }
 }
 
-export const freePort = () =>
-  new Promise<number>((resolve) => {
+/*
+ * Ports for child processes come from below the kernel's ephemeral range (32768 and up on Linux), so no
+ * outgoing connection of any process can hold one as its source port, and are picked at random, so two
+ * runs side by side rarely try the same one. A port handed out is never handed out again by this worker,
+ * and one something already listens on is skipped.
+ */
+const LOWEST_PORT = 20_000
+const PORTS = 12_000
+const handedOut = new Set<number>()
+
+const listens = (port: number) =>
+  new Promise<boolean>((resolve) => {
     const probe = createServer()
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
+    probe.once("error", () => resolve(false))
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)))
   })
+
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; attempt < 1_000; attempt++) {
+    const port = LOWEST_PORT + Math.floor(Math.random() * PORTS)
+    if (handedOut.has(port)) continue
+    handedOut.add(port)
+    if (await listens(port)) return port
+  }
+  throw new Error("no free port below the ephemeral range")
+}
 
 export const waitUntilLive = async (port: number, exited: Promise<unknown>, timeoutMs = 180_000) => {
   let stopped = false
