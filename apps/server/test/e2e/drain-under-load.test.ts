@@ -46,8 +46,12 @@ const get = (agent: Agent, port: number, path: string) =>
  * `workers` loops sending requests back to back until `until` says stop; every outcome is kept. A loop whose
  * connection is refused stops: the server no longer accepts (nothing was sent).
  */
-const load = async (workers: number, send: () => Promise<Outcome>, until: () => boolean) => {
-  const outcomes: Array<Outcome & { at: number }> = []
+const load = async (
+  workers: number,
+  send: () => Promise<Outcome>,
+  until: () => boolean,
+  outcomes: Array<Outcome & { at: number }> = []
+) => {
   await Promise.all(
     Array.from({ length: workers }, async () => {
       while (!until()) {
@@ -58,6 +62,15 @@ const load = async (workers: number, send: () => Promise<Outcome>, until: () => 
     })
   )
   return outcomes
+}
+
+/** Waits (up to a minute) until `outcomes` holds at least `count`. */
+const answeredAtLeast = async (outcomes: ReadonlyArray<Outcome>, count: number) => {
+  const deadline = Date.now() + 60_000
+  while (outcomes.length < count) {
+    if (Date.now() > deadline) throw new Error(`only ${outcomes.length} of ${count} answers within a minute`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
 }
 
 /** A request sent on a kept-alive connection that met a reset or a close instead of its answer. */
@@ -151,20 +164,24 @@ describe.skipIf(nginx === undefined)("SIGTERM to one of two instances behind dep
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
       let stop = false
+      const outcomes: Array<Outcome & { at: number }> = []
       const running = load(
         32,
         () => get(agent, listen, "/health/live"),
-        () => stop
+        () => stop,
+        outcomes
       )
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      // Counted, not timed, so a loaded machine still sends enough: both instances under load before the signal,
+      // then the other one alone after the first has exited.
+      await answeredAtLeast(outcomes, 100)
       servers[0]!.child.kill("SIGTERM")
       expect(await servers[0]!.exited).toEqual({ code: 0, signal: null })
-      // Load goes on a while on the other instance alone.
-      await new Promise((resolve) => setTimeout(resolve, 500))
+      const exitedAt = Date.now()
+      await answeredAtLeast(outcomes, outcomes.length + 100)
       stop = true
-      const outcomes = await running
+      await running
       agent.destroy()
-      expect(outcomes.length).toBeGreaterThan(100)
+      expect(outcomes.filter((outcome) => outcome.at >= exitedAt).length).toBeGreaterThanOrEqual(100)
       expect(outcomes.filter((outcome) => !("status" in outcome) || outcome.status !== 200)).toEqual([])
     } finally {
       proxy.kill("SIGTERM")
