@@ -12,6 +12,17 @@ export const MemoryRequestRepo = Layer.effect(
     RequestRepo.of({
       insert: (request) =>
         store.write((t) => [undefined, insertNew(t, "requests", request.id, request, "buy_requests_pkey")] as const),
+      insertAll: (requests) =>
+        store.write(
+          (t) =>
+            [
+              undefined,
+              requests.reduce(
+                (tables, request) => insertNew(tables, "requests", request.id, request, "buy_requests_pkey"),
+                t
+              )
+            ] as const
+        ),
       findById: (id) => store.read((t) => HashMap.get(t.requests, id)),
       lock: (id) => store.write((t) => unchanged(HashMap.get(t.requests, id), t)),
       update: (request) => store.write(updateRow("requests", request, ["buyerId", "createdAt"])),

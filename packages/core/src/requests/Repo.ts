@@ -8,6 +8,8 @@ export class RequestRepo extends Context.Tag("@talab/core/RequestRepo")<
   RequestRepo,
   {
     readonly insert: (request: BuyRequest) => Effect.Effect<void>
+    /** Inserts requests posted together, in one statement where the store can: all of them, or none. */
+    readonly insertAll: (requests: ReadonlyArray<BuyRequest>) => Effect.Effect<void>
     readonly findById: (id: string) => Effect.Effect<Option.Option<BuyRequest>>
     readonly lock: (id: string) => Effect.Effect<Option.Option<BuyRequest>>
     readonly update: (request: BuyRequest) => Effect.Effect<void>

@@ -106,6 +106,30 @@ export class Requests extends Effect.Service<Requests>()("@talab/core/Requests",
       )
 
     /**
+     * Requests of several buyers posted at once, in one transaction: all are stored, or none (each may then be
+     * posted alone with {@link create}). Answers them in the order given.
+     */
+    const createAll = (posts: ReadonlyArray<{ readonly buyer: User; readonly input: RequestInput }>) =>
+      transactor.transaction(
+        Effect.gen(function* () {
+          const at = yield* currentDate
+          const created = yield* Effect.forEach(posts, ({ buyer, input }) =>
+            Effect.gen(function* () {
+              const { state, events } = yield* createRequest(newRequest(yield* ids.next, buyer.id, input), at, ttlDays)
+              yield* attachImages(images, buyer, input.photoIds, { kind: "request", id: state.id }, "photo_ids")
+              return { state, events }
+            })
+          )
+          yield* requests.insertAll(created.map(({ state }) => state))
+          yield* outbox.append(
+            created.flatMap(({ events }) => events),
+            at
+          )
+          return created.map(({ state }) => state)
+        })
+      )
+
+    /**
      * The owner closes an active request; its pending offers are rejected with it. The request is locked
      * first, like every transition that touches its offers, so a racing offer or accept waits.
      */
@@ -144,6 +168,6 @@ export class Requests extends Effect.Service<Requests>()("@talab/core/Requests",
         })
       )
 
-    return { create, close, extend } as const
+    return { create, createAll, close, extend } as const
   })
 }) {}

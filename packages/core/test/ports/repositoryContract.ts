@@ -434,6 +434,22 @@ export const repositoryPortTests = (it: Vitest.MethodsNonLive<PortsUnderTest, tr
     })
   )
 
+  it.effect("requests: insertAll stores every request posted together, or none when one breaks a rule", () =>
+    Effect.gen(function* () {
+      const requests = yield* RequestRepo
+      const buyer = yield* (yield* UserRepo).insertOrGet(aUser())
+      const [first, second] = [aRequest(buyer.id), aRequest(buyer.id, { productModel: "Galaxy S24" })]
+      yield* requests.insertAll([first, second])
+      expect(yield* requests.findById(first.id)).toEqual(Option.some(first))
+      expect(yield* requests.findById(second.id)).toEqual(Option.some(second))
+      const fine = aRequest(buyer.id)
+      expect(yield* violatedUniqueRule(requests.insertAll([fine, { ...aRequest(buyer.id), id: first.id }]))).toBe(
+        "buy_requests_pkey"
+      )
+      expect(yield* requests.findById(fine.id)).toEqual(Option.none())
+    })
+  )
+
   it.effect("offers: round-trip, newest first per request, pending check and batch status change", () =>
     Effect.gen(function* () {
       const offers = yield* OfferRepo

@@ -24,8 +24,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
+import { makeWriteBatches } from "../db/WriteBatches.js"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 import { answersAsk, MessageRow, StoredRow } from "./SqlMessageRepo.js"
@@ -37,7 +37,6 @@ interface Pending {
   readonly senderId: string
   readonly conversationId: string
   readonly input: MessageInput
-  readonly resume: (exit: Exit.Exit<StoredMessage, SendError>) => void
 }
 
 /** At most this many messages go in one transaction. */
@@ -77,7 +76,6 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
     const transactor = yield* Transactor
     const ids = yield* Ids
     const reads = yield* makeReadsChanged
-    const runtime = yield* Effect.runtime<never>()
 
     const lockConversations = SqlSchema.findAll({
       Request: Schema.Array(Schema.String),
@@ -262,50 +260,13 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
         })
       )
 
-    const sendAlone = (pending: Pending) =>
-      Effect.exit(chat.send(pending.senderId, pending.conversationId, pending.input, presence))
-
-    const runBatch = (batch: ReadonlyArray<Pending>) =>
-      (batch.length === 1
-        ? Effect.map(sendAlone(batch[0]!), (exit) => [exit])
-        : storeBatch(batch).pipe(
-            Effect.catchAllCause(() =>
-              // Rolled back: each message again on its own, so whatever failed fails alone.
-              Effect.forEach(batch, sendAlone, { concurrency: MAX_IN_FLIGHT })
-            )
-          )
-      ).pipe(
-        Effect.tap((exits) =>
-          Effect.sync(() => {
-            for (const [i, pending] of batch.entries()) pending.resume(exits[i]!)
-          })
-        ),
-        Effect.catchAllCause((cause) =>
-          Effect.sync(() => {
-            for (const pending of batch) pending.resume(Exit.failCause(cause) as Exit.Exit<StoredMessage, SendError>)
-          })
-        )
-      )
-
-    const waiting: Array<Pending> = []
-    let scheduled = false
-    let inFlight = 0
-    const flush = (): void => {
-      scheduled = false
-      while (waiting.length > 0 && inFlight < MAX_IN_FLIGHT) {
-        const batch = waiting.splice(0, MAX_BATCH)
-        inFlight++
-        Runtime.runFork(runtime)(
-          Effect.ensuring(
-            runBatch(batch),
-            Effect.sync(() => {
-              inFlight--
-              flush()
-            })
-          )
-        )
+    const batched = yield* makeWriteBatches<Pending, StoredMessage, SendError>(
+      { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT },
+      {
+        batch: storeBatch,
+        alone: (pending) => chat.send(pending.senderId, pending.conversationId, pending.input, presence)
       }
-    }
+    )
 
     /** Sends a message as `Chat.send` does, in one transaction with the messages sent at the same moment. */
     const send = (
@@ -316,13 +277,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       // A message with attachments goes alone through core's `Chat.send`, which attaches them in its transaction.
       hasAttachments(input)
         ? chat.send(senderId, conversationId, input, presence)
-        : Effect.async<StoredMessage, SendError>((resume) => {
-            waiting.push({ senderId, conversationId, input, resume })
-            if (!scheduled) {
-              scheduled = true
-              setImmediate(flush)
-            }
-          })
+        : batched({ senderId, conversationId, input })
 
     return { send } as const
   })

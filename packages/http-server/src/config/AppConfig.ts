@@ -201,6 +201,8 @@ const readSettings = Effect.gen(function* () {
     telemetry: yield* readTelemetry(port),
     /** Messages sent at the same moment stored in one transaction (chat/MessageBatcher.ts). */
     messageBatch: (yield* read("MESSAGE_BATCH")) === "on",
+    /** Requests posted at the same moment stored in one transaction (requests/Batches.ts). */
+    requestBatch: (yield* read("REQUEST_BATCH")) === "on",
     /** Public reads answered from memory (server/ReadCacheMiddleware.ts): off, or their bound and life. */
     readCache: {
       enabled: (yield* read("READ_CACHE")) === "on",

@@ -268,6 +268,11 @@ export const variables = {
     "on",
     "`off`: every message is stored in a transaction of its own, instead of with the messages sent at the same moment"
   ),
+  REQUEST_BATCH: withDefault(
+    (name) => Config.literal("on", "off")(name),
+    "on",
+    "`off`: every buy request is stored in a transaction of its own, instead of with the requests posted at the same moment"
+  ),
   READ_CACHE_MAX_MB: withDefault(
     positiveInt,
     32,

@@ -34,6 +34,19 @@ export class AttachedImages extends Effect.Service<AttachedImages>()("Images/Att
         (photosOf) => items.map((item) => ({ ...item, photos: photosOf(item.id) }))
       )
 
-    return { of, withPhotos } as const
+    /**
+     * A holder just created, with its `photos`: those `photoIds` named, attached in its own transaction. With
+     * none named it has none, and nothing is read.
+     */
+    const withNewPhotos = <A extends { readonly id: string }>(
+      kind: ImageHolderKind,
+      item: A,
+      photoIds: ReadonlyArray<string> | undefined
+    ) =>
+      photoIds === undefined || photoIds.length === 0
+        ? Effect.succeed({ ...item, photos: none })
+        : Effect.map(withPhotos(kind, [item]), ([shown]) => shown!)
+
+    return { of, withPhotos, withNewPhotos } as const
   })
 }) {}

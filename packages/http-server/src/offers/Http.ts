@@ -39,7 +39,7 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
                 createdAt: offer.createdAt
               }
             })
-            const data = yield* withPhotos({ ...offer, counter: null })
+            const data = yield* attached.withNewPhotos("offer", { ...offer, counter: null }, payload.photoIds)
             // A price outside the budget is allowed; the seller is only warned.
             return outsideBudget
               ? { data, message: translate("price_outside_budget", yield* requestLanguage) }

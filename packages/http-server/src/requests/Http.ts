@@ -8,6 +8,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import { respond } from "../http/Localize.js"
 import { type Paged, type PageRequest, pageRequest, paginationFor } from "../http/Paging.js"
 import { AttachedImages } from "../images/Attached.js"
+import { makeRequestPosts } from "./Batches.js"
 import { RequestQueries } from "./Queries.js"
 
 const listResponse = (page: PageRequest) => (result: Paged<typeof RequestListItem.Type>) => ({
@@ -20,14 +21,14 @@ const RequestsHttp = HttpApiBuilder.group(Api, "requests", (handlers) =>
     const service = yield* Requests
     const queries = yield* RequestQueries
     const attached = yield* AttachedImages
+    const post = yield* makeRequestPosts
     return handlers
       .handle("create", ({ payload }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const request = yield* service.create(user, payload)
-            const [withPhotos] = yield* attached.withPhotos("request", [request])
-            return withPhotos!
+            const request = yield* post(user, payload)
+            return yield* attached.withNewPhotos("request", request, payload.photoIds)
           })
         )
       )

@@ -37,6 +37,22 @@ export const SqlRequestRepo = Layer.effect(
         ])
       }
     })
+    // Requests posted together: one INSERT of their rows and one record of all their search words.
+    const insertAll = SqlSchema.void({
+      Request: Schema.Array(BuyRequestRow),
+      execute: (rows) => {
+        const stored = rows.map(withSearchColumns)
+        const terms = recordTerms(
+          sql,
+          stored.flatMap((one) => one.searchWords)
+        )
+        return deferredWrites(sql, [
+          { statement: sql`INSERT INTO buy_requests ${sql.insert(stored.map((one) => one.row))}` },
+          { statement: terms.deletions, key: "search_term_deletions" },
+          { statement: terms.terms, key: "search_terms" }
+        ])
+      }
+    })
     const update = SqlSchema.void({
       Request: BuyRequestRow,
       execute: (row) =>
@@ -49,6 +65,10 @@ export const SqlRequestRepo = Layer.effect(
 
     return RequestRepo.of({
       insert: (request) => insert(request).pipe(Effect.orDie, Effect.zipRight(reads.changed([REQUEST_LISTS]))),
+      insertAll: (requests) =>
+        requests.length === 0
+          ? Effect.void
+          : insertAll(requests).pipe(Effect.orDie, Effect.zipRight(reads.changed([REQUEST_LISTS]))),
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
       update: (request) =>

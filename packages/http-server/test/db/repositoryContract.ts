@@ -145,6 +145,20 @@ export const repositoryContract = <E>(
       })
     )
 
+    it.effect("requests: insertAll stores none of its requests when the schema refuses one", () =>
+      Effect.gen(function* () {
+        const requests = yield* RequestRepo
+        const buyer = yield* (yield* UserRepo).insertOrGet(aUser())
+        const fine = aRequest(buyer.id)
+        expect(
+          yield* violatedConstraint(
+            requests.insertAll([fine, aRequest(buyer.id, { budgetMin: 500, budgetMax: 499.99 })])
+          )
+        ).toBe("buy_requests_budget_order")
+        expect(yield* requests.findById(fine.id)).toEqual(Option.none())
+      })
+    )
+
     it.effect("offers: the schema refuses a second pending offer of a seller on a request", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient

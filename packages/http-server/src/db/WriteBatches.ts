@@ -1,0 +1,83 @@
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Runtime from "effect/Runtime"
+
+export interface WriteBatchOptions {
+  /** At most this many writes go in one batch. */
+  readonly maxBatch: number
+  /** Batches in flight at once (each holds a pool connection); more writes wait for one to end. */
+  readonly maxInFlight: number
+}
+
+export interface WriteBatchRunners<I, A, E> {
+  /**
+   * Stores a batch of two or more, in one transaction, answering each item in its place: its own result or its
+   * own error. A failure of the whole (a row the database refused, a race its statements lost) rolls it back,
+   * and every item is then written alone, so whatever failed fails alone.
+   */
+  readonly batch: (items: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<Exit.Exit<A, E>>, unknown>
+  /** Writes one item in a transaction of its own: a batch of one, and every item of a batch that failed. */
+  readonly alone: (item: I) => Effect.Effect<A, E>
+}
+
+interface Waiting<I, A, E> {
+  readonly item: I
+  readonly resume: (exit: Exit.Exit<A, E>) => void
+}
+
+/**
+ * Concurrent writes gathered into batches: those that arrive within one turn of the event loop (well under a
+ * millisecond), or while earlier batches hold the connections, up to `maxBatch`. Each caller waits for its own
+ * answer. A write already taken into a batch is stored even when its caller stops waiting, as a write already
+ * sent to the database would be.
+ */
+export const makeWriteBatches = <I, A, E>(options: WriteBatchOptions, runners: WriteBatchRunners<I, A, E>) =>
+  Effect.map(Effect.runtime<never>(), (runtime) => {
+    const run = (batch: ReadonlyArray<I>) =>
+      (batch.length === 1
+        ? Effect.map(Effect.exit(runners.alone(batch[0]!)), (exit) => [exit])
+        : runners
+            .batch(batch)
+            .pipe(
+              Effect.catchAllCause(() =>
+                Effect.forEach(batch, (item) => Effect.exit(runners.alone(item)), { concurrency: options.maxInFlight })
+              )
+            )
+      ).pipe(Effect.catchAllCause((cause) => Effect.succeed(batch.map(() => Exit.failCause(cause) as Exit.Exit<A, E>))))
+
+    const waiting: Array<Waiting<I, A, E>> = []
+    let scheduled = false
+    let inFlight = 0
+    const flush = (): void => {
+      scheduled = false
+      while (waiting.length > 0 && inFlight < options.maxInFlight) {
+        const batch = waiting.splice(0, options.maxBatch)
+        inFlight++
+        Runtime.runFork(runtime)(
+          run(batch.map((w) => w.item)).pipe(
+            Effect.tap((exits) =>
+              Effect.sync(() => {
+                for (const [i, w] of batch.entries()) w.resume(exits[i]!)
+              })
+            ),
+            Effect.ensuring(
+              Effect.sync(() => {
+                inFlight--
+                flush()
+              })
+            )
+          )
+        )
+      }
+    }
+
+    /** Writes `item` with the others written at the same moment, answering its own result. */
+    return (item: I): Effect.Effect<A, E> =>
+      Effect.async<A, E>((resume) => {
+        waiting.push({ item, resume })
+        if (!scheduled) {
+          scheduled = true
+          setImmediate(flush)
+        }
+      })
+  })

@@ -1,0 +1,41 @@
+import { type RequestInput, Requests, type User } from "@talab/core"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import { AppConfig } from "../config/AppConfig.js"
+import { makeWriteBatches } from "../db/WriteBatches.js"
+
+interface Post {
+  readonly buyer: User
+  readonly input: RequestInput
+}
+
+type Posted = Effect.Effect.Success<ReturnType<Requests["create"]>>
+type PostError = Effect.Effect.Error<ReturnType<Requests["create"]>>
+
+/** At most this many requests go in one transaction. */
+const MAX_BATCH = 64
+/** Batches in flight at once (each holds a pool connection). */
+const MAX_IN_FLIGHT = 4
+
+/**
+ * Posts a request as core's `Requests.create` does, in one transaction and one statement with the requests
+ * posted at the same moment (`REQUEST_BATCH=on`, the default). A request with photos is posted alone: a photo
+ * that is not the buyer's to attach fails its own request only. Should a batch fail as a whole, each of its
+ * requests is posted again alone, so whatever failed fails alone.
+ */
+export const makeRequestPosts = Effect.gen(function* () {
+  const requests = yield* Requests
+  const alone = ({ buyer, input }: Post) => requests.create(buyer, input)
+  const batching = Option.match(yield* Effect.serviceOption(AppConfig), {
+    onNone: () => true,
+    onSome: (config) => config.requestBatch
+  })
+  if (!batching) return (buyer: User, input: RequestInput) => alone({ buyer, input })
+  const batched = yield* makeWriteBatches<Post, Posted, PostError>(
+    { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT },
+    { batch: (posts) => Effect.map(requests.createAll(posts), (posted) => posted.map(Exit.succeed)), alone }
+  )
+  return (buyer: User, input: RequestInput) =>
+    input.photoIds === undefined || input.photoIds.length === 0 ? batched({ buyer, input }) : alone({ buyer, input })
+})
