@@ -186,7 +186,11 @@ const main = () =>
       // BENCH_READ_CACHE=off measures the reads from the database, as READ_CACHE=off serves them.
       ...(process.env.BENCH_READ_CACHE === "off" ? { readCache: { enabled: false, maxBytes: 1, ttlMs: 1 } } : {}),
       // BENCH_MESSAGE_BATCH=off stores each message in a transaction of its own (MESSAGE_BATCH=off).
-      ...(process.env.BENCH_MESSAGE_BATCH === "off" ? { messageBatch: false } : {})
+      ...(process.env.BENCH_MESSAGE_BATCH === "off" ? { messageBatch: false } : {}),
+      // BENCH_REQUEST_BATCH=off stores each request in a transaction of its own (REQUEST_BATCH=off).
+      ...(process.env.BENCH_REQUEST_BATCH === "off" ? { requestBatch: false } : {}),
+      // BENCH_OFFER_BATCH=off stores each offer in a transaction of its own (OFFER_BATCH=off).
+      ...(process.env.BENCH_OFFER_BATCH === "off" ? { offerBatch: false } : {})
     },
     async (server, database) => {
       const started = Date.now()

@@ -203,6 +203,8 @@ const readSettings = Effect.gen(function* () {
     messageBatch: (yield* read("MESSAGE_BATCH")) === "on",
     /** Requests posted at the same moment stored in one transaction (requests/Batches.ts). */
     requestBatch: (yield* read("REQUEST_BATCH")) === "on",
+    /** Offers made at the same moment stored in one transaction (offers/Batches.ts). */
+    offerBatch: (yield* read("OFFER_BATCH")) === "on",
     /** Public reads answered from memory (server/ReadCacheMiddleware.ts): off, or their bound and life. */
     readCache: {
       enabled: (yield* read("READ_CACHE")) === "on",

@@ -273,6 +273,11 @@ export const variables = {
     "on",
     "`off`: every buy request is stored in a transaction of its own, instead of with the requests posted at the same moment"
   ),
+  OFFER_BATCH: withDefault(
+    (name) => Config.literal("on", "off")(name),
+    "on",
+    "`off`: every offer is stored in a transaction of its own, instead of with the offers made at the same moment"
+  ),
   READ_CACHE_MAX_MB: withDefault(
     positiveInt,
     32,

@@ -8,6 +8,7 @@ import { requestLanguage, respond } from "../http/Localize.js"
 import { pageRequest, paginationFor } from "../http/Paging.js"
 import { AttachedImages } from "../images/Attached.js"
 import { RealtimeHub } from "../realtime/Hub.js"
+import { makeOfferProposals } from "./Batches.js"
 import { OfferQueries } from "./Queries.js"
 import { OffersService } from "./Service.js"
 
@@ -22,12 +23,13 @@ const OffersHttp = HttpApiBuilder.group(Api, "offers", (handlers) =>
     const withPhotos = <A extends { readonly id: string }>(offer: A) =>
       Effect.map(attached.withPhotos("offer", [offer]), ([shown]) => shown!)
     const hub = yield* RealtimeHub
+    const propose = yield* makeOfferProposals
     return handlers
       .handle("create", ({ payload }) =>
         respond(
           Effect.gen(function* () {
             const { user } = yield* CurrentUser
-            const { offer, buyerId, outsideBudget } = yield* workflows.create(user, payload)
+            const { offer, buyerId, outsideBudget } = yield* propose(user, payload)
             // Live on the buyer's sockets, after the commit; the push (at most hourly per seller) is the outbox's.
             yield* hub.publishToUsers([buyerId], {
               event: "offer_created",
