@@ -108,6 +108,32 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
     expect((await stored(scene.conversationId)).map((row) => row.seq)).toEqual(seqRange(1, 10))
   })
 
+  it("a number split over a sender's messages stored together is masked live, as each message's spread is read with the batch", async () => {
+    const m = market()
+    const scene = await chatScene(m)
+    const socket = await connectAs(suite.server().wsUrl, scene.buyer.token, [scene.conversationId])
+    try {
+      expect((await send(scene.seller, scene.conversationId, "050 123")).status).toBe(201)
+      expect((await socket.nextOfType("message")).data).toMatchObject({ message_text: "050 123", masked: false })
+      // The rest of the number, with the buyer's messages of the same moment, so it is stored in a batch.
+      const answers = await Promise.all([
+        ...Array.from({ length: 4 }, (_, k) => send(scene.buyer, scene.conversationId, `hello ${k}`)),
+        send(scene.seller, scene.conversationId, "4567")
+      ])
+      expect(answers.map((a) => a.status)).toEqual(Array(5).fill(201))
+      const frames = []
+      for (let i = 0; i < 5; i++) frames.push((await socket.nextOfType("message")).data)
+      expect(frames.find((frame) => frame.sender_id === scene.seller.userId)).toMatchObject({
+        message_text: "***",
+        masked: true
+      })
+      const rows = await stored(scene.conversationId)
+      expect(new Set(rows.slice(1).map((row) => row.tx)).size).toBeLessThan(5)
+    } finally {
+      socket.close()
+    }
+  })
+
   it("one client_id sent several times at once over a socket is stored once, every send acked with it", async () => {
     const m = market()
     const scene = await chatScene(m)

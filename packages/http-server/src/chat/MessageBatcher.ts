@@ -3,6 +3,7 @@ import {
   asConversationParty,
   Chat,
   Conversation,
+  contactsShownAt,
   DomainEvent,
   EventOutbox,
   hasAttachments,
@@ -28,9 +29,14 @@ import * as Schema from "effect/Schema"
 import { makeWriteBatches } from "../db/WriteBatches.js"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
+import { ChatQueries, spreadKey } from "./Queries.js"
 import { answersAsk, MessageRow, StoredRow } from "./SqlMessageRepo.js"
+import type { Around } from "./Views.js"
 
 type SendError = Effect.Effect.Error<ReturnType<Chat["send"]>>
+
+/** A message stored, with the spread its live delivery masks it with when the batch read it. */
+export type BatchedMessage = StoredMessage & { readonly around?: Around | undefined }
 
 /** One caller's message waiting for its batch. */
 interface Pending {
@@ -76,6 +82,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
     const transactor = yield* Transactor
     const ids = yield* Ids
     const reads = yield* makeReadsChanged
+    const queries = yield* ChatQueries
 
     const lockConversations = SqlSchema.findAll({
       Request: Schema.Array(Schema.String),
@@ -222,6 +229,10 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
             (toStore.length === 0 ? [] : yield* insertAll(toStore)).map((row) => [row.id, row] as const)
           )
           if (stored.size !== toStore.length) return yield* Effect.fail(new BatchFallback())
+          // What the live delivery masks each message with, read here once for the batch, not once per message.
+          const spreads = yield* queries.spreadsAround(
+            [...stored.values()].filter((row) => !contactsShownAt(locked.get(row.conversationId)!.offerStatus))
+          )
           const events = batch.flatMap((_, i) => {
             const m = news[i]
             const check = checked[i]!
@@ -240,15 +251,17 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
           if (events.length > 0) yield* outbox.append(events, at)
           const answered = [...stored.values()].filter((row) => row.answersAsk).map((row) => sellerTag(row.senderId))
           if (answered.length > 0) yield* reads.changed([...new Set(answered)])
-          return batch.map((pending, i): Exit.Exit<StoredMessage, SendError> => {
+          return batch.map((pending, i): Exit.Exit<BatchedMessage, SendError> => {
             const check = checked[i]!
             if (Either.isLeft(check)) return Exit.fail(check.left)
             const own = news[i]
             if (own !== undefined) {
+              const message = stored.get(own.id)!
               return Exit.succeed({
                 conversation: check.right.conversation,
-                message: stored.get(own.id)!,
-                created: true
+                message,
+                created: true,
+                around: spreads.get(spreadKey(message.conversationId, message.seq))
               })
             }
             // A repeat: the first message with its client_id, stored before or earlier in this batch.
@@ -260,7 +273,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
         })
       )
 
-    const batched = yield* makeWriteBatches<Pending, StoredMessage, SendError>(
+    const batched = yield* makeWriteBatches<Pending, BatchedMessage, SendError>(
       { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT },
       {
         batch: storeBatch,
@@ -273,7 +286,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       senderId: string,
       conversationId: string,
       input: MessageInput
-    ): Effect.Effect<StoredMessage, SendError> =>
+    ): Effect.Effect<BatchedMessage, SendError> =>
       // A message with attachments goes alone through core's `Chat.send`, which attaches them in its transaction.
       hasAttachments(input)
         ? chat.send(senderId, conversationId, input, presence)

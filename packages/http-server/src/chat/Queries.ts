@@ -32,6 +32,9 @@ const HistoryRow = MessageRow.omit("clientId")
 
 const Total = Schema.Struct({ total: Schema.Number })
 
+/** The key of a message's spread in `spreadsAround`'s answer. */
+export const spreadKey = (conversationId: string, seq: number) => `${conversationId}\n${seq}`
+
 /** A page of messages, and whether more lie beyond it. */
 interface MessagePage {
   readonly messages: ReadonlyArray<MessageItem>
@@ -150,6 +153,52 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         Effect.map((lines) => aroundIn(lines, seq)),
         Effect.orDie
       )
+
+    /**
+     * `spreadAround` of several messages in one statement: the messages of each conversation from SPREAD_SEQS
+     * before its first seq asked to SPREAD_SEQS after its last. Keyed by `spreadKey`.
+     */
+    const spreadsAround = (
+      messages: ReadonlyArray<{ readonly conversationId: string; readonly seq: number }>
+    ): Effect.Effect<ReadonlyMap<string, Around>> => {
+      if (messages.length === 0) return Effect.succeed(new Map())
+      const seqs = new Map<string, { first: number; last: number }>()
+      for (const { conversationId, seq } of messages) {
+        const known = seqs.get(conversationId) ?? { first: seq, last: seq }
+        seqs.set(conversationId, { first: Math.min(known.first, seq), last: Math.max(known.last, seq) })
+      }
+      const ranges = [...seqs].map(([conversationId, { first, last }]) => ({
+        conversationId,
+        from: first - SPREAD_SEQS,
+        to: last + SPREAD_SEQS
+      }))
+      return messagesInRanges(ranges).pipe(
+        Effect.map((rows) => {
+          const lines = new Map<string, Array<(typeof rows)[number]>>()
+          for (const row of rows) lines.set(row.conversationId, [...(lines.get(row.conversationId) ?? []), row])
+          return new Map(
+            messages.map(({ conversationId, seq }) => [
+              spreadKey(conversationId, seq),
+              aroundIn(lines.get(conversationId) ?? [], seq)
+            ])
+          )
+        }),
+        Effect.orDie
+      )
+    }
+    const messagesInRanges = SqlSchema.findAll({
+      Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, from: Schema.Number, to: Schema.Number })),
+      Result: HistoryRow,
+      execute: (ranges) => sql`
+        SELECT id, conversation_id, seq, sender_id, kind, message_text, read_at, created_at FROM messages
+        WHERE ${sql.or(
+          ranges.map(
+            ({ conversationId, from, to }) =>
+              sql`(conversation_id = ${conversationId} AND seq BETWEEN ${from} AND ${to})`
+          )
+        )}
+        ORDER BY conversation_id, seq`
+    })
 
     const offerStatusOf = SqlSchema.single({
       Request: Schema.String,
@@ -275,6 +324,6 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         Effect.orDie
       )
 
-    return { listForUser, messagesPage, messagesAfter, spreadAround, unreadCount } as const
+    return { listForUser, messagesPage, messagesAfter, spreadAround, spreadsAround, unreadCount } as const
   })
 }) {}

@@ -17,7 +17,7 @@ import { AppConfig } from "../config/AppConfig.js"
 import type { PageRequest } from "../http/Paging.js"
 import { AttachedImages } from "../images/Attached.js"
 import { RealtimeHub } from "../realtime/Hub.js"
-import { makeMessageBatcher } from "./MessageBatcher.js"
+import { type BatchedMessage, makeMessageBatcher } from "./MessageBatcher.js"
 import { ChatQueries } from "./Queries.js"
 import { ALONE, sentMessage } from "./Views.js"
 
@@ -108,7 +108,8 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
      */
     const sendMessage = (senderId: string, conversationId: string, input: MessageInput, options: SendOptions = {}) =>
       Effect.gen(function* () {
-        const { conversation, created, message } = yield* batcher.send(senderId, conversationId, input)
+        const sent: BatchedMessage = yield* batcher.send(senderId, conversationId, input)
+        const { conversation, created, message } = sent
         // Only a message that asked for attachments can have them (a repeat answers the first's).
         const attachments =
           (input.attachmentIds?.length ?? 0) === 0 ? undefined : yield* attached.of("message", [message.id])
@@ -118,7 +119,7 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
         // stored is a race either answer is true to, and the next read of the history shows the accept.
         if (created) {
           const shown = contactsShownAt(conversation.offerStatus)
-          const around = shown ? ALONE : yield* queries.spreadAround(conversation.id, message.seq)
+          const around = shown ? ALONE : (sent.around ?? (yield* queries.spreadAround(conversation.id, message.seq)))
           yield* hub.publish(conversation, view, shown, around)
         }
         return view
