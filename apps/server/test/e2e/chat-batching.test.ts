@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { chatScene, Marketplace, marketplaceSettings } from "../support/fixtures.js"
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
+import { refuseMarkedRows } from "../support/refused-rows.js"
 import { seqRange } from "../support/seq.js"
 import { connectAs } from "../support/ws-client.js"
 
@@ -17,24 +18,7 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
   const market = () => new Marketplace(suite.server(), client(suite.server()), adminPhone)
   const sql = <A>(statement: Parameters<typeof runSql<A>>[1]) => runSql(suite.databaseUrl()!, statement)
 
-  beforeAll(async () => {
-    // A row the database refuses, as a constraint or a full disk would: only for this text.
-    await sql(
-      (s) => s`
-      CREATE FUNCTION refuse_marked_message() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.message_text = 'refuse me' THEN RAISE EXCEPTION 'refused for the test'; END IF;
-        RETURN NEW;
-      END $$`
-    )
-    await sql(
-      (s) => s`CREATE TRIGGER refuse_marked_message BEFORE INSERT ON messages
-               FOR EACH ROW EXECUTE FUNCTION refuse_marked_message()`
-    )
-  })
-  afterAll(async () => {
-    await sql((s) => s`DROP TRIGGER IF EXISTS refuse_marked_message ON messages`).catch(() => {})
-  })
+  refuseMarkedRows(() => suite.databaseUrl()!, "messages", "message_text")
 
   const send = (sender: SignedIn, conversationId: string, text: string, clientId?: string) =>
     client(suite.server()).raw.post(`/conversations/${conversationId}/messages`, {

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Marketplace, marketplaceSettings, offerBody } from "../support/fixtures.js"
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
+import { refuseMarkedRows } from "../support/refused-rows.js"
 
 /**
  * Offers made at the same moment are stored in one transaction (offers/Batches.ts), on PostgreSQL: each seller
@@ -15,24 +16,7 @@ describe("offers stored in batches on postgres", { timeout: 120_000 }, () => {
   const market = () => new Marketplace(suite.server(), client(suite.server()), adminPhone)
   const sql = <A>(statement: Parameters<typeof runSql<A>>[1]) => runSql(suite.databaseUrl()!, statement)
 
-  beforeAll(async () => {
-    // A row the database refuses, as a constraint or a full disk would: only for this availability.
-    await sql(
-      (s) => s`
-      CREATE FUNCTION refuse_marked_offer() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.availability = 'refuse me' THEN RAISE EXCEPTION 'refused for the test'; END IF;
-        RETURN NEW;
-      END $$`
-    )
-    await sql(
-      (s) => s`CREATE TRIGGER refuse_marked_offer BEFORE INSERT ON offers
-               FOR EACH ROW EXECUTE FUNCTION refuse_marked_offer()`
-    )
-  })
-  afterAll(async () => {
-    await sql((s) => s`DROP TRIGGER IF EXISTS refuse_marked_offer ON offers`).catch(() => {})
-  })
+  refuseMarkedRows(() => suite.databaseUrl()!, "offers", "availability")
 
   const propose = (seller: SignedIn, requestId: string, overrides: Parameters<typeof offerBody>[1] = {}) =>
     client(suite.server()).raw.post("/offers", { token: seller.token, body: offerBody(requestId, overrides) })

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Marketplace, marketplaceSettings, requestBody } from "../support/fixtures.js"
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
+import { refuseMarkedRows } from "../support/refused-rows.js"
 
 /**
  * Requests posted at the same moment are stored in one transaction (requests/Batches.ts), on PostgreSQL: each
@@ -15,24 +16,7 @@ describe("requests stored in batches on postgres", { timeout: 90_000 }, () => {
   const market = () => new Marketplace(suite.server(), client(suite.server()), adminPhone)
   const sql = <A>(statement: Parameters<typeof runSql<A>>[1]) => runSql(suite.databaseUrl()!, statement)
 
-  beforeAll(async () => {
-    // A row the database refuses, as a constraint or a full disk would: only for these notes.
-    await sql(
-      (s) => s`
-      CREATE FUNCTION refuse_marked_request() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.notes = 'refuse me' THEN RAISE EXCEPTION 'refused for the test'; END IF;
-        RETURN NEW;
-      END $$`
-    )
-    await sql(
-      (s) => s`CREATE TRIGGER refuse_marked_request BEFORE INSERT ON buy_requests
-               FOR EACH ROW EXECUTE FUNCTION refuse_marked_request()`
-    )
-  })
-  afterAll(async () => {
-    await sql((s) => s`DROP TRIGGER IF EXISTS refuse_marked_request ON buy_requests`).catch(() => {})
-  })
+  refuseMarkedRows(() => suite.databaseUrl()!, "buy_requests", "notes")
 
   const post = (buyer: SignedIn, notes: string, model = "iPhone 15 Pro") =>
     client(suite.server()).raw.post("/requests", {

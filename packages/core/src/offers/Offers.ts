@@ -30,6 +30,7 @@ import {
   createOffer,
   effectiveOfferOn,
   expireLapsedOffers,
+  type NewOffer,
   type Offer,
   type OfferCounter,
   reviseOffer,
@@ -99,6 +100,18 @@ export interface Bargained<A> {
 }
 
 const foundRequest = requireFound("request")
+
+/** The new offer of `sellerId` from what they wrote; a note or validity left out is stored as null. */
+export const newOfferOf = (id: string, sellerId: string, input: OfferInput): NewOffer => ({
+  id,
+  requestId: input.requestId,
+  sellerId,
+  price: input.price,
+  availability: input.availability,
+  conditionNotes: input.conditionNotes ?? null,
+  warrantyNotes: input.warrantyNotes ?? null,
+  validUntil: input.validUntil ?? null
+})
 const foundOffer = requireFound("offer")
 
 /**
@@ -139,17 +152,7 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
           const request = effectiveRequest(lapsed.request, at)
           const conversationId = yield* ids.next
           const { state, events } = yield* createOffer({
-            input: {
-              id: yield* ids.next,
-              requestId: request.id,
-              sellerId: seller.id,
-              price: input.price,
-              availability: input.availability,
-              // A note or validity left out is stored as null.
-              conditionNotes: input.conditionNotes ?? null,
-              warrantyNotes: input.warrantyNotes ?? null,
-              validUntil
-            },
+            input: newOfferOf(yield* ids.next, seller.id, input),
             request,
             sellerProfile: profile,
             conversationId,

@@ -12,8 +12,7 @@ import {
 } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import { AppConfig } from "../config/AppConfig.js"
+import { batchingOn } from "../db/WriteBatches.js"
 import type { PageRequest } from "../http/Paging.js"
 import { AttachedImages } from "../images/Attached.js"
 import { RealtimeHub } from "../realtime/Hub.js"
@@ -44,10 +43,7 @@ export class ChatService extends Effect.Service<ChatService>()("Chat/Service", {
     const chat = yield* Chat
     const attached = yield* AttachedImages
     // Messages sent at the same moment, over REST and the sockets alike, are stored in one transaction.
-    const batcher = Option.match(yield* Effect.serviceOption(AppConfig), {
-      onNone: () => true,
-      onSome: (config) => config.messageBatch
-    })
+    const batcher = (yield* batchingOn((config) => config.messageBatch))
       ? yield* makeMessageBatcher(hub.isOnline)
       : {
           send: (senderId: string, conversationId: string, input: MessageInput) =>

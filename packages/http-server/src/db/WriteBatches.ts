@@ -1,6 +1,12 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
+import { AppConfig } from "../config/AppConfig.js"
+
+/** Whether the setting of a kind of write batch is on; on where no settings are given (an embedded server). */
+export const batchingOn = (setting: (config: AppConfig["Type"]) => boolean) =>
+  Effect.map(Effect.serviceOption(AppConfig), Option.match({ onNone: () => true, onSome: setting }))
 
 export interface WriteBatchOptions {
   /** At most this many writes go in one batch. */

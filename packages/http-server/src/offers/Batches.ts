@@ -9,6 +9,7 @@ import {
   effectiveRequest,
   expireLapsedOffers,
   Ids,
+  newOfferOf,
   Offer,
   type OfferInput,
   OfferRepo,
@@ -29,8 +30,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { AppConfig } from "../config/AppConfig.js"
-import { makeWriteBatches } from "../db/WriteBatches.js"
+import { batchingOn, makeWriteBatches } from "../db/WriteBatches.js"
 import { REQUEST_LISTS, requestTag, sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
@@ -73,11 +73,8 @@ const foundRequest = requireFound("request")
 export const makeOfferProposals = Effect.gen(function* () {
   const offers = yield* Offers
   const alone = ({ input, seller }: Proposal) => offers.create(seller, input)
-  const batching = Option.match(yield* Effect.serviceOption(AppConfig), {
-    onNone: () => true,
-    onSome: (config) => config.offerBatch
-  })
-  if (!batching) return (seller: User, input: OfferInput) => alone({ seller, input })
+  if (!(yield* batchingOn((config) => config.offerBatch)))
+    return (seller: User, input: OfferInput) => alone({ seller, input })
 
   const sql = yield* SqlClient.SqlClient
   const offerRepo = yield* OfferRepo
@@ -154,16 +151,7 @@ export const makeOfferProposals = Effect.gen(function* () {
               const request = yield* foundRequest(Option.fromNullable(current.get(input.requestId)))
               const conversationId = yield* ids.next
               const { state, events: raised } = yield* createOffer({
-                input: {
-                  id: yield* ids.next,
-                  requestId: request.id,
-                  sellerId: seller.id,
-                  price: input.price,
-                  availability: input.availability,
-                  conditionNotes: input.conditionNotes ?? null,
-                  warrantyNotes: input.warrantyNotes ?? null,
-                  validUntil
-                },
+                input: newOfferOf(yield* ids.next, seller.id, input),
                 request,
                 sellerProfile: profiles.get(seller.id) ?? null,
                 conversationId,

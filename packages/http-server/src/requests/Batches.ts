@@ -1,9 +1,7 @@
 import { type RequestInput, Requests, type User } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Option from "effect/Option"
-import { AppConfig } from "../config/AppConfig.js"
-import { makeWriteBatches } from "../db/WriteBatches.js"
+import { batchingOn, makeWriteBatches } from "../db/WriteBatches.js"
 
 interface Post {
   readonly buyer: User
@@ -27,11 +25,8 @@ const MAX_IN_FLIGHT = 4
 export const makeRequestPosts = Effect.gen(function* () {
   const requests = yield* Requests
   const alone = ({ buyer, input }: Post) => requests.create(buyer, input)
-  const batching = Option.match(yield* Effect.serviceOption(AppConfig), {
-    onNone: () => true,
-    onSome: (config) => config.requestBatch
-  })
-  if (!batching) return (buyer: User, input: RequestInput) => alone({ buyer, input })
+  if (!(yield* batchingOn((config) => config.requestBatch)))
+    return (buyer: User, input: RequestInput) => alone({ buyer, input })
   const batched = yield* makeWriteBatches<Post, Posted, PostError>(
     { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT },
     { batch: (posts) => Effect.map(requests.createAll(posts), (posted) => posted.map(Exit.succeed)), alone }
