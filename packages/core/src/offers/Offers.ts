@@ -101,6 +101,12 @@ export interface Bargained<A> {
 
 const foundRequest = requireFound("request")
 
+/** An offer's `validUntil`, when given, at least an hour and at most 30 days after `now` (else `ValidationFailed`). */
+export const requireValidUntilInRange = (input: Pick<OfferInput, "validUntil">, now: Date) =>
+  (input.validUntil ?? null) === null || validUntilInRange(input.validUntil!, now)
+    ? Effect.void
+    : Effect.fail(ValidationFailed.field("valid_until", "valid_until_range", { min_hours: 1, max_days: 30 }))
+
 /** The new offer of `sellerId` from what they wrote; a note or validity left out is stored as null. */
 export const newOfferOf = (id: string, sellerId: string, input: OfferInput): NewOffer => ({
   id,
@@ -138,12 +144,7 @@ export class Offers extends Effect.Service<Offers>()("@talab/core/Offers", {
       transactor.transaction(
         Effect.gen(function* () {
           const at = yield* currentDate
-          const validUntil = input.validUntil ?? null
-          if (validUntil !== null && !validUntilInRange(validUntil, at)) {
-            return yield* Effect.fail(
-              ValidationFailed.field("valid_until", "valid_until_range", { min_hours: 1, max_days: 30 })
-            )
-          }
+          yield* requireValidUntilInRange(input, at)
           const profile = Option.getOrNull(yield* profiles.lockSharedByUserId(seller.id))
           const locked = yield* foundRequest(yield* requests.lock(input.requestId))
           // Offers that lapsed are written down first: they leave offer_count and free their seller to offer again.

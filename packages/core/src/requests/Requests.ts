@@ -92,19 +92,6 @@ export class Requests extends Effect.Service<Requests>()("@talab/core/Requests",
     const images = yield* ImageRepo
     const { ttlDays } = yield* RequestSettings
 
-    /** A buyer posts a request: active, with no offers, until `ttlDays` from now. */
-    const create = (buyer: User, input: RequestInput) =>
-      transactor.transaction(
-        Effect.gen(function* () {
-          const at = yield* currentDate
-          const { state, events } = yield* createRequest(newRequest(yield* ids.next, buyer.id, input), at, ttlDays)
-          yield* attachImages(images, buyer, input.photoIds, { kind: "request", id: state.id }, "photo_ids")
-          yield* requests.insert(state)
-          yield* outbox.append(events, at)
-          return state
-        })
-      )
-
     /**
      * Requests of several buyers posted at once, in one transaction: all are stored, or none (each may then be
      * posted alone with {@link create}). Answers them in the order given.
@@ -128,6 +115,10 @@ export class Requests extends Effect.Service<Requests>()("@talab/core/Requests",
           return created.map(({ state }) => state)
         })
       )
+
+    /** A buyer posts a request: active, with no offers, until `ttlDays` from now. */
+    const create = (buyer: User, input: RequestInput) =>
+      Effect.map(createAll([{ buyer, input }]), ([request]) => request!)
 
     /**
      * The owner closes an active request; its pending offers are rejected with it. The request is locked

@@ -15,7 +15,6 @@ import {
   type RecipientPresence,
   requireContent,
   requireMayWrite,
-  SellerProfile,
   type StoredMessage,
   snakeCaseKeys,
   Transactor
@@ -26,9 +25,10 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { makeWriteBatches } from "../db/WriteBatches.js"
+import { makeWriteBatches, WRITE_BATCH_LIMITS } from "../db/WriteBatches.js"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
+import { lockProfilesShared } from "../sellers/SqlSellerProfileRepo.js"
 import { ChatQueries, spreadKey } from "./Queries.js"
 import { answersAsk, MessageRow, StoredRow } from "./SqlMessageRepo.js"
 import type { Around } from "./Views.js"
@@ -45,16 +45,10 @@ interface Pending {
   readonly input: MessageInput
 }
 
-/** At most this many messages go in one transaction. */
-const MAX_BATCH = 64
-/** Batches in flight at once (each holds a pool connection); more messages wait for one to end. */
-const MAX_IN_FLIGHT = 4
-
 const LockedRow = Schema.Struct({
   ...snakeCaseKeys(Conversation.fields).fields,
   ...snakeCaseKeys({ offerStatus: OfferStatus }).fields
 })
-const ProfileRow = snakeCaseKeys(SellerProfile.fields)
 
 /** The batch could not be stored as one statement (a row the database refused, a repeat that raced): one by one. */
 class BatchFallback {
@@ -63,7 +57,7 @@ class BatchFallback {
 
 /**
  * Concurrent sends gathered into one transaction: the messages that arrive within one turn of the event loop
- * (well under a millisecond), or while earlier batches hold the connections, up to `MAX_BATCH`, are checked
+ * (well under a millisecond), or while earlier batches hold the connections, up to `WRITE_BATCH_LIMITS.maxBatch`, are checked
  * each on its own (party, the suspended seller's rule: a refused one gets its own error and leaves the rest),
  * then stored with one INSERT, their conversations' last activity moved in the same statement, and their
  * `MessageSent` events and owed pushes appended to the outbox in the same transaction. Each conversation's rows
@@ -94,12 +88,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
     const conversationSellers = (conversationIds: ReadonlyArray<string>) =>
       sql<{ id: string; sellerId: string }>`
       SELECT id, seller_id AS "sellerId" FROM conversations WHERE id IN ${sql.in(conversationIds)}`
-    const lockProfiles = SqlSchema.findAll({
-      Request: Schema.Array(Schema.String),
-      Result: ProfileRow,
-      execute: (userIds) => sql`
-      SELECT * FROM seller_profiles WHERE user_id IN ${sql.in(userIds)} ORDER BY user_id FOR SHARE`
-    })
+    const lockProfiles = lockProfilesShared(sql)
     const findSent = SqlSchema.findAll({
       Request: Schema.Array(Schema.Struct({ senderId: Schema.String, clientId: Schema.String })),
       Result: MessageRow,
@@ -273,13 +262,10 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
         })
       )
 
-    const batched = yield* makeWriteBatches<Pending, BatchedMessage, SendError>(
-      { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT },
-      {
-        batch: storeBatch,
-        alone: (pending) => chat.send(pending.senderId, pending.conversationId, pending.input, presence)
-      }
-    )
+    const batched = yield* makeWriteBatches<Pending, BatchedMessage, SendError>(WRITE_BATCH_LIMITS, {
+      batch: storeBatch,
+      alone: (pending) => chat.send(pending.senderId, pending.conversationId, pending.input, presence)
+    })
 
     /** Sends a message as `Chat.send` does, in one transaction with the messages sent at the same moment. */
     const send = (

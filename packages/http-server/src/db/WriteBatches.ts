@@ -15,6 +15,9 @@ export interface WriteBatchOptions {
   readonly maxInFlight: number
 }
 
+/** Messages, requests and offers alike: 64 a batch at most, and 4 batches (4 pool connections) at once. */
+export const WRITE_BATCH_LIMITS: WriteBatchOptions = { maxBatch: 64, maxInFlight: 4 }
+
 export interface WriteBatchRunners<I, A, E> {
   /**
    * Stores a batch of two or more, in one transaction, answering each item in its place: its own result or its

@@ -17,12 +17,10 @@ import {
   priceOutsideBudget,
   RequestRepo,
   requireFound,
-  SellerProfile,
+  requireValidUntilInRange,
   snakeCaseKeys,
   Transactor,
-  type User,
-  ValidationFailed,
-  validUntilInRange
+  type User
 } from "@talab/core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -30,9 +28,10 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { batchingOn, makeWriteBatches } from "../db/WriteBatches.js"
+import { batchingOn, makeWriteBatches, WRITE_BATCH_LIMITS } from "../db/WriteBatches.js"
 import { REQUEST_LISTS, requestTag, sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
+import { lockProfilesShared } from "../sellers/SqlSellerProfileRepo.js"
 
 interface Proposal {
   readonly seller: User
@@ -42,14 +41,8 @@ interface Proposal {
 type Made = Effect.Effect.Success<ReturnType<Offers["create"]>>
 type MakeError = Effect.Effect.Error<ReturnType<Offers["create"]>>
 
-/** At most this many offers go in one transaction. */
-const MAX_BATCH = 64
-/** Batches in flight at once (each holds a pool connection). */
-const MAX_IN_FLIGHT = 4
-
 const OfferRow = snakeCaseKeys(Offer.fields)
 const RequestRow = snakeCaseKeys(BuyRequest.fields)
-const ProfileRow = snakeCaseKeys(SellerProfile.fields)
 
 /** The batch cannot be written as planned (a pending offer committed meanwhile): each offer again alone. */
 class BatchFallback {
@@ -85,12 +78,7 @@ export const makeOfferProposals = Effect.gen(function* () {
   const ids = yield* Ids
   const reads = yield* makeReadsChanged
 
-  const lockProfiles = SqlSchema.findAll({
-    Request: Schema.Array(Schema.String),
-    Result: ProfileRow,
-    execute: (userIds) => sql`
-      SELECT * FROM seller_profiles WHERE user_id IN ${sql.in(userIds)} ORDER BY user_id FOR SHARE`
-  })
+  const lockProfiles = lockProfilesShared(sql)
   const lockRequests = SqlSchema.findAll({
     Request: Schema.Array(Schema.String),
     Result: RequestRow,
@@ -142,12 +130,7 @@ export const makeOfferProposals = Effect.gen(function* () {
         const made = yield* Effect.forEach(batch, ({ input, seller }) =>
           Effect.either(
             Effect.gen(function* () {
-              const validUntil = input.validUntil ?? null
-              if (validUntil !== null && !validUntilInRange(validUntil, at)) {
-                return yield* Effect.fail(
-                  ValidationFailed.field("valid_until", "valid_until_range", { min_hours: 1, max_days: 30 })
-                )
-              }
+              yield* requireValidUntilInRange(input, at)
               const request = yield* foundRequest(Option.fromNullable(current.get(input.requestId)))
               const conversationId = yield* ids.next
               const { state, events: raised } = yield* createOffer({
@@ -206,10 +189,7 @@ export const makeOfferProposals = Effect.gen(function* () {
       })
     )
 
-  const batched = yield* makeWriteBatches<Proposal, Made, MakeError>(
-    { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT },
-    { batch: storeBatch, alone }
-  )
+  const batched = yield* makeWriteBatches<Proposal, Made, MakeError>(WRITE_BATCH_LIMITS, { batch: storeBatch, alone })
   return (seller: User, input: OfferInput) =>
     input.photoIds === undefined || input.photoIds.length === 0 ? batched({ seller, input }) : alone({ seller, input })
 })

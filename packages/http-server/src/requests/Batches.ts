@@ -1,7 +1,7 @@
 import { type RequestInput, Requests, type User } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import { batchingOn, makeWriteBatches } from "../db/WriteBatches.js"
+import { batchingOn, makeWriteBatches, WRITE_BATCH_LIMITS } from "../db/WriteBatches.js"
 
 interface Post {
   readonly buyer: User
@@ -10,11 +10,6 @@ interface Post {
 
 type Posted = Effect.Effect.Success<ReturnType<Requests["create"]>>
 type PostError = Effect.Effect.Error<ReturnType<Requests["create"]>>
-
-/** At most this many requests go in one transaction. */
-const MAX_BATCH = 64
-/** Batches in flight at once (each holds a pool connection). */
-const MAX_IN_FLIGHT = 4
 
 /**
  * Posts a request as core's `Requests.create` does, in one transaction and one statement with the requests
@@ -27,10 +22,10 @@ export const makeRequestPosts = Effect.gen(function* () {
   const alone = ({ buyer, input }: Post) => requests.create(buyer, input)
   if (!(yield* batchingOn((config) => config.requestBatch)))
     return (buyer: User, input: RequestInput) => alone({ buyer, input })
-  const batched = yield* makeWriteBatches<Post, Posted, PostError>(
-    { maxBatch: MAX_BATCH, maxInFlight: MAX_IN_FLIGHT },
-    { batch: (posts) => Effect.map(requests.createAll(posts), (posted) => posted.map(Exit.succeed)), alone }
-  )
+  const batched = yield* makeWriteBatches<Post, Posted, PostError>(WRITE_BATCH_LIMITS, {
+    batch: (posts) => Effect.map(requests.createAll(posts), (posted) => posted.map(Exit.succeed)),
+    alone
+  })
   return (buyer: User, input: RequestInput) =>
     input.photoIds === undefined || input.photoIds.length === 0 ? batched({ buyer, input }) : alone({ buyer, input })
 })

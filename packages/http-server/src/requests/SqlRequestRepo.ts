@@ -21,33 +21,22 @@ export const SqlRequestRepo = Layer.effect(
       SqlSchema.findOne({ Request: Schema.String, Result: BuyRequestRow, execute })
     const findById = findOne((id) => sql`SELECT * FROM buy_requests WHERE id = ${id}`)
     const lock = findOne((id) => sql`SELECT * FROM buy_requests WHERE id = ${id} FOR UPDATE`)
-    const insert = SqlSchema.void({
-      Request: BuyRequestRow,
-      // The request's search words are written with it; its brand, model, notes and places never change after.
-      execute: (row) => {
-        const stored = withSearchColumns(row)
-        const terms = recordTerms(sql, stored.searchWords)
-        return deferredWrites(sql, [
-          {
-            statement: sql`INSERT INTO buy_requests ${sql.insert(stored.row)}`,
-            key: `buy_requests ${row.id}`
-          },
-          { statement: terms.deletions, key: "search_term_deletions" },
-          { statement: terms.terms, key: "search_terms" }
-        ])
-      }
-    })
-    // Requests posted together: one INSERT of their rows and one record of all their search words.
+    // Requests posted together: one statement, each row under its key (an update of it later in the
+    // transaction sends it first), and the search words of all of them recorded once.
     const insertAll = SqlSchema.void({
       Request: Schema.Array(BuyRequestRow),
       execute: (rows) => {
+        // The request's search words are written with it; its brand, model, notes and places never change after.
         const stored = rows.map(withSearchColumns)
         const terms = recordTerms(
           sql,
           stored.flatMap((one) => one.searchWords)
         )
         return deferredWrites(sql, [
-          { statement: sql`INSERT INTO buy_requests ${sql.insert(stored.map((one) => one.row))}` },
+          ...stored.map((one) => ({
+            statement: sql`INSERT INTO buy_requests ${sql.insert(one.row)}`,
+            key: `buy_requests ${one.row.id}`
+          })),
           { statement: terms.deletions, key: "search_term_deletions" },
           { statement: terms.terms, key: "search_terms" }
         ])
@@ -63,12 +52,14 @@ export const SqlRequestRepo = Layer.effect(
         )
     })
 
+    const insertAllOf = (requests: ReadonlyArray<BuyRequest>) =>
+      requests.length === 0
+        ? Effect.void
+        : insertAll(requests).pipe(Effect.orDie, Effect.zipRight(reads.changed([REQUEST_LISTS])))
+
     return RequestRepo.of({
-      insert: (request) => insert(request).pipe(Effect.orDie, Effect.zipRight(reads.changed([REQUEST_LISTS]))),
-      insertAll: (requests) =>
-        requests.length === 0
-          ? Effect.void
-          : insertAll(requests).pipe(Effect.orDie, Effect.zipRight(reads.changed([REQUEST_LISTS]))),
+      insert: (request) => insertAllOf([request]),
+      insertAll: insertAllOf,
       findById: (id) => findById(id).pipe(Effect.orDie),
       lock: (id) => lock(id).pipe(Effect.orDie),
       update: (request) =>

@@ -8,6 +8,18 @@ import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
 const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
 
+/**
+ * The profiles of several sellers, locked shared in user id order (the ports' lock order, before their requests
+ * or conversations): what a batch of offers or messages holds, as one offer or message holds its seller's.
+ */
+export const lockProfilesShared = (sql: SqlClient.SqlClient) =>
+  SqlSchema.findAll({
+    Request: Schema.Array(Schema.String),
+    Result: SellerProfileRow,
+    execute: (userIds) => sql`
+      SELECT * FROM seller_profiles WHERE user_id IN ${sql.in(userIds)} ORDER BY user_id FOR SHARE`
+  })
+
 export const SqlSellerProfileRepo = Layer.effect(
   SellerProfileRepo,
   Effect.gen(function* () {
