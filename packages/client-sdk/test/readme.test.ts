@@ -51,5 +51,5 @@ describe("README", () => {
     )
     expect(outcome.output).toBe("")
     expect(outcome.code).toBe(0)
-  }, 120_000)
+  })
 })

@@ -148,8 +148,7 @@ describe("the published package", () => {
         baseUrl: expect.any(String)
       })
       expect(outcome.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    },
-    180_000
+    }
   )
 
   it("its declarations resolve for TypeScript consumers in ESM and in CJS (node16), server settings included", async () => {
