@@ -123,33 +123,34 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         WHERE conversation_id = ${conversationId} AND sender_id <> ${readerId} AND read_at IS NULL`
     })
 
-    // The messages a page's spread is read from (core's neighboursOf): SPREAD_SEQS on each side of it.
-    const messagesBetweenSeqs = SqlSchema.findAll({
-      Request: Schema.Struct({ conversationId: Schema.String, fromSeq: Schema.Number, toSeq: Schema.Number }),
+    // The messages spreads are read from (core's neighboursOf), for several conversations in one statement: each
+    // conversation's messages from `from` to `to` by seq.
+    const messagesInRanges = SqlSchema.findAll({
+      Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, from: Schema.Number, to: Schema.Number })),
       Result: HistoryRow,
-      execute: ({ conversationId, fromSeq, toSeq }) => sql`
-        SELECT id, conversation_id, seq, sender_id, kind, message_text, read_at, created_at FROM messages
-        WHERE conversation_id = ${conversationId} AND seq BETWEEN ${fromSeq} AND ${toSeq}
-        ORDER BY seq`
-    })
-    // The same for the last messages of a page of conversations, in one statement.
-    const messagesBeforeLast = SqlSchema.findAll({
-      Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, seq: Schema.Number })),
-      Result: HistoryRow,
-      execute: (lasts) => sql`
+      execute: (ranges) => sql`
         SELECT id, conversation_id, seq, sender_id, kind, message_text, read_at, created_at FROM messages
         WHERE ${sql.or(
-          lasts.map(
-            ({ conversationId, seq }) =>
-              sql`(conversation_id = ${conversationId} AND seq BETWEEN ${seq - SPREAD_SEQS} AND ${seq})`
+          ranges.map(
+            ({ conversationId, from, to }) =>
+              sql`(conversation_id = ${conversationId} AND seq BETWEEN ${from} AND ${to})`
           )
         )}
         ORDER BY conversation_id, seq`
     })
+    const byConversation = <Row extends { readonly conversationId: string }>(rows: ReadonlyArray<Row>) => {
+      const lines = new Map<string, Array<Row>>()
+      for (const row of rows) {
+        const known = lines.get(row.conversationId)
+        if (known === undefined) lines.set(row.conversationId, [row])
+        else known.push(row)
+      }
+      return lines
+    }
 
     /** The sender's messages read with the message of `seq` (see `aroundIn`). */
     const spreadAround = (conversationId: string, seq: number): Effect.Effect<Around> =>
-      messagesBetweenSeqs({ conversationId, fromSeq: seq - SPREAD_SEQS, toSeq: seq + SPREAD_SEQS }).pipe(
+      messagesInRanges([{ conversationId, from: seq - SPREAD_SEQS, to: seq + SPREAD_SEQS }]).pipe(
         Effect.map((lines) => aroundIn(lines, seq)),
         Effect.orDie
       )
@@ -174,8 +175,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       }))
       return messagesInRanges(ranges).pipe(
         Effect.map((rows) => {
-          const lines = new Map<string, Array<(typeof rows)[number]>>()
-          for (const row of rows) lines.set(row.conversationId, [...(lines.get(row.conversationId) ?? []), row])
+          const lines = byConversation(rows)
           return new Map(
             messages.map(({ conversationId, seq }) => [
               spreadKey(conversationId, seq),
@@ -186,19 +186,6 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         Effect.orDie
       )
     }
-    const messagesInRanges = SqlSchema.findAll({
-      Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, from: Schema.Number, to: Schema.Number })),
-      Result: HistoryRow,
-      execute: (ranges) => sql`
-        SELECT id, conversation_id, seq, sender_id, kind, message_text, read_at, created_at FROM messages
-        WHERE ${sql.or(
-          ranges.map(
-            ({ conversationId, from, to }) =>
-              sql`(conversation_id = ${conversationId} AND seq BETWEEN ${from} AND ${to})`
-          )
-        )}
-        ORDER BY conversation_id, seq`
-    })
 
     const offerStatusOf = SqlSchema.single({
       Request: Schema.String,
@@ -218,12 +205,14 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
     const listForUser = (userId: string, page: PageRequest): Effect.Effect<Paged<ConversationSummary>> =>
       rowsAndTotal(summaryPage({ userId, limit: page.perPage, offset: offsetOf(page) }), summaryTotal(userId)).pipe(
         Effect.flatMap(({ rows, total }) => {
-          const masked = rows.flatMap(({ id, lastMessage, offerStatus }) =>
+          // Nothing follows a last message: its spread is what came before it.
+          const lastSpreads = rows.flatMap(({ id, lastMessage, offerStatus }) =>
             lastMessage !== null && lastMessage.senderId !== userId && !contactsShownAt(offerStatus)
-              ? [{ conversationId: id, seq: lastMessage.seq }]
+              ? [{ conversationId: id, from: lastMessage.seq - SPREAD_SEQS, to: lastMessage.seq }]
               : []
           )
-          return (masked.length === 0 ? Effect.succeed([]) : messagesBeforeLast(masked)).pipe(
+          return (lastSpreads.length === 0 ? Effect.succeed([]) : messagesInRanges(lastSpreads)).pipe(
+            Effect.map(byConversation),
             Effect.map((lines) => ({
               total: total.total,
               items: rows.map(({ lastMessage, offerStatus, otherParty, ...summary }) => ({
@@ -238,10 +227,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
                           lastMessage,
                           userId,
                           contactsShownAt(offerStatus),
-                          aroundIn(
-                            lines.filter((line) => line.conversationId === summary.id),
-                            lastMessage.seq
-                          )
+                          aroundIn(lines.get(summary.id) ?? [], lastMessage.seq)
                         )
                       }
               }))
@@ -265,11 +251,9 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
           const spread =
             shown || page.every((row) => row.senderId === viewerId)
               ? Effect.succeed([])
-              : messagesBetweenSeqs({
-                  conversationId,
-                  fromSeq: Math.min(...seqs) - SPREAD_SEQS,
-                  toSeq: Math.max(...seqs) + SPREAD_SEQS
-                })
+              : messagesInRanges([
+                  { conversationId, from: Math.min(...seqs) - SPREAD_SEQS, to: Math.max(...seqs) + SPREAD_SEQS }
+                ])
           return Effect.all([
             spread,
             attached.of(
