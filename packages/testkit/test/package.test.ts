@@ -134,22 +134,19 @@ describe("the published package", () => {
       "CJS",
       ["-e", `const { newPhoneNumber, startTestServer } = require("@talab/testkit")\n;(async () => {${signIn}})()`]
     ]
-  ])(
-    "starts a server from %s, signs in over HTTP with the recorded SMS code, and closes it",
-    async (_, args) => {
-      const started = await packed.node(args)
-      expect(started.status, started.stderr).toBe(0)
-      const outcome = JSON.parse(started.stdout.trim().split("\n").at(-1)!)
-      expect(outcome).toEqual({
-        code: expect.stringMatching(/^\d{6}$/),
-        status: 200,
-        same: true,
-        avatar: 200,
-        baseUrl: expect.any(String)
-      })
-      expect(outcome.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
-    }
-  )
+  ])("starts a server from %s, signs in over HTTP with the recorded SMS code, and closes it", async (_, args) => {
+    const started = await packed.node(args)
+    expect(started.status, started.stderr).toBe(0)
+    const outcome = JSON.parse(started.stdout.trim().split("\n").at(-1)!)
+    expect(outcome).toEqual({
+      code: expect.stringMatching(/^\d{6}$/),
+      status: 200,
+      same: true,
+      avatar: 200,
+      baseUrl: expect.any(String)
+    })
+    expect(outcome.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+  })
 
   it("its declarations resolve for TypeScript consumers in ESM and in CJS (node16), server settings included", async () => {
     const consumer = `import { newPhoneNumber, startTestServer, type TestServer, type TestServerOptions } from "@talab/testkit"
