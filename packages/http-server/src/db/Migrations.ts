@@ -27,6 +27,7 @@ import deletedUsers from "./migrations/0024_deleted_users.js"
 import requestSearch from "./migrations/0025_request_search.js"
 import images from "./migrations/0026_images.js"
 import auditLog from "./migrations/0027_audit_log.js"
+import requestCountsPerStatement from "./migrations/0028_request_counts_per_statement.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -54,7 +55,8 @@ export const migrations = {
   "0024_deleted_users": deletedUsers,
   "0025_request_search": requestSearch,
   "0026_images": images,
-  "0027_audit_log": auditLog
+  "0027_audit_log": auditLog,
+  "0028_request_counts_per_statement": requestCountsPerStatement
 }
 
 /**

@@ -349,5 +349,43 @@ layer(servicesOver(freshPostgresDatabase), { timeout: Duration.minutes(1), exclu
         yield* expectCountsExact
       })
     )
+
+    it.effect("batches of requests over the same keys, side by side and each in its own order, never deadlock", () =>
+      Effect.gen(function* () {
+        const buyer = yield* aBuyer
+        const keys = [aCity(), aCity(), aCity()].flatMap((city) =>
+          (["phone", "accessory"] as const).map((category) => ({ category, locationCity: city }))
+        )
+        const requests = yield* RequestRepo
+        const transactor = yield* Transactor
+        const expiresAt = new Date(Date.now() + 86_400_000)
+        const BATCHES = 8
+        const ROWS = 48
+        // Each batch holds every key, eight rows of each, in an order of its own: rotated and, every other
+        // batch, reversed, so two batches meet the keys in opposite orders.
+        const batchOf = (batch: number) => {
+          const rows = Array.from({ length: ROWS }, (_, i) => keys[(i + batch) % keys.length]!)
+          return (batch % 2 === 0 ? rows : rows.reverse()).map((key) => aRequest(buyer.id, { ...key, expiresAt }))
+        }
+        const outcomes = yield* Effect.forEach(
+          Array.from({ length: BATCHES }, (_, batch) => batchOf(batch)),
+          (rows) => transactor.transaction(requests.insertAll(rows)).pipe(Effect.exit),
+          { concurrency: "unbounded" }
+        )
+        expect(outcomes.filter(Exit.isFailure).map(String)).toEqual([])
+        for (const key of keys) {
+          yield* expectTotal({ status: "active", ...key }, (BATCHES * ROWS) / keys.length)
+        }
+        yield* expectCountsExact
+        // One stripe per transaction: at most a row of each key per batch, where a stripe per row fills all 16.
+        const sql = yield* SqlClient.SqlClient
+        const stripes = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM buy_request_counts
+          WHERE location_city_key IN ${sql.in([...new Set(keys.map((key) => key.locationCity))])}
+          GROUP BY category, location_city_key`
+        expect(stripes).toHaveLength(keys.length)
+        for (const { n } of stripes) expect(n).toBeLessThanOrEqual(BATCHES)
+      })
+    )
   }
 )
