@@ -25,6 +25,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Str from "effect/String"
 import { makeWriteBatches, WRITE_BATCH_LIMITS } from "../db/WriteBatches.js"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
@@ -213,7 +214,11 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
               nth: nth.get(conversation.id)!
             })
           }
-          const toStore = news.filter((m): m is NewMessage => m !== undefined)
+          // In the order of their conversations' sellers: a seller's answer can lock the seller's figures (the
+          // trust trigger, migration 0015), and batches that take those rows in one order cannot deadlock.
+          const toStore = news
+            .filter((m): m is NewMessage => m !== undefined)
+            .sort((a, b) => Str.Order(sellers.get(a.conversationId)!, sellers.get(b.conversationId)!))
           const stored = new Map(
             (toStore.length === 0 ? [] : yield* insertAll(toStore)).map((row) => [row.id, row] as const)
           )

@@ -28,6 +28,7 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Str from "effect/String"
 import { batchingOn, makeWriteBatches, WRITE_BATCH_LIMITS } from "../db/WriteBatches.js"
 import { REQUEST_LISTS, requestTag, sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
@@ -154,7 +155,11 @@ export const makeOfferProposals = Effect.gen(function* () {
         const expired = [...changed].flatMap((id) => lapsedOnes.get(id)!.expired)
         if (expired.length > 0) yield* offerRepo.updateStatus(expired, at)
         if (created.length > 0) {
-          const inserted = yield* insertUnlessPending(created.map((c) => c.offer))
+          // By seller: an offer answering an alert locks its seller's figures (the trust trigger, migration 0015),
+          // and batches that take those rows in one order cannot deadlock.
+          const inserted = yield* insertUnlessPending(
+            created.map((c) => c.offer).sort((a, b) => Str.Order(a.sellerId, b.sellerId))
+          )
           // A pending offer of one of these sellers committed meanwhile: the batch goes back, each offer alone.
           if (inserted.length !== created.length) return yield* Effect.fail(new BatchFallback())
           yield* reads.changed([
