@@ -34,6 +34,7 @@ export const unitTests = [
   "packages/http-server/test/**/session-cache.test.ts",
   "packages/http-server/test/**/tokens.test.ts",
   "packages/http-server/test/**/validation-details.test.ts",
+  "packages/http-server/test/**/write-batches.test.ts",
   "examples/embed-core/test/**/*.test.ts"
 ]
 

@@ -267,7 +267,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
         })
       )
 
-    const batched = yield* makeWriteBatches<Pending, BatchedMessage, SendError>(WRITE_BATCH_LIMITS, {
+    const batched = yield* makeWriteBatches<Pending, BatchedMessage, SendError>("messages", WRITE_BATCH_LIMITS, {
       batch: storeBatch,
       alone: (pending) => chat.send(pending.senderId, pending.conversationId, pending.input, presence)
     })

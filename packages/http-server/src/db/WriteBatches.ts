@@ -1,8 +1,10 @@
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { AppConfig } from "../config/AppConfig.js"
+import { recordWriteBatch, type WriteBatchKind } from "../telemetry/Metrics.js"
 
 /** Whether the setting of a kind of write batch is on; on where no settings are given (an embedded server). */
 export const batchingOn = (setting: (config: AppConfig["Type"]) => boolean) =>
@@ -35,23 +37,50 @@ interface Waiting<I, A, E> {
 }
 
 /**
+ * Why a batch failed as a whole, as an operator may read it: the database's SQLSTATE (never its message or
+ * detail, which can quote a row's values), `race` for a batch that gave way to a write committed beside it,
+ * else `other`.
+ */
+const fallbackReason = (cause: Cause.Cause<unknown>): string => {
+  for (const failure of [...Cause.failures(cause), ...Cause.defects(cause)]) {
+    const code = (failure as { readonly cause?: { readonly code?: unknown } } | null)?.cause?.code
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code
+    if ((failure as { readonly _tag?: unknown } | null)?._tag === "BatchFallback") return "race"
+  }
+  return "other"
+}
+
+/**
  * Concurrent writes gathered into batches: those that arrive within one turn of the event loop (well under a
  * millisecond), or while earlier batches hold the connections, up to `maxBatch`. Each caller waits for its own
  * answer. A write already taken into a batch is stored even when its caller stops waiting, as a write already
- * sent to the database would be.
+ * sent to the database would be. Each batch of two or more is counted (`talab_write_batches_total`), and one
+ * that falls back is logged with its reason: a steady share of fallbacks costs every write of them a second
+ * transaction.
  */
-export const makeWriteBatches = <I, A, E>(options: WriteBatchOptions, runners: WriteBatchRunners<I, A, E>) =>
+export const makeWriteBatches = <I, A, E>(
+  kind: WriteBatchKind,
+  options: WriteBatchOptions,
+  runners: WriteBatchRunners<I, A, E>
+) =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
     const run = (batch: ReadonlyArray<I>) =>
       (batch.length === 1
         ? Effect.map(Effect.exit(runners.alone(batch[0]!)), (exit) => [exit])
-        : runners
-            .batch(batch)
-            .pipe(
-              Effect.catchAllCause(() =>
-                Effect.forEach(batch, (item) => Effect.exit(runners.alone(item)), { concurrency: options.maxInFlight })
+        : runners.batch(batch).pipe(
+            Effect.tap(() => Effect.sync(() => recordWriteBatch(kind, "stored"))),
+            Effect.catchAllCause((cause) =>
+              Effect.logWarning("Write batch failed as a whole; each write is stored alone").pipe(
+                Effect.annotateLogs({ kind, size: batch.length, reason: fallbackReason(cause) }),
+                Effect.zipRight(Effect.sync(() => recordWriteBatch(kind, "fell_back"))),
+                Effect.zipRight(
+                  Effect.forEach(batch, (item) => Effect.exit(runners.alone(item)), {
+                    concurrency: options.maxInFlight
+                  })
+                )
               )
             )
+          )
       ).pipe(Effect.catchAllCause((cause) => Effect.succeed(batch.map(() => Exit.failCause(cause) as Exit.Exit<A, E>))))
 
     const waiting: Array<Waiting<I, A, E>> = []

@@ -194,7 +194,10 @@ export const makeOfferProposals = Effect.gen(function* () {
       })
     )
 
-  const batched = yield* makeWriteBatches<Proposal, Made, MakeError>(WRITE_BATCH_LIMITS, { batch: storeBatch, alone })
+  const batched = yield* makeWriteBatches<Proposal, Made, MakeError>("offers", WRITE_BATCH_LIMITS, {
+    batch: storeBatch,
+    alone
+  })
   return (seller: User, input: OfferInput) =>
     input.photoIds === undefined || input.photoIds.length === 0 ? batched({ seller, input }) : alone({ seller, input })
 })

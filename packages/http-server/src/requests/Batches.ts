@@ -22,7 +22,7 @@ export const makeRequestPosts = Effect.gen(function* () {
   const alone = ({ buyer, input }: Post) => requests.create(buyer, input)
   if (!(yield* batchingOn((config) => config.requestBatch)))
     return (buyer: User, input: RequestInput) => alone({ buyer, input })
-  const batched = yield* makeWriteBatches<Post, Posted, PostError>(WRITE_BATCH_LIMITS, {
+  const batched = yield* makeWriteBatches<Post, Posted, PostError>("requests", WRITE_BATCH_LIMITS, {
     batch: (posts) => Effect.map(requests.createAll(posts), (posted) => posted.map(Exit.succeed)),
     alone
   })

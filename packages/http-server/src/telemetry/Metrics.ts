@@ -82,6 +82,12 @@ const wsCloses = Metric.counter("talab_ws_closes_total", {
   incremental: true
 })
 
+const writeBatches = Metric.counter("talab_write_batches_total", {
+  description:
+    "Batches of two or more writes, by kind (messages, requests, offers) and outcome (stored together, or fell_back: failed as a whole, each write then stored alone)",
+  incremental: true
+})
+
 const redisUp = Metric.gauge("talab_redis_up", {
   description: "1 while this instance's Redis connection is ready, 0 while it is away, by connection"
 })
@@ -183,6 +189,21 @@ export const recordPushFailure = (provider: string, outcome: string, reason: str
       ["provider", provider],
       ["outcome", outcome],
       ["reason", reason]
+    ])
+  )
+}
+
+/** What is written in batches (db/WriteBatches.ts). */
+export type WriteBatchKind = "messages" | "requests" | "offers"
+
+/** One batch of two or more writes: stored in its one transaction, or fallen back to one transaction each. */
+export const recordWriteBatch = (kind: WriteBatchKind, outcome: "stored" | "fell_back") => {
+  if (recorders === 0) return
+  writeBatches.unsafeUpdate(
+    1,
+    labels(`batch ${kind} ${outcome}`, () => [
+      ["kind", kind],
+      ["outcome", outcome]
     ])
   )
 }
