@@ -78,6 +78,69 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
     expect(new Set(answers.filter((a) => a.status === 201).map((a) => a.body.data.seq)).size).toBe(12)
   })
 
+  it("two batches in which sellers answer in opposite orders do not deadlock on the sellers' reply figures", async () => {
+    const m = market()
+    const [sellerA, sellerB] = await Promise.all([m.approvedSeller("Seller A"), m.approvedSeller("Seller B")])
+    const [first, second] = await Promise.all([m.buyer("First buyer"), m.buyer("Second buyer")])
+    const [a1, b1, a2, b2] = await Promise.all([
+      chatScene(m, { buyer: first, seller: sellerA! }),
+      chatScene(m, { buyer: first, seller: sellerB! }),
+      chatScene(m, { buyer: second, seller: sellerA! }),
+      chatScene(m, { buyer: second, seller: sellerB! })
+    ])
+    // Each buyer asks first, so each seller's answer stops a reply clock and locks that seller's figures.
+    for (const scene of [a1!, b1!, a2!, b2!]) {
+      expect((await send(scene.buyer, scene.conversationId, "still there?")).status).toBe(201)
+    }
+    // A batch holds the figures it has locked while a "slow" message of its own sleeps, in the middle of it.
+    await sql((s) =>
+      s.unsafe(`
+        CREATE FUNCTION slow_marked_messages() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.message_text = 'slow' THEN PERFORM pg_sleep(0.5); END IF;
+          RETURN NULL;
+        END $$;
+        CREATE TRIGGER slow_marked_messages AFTER INSERT ON messages
+          FOR EACH ROW EXECUTE FUNCTION slow_marked_messages();`)
+    )
+    try {
+      // The first batch: seller A answers, a slow message, seller B answers; the second, while the first
+      // sleeps, the other way round.
+      const firstBatch = Promise.all([
+        send(sellerA!, a1!.conversationId, "yes, A"),
+        send(first!, a1!.conversationId, "slow"),
+        send(sellerB!, b1!.conversationId, "yes, B")
+      ])
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      const secondBatch = Promise.all([
+        send(sellerB!, b2!.conversationId, "yes, B"),
+        send(second!, b2!.conversationId, "slow"),
+        send(sellerA!, a2!.conversationId, "yes, A")
+      ])
+      const answers = [...(await firstBatch), ...(await secondBatch)]
+      expect(answers.map((a) => a.status)).toEqual(Array(6).fill(201))
+    } finally {
+      await sql((s) => s.unsafe("DROP TRIGGER slow_marked_messages ON messages; DROP FUNCTION slow_marked_messages()"))
+    }
+    // Each batch committed as one transaction: none of them gave way to a deadlock and fell back.
+    const transactionOf = async (scene: { conversationId: string }, text: string) =>
+      (await stored(scene.conversationId)).find((row) => row.text === text)!.tx
+    expect(
+      new Set([
+        await transactionOf(a1!, "yes, A"),
+        await transactionOf(a1!, "slow"),
+        await transactionOf(b1!, "yes, B")
+      ]).size
+    ).toBe(1)
+    expect(
+      new Set([
+        await transactionOf(b2!, "yes, B"),
+        await transactionOf(b2!, "slow"),
+        await transactionOf(a2!, "yes, A")
+      ]).size
+    ).toBe(1)
+  })
+
   it("a message refused by a rule gets its own error; the others of its batch are stored", async () => {
     const m = market()
     const scene = await chatScene(m)
