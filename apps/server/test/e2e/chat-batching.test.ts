@@ -104,6 +104,8 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
           FOR EACH ROW EXECUTE FUNCTION slow_marked_messages();`)
     )
     try {
+      // Six connections kept alive first, so the three messages of each batch reach the server at the same moment.
+      await Promise.all([sellerA!, first!, sellerB!, sellerB!, second!, sellerA!].map((party) => m.me(party)))
       // The first batch: seller A answers, a slow message, seller B answers; the second, while the first
       // sleeps, the other way round.
       const firstBatch = Promise.all([

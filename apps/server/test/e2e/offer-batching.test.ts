@@ -148,4 +148,63 @@ describe("offers stored in batches on postgres", { timeout: 120_000 }, () => {
     expect(await offersOf([request.id])).toHaveLength(6)
     expect((await countsOf([request.id]))[0]!.offer_count).toBe(6)
   })
+
+  it("two batches in which alerted sellers offer in opposite orders do not deadlock on the sellers' figures", async () => {
+    const m = market()
+    const buyer = await m.buyer("Owner")
+    const [a1, b1, b2, a2] = await Promise.all(Array.from({ length: 4 }, () => m.createRequest(buyer)))
+    const [sellerA, sellerB, slowOne, slowTwo] = await Promise.all(
+      ["Shop A", "Shop B", "Slow one", "Slow two"].map((name) => m.approvedSeller(name))
+    )
+    // Alerted to their requests, so each seller's first offer there locks that seller's figures (migration 0015).
+    const at = new Date(suite.server().clock.unsafeCurrentTimeMillis())
+    await sql(
+      (s) =>
+        s`INSERT INTO request_matches ${s.insert(
+          (
+            [
+              [a1!, sellerA!],
+              [b1!, sellerB!],
+              [b2!, sellerB!],
+              [a2!, sellerA!]
+            ] as const
+          ).map(([request, seller]) => ({ request_id: request.id, seller_user_id: seller.userId, matched_at: at }))
+        )}`
+    )
+    // A batch holds the figures it has locked while a "slow" offer of its own sleeps, in the middle of it.
+    await sql((s) =>
+      s.unsafe(`
+        CREATE FUNCTION slow_marked_offers() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF NEW.availability = 'slow' THEN PERFORM pg_sleep(0.5); END IF;
+          RETURN NULL;
+        END $$;
+        CREATE TRIGGER slow_marked_offers AFTER INSERT ON offers FOR EACH ROW EXECUTE FUNCTION slow_marked_offers();`)
+    )
+    try {
+      // Six connections kept alive first, so the three offers of each batch reach the server at the same moment.
+      await Promise.all([sellerA!, slowOne!, sellerB!, sellerB!, slowTwo!, sellerA!].map((seller) => m.me(seller)))
+      // The first batch: seller A, a slow offer, seller B; the second, while the first sleeps, the other way round.
+      const firstBatch = Promise.all([
+        propose(sellerA!, a1!.id),
+        propose(slowOne!, a1!.id, { availability: "slow" }),
+        propose(sellerB!, b1!.id)
+      ])
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      const secondBatch = Promise.all([
+        propose(sellerB!, b2!.id),
+        propose(slowTwo!, b2!.id, { availability: "slow" }),
+        propose(sellerA!, a2!.id)
+      ])
+      const answers = [...(await firstBatch), ...(await secondBatch)]
+      expect(answers.map((a) => a.status)).toEqual(Array(6).fill(201))
+    } finally {
+      await sql((s) => s.unsafe("DROP TRIGGER slow_marked_offers ON offers; DROP FUNCTION slow_marked_offers()"))
+    }
+    // Each batch committed as one transaction: neither gave way to a deadlock and fell back.
+    const transactions = async (requests: ReadonlyArray<{ id: string }>) =>
+      new Set((await offersOf(requests.map((r) => r.id))).map((offer) => offer.tx)).size
+    expect(await transactions([a1!, b1!])).toBe(1)
+    expect(await transactions([b2!, a2!])).toBe(1)
+  })
 })
