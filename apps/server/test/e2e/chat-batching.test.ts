@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { chatScene, Marketplace, marketplaceSettings } from "../support/fixtures.js"
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
-import { refuseMarkedRows } from "../support/refused-rows.js"
+import { refuseMarkedRows, withSlowMarkedRows } from "../support/refused-rows.js"
 import { seqRange } from "../support/seq.js"
 import { connectAs } from "../support/ws-client.js"
 
@@ -93,53 +93,49 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
       expect((await send(scene.buyer, scene.conversationId, "still there?")).status).toBe(201)
     }
     // A batch holds the figures it has locked while a "slow" message of its own sleeps, in the middle of it.
-    await sql((s) =>
-      s.unsafe(`
-        CREATE FUNCTION slow_marked_messages() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.message_text = 'slow' THEN PERFORM pg_sleep(0.5); END IF;
-          RETURN NULL;
-        END $$;
-        CREATE TRIGGER slow_marked_messages AFTER INSERT ON messages
-          FOR EACH ROW EXECUTE FUNCTION slow_marked_messages();`)
+    const answers = await withSlowMarkedRows(
+      suite.databaseUrl()!,
+      { table: "messages", column: "message_text" },
+      async () => {
+        // Six connections kept alive first, so the three messages of each batch reach the server at one moment.
+        await Promise.all([sellerA!, first!, sellerB!, sellerB!, second!, sellerA!].map((party) => m.me(party)))
+        // The first batch: seller A answers, a slow message, seller B answers; the second, while the first
+        // sleeps, the other way round.
+        const firstBatch = Promise.all([
+          send(sellerA!, a1!.conversationId, "yes, A"),
+          send(first!, a1!.conversationId, "slow"),
+          send(sellerB!, b1!.conversationId, "yes, B")
+        ])
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        const secondBatch = Promise.all([
+          send(sellerB!, b2!.conversationId, "yes, B"),
+          send(second!, b2!.conversationId, "slow"),
+          send(sellerA!, a2!.conversationId, "yes, A")
+        ])
+        return [...(await firstBatch), ...(await secondBatch)]
+      }
     )
-    try {
-      // Six connections kept alive first, so the three messages of each batch reach the server at the same moment.
-      await Promise.all([sellerA!, first!, sellerB!, sellerB!, second!, sellerA!].map((party) => m.me(party)))
-      // The first batch: seller A answers, a slow message, seller B answers; the second, while the first
-      // sleeps, the other way round.
-      const firstBatch = Promise.all([
-        send(sellerA!, a1!.conversationId, "yes, A"),
-        send(first!, a1!.conversationId, "slow"),
-        send(sellerB!, b1!.conversationId, "yes, B")
-      ])
-      await new Promise((resolve) => setTimeout(resolve, 150))
-      const secondBatch = Promise.all([
-        send(sellerB!, b2!.conversationId, "yes, B"),
-        send(second!, b2!.conversationId, "slow"),
-        send(sellerA!, a2!.conversationId, "yes, A")
-      ])
-      const answers = [...(await firstBatch), ...(await secondBatch)]
-      expect(answers.map((a) => a.status)).toEqual(Array(6).fill(201))
-    } finally {
-      await sql((s) => s.unsafe("DROP TRIGGER slow_marked_messages ON messages; DROP FUNCTION slow_marked_messages()"))
+    expect(answers.map((a) => a.status)).toEqual(Array(6).fill(201))
+    // Each batch committed as one transaction: neither gave way to a deadlock and fell back.
+    const transactionsOf = async (batch: ReadonlyArray<readonly [{ conversationId: string }, string]>) => {
+      const found = await Promise.all(
+        batch.map(async ([scene, text]) => (await stored(scene.conversationId)).find((row) => row.text === text)!.tx)
+      )
+      return new Set(found).size
     }
-    // Each batch committed as one transaction: none of them gave way to a deadlock and fell back.
-    const transactionOf = async (scene: { conversationId: string }, text: string) =>
-      (await stored(scene.conversationId)).find((row) => row.text === text)!.tx
     expect(
-      new Set([
-        await transactionOf(a1!, "yes, A"),
-        await transactionOf(a1!, "slow"),
-        await transactionOf(b1!, "yes, B")
-      ]).size
+      await transactionsOf([
+        [a1!, "yes, A"],
+        [a1!, "slow"],
+        [b1!, "yes, B"]
+      ])
     ).toBe(1)
     expect(
-      new Set([
-        await transactionOf(b2!, "yes, B"),
-        await transactionOf(b2!, "slow"),
-        await transactionOf(a2!, "yes, A")
-      ]).size
+      await transactionsOf([
+        [b2!, "yes, B"],
+        [b2!, "slow"],
+        [a2!, "yes, A"]
+      ])
     ).toBe(1)
   })
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { Marketplace, marketplaceSettings, offerBody } from "../support/fixtures.js"
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
-import { refuseMarkedRows } from "../support/refused-rows.js"
+import { refuseMarkedRows, withSlowMarkedRows } from "../support/refused-rows.js"
 
 /**
  * Offers made at the same moment are stored in one transaction (offers/Batches.ts), on PostgreSQL: each seller
@@ -172,35 +172,28 @@ describe("offers stored in batches on postgres", { timeout: 120_000 }, () => {
         )}`
     )
     // A batch holds the figures it has locked while a "slow" offer of its own sleeps, in the middle of it.
-    await sql((s) =>
-      s.unsafe(`
-        CREATE FUNCTION slow_marked_offers() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.availability = 'slow' THEN PERFORM pg_sleep(0.5); END IF;
-          RETURN NULL;
-        END $$;
-        CREATE TRIGGER slow_marked_offers AFTER INSERT ON offers FOR EACH ROW EXECUTE FUNCTION slow_marked_offers();`)
+    const answers = await withSlowMarkedRows(
+      suite.databaseUrl()!,
+      { table: "offers", column: "availability" },
+      async () => {
+        // Six connections kept alive first, so the three offers of each batch reach the server at one moment.
+        await Promise.all([sellerA!, slowOne!, sellerB!, sellerB!, slowTwo!, sellerA!].map((seller) => m.me(seller)))
+        // The first batch: seller A, a slow offer, seller B; the second, while the first sleeps, the other way round.
+        const firstBatch = Promise.all([
+          propose(sellerA!, a1!.id),
+          propose(slowOne!, a1!.id, { availability: "slow" }),
+          propose(sellerB!, b1!.id)
+        ])
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        const secondBatch = Promise.all([
+          propose(sellerB!, b2!.id),
+          propose(slowTwo!, b2!.id, { availability: "slow" }),
+          propose(sellerA!, a2!.id)
+        ])
+        return [...(await firstBatch), ...(await secondBatch)]
+      }
     )
-    try {
-      // Six connections kept alive first, so the three offers of each batch reach the server at the same moment.
-      await Promise.all([sellerA!, slowOne!, sellerB!, sellerB!, slowTwo!, sellerA!].map((seller) => m.me(seller)))
-      // The first batch: seller A, a slow offer, seller B; the second, while the first sleeps, the other way round.
-      const firstBatch = Promise.all([
-        propose(sellerA!, a1!.id),
-        propose(slowOne!, a1!.id, { availability: "slow" }),
-        propose(sellerB!, b1!.id)
-      ])
-      await new Promise((resolve) => setTimeout(resolve, 150))
-      const secondBatch = Promise.all([
-        propose(sellerB!, b2!.id),
-        propose(slowTwo!, b2!.id, { availability: "slow" }),
-        propose(sellerA!, a2!.id)
-      ])
-      const answers = [...(await firstBatch), ...(await secondBatch)]
-      expect(answers.map((a) => a.status)).toEqual(Array(6).fill(201))
-    } finally {
-      await sql((s) => s.unsafe("DROP TRIGGER slow_marked_offers ON offers; DROP FUNCTION slow_marked_offers()"))
-    }
+    expect(answers.map((a) => a.status)).toEqual(Array(6).fill(201))
     // Each batch committed as one transaction: neither gave way to a deadlock and fell back.
     const transactions = async (requests: ReadonlyArray<{ id: string }>) =>
       new Set((await offersOf(requests.map((r) => r.id))).map((offer) => offer.tx)).size

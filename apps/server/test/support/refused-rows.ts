@@ -25,3 +25,35 @@ export const refuseMarkedRows = (databaseUrl: () => string, table: string, colum
     await runSql(databaseUrl(), (s) => s.unsafe(`DROP TRIGGER IF EXISTS ${name} ON ${table}`)).catch(() => {})
   })
 }
+
+/**
+ * Runs `run` while the database sleeps `seconds` after inserting each row of `table` whose `column` is `marker`,
+ * inside the inserting statement: a batch holding that row keeps the locks it took for the rows before it, so a
+ * test can make two batches overlap at a chosen point. The trigger is removed afterwards, whatever `run` did.
+ */
+export const withSlowMarkedRows = async <A>(
+  databaseUrl: string,
+  {
+    column,
+    marker = "slow",
+    seconds = 0.5,
+    table
+  }: { table: string; column: string; marker?: string; seconds?: number },
+  run: () => Promise<A>
+): Promise<A> => {
+  const name = `slow_marked_${table}`
+  await runSql(databaseUrl, (s) =>
+    s.unsafe(`
+      CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.${column} = '${marker}' THEN PERFORM pg_sleep(${seconds}); END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER ${name} AFTER INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}();`)
+  )
+  try {
+    return await run()
+  } finally {
+    await runSql(databaseUrl, (s) => s.unsafe(`DROP TRIGGER ${name} ON ${table}; DROP FUNCTION ${name}()`))
+  }
+}
