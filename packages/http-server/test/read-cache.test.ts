@@ -95,6 +95,35 @@ describe("read cache", () => {
     expect(read(cache, "/k39", 0)).toBe(big)
   })
 
+  it("counts a route dropped and kept again once, and frees what dropped routes held first when full", () => {
+    const cache = makeReadCache({ ...options, maxBytes: 16 * 1024 })
+    const viewer = { language: "ar", userId: undefined }
+    const keep = (key: string, text: string, tags: ReadonlyArray<string>) =>
+      cache.store(key, viewer, answer(text), { tags }, { generation: cache.generation(), now: 0 })
+    keep("/list", "first", [REQUEST_LISTS])
+    const once = cache.size()
+    for (let i = 0; i < 1_000; i++) {
+      cache.drop([REQUEST_LISTS])
+      expect(read(cache, "/list", 0)).toBeUndefined()
+      keep("/list", "again", [REQUEST_LISTS])
+      expect(read(cache, "/list", 0)).toBe("again")
+    }
+    expect(cache.size()).toEqual(once)
+    cache.drop([REQUEST_LISTS])
+    expect(cache.size().routes).toBe(0)
+
+    // Dropped answers are freed at once; past the budget, the emptied routes go before any answer still kept.
+    const big = "x".repeat(600)
+    for (let i = 0; i < 8; i++) keep(`/gone${i}`, big, [requestTag(A)])
+    cache.drop([requestTag(A)])
+    for (let i = 0; i < 12; i++) keep(`/kept${i}`, big, [requestTag(B)])
+    expect(cache.size().routes).toBe(12)
+    for (let i = 0; i < 12; i++) expect(read(cache, `/kept${i}`, 0)).toBe(big)
+    for (let i = 12; i < 40; i++) keep(`/kept${i}`, big, [requestTag(B)])
+    expect(cache.size().bytes).toBeLessThanOrEqual(16 * 1024)
+    expect(read(cache, "/kept39", 0)).toBe(big)
+  })
+
   it("keeps nothing while drops from other instances cannot be heard, nor when off", () => {
     const cache = makeReadCache(options)
     cache.store(
