@@ -43,6 +43,8 @@ export interface FanoutInbound {
  * sockets itself; a fan-out only reaches the others.
  */
 export interface Fanout {
+  /** Whether there are other instances to reach at all (false with one instance only). */
+  readonly reachesOthers: boolean
   /** From now on this instance receives the audience's deliveries (and counts as having it present). */
   readonly watch: (audience: Audience) => Effect.Effect<void, Error>
   readonly unwatch: (audience: Audience) => Effect.Effect<void>
@@ -67,6 +69,7 @@ export interface Fanout {
 
 /** One instance only (no REDIS_URL): there is nobody else to tell. */
 export const localOnlyFanout: Fanout = {
+  reachesOthers: false,
   watch: () => Effect.void,
   unwatch: () => Effect.void,
   presentElsewhere: () => Effect.succeed(false),

@@ -261,8 +261,10 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
       publish: (conversation, message, contactsShown, around) =>
         Effect.gen(function* () {
           for (const userId of [conversation.buyerId, conversation.sellerId]) {
-            const frame = encodeServerFrame({ type: "message", data: shownTo(message, userId, contactsShown, around) })
             const audience = { conversationId: conversation.id, userId }
+            // Masked and encoded only for a party someone may be listening for, here or on another instance.
+            if (!fanout.reachesOthers && (audiences.get(audienceKey(audience))?.connections.size ?? 0) === 0) continue
+            const frame = encodeServerFrame({ type: "message", data: shownTo(message, userId, contactsShown, around) })
             deliverLocally(audience, frame)
             yield* fanout.deliver(audience, frame)
           }

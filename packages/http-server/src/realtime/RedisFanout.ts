@@ -369,6 +369,7 @@ export const makeRedisFanout = (
       )
 
     return {
+      reachesOthers: true,
       watch: (audience) =>
         Effect.tryPromise({
           try: () => {
