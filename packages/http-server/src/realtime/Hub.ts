@@ -272,7 +272,7 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
       publishToUsers: (userIds, event) =>
         Effect.suspend(() => {
           deliverToUsersLocally(userIds, event)
-          return fanout.deliverToUsers(userIds, encodeUserEvent(event))
+          return fanout.reachesOthers ? fanout.deliverToUsers(userIds, encodeUserEvent(event)) : Effect.void
         }),
       attach: (connection) =>
         Effect.sync(() => {
