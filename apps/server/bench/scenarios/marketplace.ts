@@ -356,6 +356,7 @@ const main = () =>
         false
       )
       const before = await databaseActivity(database.url, database.name)
+      const offersCpuBefore = await backendCpu(database.url, database.name)
       const measured = await profiled("offers", () =>
         load(
           `POST /offers, ${CLIENTS} clients, ${SECONDS} s`,
@@ -364,11 +365,15 @@ const main = () =>
           false
         )
       )
+      const offersCpuAfter = await backendCpu(database.url, database.name)
       const after = await databaseActivity(database.url, database.name)
       const per = (key: keyof Activity) => ((after[key] - before[key]) / measured.requests).toFixed(1)
       console.log(
         `  database work per request (whole database, dispatcher included): ${per("commits")} commits, ${per("inserted")} rows inserted, ` +
           `${per("updated")} updated, ${per("fetched")} fetched`
+      )
+      console.log(
+        `  PostgreSQL CPU per offer (its backends of this database): ${(cpuSpent(offersCpuBefore, offersCpuAfter) / measured.requests).toFixed(2)} ms`
       )
 
       // POST /requests: each client posts new requests of its own (every call a new request).
@@ -383,8 +388,13 @@ const main = () =>
       await load("warm-up", soloCreates, 500, true)
       measure(await load("POST /requests, 1 client, 3 s (no queueing)", soloCreates, 3_000, true))
       await load("warm-up", requestClients, 1_000, true)
-      await profiled("create-request", () =>
+      const createsCpuBefore = await backendCpu(database.url, database.name)
+      const creates = await profiled("create-request", () =>
         load(`POST /requests, ${CLIENTS} clients, ${SECONDS} s`, requestClients, SECONDS * 1_000, true)
+      )
+      const createsCpuAfter = await backendCpu(database.url, database.name)
+      console.log(
+        `  PostgreSQL CPU per request created (its backends of this database): ${(cpuSpent(createsCpuBefore, createsCpuAfter) / creates.requests).toFixed(2)} ms`
       )
 
       // POST /conversations/{id}/messages: each seller writes in the conversation its first offer opened.
