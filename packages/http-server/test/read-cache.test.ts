@@ -124,6 +124,28 @@ describe("read cache", () => {
     expect(read(cache, "/kept39", 0)).toBe(big)
   })
 
+  it("counts each route's key, so long query strings with tiny answers stay within the bytes too", () => {
+    const maxBytes = 64 * 1024
+    const cache = makeReadCache({ ...options, maxBytes })
+    const viewer = { language: "ar", userId: undefined }
+    const longKey = (i: number) => `/api/v1/requests?q=${String(i).padStart(8_000, "x")}`
+    for (let i = 0; i < 200; i++) {
+      cache.store(
+        longKey(i),
+        viewer,
+        answer("[]"),
+        { tags: [REQUEST_LISTS] },
+        { generation: cache.generation(), now: 0 }
+      )
+    }
+    const kept = cache.size()
+    expect(kept.bytes).toBeLessThanOrEqual(maxBytes)
+    expect(kept.routes * 8_000).toBeLessThanOrEqual(maxBytes)
+    // Emptied by a drop, they still hold their keys until the walk frees them: still counted.
+    cache.drop([REQUEST_LISTS])
+    expect(cache.size()).toEqual({ routes: 0, bytes: kept.bytes - kept.routes * (2 + 256) })
+  })
+
   it("keeps nothing while drops from other instances cannot be heard, nor when off", () => {
     const cache = makeReadCache(options)
     cache.store(

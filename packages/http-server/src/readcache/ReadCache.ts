@@ -52,6 +52,8 @@ interface Route {
   expiresAt: number
   readonly variants: Map<string, CachedAnswer>
   bytes: number
+  /** What the route costs with no answer kept: its key (as long as a URL may be) and its fixed overhead. */
+  readonly emptyBytes: number
   /** The reads counter when the route was last placed at the back of the line, and when it was last read. */
   placedAt: number
   readAt: number
@@ -91,7 +93,7 @@ const stripeOf = (tag: string) => {
   return (hash >>> 0) % STRIPES
 }
 
-/** The fixed overhead of a route (its key, maps, tags) and of each answer beside its bytes, so tiny answers still count. */
+/** The fixed overhead of a route (its maps, tags) and of each answer beside its bytes, so tiny answers still count. */
 const ENTRY_OVERHEAD = 256
 
 /** Which of an answer's variants a viewer reads: their language, and their own unmasked one if they may. */
@@ -133,8 +135,8 @@ export const makeReadCache = (options: {
   const empty = (route: Route) => {
     if (route.variants.size === 0) return
     route.variants.clear()
-    bytes -= route.bytes - ENTRY_OVERHEAD
-    route.bytes = ENTRY_OVERHEAD
+    bytes -= route.bytes - route.emptyBytes
+    route.bytes = route.emptyBytes
     liveRoutes--
   }
 
@@ -204,17 +206,19 @@ export const makeReadCache = (options: {
         route.fullViewers.every((id, i) => id === fullViewers[i])
       if (!same) {
         remove(routeKey)
+        const emptyBytes = ENTRY_OVERHEAD + routeKey.length
         route = {
           tags: [...cacheable.tags],
           fullViewers: [...fullViewers],
           expiresAt,
           variants: new Map(),
-          bytes: ENTRY_OVERHEAD,
+          bytes: emptyBytes,
+          emptyBytes,
           placedAt: ++reads,
           readAt: 0
         }
         routes.set(routeKey, route)
-        bytes += ENTRY_OVERHEAD
+        bytes += emptyBytes
         for (const tag of route.tags) {
           const keys = byTag.get(tag)
           if (keys === undefined) byTag.set(tag, new Set([routeKey]))
