@@ -131,7 +131,7 @@ export const makeReadCache = (options: {
   let liveRoutes = 0
   let reads = 0
 
-  /** Frees a route's answers, keeping its place and its tags (an empty route is its key's overhead only). */
+  /** Frees a route's answers, keeping its place in the map (an empty route costs its key and overhead only). */
   const empty = (route: Route) => {
     if (route.variants.size === 0) return
     route.variants.clear()
@@ -219,16 +219,17 @@ export const makeReadCache = (options: {
         }
         routes.set(routeKey, route)
         bytes += emptyBytes
-        for (const tag of route.tags) {
-          const keys = byTag.get(tag)
-          if (keys === undefined) byTag.set(tag, new Set([routeKey]))
-          else keys.add(routeKey)
-        }
       }
       const kept = route!
       if (kept.variants.size === 0) {
         kept.expiresAt = expiresAt
         liveRoutes++
+        // Linked again: a drop unlinks what it empties, so the next drop of a tag walks only what was kept since.
+        for (const tag of kept.tags) {
+          const keys = byTag.get(tag)
+          if (keys === undefined) byTag.set(tag, new Set([routeKey]))
+          else keys.add(routeKey)
+        }
       }
       const key = variantKey(kept.fullViewers, viewer)
       const previous = kept.variants.get(key)
@@ -242,10 +243,14 @@ export const makeReadCache = (options: {
       generation++
       for (const tag of tags) {
         droppedAt[stripeOf(tag)] = generation
-        for (const routeKey of byTag.get(tag) ?? []) {
+        const keys = byTag.get(tag)
+        if (keys === undefined) continue
+        for (const routeKey of keys) {
           const route = routes.get(routeKey)
           if (route !== undefined) empty(route)
         }
+        // Cleared, not deleted: the tag's set is filled again in place by the next answer kept.
+        keys.clear()
       }
     },
     trust: (changesHeard) => {
