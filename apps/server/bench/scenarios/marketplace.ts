@@ -109,6 +109,21 @@ const cpuSpent = (before: Map<number, number>, after: Map<number, number>) => {
   return total
 }
 
+/** Runs a write load and prints the CPU PostgreSQL's backends of the database spent per write of it. */
+const withDatabaseCpu = async (
+  database: { readonly url: string; readonly name: string },
+  perWhat: string,
+  run: () => Promise<LoadReport>
+) => {
+  const before = await backendCpu(database.url, database.name)
+  const result = await run()
+  const after = await backendCpu(database.url, database.name)
+  console.log(
+    `  PostgreSQL CPU per ${perWhat} (its backends of this database): ${(cpuSpent(before, after) / result.requests).toFixed(2)} ms`
+  )
+  return result
+}
+
 /** A deterministic shuffle source, so runs compare. */
 const random = (seed: number) => () => {
   seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0
@@ -356,24 +371,21 @@ const main = () =>
         false
       )
       const before = await databaseActivity(database.url, database.name)
-      const offersCpuBefore = await backendCpu(database.url, database.name)
-      const measured = await profiled("offers", () =>
-        load(
-          `POST /offers, ${CLIENTS} clients, ${SECONDS} s`,
-          clients.map((calls) => calls.slice(5)),
-          SECONDS * 1_000,
-          false
+      const measured = await withDatabaseCpu(database, "offer", () =>
+        profiled("offers", () =>
+          load(
+            `POST /offers, ${CLIENTS} clients, ${SECONDS} s`,
+            clients.map((calls) => calls.slice(5)),
+            SECONDS * 1_000,
+            false
+          )
         )
       )
-      const offersCpuAfter = await backendCpu(database.url, database.name)
       const after = await databaseActivity(database.url, database.name)
       const per = (key: keyof Activity) => ((after[key] - before[key]) / measured.requests).toFixed(1)
       console.log(
         `  database work per request (whole database, dispatcher included): ${per("commits")} commits, ${per("inserted")} rows inserted, ` +
           `${per("updated")} updated, ${per("fetched")} fetched`
-      )
-      console.log(
-        `  PostgreSQL CPU per offer (its backends of this database): ${(cpuSpent(offersCpuBefore, offersCpuAfter) / measured.requests).toFixed(2)} ms`
       )
 
       // POST /requests: each client posts new requests of its own (every call a new request).
@@ -388,13 +400,10 @@ const main = () =>
       await load("warm-up", soloCreates, 500, true)
       measure(await load("POST /requests, 1 client, 3 s (no queueing)", soloCreates, 3_000, true))
       await load("warm-up", requestClients, 1_000, true)
-      const createsCpuBefore = await backendCpu(database.url, database.name)
-      const creates = await profiled("create-request", () =>
-        load(`POST /requests, ${CLIENTS} clients, ${SECONDS} s`, requestClients, SECONDS * 1_000, true)
-      )
-      const createsCpuAfter = await backendCpu(database.url, database.name)
-      console.log(
-        `  PostgreSQL CPU per request created (its backends of this database): ${(cpuSpent(createsCpuBefore, createsCpuAfter) / creates.requests).toFixed(2)} ms`
+      await withDatabaseCpu(database, "request created", () =>
+        profiled("create-request", () =>
+          load(`POST /requests, ${CLIENTS} clients, ${SECONDS} s`, requestClients, SECONDS * 1_000, true)
+        )
       )
 
       // POST /conversations/{id}/messages: each seller writes in the conversation its first offer opened.
@@ -417,18 +426,15 @@ const main = () =>
         )
       }
       await load("warm-up", messageClients, 1_000, true)
-      const cpuBefore = await backendCpu(database.url, database.name)
-      const messages = await profiled("send-message", () =>
-        load(
-          `POST /conversations/{id}/messages, ${CLIENTS} clients, ${SECONDS} s`,
-          messageClients,
-          SECONDS * 1_000,
-          true
+      await withDatabaseCpu(database, "message", () =>
+        profiled("send-message", () =>
+          load(
+            `POST /conversations/{id}/messages, ${CLIENTS} clients, ${SECONDS} s`,
+            messageClients,
+            SECONDS * 1_000,
+            true
+          )
         )
-      )
-      const cpuAfter = await backendCpu(database.url, database.name)
-      console.log(
-        `  PostgreSQL CPU per message (its backends of this database): ${(cpuSpent(cpuBefore, cpuAfter) / messages.requests).toFixed(2)} ms`
       )
 
       const count = await onDatabase(

@@ -196,8 +196,9 @@ export const makeReadCache = (options: {
       const size = answer.body.byteLength + ENTRY_OVERHEAD
       if (size > options.maxBytes / 16) return
       const fullViewers = cacheable.fullViewers ?? []
-      live(routeKey, started.now)
       let route = routes.get(routeKey)
+      // One past its life is emptied first, so it is kept again with a life of its own.
+      if (route !== undefined && started.now >= route.expiresAt) empty(route)
       const same =
         route !== undefined &&
         route.tags.length === cacheable.tags.length &&

@@ -118,6 +118,8 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
       for (const oldest of open.slice(0, Math.max(0, open.length - max))) evictTooMany(oldest)
     }
 
+    /** Whether a socket of this instance is subscribed for the audience. */
+    const listensHere = (audience: Audience) => (audiences.get(audienceKey(audience))?.connections.size ?? 0) > 0
     const deliverLocally = (audience: Audience, frame: string) => {
       const entry = audiences.get(audienceKey(audience))
       if (entry === undefined) return
@@ -253,17 +255,14 @@ const makeHub = <E>(makeFanout: (inbound: FanoutInbound) => Effect.Effect<Fanout
     return RealtimeHub.of({
       isOnline: (conversationId, userId) => {
         const audience = { conversationId, userId }
-        const local = audiences.get(audienceKey(audience))
-        return local !== undefined && local.connections.size > 0
-          ? Effect.succeed(true)
-          : fanout.presentElsewhere(audience)
+        return listensHere(audience) ? Effect.succeed(true) : fanout.presentElsewhere(audience)
       },
       publish: (conversation, message, contactsShown, around) =>
         Effect.gen(function* () {
           for (const userId of [conversation.buyerId, conversation.sellerId]) {
             const audience = { conversationId: conversation.id, userId }
             // Masked and encoded only for a party someone may be listening for, here or on another instance.
-            if (!fanout.reachesOthers && (audiences.get(audienceKey(audience))?.connections.size ?? 0) === 0) continue
+            if (!fanout.reachesOthers && !listensHere(audience)) continue
             const frame = encodeServerFrame({ type: "message", data: shownTo(message, userId, contactsShown, around) })
             deliverLocally(audience, frame)
             yield* fanout.deliver(audience, frame)
