@@ -24,19 +24,8 @@ const LETTERS: Readonly<Record<string, string>> = {
  * tatweel, the combining marks left by decomposing Latin letters (é is e and U+0301), and the joiners, which are
  * not separators inside a word (U+200C/U+200D, Persian and Arabic ligature control; the soft hyphen).
  */
-const isDropped = (code: number) =>
-  (code >= 0x064b && code <= 0x065f) ||
-  code === 0x0670 ||
-  (code >= 0x06d6 && code <= 0x06ed) ||
-  code === 0x0640 ||
-  (code >= 0x0300 && code <= 0x036f) ||
-  code === 0x200c ||
-  code === 0x200d ||
-  code === 0x00ad
-const withoutDropped = (text: string) =>
-  Array.from(text)
-    .filter((character) => !isDropped(character.codePointAt(0)!))
-    .join("")
+const DROPPED = /[\u064B-\u065F]|\u0670|[\u06D6-\u06ED]|[\u0300-\u036F]|\u0640|\u200C|\u200D|\u00AD/g
+const withoutDropped = (text: string) => text.replace(DROPPED, "")
 const ARABIC_DIGIT = /[\u0660-\u0669]/g
 const PERSIAN_DIGIT = /[\u06F0-\u06F9]/g
 const LETTER_MAP = new RegExp(`[${Object.keys(LETTERS).join("")}]`, "g")
@@ -67,17 +56,34 @@ export const normaliseText = (text: string): string =>
  * and letters or between Arabic and Latin letters ("iphone13" and "١٣برو" are two words each).
  */
 export const wordsOf = (text: string): Array<string> =>
-  (normaliseText(text).match(WORD) ?? []).map((word) => [...word].slice(0, MAX_WORD_LENGTH).join(""))
+  (normaliseText(text).match(WORD) ?? []).map((word) =>
+    // Code units bound code points: only a long word is split into code points to be cut.
+    word.length <= MAX_WORD_LENGTH ? word : [...word].slice(0, MAX_WORD_LENGTH).join("")
+  )
 
 interface Spelling {
   readonly words: ReadonlyArray<string>
   readonly canonical: string
 }
 
-/** Every spelling of the table as normalised words, longest first so "ون بلس" wins over "بلس". */
-const spellings: ReadonlyArray<Spelling> = SPELLINGS.flatMap(({ canonical, spellings }) =>
-  [canonical, ...spellings].map((spelling) => ({ words: wordsOf(spelling), canonical }))
-).sort((a, b) => b.words.length - a.words.length)
+/**
+ * Every spelling of the table as normalised words, by its first word (a text's words are looked up, not compared
+ * with the whole table), longest first so "ون بلس" wins over "بلس".
+ */
+const spellingsByFirstWord: ReadonlyMap<string, ReadonlyArray<Spelling>> = (() => {
+  const byFirst = new Map<string, Array<Spelling>>()
+  for (const { canonical, spellings } of SPELLINGS) {
+    for (const spelling of [canonical, ...spellings]) {
+      const words = wordsOf(spelling)
+      if (words.length === 0) continue
+      const list = byFirst.get(words[0]!) ?? []
+      list.push({ words, canonical })
+      byFirst.set(words[0]!, list)
+    }
+  }
+  for (const list of byFirst.values()) list.sort((a, b) => b.words.length - a.words.length)
+  return byFirst
+})()
 
 /** The one-word spellings of each canonical word, normalised (what a request also stores, for typos in either script). */
 const spellingsOf: ReadonlyMap<string, ReadonlyArray<string>> = new Map(
@@ -95,9 +101,9 @@ export const searchWordsOf = (text: string): Array<string> => {
   const words = wordsOf(text)
   const out: Array<string> = []
   for (let i = 0; i < words.length; ) {
-    const found = spellings.find(
-      (spelling) => spelling.words.length > 0 && spelling.words.every((word, offset) => words[i + offset] === word)
-    )
+    const found = spellingsByFirstWord
+      .get(words[i]!)
+      ?.find((spelling) => spelling.words.every((word, offset) => words[i + offset] === word))
     if (found) {
       out.push(found.canonical)
       i += found.words.length
