@@ -28,6 +28,7 @@ import requestSearch from "./migrations/0025_request_search.js"
 import images from "./migrations/0026_images.js"
 import auditLog from "./migrations/0027_audit_log.js"
 import requestCountsPerStatement from "./migrations/0028_request_counts_per_statement.js"
+import requestDetailFunction from "./migrations/0029_request_detail_function.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -56,7 +57,8 @@ export const migrations = {
   "0025_request_search": requestSearch,
   "0026_images": images,
   "0027_audit_log": auditLog,
-  "0028_request_counts_per_statement": requestCountsPerStatement
+  "0028_request_counts_per_statement": requestCountsPerStatement,
+  "0029_request_detail_function": requestDetailFunction
 }
 
 /**

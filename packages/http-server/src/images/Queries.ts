@@ -11,16 +11,8 @@ export interface ShownImage {
   readonly height: number
 }
 
+// A request's detail builds its photos the same way, in its function (migration 0029).
 const shownImageJson = "json_build_object('id', i.id, 'width', i.width, 'height', i.height)"
-
-/**
- * SQL of a column with the photos of the request whose id is `requestId` (an expression of the statement), in
- * order, as a JSON array of `ShownImage` (empty without), so a read of requests needs no statement of its own
- * for them (images_by_holder serves it).
- */
-export const requestPhotosColumn = (requestId: string) =>
-  `(SELECT COALESCE(json_agg(${shownImageJson} ORDER BY i.position), '[]'::json) FROM images i
-    WHERE i.holder_id = ${requestId} AND i.holder_kind = 'request')`
 
 /** SQL of a column with the first photo of the request whose id is `requestId`, as a `ShownImage` (or null). */
 export const requestFirstPhotoColumn = (requestId: string) =>

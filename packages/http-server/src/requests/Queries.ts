@@ -16,7 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
-import { requestFirstPhotoColumn, requestPhotosColumn, type ShownImage } from "../images/Queries.js"
+import { requestFirstPhotoColumn, type ShownImage } from "../images/Queries.js"
 import { SignedImageUrls, signedUrlsServableUntil } from "../images/SignedUrls.js"
 import { cacheableAnswer, REQUEST_LISTS, requestTag, userTag } from "../readcache/ReadCache.js"
 import { makeSearchGate, SEARCH_GATE } from "../search/SearchGate.js"
@@ -64,7 +64,7 @@ interface Expansion {
 // Status and offer_count are the effective ones (below); the rest is read as stored.
 const storedListColumns = columnsAs("buy_requests", fieldNames(RequestListItem, "status", "offerCount", "thumbnailUrl"))
 
-const storedDetailColumns = columnsAs("buy_requests", [
+const detailColumns = columnsAs("(d.request)", [
   ...fieldNames(RequestDetail, "buyer", "status", "offerCount", "photos"),
   "buyerId"
 ])
@@ -91,7 +91,6 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
     const sql = yield* SqlClient.SqlClient
     const urls = yield* SignedImageUrls
     const firstPhoto = sql.literal(`${requestFirstPhotoColumn("buy_requests.id")} AS "firstPhoto"`)
-    const photos = sql.literal(`${requestPhotosColumn("buy_requests.id")} AS photos`)
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
     const searchGate = yield* makeSearchGate(SEARCH_GATE)
 
@@ -326,17 +325,14 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
         return page(where, request, sql`SELECT COUNT(*) AS total FROM buy_requests WHERE ${where}`, at)
       })
 
-    // The accepted offer is found by offers_one_accepted_per_request.
+    // One function the database plans once per connection (migration 0029): the statement cost more to plan
+    // than to run. It answers the request's whole row; the columns shown are chosen here.
     const findDetail = (id: string, at: Date) =>
       Effect.map(
         sql<DetailRow>`
-          SELECT ${sql.literal(storedDetailColumns)}, ${effectiveColumns(at)}, ${photos}, u.name AS "buyerName",
-                 u.deleted AS "buyerDeleted",
-                 (SELECT o.seller_id FROM offers o WHERE o.request_id = buy_requests.id AND o.status = 'accepted'
-                  LIMIT 1) AS "dealtSellerId"
-          FROM buy_requests
-          JOIN users u ON u.id = buy_requests.buyer_id
-          WHERE buy_requests.id = ${id}`,
+          SELECT ${sql.literal(detailColumns)}, d.status, d.offer_count AS "offerCount", d.photos,
+                 d.buyer_name AS "buyerName", d.buyer_deleted AS "buyerDeleted", d.dealt_seller_id AS "dealtSellerId"
+          FROM talab_request_detail(${id}, ${at}) d`,
         (rows) => Option.fromNullable(rows[0])
       )
 
