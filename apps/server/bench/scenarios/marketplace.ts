@@ -109,7 +109,7 @@ const cpuSpent = (before: Map<number, number>, after: Map<number, number>) => {
   return total
 }
 
-/** Runs a write load and prints the CPU PostgreSQL's backends of the database spent per write of it. */
+/** Runs a load and prints the CPU PostgreSQL's backends of the database spent per call of it. */
 const withDatabaseCpu = async (
   database: { readonly url: string; readonly name: string },
   perWhat: string,
@@ -243,11 +243,13 @@ const main = () =>
         const reference = await start()
         try {
           await detailLoad("warm-up", reference.apiUrl, 1_000)
-          return await withProfile(name, () =>
-            detailLoad(
-              `${name}: GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`,
-              reference.apiUrl,
-              SECONDS * 1_000
+          return await withDatabaseCpu(database, `read by the ${name}`, () =>
+            withProfile(name, () =>
+              detailLoad(
+                `${name}: GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`,
+                reference.apiUrl,
+                SECONDS * 1_000
+              )
             )
           )
         } finally {
@@ -274,14 +276,16 @@ const main = () =>
           }))
         )
       )
-      await profiled("cold detail", () =>
-        runLoad(`cold GET /requests/{id} (random of ${SEED.requests}), ${CLIENTS} clients, ${SECONDS} s`, {
-          baseUrl: server.apiUrl,
-          clients: coldClients,
-          durationMs: SECONDS * 1_000,
-          cycle: false,
-          expectStatuses: [200]
-        })
+      await withDatabaseCpu(database, "uncached detail read", () =>
+        profiled("cold detail", () =>
+          runLoad(`cold GET /requests/{id} (random of ${SEED.requests}), ${CLIENTS} clients, ${SECONDS} s`, {
+            baseUrl: server.apiUrl,
+            clients: coldClients,
+            durationMs: SECONDS * 1_000,
+            cycle: false,
+            expectStatuses: [200]
+          })
+        )
       )
 
       // Reads, each first alone (one client, the latency without queueing) then under load.
