@@ -29,7 +29,13 @@ describe("two instances through PgBouncer in transaction mode", () => {
     const options = {
       databaseUrl: pooler.through(database.url),
       redisUrl: REDIS_URL,
-      settings: { ...relaxedLimits, adminPhoneNumbers: [adminPhone], fileStore: "database" as const }
+      settings: {
+        ...relaxedLimits,
+        adminPhoneNumbers: [adminPhone],
+        fileStore: "database" as const,
+        // Every read goes through the pooler to the database, none is answered from memory.
+        readCache: { enabled: false, maxBytes: 1, ttlMs: 1 }
+      }
     }
     a = await startServer(options)
     b = await startServer(options)
@@ -81,5 +87,23 @@ describe("two instances through PgBouncer in transaction mode", () => {
     })
     expect(listed.status).toBe(200)
     expect(listed.body.data.messages).toHaveLength(13)
+  })
+
+  it("reads a request's detail through its PL/pgSQL function on every server connection, planned once each", async () => {
+    const m = new Marketplace(a, client(a), adminPhone)
+    const scene = await chatScene(m)
+    const requestId: string = scene.offer.request_id
+    // More reads than server connections, and more on each than PostgreSQL's five custom plans before it
+    // keeps a generic one: each answer must be the one a fresh plan gives.
+    const reads = await Promise.all(
+      Array.from({ length: 24 }, (_, index) =>
+        client(index % 2 === 0 ? a : b).get(`/requests/${requestId}`, { token: scene.seller.token })
+      )
+    )
+    expect(reads.map((response) => response.status)).toEqual(Array(24).fill(200))
+    for (const read of reads) {
+      expect(read.body.data).toMatchObject({ id: requestId, status: "active", offer_count: 1 })
+      expect(read.body.data).toEqual(reads[0]!.body.data)
+    }
   })
 })
