@@ -47,8 +47,8 @@ export const cacheableAnswer = (cacheable: Cacheable): Effect.Effect<void> =>
   })
 
 interface Route {
-  tags: ReadonlyArray<string>
-  fullViewers: ReadonlyArray<string>
+  readonly tags: ReadonlyArray<string>
+  readonly fullViewers: ReadonlyArray<string>
   expiresAt: number
   readonly variants: Map<string, CachedAnswer>
   bytes: number

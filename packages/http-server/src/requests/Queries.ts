@@ -113,7 +113,7 @@ export class RequestQueries extends Effect.Service<RequestQueries>()("Requests/Q
     /*
      * Status and offer_count as the API shows them at `at`, before the expiry job writes them down (the rules
      * are migration 0020's functions): lapsed offers no longer count (offers_lapsing makes the subquery a
-     * probe of the few offers with a validity).
+     * probe of the few offers with a validity). The detail's function (migration 0029) computes the same two.
      */
     const effectiveColumns = (at: Date) => sql`
       talab_request_status(buy_requests.status, buy_requests.expires_at, ${at}) AS status,

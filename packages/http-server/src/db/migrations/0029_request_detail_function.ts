@@ -8,8 +8,10 @@ import * as Effect from "effect/Effect"
  * this function on the same machine, where the bare `SELECT r.*` of the bench's floor costs 0.28–0.35 ms. PL/pgSQL
  * keeps the plan of its query for the session, which holds through a pooler in transaction mode as well (the plan
  * belongs to the server connection, not to a client's named statement). The request comes back as its whole row,
- * so the columns the API shows are chosen by the caller and a column added to buy_requests needs no change here;
- * the photos are built as images/Queries.ts builds a request's first photo (`ShownImage`).
+ * so the columns the API shows are chosen by the caller and a column added to buy_requests needs no change here.
+ * What it computes is what the lists compute (`effectiveColumns` in requests/Queries.ts: the status and offer
+ * count through migration 0020's rules) and the photos as images/Queries.ts builds a request's first one
+ * (`ShownImage`); a change to either is a new version of this function too.
  */
 export default Effect.flatMap(
   SqlClient.SqlClient,
