@@ -6,6 +6,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
+import { connectThenLimitCommands } from "../adapters/RedisConnect.js"
 import { isReadTag } from "../readcache/ReadCache.js"
 import { watchReadiness } from "../telemetry/RedisReadiness.js"
 import type { Audience, Fanout, FanoutInbound, SocketHolder } from "./Fanout.js"
@@ -224,7 +225,6 @@ const connect = (url: string, name: string) =>
       try: async () => {
         const client = new Redis(url, {
           lazyConnect: true,
-          commandTimeout: COMMAND_TIMEOUT_MS,
           connectionName: name,
           // ioredis's own resubscribe after a reconnect leaves its promise unhandled: should the connection drop
           // again before Redis answers, the rejection would end the process. The fan-out resubscribes itself.
@@ -236,7 +236,7 @@ const connect = (url: string, name: string) =>
           lastError = error
         })
         try {
-          await client.connect()
+          await connectThenLimitCommands(client, COMMAND_TIMEOUT_MS)
         } catch (error) {
           client.disconnect()
           throw lastError ?? error

@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { Redis } from "ioredis"
 import { watchReadiness } from "../../telemetry/RedisReadiness.js"
+import { connectThenLimitCommands } from "../RedisConnect.js"
 import * as MemoryRateLimiter from "./MemoryRateLimiter.js"
 
 /** Options for a limiter over a Redis client the caller owns. */
@@ -21,6 +22,8 @@ export interface RedisRateLimiterLayerOptions extends RedisRateLimiterOptions {
   readonly url: string
   /** A call that takes longer than this is treated as Redis failing (and so counted in memory). Default 500 ms. */
   readonly commandTimeoutMs?: number
+  /** How long the first connection may take before the layer fails. Default 10 s. */
+  readonly connectTimeoutMs?: number
 }
 
 /** The first connection to Redis could not be made when the layer was built. */
@@ -173,13 +176,17 @@ const acquireClient = (options: RedisRateLimiterLayerOptions) =>
       lazyConnect: true,
       // While Redis is away, fail calls at once (and so count them in memory) instead of queueing them.
       enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      commandTimeout: options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS
+      maxRetriesPerRequest: 1
     })
     // Until the limiter listens (see make), keep ioredis from printing a failed first connection.
     client.on("error", () => {})
     yield* Effect.tryPromise({
-      try: () => client.connect(),
+      try: () =>
+        connectThenLimitCommands(
+          client,
+          options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+          options.connectTimeoutMs
+        ),
       catch: (error) => {
         client.disconnect()
         return new RedisRateLimiterConnectFailed({ reason: error instanceof Error ? error.message : String(error) })

@@ -1,0 +1,111 @@
+import { randomUUID } from "node:crypto"
+import { createServer, type Server, type Socket } from "node:net"
+import { RateLimiter } from "@talab/core"
+import { Context, Effect, Layer } from "effect"
+import { Redis } from "ioredis"
+import { afterAll, describe, expect, it } from "vitest"
+import { connectThenLimitCommands } from "../src/adapters/RedisConnect.js"
+import * as RedisRateLimiter from "../src/adapters/ratelimit/RedisRateLimiter.js"
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
+const prefix = `test:redis-connect:${randomUUID()}:`
+
+afterAll(async () => {
+  const redis = new Redis(REDIS_URL)
+  try {
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length > 0) await redis.del(...keys)
+  } finally {
+    await redis.quit()
+  }
+})
+
+const busyFor = (ms: number) => {
+  const end = Date.now() + ms
+  while (Date.now() < end) {}
+}
+
+/**
+ * Keeps the event loop blocked in `blockMs` pieces, one per turn, as a start does that boots the embedded database
+ * beside the Redis connection, until the returned function is called. Within each turn the timers run before the
+ * sockets are read, so a command whose budget is shorter than a piece times out though its answer has arrived.
+ */
+const stallEventLoop = (blockMs: number) => {
+  let stalling = true
+  const turn = () => {
+    if (!stalling) return
+    busyFor(blockMs)
+    setImmediate(turn)
+  }
+  setImmediate(turn)
+  return () => {
+    stalling = false
+  }
+}
+
+const lazyClient = () => {
+  const client = new Redis(REDIS_URL, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+  client.on("error", () => {})
+  return client
+}
+
+describe("the first connection to Redis", () => {
+  it("survives a start that stalls the event loop past a command's budget, and commands keep the budget after", async () => {
+    const client = lazyClient()
+    try {
+      const stop = stallEventLoop(300)
+      try {
+        await connectThenLimitCommands(client, 100)
+      } finally {
+        stop()
+      }
+      expect(client.status).toBe("ready")
+      expect(await client.ping()).toBe("PONG")
+      // A blocking pop that waits a second on an empty list is answered long after the 100 ms budget.
+      await expect(client.blpop(`${prefix}never-pushed`, 1)).rejects.toThrow("Command timed out")
+    } finally {
+      client.disconnect()
+    }
+  })
+
+  it("still fails the start when Redis accepts the connection and never answers", async () => {
+    const silent: Array<Socket> = []
+    const server: Server = createServer((socket) => silent.push(socket))
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const port = (server.address() as { port: number }).port
+    const client = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 1 })
+    client.on("error", () => {})
+    try {
+      const started = Date.now()
+      await expect(connectThenLimitCommands(client, 100, 400)).rejects.toThrow("did not answer within 400 ms")
+      expect(Date.now() - started).toBeLessThan(10_000)
+    } finally {
+      client.disconnect()
+      for (const socket of silent) socket.destroy()
+      await new Promise((resolve) => server.close(resolve))
+    }
+  })
+
+  it("the rate limiter's layer is built through such a stall, and counts in Redis", async () => {
+    const limiterPrefix = `${prefix}limiter:`
+    const counted = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const stop = stallEventLoop(300)
+          const context = yield* Layer.build(
+            RedisRateLimiter.layer({ url: REDIS_URL, prefix: limiterPrefix, commandTimeoutMs: 100 })
+          ).pipe(Effect.ensuring(Effect.sync(stop)))
+          const limiter = Context.get(context, RateLimiter)
+          return yield* limiter.consume({ key: "ip:stalled-start", limit: 5, windowMs: 60_000 })
+        })
+      )
+    )
+    expect(counted).toMatchObject({ allowed: true, remaining: 4 })
+    const redis = new Redis(REDIS_URL)
+    try {
+      expect(await redis.keys(`${limiterPrefix}*`)).toHaveLength(1)
+    } finally {
+      await redis.quit()
+    }
+  })
+})
