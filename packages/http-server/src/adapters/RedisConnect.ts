@@ -16,18 +16,24 @@ export const connectThenLimitCommands = async (
   commandTimeoutMs: number,
   connectTimeoutMs: number = REDIS_CONNECT_TIMEOUT_MS
 ): Promise<void> => {
+  await answeredWithin(client.connect(), connectTimeoutMs)
+  limitCommands(client, commandTimeoutMs)
+}
+
+/** Gives each command sent from now on `commandTimeoutMs`: ioredis reads the option per command, ready checks included. */
+export const limitCommands = (client: Redis, commandTimeoutMs: number): void => {
+  client.options.commandTimeout = commandTimeoutMs
+}
+
+/** `work`, or a failure once Redis has not answered within `timeoutMs`: a start's own bound, for its first commands. */
+export const answeredWithin = async <A>(work: Promise<A>, timeoutMs: number = REDIS_CONNECT_TIMEOUT_MS): Promise<A> => {
   let timer: NodeJS.Timeout | undefined
   const gaveUp = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`Redis did not answer within ${connectTimeoutMs} ms of connecting`)),
-      connectTimeoutMs
-    )
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${timeoutMs} ms of connecting`)), timeoutMs)
   })
   try {
-    await Promise.race([client.connect(), gaveUp])
+    return await Promise.race([work, gaveUp])
   } finally {
     clearTimeout(timer)
   }
-  // ioredis reads the option at each command it sends, reconnects' ready checks included.
-  client.options.commandTimeout = commandTimeoutMs
 }

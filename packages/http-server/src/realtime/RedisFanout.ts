@@ -6,7 +6,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
-import { connectThenLimitCommands } from "../adapters/RedisConnect.js"
+import { answeredWithin, limitCommands } from "../adapters/RedisConnect.js"
 import { isReadTag } from "../readcache/ReadCache.js"
 import { watchReadiness } from "../telemetry/RedisReadiness.js"
 import type { Audience, Fanout, FanoutInbound, SocketHolder } from "./Fanout.js"
@@ -196,8 +196,8 @@ const publishFromOutside = (
     Effect.gen(function* () {
       const { REPLY_PREFIX } = namesOf(prefix)
       const channel = channelOf(namesOf(prefix))
-      const client = yield* connect(url, "talab-cli")
-      const replies = yield* connect(url, "talab-cli-replies")
+      const client = yield* connect(url, "talab-cli", COMMAND_TIMEOUT_MS)
+      const replies = yield* connect(url, "talab-cli-replies", COMMAND_TIMEOUT_MS)
       const origin = `cli-${randomUUID()}`
       const replyChannel = `${REPLY_PREFIX}${origin}`
       yield* Effect.tryPromise(() => replies.subscribe(replyChannel))
@@ -219,7 +219,8 @@ export const publishUserChanges = (url: string, prefix: string, userIds: Readonl
 
 const socketMember = (origin: string, holder: SocketHolder) => `${origin}|${holder.connectionId}|${holder.sessionId}`
 
-const connect = (url: string, name: string) =>
+/** A connection whose commands get `commandTimeoutMs`, or none yet when the start still has commands to send. */
+const connect = (url: string, name: string, commandTimeoutMs: number | undefined) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
@@ -236,7 +237,8 @@ const connect = (url: string, name: string) =>
           lastError = error
         })
         try {
-          await connectThenLimitCommands(client, COMMAND_TIMEOUT_MS)
+          await answeredWithin(client.connect())
+          if (commandTimeoutMs !== undefined) limitCommands(client, commandTimeoutMs)
         } catch (error) {
           client.disconnect()
           throw lastError ?? error
@@ -273,7 +275,8 @@ const reportOutages = (client: Redis, role: string, runtime: Runtime.Runtime<nev
 export const makeRedisFanout = (
   url: string,
   prefix: string,
-  inbound: FanoutInbound
+  inbound: FanoutInbound,
+  options: { readonly commandTimeoutMs?: number } = {}
 ): Effect.Effect<Fanout, RealtimeRedisConnectFailed, Scope.Scope> =>
   Effect.gen(function* () {
     const {
@@ -292,8 +295,10 @@ export const makeRedisFanout = (
     } = namesOf(prefix)
     const runtime = yield* Effect.runtime<never>()
     const origin = randomUUID()
-    const commands = yield* connect(url, "talab-ws-commands")
-    const subscriber = yield* connect(url, "talab-ws-subscriber")
+    const commandTimeoutMs = options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS
+    const commands = yield* connect(url, "talab-ws-commands", commandTimeoutMs)
+    // Its budget once it has subscribed: the start's subscribe is bounded as the connection is.
+    const subscriber = yield* connect(url, "talab-ws-subscriber", undefined)
     reportOutages(commands, "command", runtime)
     reportOutages(subscriber, "subscriber", runtime)
     yield* watchReadiness("ws_commands", commands)
@@ -332,9 +337,10 @@ export const makeRedisFanout = (
     const replyChannel = `${REPLY_PREFIX}${origin}`
     const announce = makeAnnouncer(commands, subscriber, origin, replyChannel)
     yield* Effect.tryPromise({
-      try: () => subscriber.subscribe(...FIXED_CHANNELS, replyChannel),
+      try: () => answeredWithin(subscriber.subscribe(...FIXED_CHANNELS, replyChannel)),
       catch: (error) => new RealtimeRedisConnectFailed({ reason: String(error) })
     })
+    limitCommands(subscriber, commandTimeoutMs)
     // The channels to listen on again after a reconnect: the fixed ones and every audience watched here.
     const channels = new Set([...FIXED_CHANNELS, replyChannel])
     // While the subscriber is away, changes published meanwhile are lost to this instance: say so, and
