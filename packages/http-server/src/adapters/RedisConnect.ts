@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis"
 
 /** How long the first connection (the socket and ioredis's ready check) may take before the start fails. */
-export const REDIS_CONNECT_TIMEOUT_MS = 10_000
+const REDIS_CONNECT_TIMEOUT_MS = 10_000
 
 /**
  * Opens a client made with `lazyConnect` and no `commandTimeout`, then gives its commands `commandTimeoutMs`.
