@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { chatScene, Marketplace, marketplaceSettings } from "../support/fixtures.js"
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
-import { refuseMarkedRows, withSlowMarkedRows } from "../support/refused-rows.js"
+import { expectGatheredWithoutFallback, refuseMarkedRows, withSlowMarkedRows } from "../support/refused-rows.js"
 import { seqRange } from "../support/seq.js"
 import { connectAs } from "../support/ws-client.js"
 
@@ -79,15 +79,7 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
   })
 
   it("two batches in which sellers answer in opposite orders do not deadlock on the sellers' reply figures", async () => {
-    // Each try sends both batches; a try counts once each batch was gathered whole (on a loaded machine its three
-    // messages can miss each other and go in two batches, which tests nothing). No try may fall back.
-    const fallbacks = () =>
-      suite.server().logs.lines.filter((line) => line.message.startsWith("Write batch failed as a whole")).length
-    const before = fallbacks()
-    let gathered = false
-    for (let attempt = 0; attempt < 3 && !gathered; attempt++) gathered = await opposingBatches()
-    expect(fallbacks()).toBe(before)
-    expect(gathered, "in three tries, the messages sent together were never gathered into two whole batches").toBe(true)
+    await expectGatheredWithoutFallback(suite.server().logs, "messages", opposingBatches)
   })
 
   /** Two batches taking the sellers' reply figures in opposite orders; whether each was gathered whole. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { Marketplace, marketplaceSettings, offerBody } from "../support/fixtures.js"
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
-import { refuseMarkedRows, withSlowMarkedRows } from "../support/refused-rows.js"
+import { expectGatheredWithoutFallback, refuseMarkedRows, withSlowMarkedRows } from "../support/refused-rows.js"
 
 /**
  * Offers made at the same moment are stored in one transaction (offers/Batches.ts), on PostgreSQL: each seller
@@ -150,15 +150,7 @@ describe("offers stored in batches on postgres", { timeout: 120_000 }, () => {
   })
 
   it("two batches in which alerted sellers offer in opposite orders do not deadlock on the sellers' figures", async () => {
-    // Each try sends both batches; a try counts once each batch was gathered whole (on a loaded machine its three
-    // offers can miss each other and go in two batches, which tests nothing). No try may fall back.
-    const fallbacks = () =>
-      suite.server().logs.lines.filter((line) => line.message.startsWith("Write batch failed as a whole")).length
-    const before = fallbacks()
-    let gathered = false
-    for (let attempt = 0; attempt < 3 && !gathered; attempt++) gathered = await opposingBatches()
-    expect(fallbacks()).toBe(before)
-    expect(gathered, "in three tries, the offers sent together were never gathered into two whole batches").toBe(true)
+    await expectGatheredWithoutFallback(suite.server().logs, "offers", opposingBatches)
   })
 
   /** Two batches taking the sellers' figures in opposite orders; whether each was gathered whole. */

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll } from "vitest"
+import type { LogRecorder } from "@talab/testkit"
+import { afterAll, beforeAll, expect } from "vitest"
 import { runSql } from "./postgres.js"
 
 /**
@@ -56,4 +57,22 @@ export const withSlowMarkedRows = async <A>(
   } finally {
     await runSql(databaseUrl, (s) => s.unsafe(`DROP TRIGGER ${name} ON ${table}; DROP FUNCTION ${name}()`))
   }
+}
+
+/**
+ * Runs `tryOnce`, which sends two batches and says whether each was gathered whole, until one try was, at most
+ * three times: on a loaded machine writes sent together can miss each other and go in more batches, which tests
+ * nothing. Fails when no try was gathered whole, and when any batch fell back meanwhile (the server logs each).
+ */
+export const expectGatheredWithoutFallback = async (
+  logs: LogRecorder,
+  writes: string,
+  tryOnce: () => Promise<boolean>
+) => {
+  const fallbacks = () => logs.lines.filter((line) => line.message.startsWith("Write batch failed as a whole")).length
+  const before = fallbacks()
+  let gathered = false
+  for (let attempt = 0; attempt < 3 && !gathered; attempt++) gathered = await tryOnce()
+  expect(fallbacks()).toBe(before)
+  expect(gathered, `in three tries, the ${writes} sent together were never gathered into two whole batches`).toBe(true)
 }
