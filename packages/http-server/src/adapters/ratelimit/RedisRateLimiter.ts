@@ -22,8 +22,6 @@ export interface RedisRateLimiterLayerOptions extends RedisRateLimiterOptions {
   readonly url: string
   /** A call that takes longer than this is treated as Redis failing (and so counted in memory). Default 500 ms. */
   readonly commandTimeoutMs?: number
-  /** How long the first connection may take before the layer fails. Default 10 s. */
-  readonly connectTimeoutMs?: number
 }
 
 /** The first connection to Redis could not be made when the layer was built. */
@@ -181,12 +179,7 @@ const acquireClient = (options: RedisRateLimiterLayerOptions) =>
     // Until the limiter listens (see make), keep ioredis from printing a failed first connection.
     client.on("error", () => {})
     yield* Effect.tryPromise({
-      try: () =>
-        connectThenLimitCommands(
-          client,
-          options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
-          options.connectTimeoutMs
-        ),
+      try: () => connectThenLimitCommands(client, options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS),
       catch: (error) => {
         client.disconnect()
         return new RedisRateLimiterConnectFailed({ reason: error instanceof Error ? error.message : String(error) })
