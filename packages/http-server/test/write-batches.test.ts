@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, HashMap, Logger } from "effect"
+import { Deferred, Effect, Exit, Fiber, HashMap, Logger } from "effect"
 import { parsePrometheusText } from "../../../test-support/prometheus.js"
 import { makeWriteBatches } from "../src/db/WriteBatches.js"
 import { startRecording } from "../src/telemetry/Metrics.js"
@@ -42,7 +42,7 @@ describe("write batches", () => {
         Effect.gen(function* () {
           const write = yield* makeWriteBatches<number, number, string>(
             "requests",
-            { maxBatch: 64, maxInFlight: 4 },
+            { maxBatch: 64, maxInFlight: 1, aloneInFlight: 4 },
             {
               batch: (items) =>
                 Effect.sync(() => {
@@ -67,6 +67,54 @@ describe("write batches", () => {
     })
   )
 
+  it.effect("gather what arrives while a batch is written into the next one, up to the batch's limit", () =>
+    Effect.gen(function* () {
+      const batches: Array<ReadonlyArray<number>> = []
+      const alone: Array<number> = []
+      const firstHeld = yield* Deferred.make<void>()
+      const firstStarted = yield* Deferred.make<void>()
+      const write = yield* makeWriteBatches<number, number, string>(
+        "messages",
+        { maxBatch: 3, maxInFlight: 1, aloneInFlight: 4 },
+        {
+          batch: (items) =>
+            Effect.gen(function* () {
+              batches.push(items)
+              if (batches.length === 1) {
+                yield* Deferred.succeed(firstStarted, undefined)
+                yield* Deferred.await(firstHeld)
+              }
+              return items.map((item) => Exit.succeed(item))
+            }),
+          alone: (item) =>
+            Effect.sync(() => {
+              alone.push(item)
+              return item
+            })
+        }
+      )
+      const first = yield* Effect.fork(writeTogether(write, [1, 2]))
+      yield* Deferred.await(firstStarted)
+      // Arrive one by one, in turns of their own, while the first batch is held: none may start a batch.
+      const later: Array<Fiber.RuntimeFiber<Exit.Exit<number, string>>> = []
+      for (const item of [3, 4, 5, 6, 7]) {
+        later.push(yield* Effect.fork(Effect.exit(write(item))))
+        yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      }
+      expect(batches).toEqual([[1, 2]])
+      yield* Deferred.succeed(firstHeld, undefined)
+      expect(yield* Fiber.join(first)).toEqual([Exit.succeed(1), Exit.succeed(2)])
+      expect(yield* Effect.forEach(later, Fiber.join)).toEqual([3, 4, 5, 6, 7].map((item) => Exit.succeed(item)))
+      // The waiting five go three and two, one batch after the other; none is written alone.
+      expect(batches).toEqual([
+        [1, 2],
+        [3, 4, 5],
+        [6, 7]
+      ])
+      expect(alone).toEqual([])
+    })
+  )
+
   it.effect("store each write alone when its batch fails as a whole, counted and logged by SQLSTATE only", () =>
     Effect.gen(function* () {
       const alone: Array<number> = []
@@ -77,7 +125,7 @@ describe("write batches", () => {
         Effect.gen(function* () {
           const write = yield* makeWriteBatches<number, number, string>(
             "messages",
-            { maxBatch: 64, maxInFlight: 4 },
+            { maxBatch: 64, maxInFlight: 1, aloneInFlight: 4 },
             {
               batch: () => Effect.die(deadlock),
               alone: (item) =>
@@ -106,7 +154,7 @@ describe("write batches", () => {
         Effect.gen(function* () {
           const write = yield* makeWriteBatches<number, number, string>(
             "offers",
-            { maxBatch: 64, maxInFlight: 4 },
+            { maxBatch: 64, maxInFlight: 1, aloneInFlight: 4 },
             { batch: () => Effect.die("a batch of one"), alone: (item) => Effect.succeed(item * 10) }
           )
           return yield* Effect.exit(write(7))

@@ -4,6 +4,7 @@ import { client, newPhone, type SignedIn, useServerWithDatabase } from "../suppo
 import { runSql } from "../support/postgres.js"
 import { expectGatheredWithoutFallback, refuseMarkedRows, withSlowMarkedRows } from "../support/refused-rows.js"
 import { seqRange } from "../support/seq.js"
+import { useInstanceBeside } from "../support/two-instances.js"
 import { connectAs } from "../support/ws-client.js"
 
 /**
@@ -20,8 +21,11 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
 
   refuseMarkedRows(() => suite.databaseUrl()!, "messages", "message_text")
 
-  const send = (sender: SignedIn, conversationId: string, text: string, clientId?: string) =>
-    client(suite.server()).raw.post(`/conversations/${conversationId}/messages`, {
+  // An instance writes one batch of a kind at a time: batches that overlap are another instance's.
+  const beside = useInstanceBeside(() => suite.databaseUrl()!, marketplaceSettings([adminPhone]))
+
+  const send = (sender: SignedIn, conversationId: string, text: string, clientId?: string, server = suite.server()) =>
+    client(server).raw.post(`/conversations/${conversationId}/messages`, {
       token: sender.token,
       body: clientId === undefined ? { message_text: text } : { message_text: text, client_id: clientId }
     })
@@ -78,11 +82,11 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
     expect(new Set(answers.filter((a) => a.status === 201).map((a) => a.body.data.seq)).size).toBe(12)
   })
 
-  it("two batches in which sellers answer in opposite orders do not deadlock on the sellers' reply figures", async () => {
-    await expectGatheredWithoutFallback(suite.server().logs, "messages", opposingBatches)
+  it("two instances' batches in which sellers answer in opposite orders do not deadlock on the sellers' reply figures", async () => {
+    await expectGatheredWithoutFallback([suite.server().logs, beside().logs], "messages", opposingBatches)
   })
 
-  /** Two batches taking the sellers' reply figures in opposite orders; whether each was gathered whole. */
+  /** Two batches, one per instance, taking the sellers' reply figures in opposite orders; whether each was gathered whole. */
   const opposingBatches = async () => {
     const m = market()
     const [sellerA, sellerB] = await Promise.all([m.approvedSeller("Seller A"), m.approvedSeller("Seller B")])
@@ -102,10 +106,16 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
       suite.databaseUrl()!,
       { table: "messages", column: "message_text" },
       async () => {
-        // Six connections kept alive first, so the three messages of each batch reach the server at one moment.
-        await Promise.all([sellerA!, first!, sellerB!, sellerB!, second!, sellerA!].map((party) => m.me(party)))
-        // The first batch: seller A answers, a slow message, seller B answers; the second, while the first
-        // sleeps, the other way round.
+        // Three connections to each instance kept alive first, so the three messages of each batch reach it at
+        // one moment.
+        const other = beside()
+        const elsewhere = new Marketplace(other, client(other), adminPhone)
+        await Promise.all([
+          ...[sellerA!, first!, sellerB!].map((party) => m.me(party)),
+          ...[sellerB!, second!, sellerA!].map((party) => elsewhere.me(party))
+        ])
+        // The first batch: seller A answers, a slow message, seller B answers; the second, on the other instance
+        // while the first sleeps, the other way round.
         const firstBatch = Promise.all([
           send(sellerA!, a1!.conversationId, "yes, A"),
           send(first!, a1!.conversationId, "slow"),
@@ -113,9 +123,9 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
         ])
         await new Promise((resolve) => setTimeout(resolve, 150))
         const secondBatch = Promise.all([
-          send(sellerB!, b2!.conversationId, "yes, B"),
-          send(second!, b2!.conversationId, "slow"),
-          send(sellerA!, a2!.conversationId, "yes, A")
+          send(sellerB!, b2!.conversationId, "yes, B", undefined, other),
+          send(second!, b2!.conversationId, "slow", undefined, other),
+          send(sellerA!, a2!.conversationId, "yes, A", undefined, other)
         ])
         return [...(await firstBatch), ...(await secondBatch)]
       }

@@ -3,6 +3,7 @@ import { Marketplace, marketplaceSettings, offerBody } from "../support/fixtures
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
 import { expectGatheredWithoutFallback, refuseMarkedRows, withSlowMarkedRows } from "../support/refused-rows.js"
+import { useInstanceBeside } from "../support/two-instances.js"
 
 /**
  * Offers made at the same moment are stored in one transaction (offers/Batches.ts), on PostgreSQL: each seller
@@ -18,8 +19,15 @@ describe("offers stored in batches on postgres", { timeout: 120_000 }, () => {
 
   refuseMarkedRows(() => suite.databaseUrl()!, "offers", "availability")
 
-  const propose = (seller: SignedIn, requestId: string, overrides: Parameters<typeof offerBody>[1] = {}) =>
-    client(suite.server()).raw.post("/offers", { token: seller.token, body: offerBody(requestId, overrides) })
+  // An instance writes one batch of a kind at a time: batches that overlap are another instance's.
+  const beside = useInstanceBeside(() => suite.databaseUrl()!, marketplaceSettings([adminPhone]))
+
+  const propose = (
+    seller: SignedIn,
+    requestId: string,
+    overrides: Parameters<typeof offerBody>[1] = {},
+    server = suite.server()
+  ) => client(server).raw.post("/offers", { token: seller.token, body: offerBody(requestId, overrides) })
   const offersOf = (requestIds: ReadonlyArray<string>) =>
     sql(
       (s) =>
@@ -149,11 +157,11 @@ describe("offers stored in batches on postgres", { timeout: 120_000 }, () => {
     expect((await countsOf([request.id]))[0]!.offer_count).toBe(6)
   })
 
-  it("two batches in which alerted sellers offer in opposite orders do not deadlock on the sellers' figures", async () => {
-    await expectGatheredWithoutFallback(suite.server().logs, "offers", opposingBatches)
+  it("two instances' batches in which alerted sellers offer in opposite orders do not deadlock on the sellers' figures", async () => {
+    await expectGatheredWithoutFallback([suite.server().logs, beside().logs], "offers", opposingBatches)
   })
 
-  /** Two batches taking the sellers' figures in opposite orders; whether each was gathered whole. */
+  /** Two batches, one per instance, taking the sellers' figures in opposite orders; whether each was gathered whole. */
   const opposingBatches = async () => {
     const m = market()
     const buyer = await m.buyer("Owner")
@@ -181,9 +189,15 @@ describe("offers stored in batches on postgres", { timeout: 120_000 }, () => {
       suite.databaseUrl()!,
       { table: "offers", column: "availability" },
       async () => {
-        // Six connections kept alive first, so the three offers of each batch reach the server at one moment.
-        await Promise.all([sellerA!, slowOne!, sellerB!, sellerB!, slowTwo!, sellerA!].map((seller) => m.me(seller)))
-        // The first batch: seller A, a slow offer, seller B; the second, while the first sleeps, the other way round.
+        // Three connections to each instance kept alive first, so the three offers of each batch reach it at one moment.
+        const other = beside()
+        const elsewhere = new Marketplace(other, client(other), adminPhone)
+        await Promise.all([
+          ...[sellerA!, slowOne!, sellerB!].map((seller) => m.me(seller)),
+          ...[sellerB!, slowTwo!, sellerA!].map((seller) => elsewhere.me(seller))
+        ])
+        // The first batch: seller A, a slow offer, seller B; the second, on the other instance while the first
+        // sleeps, the other way round.
         const firstBatch = Promise.all([
           propose(sellerA!, a1!.id),
           propose(slowOne!, a1!.id, { availability: "slow" }),
@@ -191,9 +205,9 @@ describe("offers stored in batches on postgres", { timeout: 120_000 }, () => {
         ])
         await new Promise((resolve) => setTimeout(resolve, 150))
         const secondBatch = Promise.all([
-          propose(sellerB!, b2!.id),
-          propose(slowTwo!, b2!.id, { availability: "slow" }),
-          propose(sellerA!, a2!.id)
+          propose(sellerB!, b2!.id, {}, other),
+          propose(slowTwo!, b2!.id, { availability: "slow" }, other),
+          propose(sellerA!, a2!.id, {}, other)
         ])
         return [...(await firstBatch), ...(await secondBatch)]
       }

@@ -62,14 +62,18 @@ export const withSlowMarkedRows = async <A>(
 /**
  * Runs `tryOnce`, which sends two batches and says whether each was gathered whole, until one try was, at most
  * three times: on a loaded machine writes sent together can miss each other and go in more batches, which tests
- * nothing. Fails when no try was gathered whole, and when any batch fell back meanwhile (the server logs each).
+ * nothing. Fails when no try was gathered whole, and when any batch fell back meanwhile on any of the servers
+ * (each logs its own).
  */
 export const expectGatheredWithoutFallback = async (
-  logs: LogRecorder,
+  logs: ReadonlyArray<LogRecorder>,
   writes: string,
   tryOnce: () => Promise<boolean>
 ) => {
-  const fallbacks = () => logs.lines.filter((line) => line.message.startsWith("Write batch failed as a whole")).length
+  const fallbacks = () =>
+    logs
+      .flatMap((recorder) => recorder.lines)
+      .filter((line) => line.message.startsWith("Write batch failed as a whole")).length
   const before = fallbacks()
   let gathered = false
   for (let attempt = 0; attempt < 3 && !gathered; attempt++) gathered = await tryOnce()

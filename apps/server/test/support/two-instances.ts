@@ -52,3 +52,19 @@ export const useTwoInstances = (options: SharedOptions | (() => SharedOptions) =
     }
   }
 }
+
+/**
+ * A second instance beside a suite's server, on the suite's PostgreSQL database (read when it starts, after the
+ * suite's own `beforeAll`), as a load balancer would put one: for writes that must meet another instance's.
+ * Closed after the suite's tests, before the suite's own server and database (hooks after run in reverse).
+ */
+export const useInstanceBeside = (databaseUrl: () => string, options: SharedOptions = {}): (() => TestServer) => {
+  let server: TestServer | undefined
+  beforeAll(async () => {
+    server = await startServer({ ...options, databaseUrl: databaseUrl() })
+  }, 120_000)
+  afterAll(async () => {
+    await server?.close()
+  }, 60_000)
+  return () => started(server)
+}

@@ -58,7 +58,7 @@ class BatchFallback {
 
 /**
  * Concurrent sends gathered into one transaction: the messages that arrive within one turn of the event loop
- * (well under a millisecond), or while earlier batches hold the connections, up to `WRITE_BATCH_LIMITS.maxBatch`, are checked
+ * (well under a millisecond), or while the batches before them are written, up to `WRITE_BATCH_LIMITS.maxBatch`, are checked
  * each on its own (party, the suspended seller's rule: a refused one gets its own error and leaves the rest),
  * then stored with one INSERT, their conversations' last activity moved in the same statement, and their
  * `MessageSent` events and owed pushes appended to the outbox in the same transaction. Each conversation's rows
