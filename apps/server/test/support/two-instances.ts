@@ -27,25 +27,21 @@ type SharedOptions = Omit<TestServerOptions, "databaseUrl">
  */
 export const useTwoInstances = (options: SharedOptions | (() => SharedOptions) = {}): TwoInstances => {
   let database: PostgresDatabase | undefined
-  let a: TestServer | undefined
-  let b: TestServer | undefined
   beforeAll(async () => {
-    const shared = typeof options === "function" ? options() : options
     database = await createPostgresDatabase()
-    a = await startServer({ ...shared, databaseUrl: database.url })
-    b = await startServer({ ...shared, databaseUrl: database.url })
-  }, 120_000)
+  }, 60_000)
   afterAll(async () => {
-    await a?.close()
-    await b?.close()
     await database?.drop()
   }, 60_000)
+  const url = () => started(database).url
+  const a = useInstanceBeside(url, options)
+  const b = useInstanceBeside(url, options)
   return {
     get a() {
-      return started(a)
+      return a()
     },
     get b() {
-      return started(b)
+      return b()
     },
     get database() {
       return started(database)
@@ -54,14 +50,19 @@ export const useTwoInstances = (options: SharedOptions | (() => SharedOptions) =
 }
 
 /**
- * A second instance beside a suite's server, on the suite's PostgreSQL database (read when it starts, after the
- * suite's own `beforeAll`), as a load balancer would put one: for writes that must meet another instance's.
- * Closed after the suite's tests, before the suite's own server and database (hooks after run in reverse).
+ * An instance on a suite's PostgreSQL database (its URL read when it starts, after the suite's earlier
+ * `beforeAll` hooks), as a load balancer would put one beside another: for writes that must meet another
+ * instance's. `options` as for `useTwoInstances`. Closed after the suite's tests, before what earlier hooks
+ * started (hooks after run in reverse).
  */
-export const useInstanceBeside = (databaseUrl: () => string, options: SharedOptions = {}): (() => TestServer) => {
+export const useInstanceBeside = (
+  databaseUrl: () => string,
+  options: SharedOptions | (() => SharedOptions) = {}
+): (() => TestServer) => {
   let server: TestServer | undefined
   beforeAll(async () => {
-    server = await startServer({ ...options, databaseUrl: databaseUrl() })
+    const shared = typeof options === "function" ? options() : options
+    server = await startServer({ ...shared, databaseUrl: databaseUrl() })
   }, 120_000)
   afterAll(async () => {
     await server?.close()

@@ -58,9 +58,9 @@ class BatchFallback {
 
 /**
  * Concurrent sends gathered into one transaction: the messages that arrive within one turn of the event loop
- * (well under a millisecond), or while the batches before them are written, up to `WRITE_BATCH_LIMITS.maxBatch`, are checked
- * each on its own (party, the suspended seller's rule: a refused one gets its own error and leaves the rest),
- * then stored with one INSERT, their conversations' last activity moved in the same statement, and their
+ * (well under a millisecond), or while the batch before them is written, up to `WRITE_BATCH_LIMITS.maxBatch`, are
+ * checked each on its own (party, the suspended seller's rule: a refused one gets its own error and leaves the
+ * rest), then stored with one INSERT, their conversations' last activity moved in the same statement, and their
  * `MessageSent` events and owed pushes appended to the outbox in the same transaction. Each conversation's rows
  * are locked in id order (sellers' profiles, shared, first: the ports' lock order), so each message's seq is
  * the conversation's next, in the order the messages came, without gaps. A repeated `client_id` answers the
