@@ -1,6 +1,16 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { type ConversationSummary, type MessageItem } from "@talab/contract"
-import { Conversation, contactsShownAt, Message, OfferStatus, SPREAD_SEQS, User } from "@talab/core"
+import {
+  Conversation,
+  contactsShownAt,
+  Message,
+  OfferStatus,
+  SPREAD_MESSAGES,
+  SPREAD_MINUTES,
+  SPREAD_SEQS,
+  snakeCaseKeys,
+  User
+} from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { columnsAs, fieldNames, nested } from "../db/Rows.js"
@@ -29,6 +39,12 @@ const summaryColumns = [
 ].join(", ")
 
 const HistoryRow = MessageRow.omit("clientId")
+
+/** A line of the spread of the message `askedSeq` of its conversation (see `spreadLines`). */
+const SpreadLine = snakeCaseKeys({
+  ...Message.pick("conversationId", "seq", "senderId", "messageText", "createdAt").fields,
+  askedSeq: Schema.Number
+})
 
 const Total = Schema.Struct({ total: Schema.Number })
 
@@ -123,69 +139,84 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         WHERE conversation_id = ${conversationId} AND sender_id <> ${readerId} AND read_at IS NULL`
     })
 
-    // The messages spreads are read from (core's neighboursOf), for several conversations in one statement: each
-    // conversation's messages from `from` to `to` by seq.
-    const messagesInRanges = SqlSchema.findAll({
-      Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, from: Schema.Number, to: Schema.Number })),
+    // The messages a history page's spreads are read from (core's neighboursOf): the conversation's from `from` to
+    // `to` by seq.
+    const messagesInRange = SqlSchema.findAll({
+      Request: Schema.Struct({ conversationId: Schema.String, from: Schema.Number, to: Schema.Number }),
       Result: HistoryRow,
-      execute: (ranges) => sql`
+      execute: ({ conversationId, from, to }) => sql`
         SELECT id, conversation_id, seq, sender_id, kind, message_text, read_at, created_at FROM messages
-        WHERE ${sql.or(
-          ranges.map(
-            ({ conversationId, from, to }) =>
-              sql`(conversation_id = ${conversationId} AND seq BETWEEN ${from} AND ${to})`
-          )
-        )}
-        ORDER BY conversation_id, seq`
+        WHERE conversation_id = ${conversationId} AND seq BETWEEN ${from} AND ${to}
+        ORDER BY seq`
     })
-    const byConversation = <Row extends { readonly conversationId: string }>(rows: ReadonlyArray<Row>) => {
-      const lines = new Map<string, Array<Row>>()
-      for (const row of rows) {
-        const known = lines.get(row.conversationId)
-        if (known === undefined) lines.set(row.conversationId, [row])
-        else known.push(row)
-      }
-      return lines
-    }
-
-    /** The sender's messages read with the message of `seq` (see `aroundIn`). */
-    const spreadAround = (conversationId: string, seq: number): Effect.Effect<Around> =>
-      messagesInRanges([{ conversationId, from: seq - SPREAD_SEQS, to: seq + SPREAD_SEQS }]).pipe(
-        Effect.map((lines) => aroundIn(lines, seq)),
-        Effect.orDie
-      )
+    /*
+     * The lines each asked message's spread is chosen from: the message itself and, on each side of it within
+     * SPREAD_SEQS, the nearest SPREAD_MESSAGES of its sender's messages sent within SPREAD_MINUTES of it. That is
+     * all core's neighboursOf can choose, so the rest of the conversation is neither sent nor decoded, and
+     * neighboursOf still makes the choice.
+     */
+    const spreadLines = SqlSchema.findAll({
+      Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, seq: Schema.Number })),
+      Result: SpreadLine,
+      execute: (asked) => sql`
+        SELECT m.conversation_id, m.seq AS asked_seq, n.seq, n.sender_id, n.message_text, n.created_at
+        FROM (VALUES ${sql.csv(asked.map(({ conversationId, seq }) => sql`(${conversationId}::uuid, ${seq}::int)`))})
+          AS asked (conversation_id, seq)
+        JOIN messages m ON m.conversation_id = asked.conversation_id AND m.seq = asked.seq
+        CROSS JOIN LATERAL (
+          SELECT m.seq, m.sender_id, m.message_text, m.created_at
+          UNION ALL
+          (SELECT b.seq, b.sender_id, b.message_text, b.created_at FROM messages b
+           WHERE b.conversation_id = m.conversation_id AND b.seq >= m.seq - ${SPREAD_SEQS} AND b.seq < m.seq
+             AND b.sender_id = m.sender_id
+             AND b.created_at BETWEEN m.created_at - make_interval(mins => ${SPREAD_MINUTES})
+                                  AND m.created_at + make_interval(mins => ${SPREAD_MINUTES})
+           ORDER BY b.seq DESC LIMIT ${SPREAD_MESSAGES})
+          UNION ALL
+          (SELECT a.seq, a.sender_id, a.message_text, a.created_at FROM messages a
+           WHERE a.conversation_id = m.conversation_id AND a.seq > m.seq AND a.seq <= m.seq + ${SPREAD_SEQS}
+             AND a.sender_id = m.sender_id
+             AND a.created_at BETWEEN m.created_at - make_interval(mins => ${SPREAD_MINUTES})
+                                  AND m.created_at + make_interval(mins => ${SPREAD_MINUTES})
+           ORDER BY a.seq LIMIT ${SPREAD_MESSAGES})
+        ) n`
+    })
 
     /**
-     * `spreadAround` of several messages in one statement: the messages of each conversation from SPREAD_SEQS
-     * before its first seq asked to SPREAD_SEQS after its last. Keyed by `spreadKey`.
+     * The spread of each message asked for (`aroundIn`), in one statement, keyed by `spreadKey`; a message not
+     * found has none.
      */
     const spreadsAround = (
       messages: ReadonlyArray<{ readonly conversationId: string; readonly seq: number }>
     ): Effect.Effect<ReadonlyMap<string, Around>> => {
       if (messages.length === 0) return Effect.succeed(new Map())
-      const seqs = new Map<string, { first: number; last: number }>()
-      for (const { conversationId, seq } of messages) {
-        const known = seqs.get(conversationId) ?? { first: seq, last: seq }
-        seqs.set(conversationId, { first: Math.min(known.first, seq), last: Math.max(known.last, seq) })
-      }
-      const ranges = [...seqs].map(([conversationId, { first, last }]) => ({
-        conversationId,
-        from: first - SPREAD_SEQS,
-        to: last + SPREAD_SEQS
-      }))
-      return messagesInRanges(ranges).pipe(
+      const asked = [...new Map(messages.map((m) => [spreadKey(m.conversationId, m.seq), m] as const)).values()]
+      return spreadLines(asked).pipe(
         Effect.map((rows) => {
-          const lines = byConversation(rows)
+          const linesOf = new Map<string, Array<typeof SpreadLine.Type>>()
+          for (const row of rows) {
+            const key = spreadKey(row.conversationId, row.askedSeq)
+            const known = linesOf.get(key)
+            if (known === undefined) linesOf.set(key, [row])
+            else known.push(row)
+          }
           return new Map(
-            messages.map(({ conversationId, seq }) => [
-              spreadKey(conversationId, seq),
-              aroundIn(lines.get(conversationId) ?? [], seq)
-            ])
+            asked.map(({ conversationId, seq }) => {
+              const key = spreadKey(conversationId, seq)
+              const lines = (linesOf.get(key) ?? []).sort((a, b) => a.seq - b.seq)
+              return [key, aroundIn(lines, seq)] as const
+            })
           )
         }),
         Effect.orDie
       )
     }
+
+    /** The sender's messages read with the message of `seq` (see `aroundIn`). */
+    const spreadAround = (conversationId: string, seq: number): Effect.Effect<Around> =>
+      spreadsAround([{ conversationId, seq }]).pipe(
+        Effect.map((spreads) => spreads.get(spreadKey(conversationId, seq)) ?? ALONE)
+      )
 
     const offerStatusOf = SqlSchema.single({
       Request: Schema.String,
@@ -205,15 +236,13 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
     const listForUser = (userId: string, page: PageRequest): Effect.Effect<Paged<ConversationSummary>> =>
       rowsAndTotal(summaryPage({ userId, limit: page.perPage, offset: offsetOf(page) }), summaryTotal(userId)).pipe(
         Effect.flatMap(({ rows, total }) => {
-          // Nothing follows a last message: its spread is what came before it.
-          const lastSpreads = rows.flatMap(({ id, lastMessage, offerStatus }) =>
+          const spreadOf = rows.flatMap(({ id, lastMessage, offerStatus }) =>
             lastMessage !== null && lastMessage.senderId !== userId && !contactsShownAt(offerStatus)
-              ? [{ conversationId: id, from: lastMessage.seq - SPREAD_SEQS, to: lastMessage.seq }]
+              ? [{ conversationId: id, seq: lastMessage.seq }]
               : []
           )
-          return (lastSpreads.length === 0 ? Effect.succeed([]) : messagesInRanges(lastSpreads)).pipe(
-            Effect.map(byConversation),
-            Effect.map((lines) => ({
+          return spreadsAround(spreadOf).pipe(
+            Effect.map((spreads) => ({
               total: total.total,
               items: rows.map(({ lastMessage, offerStatus, otherParty, ...summary }) => ({
                 ...summary,
@@ -227,7 +256,7 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
                           lastMessage,
                           userId,
                           contactsShownAt(offerStatus),
-                          aroundIn(lines.get(summary.id) ?? [], lastMessage.seq)
+                          spreads.get(spreadKey(summary.id, lastMessage.seq))
                         )
                       }
               }))
@@ -251,9 +280,11 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
           const spread =
             shown || page.every((row) => row.senderId === viewerId)
               ? Effect.succeed([])
-              : messagesInRanges([
-                  { conversationId, from: Math.min(...seqs) - SPREAD_SEQS, to: Math.max(...seqs) + SPREAD_SEQS }
-                ])
+              : messagesInRange({
+                  conversationId,
+                  from: Math.min(...seqs) - SPREAD_SEQS,
+                  to: Math.max(...seqs) + SPREAD_SEQS
+                })
           return Effect.all([
             spread,
             attached.of(

@@ -1,5 +1,5 @@
 import type { MessageItem, SentMessage } from "@talab/contract"
-import { type ChatLine, type Message, maskContactsAmong, neighboursOf } from "@talab/core"
+import { type ChatLine, type Message, maskContactsAmong, neighboursOf, SPREAD_SEQS } from "@talab/core"
 
 /** A stored message as the send response and the WebSocket show it, before it is shown to a reader. */
 export const sentMessage = (
@@ -22,10 +22,14 @@ export interface Around {
 
 export const ALONE: Around = { before: [], after: [] }
 
-/** The sender's messages around the message of `seq`, from `lines` (the conversation's messages by seq). */
+/**
+ * The sender's messages around the message of `seq`, from `lines` (messages of its conversation by seq, which
+ * may reach further than SPREAD_SEQS from it: those are not read with it).
+ */
 export const aroundIn = (lines: ReadonlyArray<ChatLine>, seq: number): Around => {
-  const index = lines.findIndex((line) => line.seq === seq)
-  return index === -1 ? ALONE : neighboursOf(lines, index)
+  const window = lines.filter((line) => Math.abs(line.seq - seq) <= SPREAD_SEQS)
+  const index = window.findIndex((line) => line.seq === seq)
+  return index === -1 ? ALONE : neighboursOf(window, index)
 }
 
 /**
