@@ -3,7 +3,7 @@ import { Conversation, ConversationRepo, OfferStatus, snakeCaseKeys } from "@tal
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { deferredWrite } from "../db/DeferredWrites.js"
+import { deferredWrites, insertWrite } from "../db/DeferredWrites.js"
 
 /** A conversation as stored: the entity under its column names. */
 const ConversationRow = snakeCaseKeys(Conversation.fields)
@@ -32,7 +32,7 @@ export const SqlConversationRepo = Layer.effect(
     })
     const insert = SqlSchema.void({
       Request: ConversationRow,
-      execute: (row) => deferredWrite(sql, sql`INSERT INTO conversations ${sql.insert(row)}`)
+      execute: (row) => deferredWrites(sql, [insertWrite("conversations", [row])])
     })
 
     return ConversationRepo.of({

@@ -23,19 +23,61 @@ import * as Stream from "effect/Stream"
  *   hold, as they are checked at the end of the statement;
  * - a failure anywhere rolls everything back, the waiting writes included, which are then never sent;
  * - inside a savepoint (a nested transaction) nothing is deferred, as its rollback must take its writes with it.
+ *
+ * Rows inserted into one table by several waiting writes go as one multi-row insert, and rows of one table
+ * updated (each by its id, the same columns) by several as one update: a statement of a hundred CTEs costs
+ * PostgreSQL more to plan than to run. As they go in one statement either way, nothing else changes.
  */
 
-interface Deferred {
-  readonly statement: Statement<unknown>
-  readonly key: string | undefined
-}
+type Row = Readonly<Record<string, unknown>>
+
+/** A write that waits: a statement, or rows to insert or update, which are sent with their table's others. */
+export type Write =
+  | { readonly _tag: "Statement"; readonly statement: Statement<unknown>; readonly keys: ReadonlyArray<string> }
+  | {
+      readonly _tag: "Insert"
+      readonly table: string
+      readonly rows: ReadonlyArray<Row>
+      readonly keys: ReadonlyArray<string>
+    }
+  | {
+      readonly _tag: "Update"
+      readonly table: string
+      /** The row, by its `id`: every column but `unchanged` is set. */
+      readonly row: Row & { readonly id: string }
+      readonly unchanged: ReadonlyArray<string>
+      readonly keys: ReadonlyArray<string>
+    }
+
+/** A statement that waits, under `key` if another write of the transaction could touch its row. */
+export const statementWrite = (statement: Statement<unknown>, key?: string): Write => ({
+  _tag: "Statement",
+  statement,
+  keys: key === undefined ? [] : [key]
+})
+
+/** New rows of `table` (all with the same columns), each under its key in `keys` if it has one. */
+export const insertWrite = (table: string, rows: ReadonlyArray<Row>, keys: ReadonlyArray<string> = []): Write => ({
+  _tag: "Insert",
+  table,
+  rows,
+  keys
+})
+
+/** The row of `table` with the row's `id` set to the row (but its `unchanged` columns), under `${table} ${id}`. */
+export const updateWrite = (
+  table: string,
+  row: Row & { readonly id: string },
+  unchanged: ReadonlyArray<string>
+): Write => ({ _tag: "Update", table, row, unchanged, keys: [`${table} ${row.id}`] })
 
 /**
  * The connection a lazy transaction puts where `sql.withTransaction` puts its own: the first statement run on it
  * acquires a pooled connection and begins the transaction; each statement first sends the deferred writes.
  */
 class LazyTransactionConnection implements Connection {
-  private deferred: Array<Deferred> = []
+  private deferred: Array<Write> = []
+  private keys = new Set<string>()
   private opened: Connection | undefined
   /** The connection, acquired and the transaction begun on the first call; the same one after. */
   private open: Effect.Effect<Connection, SqlError> = Effect.dieMessage("LazyTransactionConnection.make opens it")
@@ -75,13 +117,14 @@ class LazyTransactionConnection implements Connection {
     return this.opened !== undefined
   }
 
-  defer(statement: Statement<unknown>, key: string | undefined): Effect.Effect<void, SqlError> {
+  defer(write: Write): Effect.Effect<void, SqlError> {
     return Effect.suspend(() => {
-      const clash = key !== undefined && this.deferred.some((write) => write.key === key)
+      const clash = write.keys.some((key) => this.keys.has(key))
       return Effect.zipRight(
         clash ? this.sendDeferred : Effect.void,
         Effect.sync(() => {
-          this.deferred.push({ statement, key })
+          this.deferred.push(write)
+          for (const key of write.keys) this.keys.add(key)
         })
       )
     })
@@ -91,12 +134,8 @@ class LazyTransactionConnection implements Connection {
   takeDeferred(): Statement<unknown> | undefined {
     const writes = this.deferred
     this.deferred = []
-    return writes.length === 0
-      ? undefined
-      : oneStatement(
-          this.sql,
-          writes.map(({ statement }) => statement)
-        )
+    this.keys = new Set()
+    return writes.length === 0 ? undefined : oneStatement(this.sql, writes)
   }
 
   /** Opens the transaction if needed and runs the deferred writes in it. */
@@ -121,11 +160,77 @@ class LazyTransactionConnection implements Connection {
     Stream.unwrap(Effect.map(this.sendDeferred, (connection) => connection.executeStream(sql, params, transformRows)))
 }
 
+const COLUMN = /^[a-z_][a-z0-9_]*$/
+
+/** The rows updated by id as one statement: each column but `unchanged` set from the row of the same id. */
+const updateStatement = (
+  sql: SqlClient.SqlClient,
+  table: string,
+  rows: ReadonlyArray<Row & { readonly id: string }>,
+  unchanged: ReadonlyArray<string>
+): Statement<unknown> => {
+  if (rows.length === 1) {
+    return sql`UPDATE ${sql(table)} SET ${sql.update(rows[0]!, [...unchanged])} WHERE id = ${rows[0]!.id}`
+  }
+  const columns = Object.keys(rows[0]!).filter((column) => !unchanged.includes(column))
+  const unsafe = columns.find((column) => !COLUMN.test(column))
+  if (unsafe !== undefined) throw new Error(`deferred update: column name ${JSON.stringify(unsafe)}`)
+  const set = columns.map((column) => `${column} = v.${column}`).join(", ")
+  // The table's own row type decodes each value as its column's type.
+  return sql`
+    UPDATE ${sql(table)} AS t SET ${sql.literal(set)}
+    FROM jsonb_populate_recordset(NULL::${sql(table)}, ${JSON.stringify(rows)}::jsonb) AS v
+    WHERE t.id = v.id`
+}
+
+/** The writes as statements: one per statement written, one per table for the rows inserted or updated. */
+const statementsOf = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>): Array<Statement<unknown>> => {
+  type Gathered =
+    | { readonly _tag: "Statement"; readonly statement: Statement<unknown> }
+    | { readonly _tag: "Insert"; readonly table: string; readonly rows: Array<Row> }
+    | {
+        readonly _tag: "Update"
+        readonly table: string
+        readonly rows: Array<Row & { readonly id: string }>
+        readonly unchanged: ReadonlyArray<string>
+      }
+  const gathered: Array<Gathered> = []
+  const byShape = new Map<string, Gathered>()
+  for (const write of writes) {
+    if (write._tag === "Statement") {
+      gathered.push(write)
+      continue
+    }
+    const rows = write._tag === "Insert" ? write.rows : [write.row]
+    if (rows.length === 0) continue
+    const shape = `${write._tag} ${write.table} ${Object.keys(rows[0]!).join(",")} ${write._tag === "Update" ? write.unchanged.join(",") : ""}`
+    const known = byShape.get(shape)
+    if (known !== undefined && known._tag !== "Statement") {
+      ;(known.rows as Array<Row>).push(...rows)
+      continue
+    }
+    const group: Gathered =
+      write._tag === "Insert"
+        ? { _tag: "Insert", table: write.table, rows: [...rows] }
+        : { _tag: "Update", table: write.table, rows: [write.row], unchanged: write.unchanged }
+    byShape.set(shape, group)
+    gathered.push(group)
+  }
+  return gathered.map((group) =>
+    group._tag === "Statement"
+      ? group.statement
+      : group._tag === "Insert"
+        ? sql`INSERT INTO ${sql(group.table)} ${sql.insert(group.rows)}`
+        : updateStatement(sql, group.table, group.rows, group.unchanged)
+  )
+}
+
 /** Writes as one statement of data-modifying CTEs, the last one the statement's body. */
-const oneStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Statement<unknown>>): Statement<unknown> => {
-  if (writes.length === 1) return writes[0]!
-  const leading = writes.slice(0, -1).map((statement, i) => sql`${sql(`deferred_${i}`)} AS (${statement})`)
-  return sql`WITH ${sql.join(", ", false)(leading)} ${writes.at(-1)!}`
+const oneStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>): Statement<unknown> => {
+  const statements = statementsOf(sql, writes)
+  if (statements.length === 1) return statements[0]!
+  const leading = statements.slice(0, -1).map((statement, i) => sql`${sql(`deferred_${i}`)} AS (${statement})`)
+  return sql`WITH ${sql.join(", ", false)(leading)} ${statements.at(-1)!}`
 }
 
 /**
@@ -133,30 +238,16 @@ const oneStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Statement<
  * the next statement runs or the transaction ends (see the rules above). Each is an insert, or an update of
  * the row its `key` names.
  */
-export const deferredWrites = (
-  sql: SqlClient.SqlClient,
-  writes: ReadonlyArray<{ readonly statement: Statement<unknown>; readonly key?: string | undefined }>
-): Effect.Effect<void, SqlError> =>
+export const deferredWrites = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>): Effect.Effect<void, SqlError> =>
   Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
     if (transaction._tag === "Some") {
       const [connection, depth] = transaction.value
       if (connection instanceof LazyTransactionConnection && depth === 0) {
-        return Effect.forEach(writes, ({ statement, key }) => connection.defer(statement, key), { discard: true })
+        return Effect.forEach(writes, (write) => connection.defer(write), { discard: true })
       }
     }
-    return writes.length === 0
-      ? Effect.void
-      : Effect.asVoid(
-          oneStatement(
-            sql,
-            writes.map((w) => w.statement)
-          )
-        )
+    return writes.length === 0 ? Effect.void : Effect.asVoid(oneStatement(sql, writes))
   })
-
-/** {@link deferredWrites} of one write. */
-export const deferredWrite = (sql: SqlClient.SqlClient, statement: Statement<unknown>, key?: string) =>
-  deferredWrites(sql, [{ statement, key }])
 
 /**
  * `sql.withTransaction`, opened on its first statement and with {@link deferredWrite}s sent together. Nested in

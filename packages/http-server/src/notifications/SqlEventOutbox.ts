@@ -3,7 +3,7 @@ import { EventOutbox, notificationsFor } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { afterCommit } from "../db/AfterCommit.js"
-import { deferredWrites } from "../db/DeferredWrites.js"
+import { deferredWrites, insertWrite, statementWrite } from "../db/DeferredWrites.js"
 import { pendingNotificationRows } from "./NotificationStore.js"
 import { NotificationWakeup } from "./Wakeup.js"
 
@@ -47,11 +47,11 @@ export const SqlEventOutbox = Layer.effect(
         // Written with the events, so in the caller's transaction: a commit never leaves an event without its
         // pushes, and a rollback takes both away. Deferred: they go with the transaction's other waiting writes.
         const notifications = pendingNotificationRows(events.flatMap(notificationsFor), at)
-        const insertEvents = { statement: sql`INSERT INTO outbox_events ${sql.insert(rows)}` }
+        const insertEvents = insertWrite("outbox_events", rows)
         const write =
           notifications.length === 0
             ? deferredWrites(sql, [insertEvents])
-            : deferredWrites(sql, [insertEvents, { statement: insertNotifications(sql, notifications) }]).pipe(
+            : deferredWrites(sql, [insertEvents, statementWrite(insertNotifications(sql, notifications))]).pipe(
                 Effect.zipRight(afterCommit(wakeup.signal))
               )
         return write.pipe(Effect.orDie)

@@ -4,7 +4,7 @@ import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { deferredWrite } from "../db/DeferredWrites.js"
+import { deferredWrites, insertWrite } from "../db/DeferredWrites.js"
 import { REQUEST_LISTS, requestTag, sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
@@ -89,7 +89,7 @@ export const SqlOfferRepo = Layer.effect(
     })
     const insertCounter = SqlSchema.void({
       Request: CounterRow,
-      execute: (row) => deferredWrite(sql, sql`INSERT INTO offer_counters ${sql.insert(row)}`)
+      execute: (row) => deferredWrites(sql, [insertWrite("offer_counters", [row])])
     })
     const countCounters = SqlSchema.single({
       Request: Schema.String,
@@ -98,7 +98,7 @@ export const SqlOfferRepo = Layer.effect(
     })
     const appendHistory = SqlSchema.void({
       Request: Schema.Array(EventRow),
-      execute: (rows) => deferredWrite(sql, sql`INSERT INTO offer_events ${sql.insert(rows)}`)
+      execute: (rows) => deferredWrites(sql, [insertWrite("offer_events", rows)])
     })
     const history = SqlSchema.findAll({
       Request: Schema.String,

@@ -3,7 +3,7 @@ import { BuyRequest, RequestRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { deferredWrite, deferredWrites } from "../db/DeferredWrites.js"
+import { deferredWrites, insertWrite, statementWrite, updateWrite } from "../db/DeferredWrites.js"
 import { REQUEST_LISTS, requestTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 import { recordTerms, withSearchColumns } from "../search/SearchWords.js"
@@ -33,23 +33,19 @@ export const SqlRequestRepo = Layer.effect(
           stored.flatMap((one) => one.searchWords)
         )
         return deferredWrites(sql, [
-          ...stored.map((one) => ({
-            statement: sql`INSERT INTO buy_requests ${sql.insert(one.row)}`,
-            key: `buy_requests ${one.row.id}`
-          })),
-          { statement: terms.deletions, key: "search_term_deletions" },
-          { statement: terms.terms, key: "search_terms" }
+          insertWrite(
+            "buy_requests",
+            stored.map((one) => one.row),
+            stored.map((one) => `buy_requests ${one.row.id}`)
+          ),
+          statementWrite(terms.deletions, "search_term_deletions"),
+          statementWrite(terms.terms, "search_terms")
         ])
       }
     })
     const update = SqlSchema.void({
       Request: BuyRequestRow,
-      execute: (row) =>
-        deferredWrite(
-          sql,
-          sql`UPDATE buy_requests SET ${sql.update(row, ["id", "buyer_id", "created_at"])} WHERE id = ${row.id}`,
-          `buy_requests ${row.id}`
-        )
+      execute: (row) => deferredWrites(sql, [updateWrite("buy_requests", row, ["id", "buyer_id", "created_at"])])
     })
 
     const insertAllOf = (requests: ReadonlyArray<BuyRequest>) =>

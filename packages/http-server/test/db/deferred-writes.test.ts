@@ -172,6 +172,52 @@ const suite = (name: string, database: Database, onServer: boolean) =>
       })
     )
 
+    it.effect("rows several writes insert into one table go as one insert of them all", () =>
+      Effect.gen(function* () {
+        const [transactor, requests, outbox] = yield* Effect.all([Transactor, RequestRepo, EventOutbox])
+        const posted = [aRequest((yield* aBuyer).id), aRequest((yield* aBuyer).id), aRequest((yield* aBuyer).id)]
+        const { statements } = yield* statementsSentBy(
+          transactor.transaction(
+            Effect.zipRight(
+              requests.insertAll(posted),
+              Effect.forEach(posted, (request) => outbox.append([created(request)], request.createdAt), {
+                discard: true
+              })
+            )
+          )
+        )
+        expect(statements).toHaveLength(1)
+        expect(statements[0]!.match(/INSERT INTO "?outbox_events"?/g)).toHaveLength(1)
+        for (const request of posted) {
+          expect(yield* storedOf(request)).toEqual({ statuses: ["active"], events: 1, notifications: 1 })
+        }
+      })
+    )
+
+    it.effect("rows several writes update in one table go as one update, each row with its own values", () =>
+      Effect.gen(function* () {
+        const [transactor, requests] = yield* Effect.all([Transactor, RequestRepo])
+        const buyerId = (yield* aBuyer).id
+        const posted = [aRequest(buyerId), aRequest(buyerId), aRequest(buyerId)]
+        yield* requests.insertAll(posted)
+        const closedAt = new Date(posted[0]!.createdAt.getTime() + 60_000)
+        const changed = [
+          { ...posted[0]!, status: "closed" as const, closedAt, offerCount: 2 },
+          { ...posted[1]!, notes: "بحالة ممتازة 'quoted' \\ \"too\"", offerCount: 1 },
+          { ...posted[2]!, status: "expired" as const, locationCity: null }
+        ]
+        const { statements } = yield* statementsSentBy(
+          transactor.transaction(Effect.forEach(changed, (request) => requests.update(request), { discard: true }))
+        )
+        expect(statements).toHaveLength(1)
+        expect(statements[0]!.match(/UPDATE "?buy_requests"?/g)).toHaveLength(1)
+        for (const request of changed) {
+          const stored = Option.getOrThrow(yield* requests.findById(request.id))
+          expect(stored).toEqual(request)
+        }
+      })
+    )
+
     it.effect("in a nested transaction writes are sent at once, and its rollback takes them away alone", () =>
       Effect.gen(function* () {
         const [transactor, requests] = yield* Effect.all([Transactor, RequestRepo])
