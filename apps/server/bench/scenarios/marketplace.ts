@@ -10,6 +10,10 @@
  *   BENCH_EXTRA=1 …                                 adds control reads (see EXTRA)
  *   BENCH_READ_CACHE=off …                          the reads without the read cache (READ_CACHE=off)
  *   BENCH_MESSAGE_BATCH=off …                       each message in its own transaction (MESSAGE_BATCH=off)
+ *   BENCH_ONLY=messages,offers …                    only these scenarios (and the floor): stack, detail, cold, list,
+ *                                                   mixed, offers, requests, messages
+ *   BENCH_STATEMENTS=1 …                            after each write scenario, PostgreSQL's statements by time
+ *                                                   (needs pg_stat_statements in shared_preload_libraries)
  *
  * A real server (testkit's startTestServer) on a fresh database with high rate limits, seeded in SQL
  * (bench/seed.ts). The load runs in a worker thread so it does not share the server's event loop; both
@@ -42,6 +46,9 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 50)
 /** BENCH_PROFILE=<dir> writes a CPU profile of the server's thread during each measured Talab load there. */
 /** BENCH_EXTRA=1 adds control reads (GET /users/me, a narrow filter, own lists) to tell fixed cost from COUNT cost. */
 const EXTRA = process.env.BENCH_EXTRA === "1"
+const ONLY = process.env.BENCH_ONLY?.split(",").map((key) => key.trim())
+const wanted = (scenario: string) => ONLY === undefined || ONLY.includes(scenario)
+const STATEMENTS = process.env.BENCH_STATEMENTS === "1"
 /** The requests the hot detail read cycles over, as the side-by-side measurement read 500. */
 const HOT_REQUESTS = 500
 
@@ -122,6 +129,64 @@ const withDatabaseCpu = async (
     `  PostgreSQL CPU per ${perWhat} (its backends of this database): ${(cpuSpent(before, after) / result.requests).toFixed(2)} ms`
   )
   return result
+}
+
+/**
+ * Runs a load and, with BENCH_STATEMENTS=1, prints the statements PostgreSQL ran for the database meanwhile,
+ * the costliest first, with their time per call of the load (what a write's CPU goes to, by statement).
+ */
+const withStatements = async (
+  database: { readonly url: string; readonly name: string },
+  run: () => Promise<LoadReport>
+) => {
+  if (!STATEMENTS) return run()
+  const statements = (sql: SqlClient.SqlClient) =>
+    sql<{ ms: number; calls: number; rows: number; query: string }>`
+      SELECT s.total_exec_time AS ms, s.calls::float8 AS calls, s.rows::float8 AS rows,
+             left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS query
+      FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+      WHERE d.datname = ${database.name} ORDER BY s.total_exec_time DESC LIMIT 12`
+  await onDatabase(
+    database.url,
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      Effect.zipRight(sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`, sql`SELECT pg_stat_statements_reset()`)
+    )
+  )
+  const result = await run()
+  const rows = await onDatabase(database.url, Effect.flatMap(SqlClient.SqlClient, statements))
+  console.log("  statements by execution time (ms per call of the load, calls, rows):")
+  for (const row of rows) {
+    console.log(
+      `    ${(row.ms / result.requests).toFixed(3).padStart(7)} ${String(row.calls).padStart(7)} ${String(row.rows).padStart(8)}  ${row.query}`
+    )
+  }
+  return result
+}
+
+/**
+ * Waits (up to a minute) until the work earlier loads left behind is done (requests waiting for the alert
+ * matcher, notifications due for delivery), so the next load pays for its own background work only.
+ */
+const settle = async (database: { readonly url: string }) => {
+  const started = Date.now()
+  const waiting = () =>
+    onDatabase(
+      database.url,
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ n: number }>`
+          SELECT (SELECT count(*) FROM outbox_events WHERE processed_at IS NULL AND type = 'RequestCreated')::int
+               + (SELECT count(*) FROM notifications WHERE status = 'pending' AND next_attempt_at <= now())::int AS n`
+      )
+    ).then((rows) => rows[0]!.n)
+  let left = await waiting()
+  while (left > 0 && Date.now() - started < 60_000) {
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    left = await waiting()
+  }
+  console.log(
+    `  settled in ${((Date.now() - started) / 1000).toFixed(1)} s${left > 0 ? ` (${left} still waiting)` : ""}`
+  )
 }
 
 /** A deterministic shuffle source, so runs compare. */
@@ -259,11 +324,15 @@ const main = () =>
       const floor = await detailOnReference("floor", () => startFloorServer(database.url, JWT_SECRET))
       report(floor)
       // The stack's own floor: HttpApi + @effect/sql-pg answering the same (bench/stack-floor.ts).
-      measure(await detailOnReference("stack floor", () => startStackFloorServer(database.url, JWT_SECRET)))
-      await detailLoad("warm-up", server.apiUrl, 1_000)
-      await profiled("detail", () =>
-        detailLoad(`GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`, server.apiUrl, SECONDS * 1_000)
-      )
+      if (wanted("stack")) {
+        measure(await detailOnReference("stack floor", () => startStackFloorServer(database.url, JWT_SECRET)))
+      }
+      if (wanted("detail")) {
+        await detailLoad("warm-up", server.apiUrl, 1_000)
+        await profiled("detail", () =>
+          detailLoad(`GET /requests/{id}, ${CLIENTS} clients, ${SECONDS} s`, server.apiUrl, SECONDS * 1_000)
+        )
+      }
 
       // Cold reads: a request at random of all of them, each client its own draw, so most reads are misses.
       const draw = random(38)
@@ -276,17 +345,19 @@ const main = () =>
           }))
         )
       )
-      await withDatabaseCpu(database, "uncached detail read", () =>
-        profiled("cold detail", () =>
-          runLoad(`cold GET /requests/{id} (random of ${SEED.requests}), ${CLIENTS} clients, ${SECONDS} s`, {
-            baseUrl: server.apiUrl,
-            clients: coldClients,
-            durationMs: SECONDS * 1_000,
-            cycle: false,
-            expectStatuses: [200]
-          })
+      if (wanted("cold")) {
+        await withDatabaseCpu(database, "uncached detail read", () =>
+          profiled("cold detail", () =>
+            runLoad(`cold GET /requests/{id} (random of ${SEED.requests}), ${CLIENTS} clients, ${SECONDS} s`, {
+              baseUrl: server.apiUrl,
+              clients: coldClients,
+              durationMs: SECONDS * 1_000,
+              cycle: false,
+              expectStatuses: [200]
+            })
+          )
         )
-      )
+      }
 
       // Reads, each first alone (one client, the latency without queueing) then under load.
       const reads: ReadonlyArray<readonly [string, string]> = [
@@ -300,7 +371,7 @@ const main = () =>
             ] as const)
           : [])
       ]
-      for (const [, path] of reads) {
+      for (const [, path] of wanted("list") ? reads : []) {
         const get: Call = { method: "GET", path }
         const one = [as(sellers[0]!, [get])]
         await load("warm-up", one, 500, true)
@@ -331,15 +402,18 @@ const main = () =>
           })
         )
       )
-      await load("warm-up", mixedClients, 1_000, true)
-      await profiled("mixed", () =>
-        load(
-          `mixed (70% list, 20% detail, 10% create), ${CLIENTS} clients, ${SECONDS} s`,
-          mixedClients,
-          SECONDS * 1_000,
-          true
+      if (wanted("mixed")) {
+        await load("warm-up", mixedClients, 1_000, true)
+        await settle(database)
+        await profiled("mixed", () =>
+          load(
+            `mixed (70% list, 20% detail, 10% create), ${CLIENTS} clients, ${SECONDS} s`,
+            mixedClients,
+            SECONDS * 1_000,
+            true
+          )
         )
-      )
+      }
 
       // POST /offers: each client offers on its own active requests without offers (never a duplicate).
       const active = Array.from(
@@ -365,32 +439,37 @@ const main = () =>
         )
       )
       const solo = offerClients.at(-1)!
-      await load("warm-up", [solo.slice(0, 20)], 2_000, false)
-      measure(await load("POST /offers, 1 client, 3 s (no queueing)", [solo.slice(20)], 3_000, false))
-      const clients = offerClients.slice(0, CLIENTS)
-      await load(
-        "warm-up",
-        clients.map((calls) => calls.slice(0, 5)),
-        2_000,
-        false
-      )
-      const before = await databaseActivity(database.url, database.name)
-      const measured = await withDatabaseCpu(database, "offer", () =>
-        profiled("offers", () =>
-          load(
-            `POST /offers, ${CLIENTS} clients, ${SECONDS} s`,
-            clients.map((calls) => calls.slice(5)),
-            SECONDS * 1_000,
-            false
+      if (wanted("offers")) {
+        await load("warm-up", [solo.slice(0, 20)], 2_000, false)
+        measure(await load("POST /offers, 1 client, 3 s (no queueing)", [solo.slice(20)], 3_000, false))
+        const clients = offerClients.slice(0, CLIENTS)
+        await load(
+          "warm-up",
+          clients.map((calls) => calls.slice(0, 5)),
+          2_000,
+          false
+        )
+        await settle(database)
+        const before = await databaseActivity(database.url, database.name)
+        const measured = await withDatabaseCpu(database, "offer", () =>
+          withStatements(database, () =>
+            profiled("offers", () =>
+              load(
+                `POST /offers, ${CLIENTS} clients, ${SECONDS} s`,
+                clients.map((calls) => calls.slice(5)),
+                SECONDS * 1_000,
+                false
+              )
+            )
           )
         )
-      )
-      const after = await databaseActivity(database.url, database.name)
-      const per = (key: keyof Activity) => ((after[key] - before[key]) / measured.requests).toFixed(1)
-      console.log(
-        `  database work per request (whole database, dispatcher included): ${per("commits")} commits, ${per("inserted")} rows inserted, ` +
-          `${per("updated")} updated, ${per("fetched")} fetched`
-      )
+        const after = await databaseActivity(database.url, database.name)
+        const per = (key: keyof Activity) => ((after[key] - before[key]) / measured.requests).toFixed(1)
+        console.log(
+          `  database work per request (whole database, dispatcher included): ${per("commits")} commits, ${per("inserted")} rows inserted, ` +
+            `${per("updated")} updated, ${per("fetched")} fetched`
+        )
+      }
 
       // POST /requests: each client posts new requests of its own (every call a new request).
       const requestClients = sellers.slice(0, CLIENTS).map((token, c) =>
@@ -401,18 +480,32 @@ const main = () =>
       )
       // Alone first: one client's latency shows the round trips a create costs, without queueing behind others.
       const soloCreates = [requestClients[0]!]
-      await load("warm-up", soloCreates, 500, true)
-      measure(await load("POST /requests, 1 client, 3 s (no queueing)", soloCreates, 3_000, true))
-      await load("warm-up", requestClients, 1_000, true)
-      await withDatabaseCpu(database, "request created", () =>
-        profiled("create-request", () =>
-          load(`POST /requests, ${CLIENTS} clients, ${SECONDS} s`, requestClients, SECONDS * 1_000, true)
+      if (wanted("requests")) {
+        await load("warm-up", soloCreates, 500, true)
+        measure(await load("POST /requests, 1 client, 3 s (no queueing)", soloCreates, 3_000, true))
+        await load("warm-up", requestClients, 1_000, true)
+        await settle(database)
+        await withDatabaseCpu(database, "request created", () =>
+          withStatements(database, () =>
+            profiled("create-request", () =>
+              load(`POST /requests, ${CLIENTS} clients, ${SECONDS} s`, requestClients, SECONDS * 1_000, true)
+            )
+          )
         )
-      )
+      }
 
-      // POST /conversations/{id}/messages: each seller writes in the conversation its first offer opened.
+      // POST /conversations/{id}/messages: each seller writes in the conversation its first offer opened (made
+      // here when the offers were not measured).
+      if (wanted("messages") && !wanted("offers")) {
+        await load(
+          "setup",
+          offerClients.slice(0, CLIENTS).map((calls) => calls.slice(0, 1)),
+          2_000,
+          false
+        )
+      }
       const messageClients: Array<Array<Call>> = []
-      for (const token of sellers.slice(0, CLIENTS)) {
+      for (const token of wanted("messages") ? sellers.slice(0, CLIENTS) : []) {
         const mine = await call(server, "GET", "/conversations/my?per_page=1", token)
         const conversationId: string = mine.conversations[0].id
         messageClients.push(
@@ -429,17 +522,22 @@ const main = () =>
           )
         )
       }
-      await load("warm-up", messageClients, 1_000, true)
-      await withDatabaseCpu(database, "message", () =>
-        profiled("send-message", () =>
-          load(
-            `POST /conversations/{id}/messages, ${CLIENTS} clients, ${SECONDS} s`,
-            messageClients,
-            SECONDS * 1_000,
-            true
+      if (wanted("messages")) {
+        await load("warm-up", messageClients, 1_000, true)
+        await settle(database)
+        await withDatabaseCpu(database, "message", () =>
+          withStatements(database, () =>
+            profiled("send-message", () =>
+              load(
+                `POST /conversations/{id}/messages, ${CLIENTS} clients, ${SECONDS} s`,
+                messageClients,
+                SECONDS * 1_000,
+                true
+              )
+            )
           )
         )
-      )
+      }
 
       const count = await onDatabase(
         database.url,
