@@ -29,7 +29,7 @@ import * as Str from "effect/String"
 import { makeWriteBatches, WRITE_BATCH_LIMITS } from "../db/WriteBatches.js"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
-import { lockProfilesShared } from "../sellers/SqlSellerProfileRepo.js"
+import { SellerProfileRow } from "../sellers/SqlSellerProfileRepo.js"
 import { ChatQueries, spreadKey } from "./Queries.js"
 import { answersAsk, MessageRow, StoredRow } from "./SqlMessageRepo.js"
 import type { Around } from "./Views.js"
@@ -86,10 +86,20 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       SELECT c.*, o.status AS offer_status FROM conversations c JOIN offers o ON o.id = c.offer_id
       WHERE c.id IN ${sql.in(conversationIds)} ORDER BY c.id FOR UPDATE OF c`
     })
-    const conversationSellers = (conversationIds: ReadonlyArray<string>) =>
-      sql<{ id: string; sellerId: string }>`
-      SELECT id, seller_id AS "sellerId" FROM conversations WHERE id IN ${sql.in(conversationIds)}`
-    const lockProfiles = lockProfilesShared(sql)
+    // The profiles of the senders who are their conversation's seller, locked shared in user id order (the
+    // ports' lock order, before the conversations): a conversation's seller never changes, so no lock is needed
+    // to tell who that is.
+    const lockSellerSendersProfiles = SqlSchema.findAll({
+      Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, senderId: Schema.String })),
+      Result: SellerProfileRow,
+      execute: (sent) => sql`
+      SELECT p.* FROM seller_profiles p
+      WHERE p.user_id IN (
+        SELECT c.seller_id FROM conversations c
+        JOIN (VALUES ${sql.csv(sent.map(({ conversationId, senderId }) => sql`(${conversationId}::uuid, ${senderId}::uuid)`))})
+          AS sent (conversation_id, sender_id) ON c.id = sent.conversation_id AND c.seller_id = sent.sender_id)
+      ORDER BY p.user_id FOR SHARE OF p`
+    })
     const findSent = SqlSchema.findAll({
       Request: Schema.Array(Schema.Struct({ senderId: Schema.String, clientId: Schema.String })),
       Result: MessageRow,
@@ -143,16 +153,8 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       transactor.transaction(
         Effect.gen(function* () {
           const conversationIds = [...new Set(batch.map((p) => p.conversationId))].sort()
-          const sellers = new Map(
-            (yield* conversationSellers(conversationIds)).map((row) => [row.id, row.sellerId] as const)
-          )
-          const sellerSenders = [
-            ...new Set(batch.filter((p) => sellers.get(p.conversationId) === p.senderId).map((p) => p.senderId))
-          ].sort()
           const profiles = new Map(
-            sellerSenders.length === 0
-              ? []
-              : (yield* lockProfiles(sellerSenders)).map((profile) => [profile.userId, profile] as const)
+            (yield* lockSellerSendersProfiles(batch)).map((profile) => [profile.userId, profile] as const)
           )
           const locked = new Map(
             (yield* lockConversations(conversationIds)).map((row) => [row.id, row as LockedConversation] as const)
@@ -218,7 +220,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
           // trust trigger, migration 0015), and batches that take those rows in one order cannot deadlock.
           const toStore = news
             .filter((m): m is NewMessage => m !== undefined)
-            .sort((a, b) => Str.Order(sellers.get(a.conversationId)!, sellers.get(b.conversationId)!))
+            .sort((a, b) => Str.Order(locked.get(a.conversationId)!.sellerId, locked.get(b.conversationId)!.sellerId))
           const stored = new Map(
             (toStore.length === 0 ? [] : yield* insertAll(toStore)).map((row) => [row.id, row] as const)
           )

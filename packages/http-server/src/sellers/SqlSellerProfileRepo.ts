@@ -6,7 +6,7 @@ import * as Schema from "effect/Schema"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
-const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
+export const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
 
 /**
  * The profiles of several sellers, locked shared in user id order (the ports' lock order, before their requests
