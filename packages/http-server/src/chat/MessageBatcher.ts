@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import {
   asConversationParty,
   Chat,
+  type ChatLine,
   Conversation,
   contactsShownAt,
   DomainEvent,
@@ -30,9 +31,9 @@ import { makeWriteBatches, WRITE_BATCH_LIMITS } from "../db/WriteBatches.js"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 import { SellerProfileRow } from "../sellers/SqlSellerProfileRepo.js"
-import { ChatQueries, spreadKey } from "./Queries.js"
+import { nearestOfSender, spreadKey } from "./Queries.js"
 import { answersAsk, MessageRow, StoredRow } from "./SqlMessageRepo.js"
-import type { Around } from "./Views.js"
+import { type Around, aroundIn } from "./Views.js"
 
 type SendError = Effect.Effect.Error<ReturnType<Chat["send"]>>
 
@@ -50,6 +51,39 @@ const LockedRow = Schema.Struct({
   ...snakeCaseKeys(Conversation.fields).fields,
   ...snakeCaseKeys({ offerStatus: OfferStatus }).fields
 })
+
+/** A stored row, whether it answered a buyer's question, and its sender's messages before the batch near it. */
+const InsertedRow = Schema.Struct({
+  ...StoredRow.fields,
+  earlier: Schema.Array(
+    Schema.Struct({
+      seq: Schema.Number,
+      senderId: Schema.String,
+      messageText: Schema.String,
+      createdAt: Schema.Date
+    })
+  )
+})
+type Inserted = typeof InsertedRow.Type
+
+const messageOf = ({ answersAsk: _answersAsk, earlier: _earlier, ...message }: Inserted) => message
+
+/** The spread of each message of the batch, from the batch's rows of its conversation and those read before it. */
+const spreadsOf = (rows: ReadonlyArray<Inserted>): ReadonlyMap<string, Around> => {
+  const lines = new Map<string, Map<number, ChatLine>>()
+  for (const row of rows) {
+    const known = lines.get(row.conversationId) ?? new Map<number, ChatLine>()
+    lines.set(row.conversationId, known)
+    known.set(row.seq, row)
+    for (const line of row.earlier) known.set(line.seq, line)
+  }
+  const inOrder = new Map(
+    [...lines].map(([conversationId, bySeq]) => [conversationId, [...bySeq.values()].sort((a, b) => a.seq - b.seq)])
+  )
+  return new Map(
+    rows.map((row) => [spreadKey(row.conversationId, row.seq), aroundIn(inOrder.get(row.conversationId)!, row.seq)])
+  )
+}
 
 /** The batch could not be stored as one statement (a row the database refused, a repeat that raced): one by one. */
 class BatchFallback {
@@ -77,7 +111,6 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
     const transactor = yield* Transactor
     const ids = yield* Ids
     const reads = yield* makeReadsChanged
-    const queries = yield* ChatQueries
 
     const lockConversations = SqlSchema.findAll({
       Request: Schema.Array(Schema.String),
@@ -121,11 +154,13 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
     /*
      * One statement: the rows, each seq the conversation's last (as the locks hold it) plus its place in the
      * batch, and the conversations' last activity. A repeat that raced the check is skipped by the conflict
-     * clause and shows as a row missing from the answer.
+     * clause and shows as a row missing from the answer. Each row comes back with its sender's messages from
+     * before the batch that its spread can be read with (the statement sees the conversation as it was before
+     * it): with the batch's own rows, all a live delivery is masked with, without a statement more.
      */
     const insertAll = SqlSchema.findAll({
       Request: Schema.Array(Schema.Unknown),
-      Result: StoredRow,
+      Result: InsertedRow,
       execute: (rows) => {
         const news = rows as ReadonlyArray<NewMessage>
         return sql`
@@ -145,7 +180,12 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
           FROM (SELECT conversation_id, max(created_at) AS at FROM stored GROUP BY conversation_id) latest
           WHERE conversations.id = latest.conversation_id
         )
-        SELECT stored.*, ${sql.literal(answersAsk("stored"))} FROM stored`
+        SELECT stored.*, ${sql.literal(answersAsk("stored"))},
+          (SELECT COALESCE(json_agg(json_build_object(
+                    'seq', n.seq, 'senderId', n.sender_id, 'messageText', n.message_text, 'createdAt', n.created_at)),
+                  '[]'::json)
+           FROM (${nearestOfSender(sql, "stored", "before")}) n) AS earlier
+        FROM stored`
       }
     })
 
@@ -225,8 +265,8 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
             (toStore.length === 0 ? [] : yield* insertAll(toStore)).map((row) => [row.id, row] as const)
           )
           if (stored.size !== toStore.length) return yield* Effect.fail(new BatchFallback())
-          // What the live delivery masks each message with, read here once for the batch, not once per message.
-          const spreads = yield* queries.spreadsAround(
+          // What the live delivery masks each message with: the batch's rows and those read with them before it.
+          const spreads = spreadsOf(
             [...stored.values()].filter((row) => !contactsShownAt(locked.get(row.conversationId)!.offerStatus))
           )
           const events = batch.flatMap((_, i) => {
@@ -252,7 +292,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
             if (Either.isLeft(check)) return Exit.fail(check.left)
             const own = news[i]
             if (own !== undefined) {
-              const message = stored.get(own.id)!
+              const message = messageOf(stored.get(own.id)!)
               return Exit.succeed({
                 conversation: check.right.conversation,
                 message,
@@ -262,8 +302,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
             }
             // A repeat: the first message with its client_id, stored before or earlier in this batch.
             const key = `${pending.senderId}\n${pending.input.clientId}`
-            const first =
-              sent.get(key) ?? (({ answersAsk: _, ...message }) => message)(stored.get(news[firstOfKey.get(key)!]!.id)!)
+            const first = sent.get(key) ?? messageOf(stored.get(news[firstOfKey.get(key)!]!.id)!)
             return Exit.succeed({ conversation: check.right.conversation, message: first, created: false })
           })
         })

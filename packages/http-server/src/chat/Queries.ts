@@ -48,6 +48,26 @@ const SpreadLine = snakeCaseKeys({
 
 const Total = Schema.Struct({ total: Schema.Number })
 
+/**
+ * The messages of the sender of the message `alias` (a row of messages in the query around) that the spread
+ * rule can choose on one side of it: the nearest SPREAD_MESSAGES within SPREAD_SEQS, sent within SPREAD_MINUTES
+ * of it (core's neighboursOf makes the choice from them). Columns seq, sender_id, message_text, created_at.
+ */
+export const nearestOfSender = (sql: SqlClient.SqlClient, alias: string, side: "before" | "after") => {
+  const message = sql(alias)
+  return sql`
+    SELECT n.seq, n.sender_id, n.message_text, n.created_at FROM messages n
+    WHERE n.conversation_id = ${message}.conversation_id AND n.sender_id = ${message}.sender_id
+      AND ${
+        side === "before"
+          ? sql`n.seq >= ${message}.seq - ${SPREAD_SEQS} AND n.seq < ${message}.seq`
+          : sql`n.seq > ${message}.seq AND n.seq <= ${message}.seq + ${SPREAD_SEQS}`
+      }
+      AND n.created_at BETWEEN ${message}.created_at - make_interval(mins => ${SPREAD_MINUTES})
+                           AND ${message}.created_at + make_interval(mins => ${SPREAD_MINUTES})
+    ORDER BY n.seq ${side === "before" ? sql`DESC` : sql`ASC`} LIMIT ${SPREAD_MESSAGES}`
+}
+
 /** The key of a message's spread in `spreadsAround`'s answer. */
 export const spreadKey = (conversationId: string, seq: number) => `${conversationId}\n${seq}`
 
@@ -166,19 +186,9 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
         CROSS JOIN LATERAL (
           SELECT m.seq, m.sender_id, m.message_text, m.created_at
           UNION ALL
-          (SELECT b.seq, b.sender_id, b.message_text, b.created_at FROM messages b
-           WHERE b.conversation_id = m.conversation_id AND b.seq >= m.seq - ${SPREAD_SEQS} AND b.seq < m.seq
-             AND b.sender_id = m.sender_id
-             AND b.created_at BETWEEN m.created_at - make_interval(mins => ${SPREAD_MINUTES})
-                                  AND m.created_at + make_interval(mins => ${SPREAD_MINUTES})
-           ORDER BY b.seq DESC LIMIT ${SPREAD_MESSAGES})
+          (${nearestOfSender(sql, "m", "before")})
           UNION ALL
-          (SELECT a.seq, a.sender_id, a.message_text, a.created_at FROM messages a
-           WHERE a.conversation_id = m.conversation_id AND a.seq > m.seq AND a.seq <= m.seq + ${SPREAD_SEQS}
-             AND a.sender_id = m.sender_id
-             AND a.created_at BETWEEN m.created_at - make_interval(mins => ${SPREAD_MINUTES})
-                                  AND m.created_at + make_interval(mins => ${SPREAD_MINUTES})
-           ORDER BY a.seq LIMIT ${SPREAD_MESSAGES})
+          (${nearestOfSender(sql, "m", "after")})
         ) n`
     })
 
