@@ -11,6 +11,7 @@ import {
   snakeCaseKeys,
   User
 } from "@talab/core"
+import * as Arr from "effect/Array"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { columnsAs, fieldNames, nested } from "../db/Rows.js"
@@ -203,17 +204,11 @@ export class ChatQueries extends Effect.Service<ChatQueries>()("Chat/Queries", {
       const asked = [...new Map(messages.map((m) => [spreadKey(m.conversationId, m.seq), m] as const)).values()]
       return spreadLines(asked).pipe(
         Effect.map((rows) => {
-          const linesOf = new Map<string, Array<typeof SpreadLine.Type>>()
-          for (const row of rows) {
-            const key = spreadKey(row.conversationId, row.askedSeq)
-            const known = linesOf.get(key)
-            if (known === undefined) linesOf.set(key, [row])
-            else known.push(row)
-          }
+          const linesOf = Arr.groupBy(rows, (row) => spreadKey(row.conversationId, row.askedSeq))
           return new Map(
             asked.map(({ conversationId, seq }) => {
               const key = spreadKey(conversationId, seq)
-              const lines = (linesOf.get(key) ?? []).sort((a, b) => a.seq - b.seq)
+              const lines = (linesOf[key] ?? []).sort((a, b) => a.seq - b.seq)
               return [key, aroundIn(lines, seq)] as const
             })
           )

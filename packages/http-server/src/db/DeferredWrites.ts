@@ -185,43 +185,43 @@ const updateStatement = (
 
 /** The writes as statements: one per statement written, one per table for the rows inserted or updated. */
 const statementsOf = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>): Array<Statement<unknown>> => {
-  type Gathered =
-    | { readonly _tag: "Statement"; readonly statement: Statement<unknown> }
-    | { readonly _tag: "Insert"; readonly table: string; readonly rows: Array<Row> }
-    | {
-        readonly _tag: "Update"
-        readonly table: string
-        readonly rows: Array<Row & { readonly id: string }>
-        readonly unchanged: ReadonlyArray<string>
-      }
-  const gathered: Array<Gathered> = []
-  const byShape = new Map<string, Gathered>()
+  /** Rows of one table going as one insert or one update, at the place of the first write of them. */
+  interface Rows {
+    readonly write: Write & { readonly _tag: "Insert" | "Update" }
+    readonly rows: Array<Row>
+  }
+  const gathered: Array<{ readonly statement: Statement<unknown> } | Rows> = []
+  const byShape = new Map<string, Rows>()
   for (const write of writes) {
     if (write._tag === "Statement") {
-      gathered.push(write)
+      gathered.push({ statement: write.statement })
       continue
     }
     const rows = write._tag === "Insert" ? write.rows : [write.row]
     if (rows.length === 0) continue
-    const shape = `${write._tag} ${write.table} ${Object.keys(rows[0]!).join(",")} ${write._tag === "Update" ? write.unchanged.join(",") : ""}`
+    const unchanged = write._tag === "Update" ? write.unchanged.join(",") : ""
+    const shape = `${write._tag} ${write.table} ${Object.keys(rows[0]!).join(",")} ${unchanged}`
     const known = byShape.get(shape)
-    if (known !== undefined && known._tag !== "Statement") {
-      ;(known.rows as Array<Row>).push(...rows)
+    if (known !== undefined) {
+      known.rows.push(...rows)
       continue
     }
-    const group: Gathered =
-      write._tag === "Insert"
-        ? { _tag: "Insert", table: write.table, rows: [...rows] }
-        : { _tag: "Update", table: write.table, rows: [write.row], unchanged: write.unchanged }
+    const group: Rows = { write, rows: [...rows] }
     byShape.set(shape, group)
     gathered.push(group)
   }
   return gathered.map((group) =>
-    group._tag === "Statement"
+    "statement" in group
       ? group.statement
-      : group._tag === "Insert"
-        ? sql`INSERT INTO ${sql(group.table)} ${sql.insert(group.rows)}`
-        : updateStatement(sql, group.table, group.rows, group.unchanged)
+      : group.write._tag === "Insert"
+        ? sql`INSERT INTO ${sql(group.write.table)} ${sql.insert(group.rows)}`
+        : // Every row of an update group came from an `updateWrite`, which has an id.
+          updateStatement(
+            sql,
+            group.write.table,
+            group.rows as Array<Row & { readonly id: string }>,
+            group.write.unchanged
+          )
   )
 }
 
@@ -250,7 +250,7 @@ export const deferredWrites = (sql: SqlClient.SqlClient, writes: ReadonlyArray<W
   })
 
 /**
- * `sql.withTransaction`, opened on its first statement and with {@link deferredWrite}s sent together. Nested in
+ * `sql.withTransaction`, opened on its first statement and with {@link deferredWrites} sent together. Nested in
  * another transaction it is `sql.withTransaction` itself (a savepoint).
  */
 export const lazyTransaction =

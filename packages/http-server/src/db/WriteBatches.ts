@@ -61,9 +61,9 @@ const fallbackReason = (cause: Cause.Cause<unknown>): string => {
  * Concurrent writes gathered into batches: those that arrive within one turn of the event loop (well under a
  * millisecond), or while the batches before them are written (`maxInFlight` at once), up to `maxBatch`. Each
  * caller waits for its own answer. A write already taken into a batch is stored even when its caller stops
- * waiting, as a write already sent to the database would be. Each batch of two or more is counted (`talab_write_batches_total`), and one
- * that falls back is logged with its reason: a steady share of fallbacks costs every write of them a second
- * transaction.
+ * waiting, as a write already sent to the database would be. Each batch of two or more is counted
+ * (`talab_write_batches_total`), and one that falls back is logged with its reason: a steady share of fallbacks
+ * costs every write of them a second transaction.
  */
 export const makeWriteBatches = <I, A, E>(
   kind: WriteBatchKind,
