@@ -5,6 +5,7 @@ import { pngOfZeros } from "../../../../test-support/png.js"
 import { expectError, ISO_UTC, UUID } from "../support/fixtures.js"
 import { bothBackends, client, relaxedLimits, type SignedIn, signIn, useServer } from "../support/harness.js"
 import { largePng, webpChunks } from "../support/images.js"
+import { rawRequest } from "../support/raw-http.js"
 
 const fixture = (name: string): Uint8Array<ArrayBuffer> =>
   new Uint8Array(readFileSync(new URL(`../fixtures/${name}`, import.meta.url)))
@@ -188,6 +189,20 @@ describe.each(bothBackends)("photo uploads on %s", (backend) => {
         "VALIDATION_ERROR"
       )
     })
+
+    it("400 on image, at once, for a form with no body: a length of 0, or none announced", async () => {
+      const me = await signIn(server(), api())
+      const headers = {
+        authorization: `Bearer ${me.token}`,
+        "content-type": "multipart/form-data; boundary=form",
+        "accept-language": "en"
+      }
+      const empties = [
+        rawRequest(server().baseUrl, "POST", "/api/v1/images", { headers, body: "" }),
+        rawRequest(server().baseUrl, "POST", "/api/v1/images", { headers })
+      ]
+      for (const answer of await Promise.all(empties)) await refused(me, answer, 400, "VALIDATION_ERROR")
+    }, 15_000)
 
     it("400 on image, fast, for a 1 x 39,000,000 PNG, a side over 8,192 px, over 40,000,000 pixels, past 1:20, a bomb", async () => {
       const me = await signIn(server(), api())

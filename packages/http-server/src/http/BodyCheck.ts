@@ -41,7 +41,7 @@ const unsupported = Effect.flatMap(requestLanguage, (language) =>
 )
 
 /** Node reads a body only when the request announces one: a length above 0, or chunked transfer. */
-const announcesBody = (request: HttpServerRequest.HttpServerRequest) => {
+export const announcesBody = (request: HttpServerRequest.HttpServerRequest) => {
   const length = request.headers["content-length"]
   return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length.trim() !== "0")
 }

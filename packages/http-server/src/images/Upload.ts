@@ -5,6 +5,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import { announcesBody } from "../http/BodyCheck.js"
 import { PayloadTooLarge } from "../http/EdgeErrors.js"
 
 /** A size limit of the parser; inside a part's content it surfaces as an InternalError around the limit. */
@@ -71,5 +72,7 @@ export const uploadedFile = (
     const missing = ValidationFailed.field(field, missingKey)
     // The multipart parser throws outside the stream on a missing boundary; such a request has no file part.
     if (!isMultipartWithBoundary(contentType)) return Effect.fail(missing)
+    // Nor does a form without a body: the parser would wait for its first boundary forever.
+    if (!announcesBody(request)) return Effect.fail(missing)
     return filePartBytes(payload as Stream.Stream<Multipart.Part, Multipart.MultipartError>, field, missing)
   })
