@@ -190,7 +190,7 @@ describe.each(bothBackends)("photo uploads on %s", (backend) => {
       )
     })
 
-    it("400 on image, at once, for a form with no body: a length of 0, or none announced", async () => {
+    it("400 on image, at once, for a form with no body: a length of 0, an empty chunked body, or none announced", async () => {
       const me = await signIn(server(), api())
       const headers = {
         authorization: `Bearer ${me.token}`,
@@ -199,6 +199,9 @@ describe.each(bothBackends)("photo uploads on %s", (backend) => {
       }
       const empties = [
         rawRequest(server().baseUrl, "POST", "/api/v1/images", { headers, body: "" }),
+        rawRequest(server().baseUrl, "POST", "/api/v1/images", {
+          headers: { ...headers, "transfer-encoding": "chunked" }
+        }),
         rawRequest(server().baseUrl, "POST", "/api/v1/images", { headers })
       ]
       for (const answer of await Promise.all(empties)) await refused(me, answer, 400, "VALIDATION_ERROR")
