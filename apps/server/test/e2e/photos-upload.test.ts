@@ -197,12 +197,12 @@ describe.each(bothBackends)("photo uploads on %s", (backend) => {
         "content-type": "multipart/form-data; boundary=form",
         "accept-language": "en"
       }
+      const post = (options: Parameters<typeof rawRequest>[3]) =>
+        rawRequest(server().baseUrl, "POST", "/api/v1/images", options)
       const empties = [
-        rawRequest(server().baseUrl, "POST", "/api/v1/images", { headers, body: "" }),
-        rawRequest(server().baseUrl, "POST", "/api/v1/images", {
-          headers: { ...headers, "transfer-encoding": "chunked" }
-        }),
-        rawRequest(server().baseUrl, "POST", "/api/v1/images", { headers })
+        post({ headers, body: "" }),
+        post({ headers: { ...headers, "transfer-encoding": "chunked" } }),
+        post({ headers })
       ]
       for (const answer of await Promise.all(empties)) await refused(me, answer, 400, "VALIDATION_ERROR")
     }, 15_000)

@@ -10,6 +10,7 @@ import {
   hasAttachments,
   Ids,
   type LockedConversation,
+  Message,
   type MessageInput,
   OfferStatus,
   otherParty,
@@ -55,13 +56,9 @@ const LockedRow = Schema.Struct({
 /** A stored row, whether it answered a buyer's question, and its sender's messages before the batch near it. */
 const InsertedRow = Schema.Struct({
   ...StoredRow.fields,
+  // Built by json_agg: its times are ISO strings.
   earlier: Schema.Array(
-    Schema.Struct({
-      seq: Schema.Number,
-      senderId: Schema.String,
-      messageText: Schema.String,
-      createdAt: Schema.Date
-    })
+    Schema.Struct({ ...Message.pick("seq", "senderId", "messageText").fields, createdAt: Schema.Date })
   )
 })
 type Inserted = typeof InsertedRow.Type
