@@ -164,4 +164,40 @@ describe("write batches", () => {
       expect(["stored", "fell_back"].map((outcome) => batchesCounted("offers", outcome))).toEqual(before)
     })
   )
+
+  it.effect("send a lone write through the batch when the kind asks, falling back alone, and count no batch", () =>
+    Effect.gen(function* () {
+      const batches: Array<ReadonlyArray<number>> = []
+      const alone: Array<number> = []
+      const before = ["stored", "fell_back"].map((outcome) => batchesCounted("messages", outcome))
+      const { result } = yield* observed(
+        Effect.gen(function* () {
+          const write = yield* makeWriteBatches<number, number, string>(
+            "messages",
+            { maxBatch: 64, maxInFlight: 1, aloneInFlight: 4 },
+            {
+              batch: (items) =>
+                items[0] === 2
+                  ? Effect.die("refused as a whole")
+                  : Effect.sync(() => {
+                      batches.push(items)
+                      return items.map((item) => Exit.succeed(item * 10))
+                    }),
+              alone: (item) =>
+                Effect.sync(() => {
+                  alone.push(item)
+                  return item * 100
+                }),
+              loneAsBatch: true
+            }
+          )
+          return [yield* Effect.exit(write(1)), yield* Effect.exit(write(2))]
+        })
+      )
+      expect(result).toEqual([Exit.succeed(10), Exit.succeed(200)])
+      expect(batches).toEqual([[1]])
+      expect(alone).toEqual([2])
+      expect(["stored", "fell_back"].map((outcome) => batchesCounted("messages", outcome))).toEqual(before)
+    })
+  )
 })

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest"
+import Pg from "pg"
+import { describe, expect, it, vi } from "vitest"
 import { chatScene, Marketplace, marketplaceSettings } from "../support/fixtures.js"
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
@@ -187,6 +188,35 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
       })
       const rows = await stored(scene.conversationId)
       expect(new Set(rows.slice(1).map((row) => row.tx)).size).toBeLessThan(5)
+    } finally {
+      socket.close()
+    }
+  })
+
+  it("a message sent alone takes the batch's statements: no read of its conversation before the lock nor of its spread after", async () => {
+    const m = market()
+    const scene = await chatScene(m)
+    const socket = await connectAs(suite.server().wsUrl, scene.buyer.token, [scene.conversationId])
+    try {
+      expect((await send(scene.seller, scene.conversationId, "050 123")).status).toBe(201)
+      expect((await socket.nextOfType("message")).data).toMatchObject({ message_text: "050 123", masked: false })
+      // Every statement of every pool of this process goes through Client.query; the answer comes after the
+      // live delivery, so the spread it is masked with has been read by then.
+      const query = vi.spyOn(Pg.Client.prototype, "query")
+      let sent: ReadonlyArray<unknown> = []
+      const answer = await send(scene.seller, scene.conversationId, "4567").finally(() => {
+        sent = query.mock.calls.map(([statement]) => statement)
+        query.mockRestore()
+      })
+      expect(answer.status).toBe(201)
+      expect((await socket.nextOfType("message")).data).toMatchObject({ message_text: "***", masked: true })
+      const statements = sent.map((q) =>
+        (typeof q === "string" ? q : (q as { text: string }).text).replace(/\s+/g, " ")
+      )
+      expect(statements.some((text) => text.includes("INSERT INTO messages"))).toBe(true)
+      expect(statements.filter((text) => /FROM conversations WHERE id = \$1/.test(text))).toEqual([])
+      expect(statements.filter((text) => text.includes("asked_seq"))).toEqual([])
+      expect((await stored(scene.conversationId)).map((row) => row.seq)).toEqual([1, 2])
     } finally {
       socket.close()
     }

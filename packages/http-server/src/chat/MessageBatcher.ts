@@ -97,8 +97,8 @@ class BatchFallback {
  * the conversation's next, in the order the messages came, without gaps. A repeated `client_id` answers the
  * first message, also within one batch. Whatever the database refuses in the batch statement (or a repeat
  * that raced it) rolls the batch back and sends its messages one by one through core's `Chat.send`, so a bad
- * message fails alone. A lone message goes through `Chat.send` as before, and so does a message with
- * attachments (they are attached in its transaction, which rolls the message back when one is refused).
+ * message fails alone. A lone text message is a batch of one; a message with attachments goes through
+ * `Chat.send` (they are attached in its transaction, which rolls the message back when one is refused).
  */
 export const makeMessageBatcher = (presence: RecipientPresence) =>
   Effect.gen(function* () {
@@ -307,7 +307,10 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
 
     const batched = yield* makeWriteBatches<Pending, BatchedMessage, SendError>("messages", WRITE_BATCH_LIMITS, {
       batch: storeBatch,
-      alone: (pending) => chat.send(pending.senderId, pending.conversationId, pending.input, presence)
+      alone: (pending) => chat.send(pending.senderId, pending.conversationId, pending.input, presence),
+      // Even alone, the batch's statements are fewer: no read of the conversation before its lock, and no read
+      // of the spread after the commit (the insert returns the earlier lines).
+      loneAsBatch: true
     })
 
     /** Sends a message as `Chat.send` does, in one transaction with the messages sent at the same moment. */

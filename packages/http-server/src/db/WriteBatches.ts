@@ -34,8 +34,13 @@ export interface WriteBatchRunners<I, A, E> {
    * and every item is then written alone, so whatever failed fails alone.
    */
   readonly batch: (items: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<Exit.Exit<A, E>>, unknown>
-  /** Writes one item in a transaction of its own: a batch of one, and every item of a batch that failed. */
+  /** Writes one item in a transaction of its own: every item of a batch that failed, and a lone item by default. */
   readonly alone: (item: I) => Effect.Effect<A, E>
+  /**
+   * Whether an item that arrives alone goes through `batch` too (falling back to `alone` as a batch does), for
+   * kinds whose batch statements are fewer than their lone write's.
+   */
+  readonly loneAsBatch?: boolean
 }
 
 interface Waiting<I, A, E> {
@@ -71,15 +76,20 @@ export const makeWriteBatches = <I, A, E>(
   runners: WriteBatchRunners<I, A, E>
 ) =>
   Effect.map(Effect.runtime<never>(), (runtime) => {
+    // Counted as batches only when two or more went together: a lone write's batch is not gathering anything.
+    const count = (batch: ReadonlyArray<I>, outcome: "stored" | "fell_back") =>
+      Effect.sync(() => {
+        if (batch.length > 1) recordWriteBatch(kind, outcome)
+      })
     const run = (batch: ReadonlyArray<I>) =>
-      (batch.length === 1
+      (batch.length === 1 && runners.loneAsBatch !== true
         ? Effect.map(Effect.exit(runners.alone(batch[0]!)), (exit) => [exit])
         : runners.batch(batch).pipe(
-            Effect.tap(() => Effect.sync(() => recordWriteBatch(kind, "stored"))),
+            Effect.tap(() => count(batch, "stored")),
             Effect.catchAllCause((cause) =>
               Effect.logWarning("Write batch failed as a whole; each write is stored alone").pipe(
                 Effect.annotateLogs({ kind, size: batch.length, reason: fallbackReason(cause) }),
-                Effect.zipRight(Effect.sync(() => recordWriteBatch(kind, "fell_back"))),
+                Effect.zipRight(count(batch, "fell_back")),
                 Effect.zipRight(
                   Effect.forEach(batch, (item) => Effect.exit(runners.alone(item)), {
                     concurrency: options.aloneInFlight
