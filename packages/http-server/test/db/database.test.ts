@@ -6,7 +6,7 @@ import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { UserRepo } from "@talab/core"
 import { Effect, Either, Fiber, Redacted } from "effect"
-import { DatabaseOptions, databaseOptionsFromUrl } from "../../src/db/Database.js"
+import { DatabaseLayer, DatabaseOptions, databaseOptionsFromUrl } from "../../src/db/Database.js"
 import { migrations as allMigrations, MigratedDatabaseLayer } from "../../src/db/Migrations.js"
 import { parseArray, parseTimestamp, pgTypes } from "../../src/db/PgTypes.js"
 import { migratedDataDir } from "../support/migrated-databases.js"
@@ -121,6 +121,35 @@ describe("embedded database", () => {
         })
       }),
     180_000
+  )
+})
+
+describe("buffer pool", () => {
+  const sharedBuffers = Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ shared_buffers: string }>`SHOW shared_buffers`
+  )
+
+  it.scopedLive(
+    "is small in memory, where the files it caches are in memory too, in each way one starts",
+    () =>
+      Effect.gen(function* () {
+        const [empty] = yield* sharedBuffers.pipe(Effect.provide(DatabaseLayer(DatabaseOptions.Memory())))
+        const [fromDump] = yield* sharedBuffers.pipe(Effect.provide(unmigratedPgliteInMemory))
+        expect([empty?.shared_buffers, fromDump?.shared_buffers]).toEqual(["16MB", "16MB"])
+      }),
+    120_000
+  )
+
+  it.scopedLive(
+    "keeps PostgreSQL's size on disk, where a miss reads the file",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* Effect.promise(migratedDataDir)
+        const [onDisk] = yield* sharedBuffers.pipe(Effect.provide(DatabaseLayer(DatabaseOptions.Embedded({ dataDir }))))
+        expect(onDisk?.shared_buffers).toBe("128MB")
+      }),
+    120_000
   )
 })
 
