@@ -29,6 +29,9 @@ const observed = <A, E>(effect: Effect.Effect<A, E>) =>
     return { result, lines }
   })
 
+/** Batch limits for the tests that are not about them. */
+const LIMITS = { maxBatch: 64, maxInFlight: 1, aloneInFlight: 4 }
+
 /** Items written at the same moment: each its own caller, all started before any is answered. */
 const writeTogether = <A, E>(write: (item: number) => Effect.Effect<A, E>, items: ReadonlyArray<number>) =>
   Effect.forEach(items, (item) => Effect.exit(write(item)), { concurrency: "unbounded" })
@@ -40,18 +43,14 @@ describe("write batches", () => {
       const before = batchesCounted("requests", "stored")
       const { result } = yield* observed(
         Effect.gen(function* () {
-          const write = yield* makeWriteBatches<number, number, string>(
-            "requests",
-            { maxBatch: 64, maxInFlight: 1, aloneInFlight: 4 },
-            {
-              batch: (items) =>
-                Effect.sync(() => {
-                  batches.push(items)
-                  return items.map((item) => (item === 3 ? Exit.fail("three refused") : Exit.succeed(item * 10)))
-                }),
-              alone: () => Effect.die("a write went alone")
-            }
-          )
+          const write = yield* makeWriteBatches<number, number, string>("requests", LIMITS, {
+            batch: (items) =>
+              Effect.sync(() => {
+                batches.push(items)
+                return items.map((item) => (item === 3 ? Exit.fail("three refused") : Exit.succeed(item * 10)))
+              }),
+            alone: () => Effect.die("a write went alone")
+          })
           return yield* writeTogether(write, [1, 2, 3, 4, 5])
         })
       )
@@ -123,18 +122,14 @@ describe("write batches", () => {
       const deadlock = { _tag: "SqlError", cause: { code: "40P01", detail: "Key (phone)=(+966501234567)" } }
       const { lines, result } = yield* observed(
         Effect.gen(function* () {
-          const write = yield* makeWriteBatches<number, number, string>(
-            "messages",
-            { maxBatch: 64, maxInFlight: 1, aloneInFlight: 4 },
-            {
-              batch: () => Effect.die(deadlock),
-              alone: (item) =>
-                Effect.sync(() => {
-                  alone.push(item)
-                  return item * 10
-                })
-            }
-          )
+          const write = yield* makeWriteBatches<number, number, string>("messages", LIMITS, {
+            batch: () => Effect.die(deadlock),
+            alone: (item) =>
+              Effect.sync(() => {
+                alone.push(item)
+                return item * 10
+              })
+          })
           return yield* writeTogether(write, [1, 2, 3])
         })
       )
@@ -152,11 +147,10 @@ describe("write batches", () => {
       const before = ["stored", "fell_back"].map((outcome) => batchesCounted("offers", outcome))
       const { result } = yield* observed(
         Effect.gen(function* () {
-          const write = yield* makeWriteBatches<number, number, string>(
-            "offers",
-            { maxBatch: 64, maxInFlight: 1, aloneInFlight: 4 },
-            { batch: () => Effect.die("a batch of one"), alone: (item) => Effect.succeed(item * 10) }
-          )
+          const write = yield* makeWriteBatches<number, number, string>("offers", LIMITS, {
+            batch: () => Effect.die("a batch of one"),
+            alone: (item) => Effect.succeed(item * 10)
+          })
           return yield* Effect.exit(write(7))
         })
       )
@@ -172,25 +166,21 @@ describe("write batches", () => {
       const before = ["stored", "fell_back"].map((outcome) => batchesCounted("messages", outcome))
       const { result } = yield* observed(
         Effect.gen(function* () {
-          const write = yield* makeWriteBatches<number, number, string>(
-            "messages",
-            { maxBatch: 64, maxInFlight: 1, aloneInFlight: 4 },
-            {
-              batch: (items) =>
-                items[0] === 2
-                  ? Effect.die("refused as a whole")
-                  : Effect.sync(() => {
-                      batches.push(items)
-                      return items.map((item) => Exit.succeed(item * 10))
-                    }),
-              alone: (item) =>
-                Effect.sync(() => {
-                  alone.push(item)
-                  return item * 100
-                }),
-              loneAsBatch: true
-            }
-          )
+          const write = yield* makeWriteBatches<number, number, string>("messages", LIMITS, {
+            batch: (items) =>
+              items[0] === 2
+                ? Effect.die("refused as a whole")
+                : Effect.sync(() => {
+                    batches.push(items)
+                    return items.map((item) => Exit.succeed(item * 10))
+                  }),
+            alone: (item) =>
+              Effect.sync(() => {
+                alone.push(item)
+                return item * 100
+              }),
+            loneAsBatch: true
+          })
           return [yield* Effect.exit(write(1)), yield* Effect.exit(write(2))]
         })
       )

@@ -167,13 +167,23 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
     expect((await stored(scene.conversationId)).map((row) => row.seq)).toEqual(seqRange(1, 10))
   })
 
-  it("a number split over a sender's messages stored together is masked live, as each message's spread is read with the batch", async () => {
-    const m = market()
-    const scene = await chatScene(m)
+  /** A conversation whose buyer's socket has been delivered the first part of a number the seller sent, unmasked. */
+  const firstPartOfNumberDelivered = async () => {
+    const scene = await chatScene(market())
     const socket = await connectAs(suite.server().wsUrl, scene.buyer.token, [scene.conversationId])
     try {
       expect((await send(scene.seller, scene.conversationId, "050 123")).status).toBe(201)
       expect((await socket.nextOfType("message")).data).toMatchObject({ message_text: "050 123", masked: false })
+      return { scene, socket }
+    } catch (error) {
+      socket.close()
+      throw error
+    }
+  }
+
+  it("a number split over a sender's messages stored together is masked live, as each message's spread is read with the batch", async () => {
+    const { scene, socket } = await firstPartOfNumberDelivered()
+    try {
       // The rest of the number, with the buyer's messages of the same moment, so it is stored in a batch.
       const answers = await Promise.all([
         ...Array.from({ length: 4 }, (_, k) => send(scene.buyer, scene.conversationId, `hello ${k}`)),
@@ -194,12 +204,8 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
   })
 
   it("a message sent alone takes the batch's statements: no read of its conversation before the lock nor of its spread after", async () => {
-    const m = market()
-    const scene = await chatScene(m)
-    const socket = await connectAs(suite.server().wsUrl, scene.buyer.token, [scene.conversationId])
+    const { scene, socket } = await firstPartOfNumberDelivered()
     try {
-      expect((await send(scene.seller, scene.conversationId, "050 123")).status).toBe(201)
-      expect((await socket.nextOfType("message")).data).toMatchObject({ message_text: "050 123", masked: false })
       // Every statement of every pool of this process goes through Client.query; the answer comes after the
       // live delivery, so the spread it is masked with has been read by then.
       const query = vi.spyOn(Pg.Client.prototype, "query")
