@@ -1,5 +1,6 @@
-import Pg from "pg"
-import { describe, expect, it, vi } from "vitest"
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import { statementsSentBy } from "../../../../packages/http-server/test/support/statements-sent.js"
 import { chatScene, Marketplace, marketplaceSettings } from "../support/fixtures.js"
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
@@ -206,19 +207,12 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
   it("a message sent alone takes the batch's statements: no read of its conversation before the lock nor of its spread after", async () => {
     const { scene, socket } = await firstPartOfNumberDelivered()
     try {
-      // Every statement of every pool of this process goes through Client.query; the answer comes after the
-      // live delivery, so the spread it is masked with has been read by then.
-      const query = vi.spyOn(Pg.Client.prototype, "query")
-      let sent: ReadonlyArray<unknown> = []
-      const answer = await send(scene.seller, scene.conversationId, "4567").finally(() => {
-        sent = query.mock.calls.map(([statement]) => statement)
-        query.mockRestore()
-      })
+      // The answer comes after the live delivery, so the spread it is masked with has been read by then.
+      const { result: answer, statements } = await Effect.runPromise(
+        statementsSentBy(Effect.promise(() => send(scene.seller, scene.conversationId, "4567")))
+      )
       expect(answer.status).toBe(201)
       expect((await socket.nextOfType("message")).data).toMatchObject({ message_text: "***", masked: true })
-      const statements = sent.map((q) =>
-        (typeof q === "string" ? q : (q as { text: string }).text).replace(/\s+/g, " ")
-      )
       expect(statements.some((text) => text.includes("INSERT INTO messages"))).toBe(true)
       expect(statements.filter((text) => /FROM conversations WHERE id = \$1/.test(text))).toEqual([])
       expect(statements.filter((text) => text.includes("asked_seq"))).toEqual([])
