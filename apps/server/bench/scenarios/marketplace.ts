@@ -13,7 +13,8 @@
  *   BENCH_ONLY=messages,offers …                    only these scenarios (and the floor): stack, detail, cold, list,
  *                                                   mixed, offers, requests, messages
  *   BENCH_STATEMENTS=1 …                            after each write scenario, PostgreSQL's statements by time
- *                                                   (needs pg_stat_statements in shared_preload_libraries)
+ *                                                   (needs pg_stat_statements in shared_preload_libraries; its
+ *                                                   track_planning on for the time each statement took to plan)
  *
  * A real server (testkit's startTestServer) on a fresh database with high rate limits, seeded in SQL
  * (bench/seed.ts). The load runs in a worker thread so it does not share the server's event loop; both
@@ -133,7 +134,8 @@ const withDatabaseCpu = async (
 
 /**
  * Runs a load and, with BENCH_STATEMENTS=1, prints the statements PostgreSQL ran for the database meanwhile,
- * the costliest first, with their time per call of the load (what a write's CPU goes to, by statement).
+ * the costliest first, with their time per call of the load (what a write's CPU goes to, by statement) and
+ * the time each call of them took to plan (zero unless `pg_stat_statements.track_planning` is on).
  */
 const withStatements = async (
   database: { readonly url: string; readonly name: string },
@@ -141,11 +143,11 @@ const withStatements = async (
 ) => {
   if (!STATEMENTS) return run()
   const statements = (sql: SqlClient.SqlClient) =>
-    sql<{ ms: number; calls: number; rows: number; query: string }>`
-      SELECT s.total_exec_time AS ms, s.calls::float8 AS calls, s.rows::float8 AS rows,
-             left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS query
+    sql<{ ms: number; planMs: number; calls: number; rows: number; query: string }>`
+      SELECT s.total_exec_time AS ms, s.total_plan_time / greatest(s.calls, 1) AS "planMs", s.calls::float8 AS calls,
+             s.rows::float8 AS rows, left(regexp_replace(s.query, '\\s+', ' ', 'g'), 110) AS query
       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-      WHERE d.datname = ${database.name} ORDER BY s.total_exec_time DESC LIMIT 12`
+      WHERE d.datname = ${database.name} ORDER BY s.total_exec_time + s.total_plan_time DESC LIMIT 12`
   await onDatabase(
     database.url,
     Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -154,10 +156,10 @@ const withStatements = async (
   )
   const result = await run()
   const rows = await onDatabase(database.url, Effect.flatMap(SqlClient.SqlClient, statements))
-  console.log("  statements by execution time (ms per call of the load, calls, rows):")
+  console.log("  statements by time (ms run per call of the load, calls, rows, ms planned per call of the statement):")
   for (const row of rows) {
     console.log(
-      `    ${(row.ms / result.requests).toFixed(3).padStart(7)} ${String(row.calls).padStart(7)} ${String(row.rows).padStart(8)}  ${row.query}`
+      `    ${(row.ms / result.requests).toFixed(3).padStart(7)} ${String(row.calls).padStart(7)} ${String(row.rows).padStart(8)} ${row.planMs.toFixed(3).padStart(7)}  ${row.query}`
     )
   }
   return result

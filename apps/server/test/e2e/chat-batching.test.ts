@@ -222,6 +222,34 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
     }
   })
 
+  it("a batch's statements are the same text whatever its size, so PostgreSQL plans no longer statement for a bigger one", async () => {
+    const m = market()
+    const scenes = await Promise.all(Array.from({ length: 5 }, () => chatScene(m)))
+    const { statements } = await Effect.runPromise(
+      statementsSentBy(
+        Effect.promise(async () => {
+          expect((await send(scenes[0]!.seller, scenes[0]!.conversationId, "alone")).status).toBe(201)
+          const together = await Promise.all(
+            scenes.flatMap((scene) =>
+              [scene.buyer, scene.seller].map((sender) => send(sender, scene.conversationId, "together"))
+            )
+          )
+          expect(together.map((answer) => answer.status)).toEqual(Array(10).fill(201))
+        })
+      )
+    )
+    const together = await sql(
+      (s) => s<{ tx: string }>`SELECT xmin::text AS tx FROM messages WHERE message_text = 'together'
+        AND conversation_id IN ${s.in(scenes.map((scene) => scene.conversationId))}`
+    )
+    // Some of the ten went in one batch, beside the batch of one before them.
+    expect(new Set(together.map((row) => row.tx)).size).toBeLessThan(10)
+    const textsWith = (marker: string) => new Set(statements.filter((text) => text.includes(marker)))
+    expect(textsWith("INSERT INTO messages").size).toBe(1)
+    expect(textsWith("FOR UPDATE OF c").size).toBe(1)
+    expect(textsWith("FOR SHARE OF p").size).toBe(1)
+  })
+
   it("one client_id sent several times at once over a socket is stored once, every send acked with it", async () => {
     const m = market()
     const scene = await chatScene(m)

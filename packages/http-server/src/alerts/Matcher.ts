@@ -8,10 +8,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { AppConfig } from "../config/AppConfig.js"
+import { textArrayLiteral } from "../db/PgArrays.js"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 import { NotificationWakeup } from "../notifications/Wakeup.js"
 import { RealtimeHub } from "../realtime/Hub.js"
-import { textArrayLiteral } from "../search/SearchWords.js"
 import { cityKey } from "./Service.js"
 
 export interface MatcherOptions {

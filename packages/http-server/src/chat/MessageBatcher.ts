@@ -28,6 +28,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Str from "effect/String"
+import { textArrayLiteral } from "../db/PgArrays.js"
 import { makeWriteBatches, WRITE_BATCH_LIMITS } from "../db/WriteBatches.js"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
@@ -114,7 +115,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       Result: LockedRow,
       execute: (conversationIds) => sql`
       SELECT c.*, o.status AS offer_status FROM conversations c JOIN offers o ON o.id = c.offer_id
-      WHERE c.id IN ${sql.in(conversationIds)} ORDER BY c.id FOR UPDATE OF c`
+      WHERE c.id = ANY(${textArrayLiteral(conversationIds)}::uuid[]) ORDER BY c.id FOR UPDATE OF c`
     })
     // The profiles of the senders who are their conversation's seller, locked shared in user id order (the
     // ports' lock order, before the conversations): a conversation's seller never changes, so no lock is needed
@@ -126,7 +127,8 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       SELECT p.* FROM seller_profiles p
       WHERE p.user_id IN (
         SELECT c.seller_id FROM conversations c
-        JOIN (VALUES ${sql.csv(sent.map(({ conversationId, senderId }) => sql`(${conversationId}::uuid, ${senderId}::uuid)`))})
+        JOIN unnest(${textArrayLiteral(sent.map((s) => s.conversationId))}::uuid[],
+                    ${textArrayLiteral(sent.map((s) => s.senderId))}::uuid[])
           AS sent (conversation_id, sender_id) ON c.id = sent.conversation_id AND c.seller_id = sent.sender_id)
       ORDER BY p.user_id FOR SHARE OF p`
     })
@@ -134,9 +136,10 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       Request: Schema.Array(Schema.Struct({ senderId: Schema.String, clientId: Schema.String })),
       Result: MessageRow,
       execute: (keys) => sql`
-      SELECT * FROM messages WHERE (sender_id, client_id) IN (${sql.csv(
-        keys.map(({ clientId, senderId }) => sql`(${senderId}::uuid, ${clientId})`)
-      )})`
+      SELECT m.* FROM messages m
+      JOIN unnest(${textArrayLiteral(keys.map((k) => k.senderId))}::uuid[], ${textArrayLiteral(keys.map((k) => k.clientId))}::text[])
+        AS k (sender_id, client_id) ON m.sender_id = k.sender_id AND m.client_id = k.client_id
+      WHERE m.client_id IS NOT NULL`
     })
     interface NewMessage {
       readonly id: string
@@ -160,16 +163,30 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       Result: InsertedRow,
       execute: (rows) => {
         const news = rows as ReadonlyArray<NewMessage>
+        // The rows as one JSON parameter: the statement's text, and so its planning, stays the same whatever
+        // the batch's size (a VALUES list with a seq subquery per row took longer to plan than to run).
+        const input = JSON.stringify(
+          news.map((m, i) => ({
+            i,
+            id: m.id,
+            conversation_id: m.conversationId,
+            sender_id: m.senderId,
+            message_text: m.messageText,
+            client_id: m.clientId,
+            created_at: m.createdAt.toISOString(),
+            nth: m.nth
+          }))
+        )
         return sql`
         WITH stored AS (
           INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, read_at, created_at, seq)
-          VALUES ${sql.csv(
-            news.map(
-              (m) => sql`(${m.id}::uuid, ${m.conversationId}::uuid, ${m.senderId}::uuid, ${m.messageText},
-                ${m.clientId}, NULL, ${m.createdAt},
-                (SELECT COALESCE(max(seq), 0) + ${m.nth} FROM messages WHERE conversation_id = ${m.conversationId}::uuid))`
-            )
-          )}
+          SELECT n.id, n.conversation_id, n.sender_id, n.message_text, n.client_id, NULL, n.created_at,
+            (SELECT COALESCE(max(m.seq), 0) FROM messages m WHERE m.conversation_id = n.conversation_id) + n.nth
+          FROM json_to_recordset(${input}::json) AS n (
+            i integer, id uuid, conversation_id uuid, sender_id uuid, message_text text, client_id text,
+            created_at timestamptz, nth integer
+          )
+          ORDER BY n.i
           ON CONFLICT (sender_id, client_id) WHERE client_id IS NOT NULL DO NOTHING
           RETURNING *
         ), touched AS (

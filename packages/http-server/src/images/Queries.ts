@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { ImageHolderKind } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { textArrayLiteral } from "../search/SearchWords.js"
+import { textArrayLiteral } from "../db/PgArrays.js"
 
 /** What a view shows of an attached image before its URLs are signed. */
 export interface ShownImage {

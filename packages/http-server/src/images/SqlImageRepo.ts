@@ -3,7 +3,7 @@ import { Image, ImageRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { textArrayLiteral } from "../search/SearchWords.js"
+import { textArrayLiteral } from "../db/PgArrays.js"
 
 /** Image as stored: the entity under its column names. */
 const ImageRow = snakeCaseKeys(Image.fields)

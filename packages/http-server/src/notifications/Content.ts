@@ -14,6 +14,7 @@ import {
   SPREAD_SEQS
 } from "@talab/core"
 import * as Effect from "effect/Effect"
+import { textArrayLiteral } from "../db/PgArrays.js"
 
 /** What a push about an offer (or its deal) says: who, what, how much. */
 export interface OfferFacts {
@@ -226,7 +227,7 @@ export class NotificationContent extends Effect.Service<NotificationContent>()("
       return sql<{ userId: string; language: Language; platform: Platform | null; pushToken: string | null }>`
         SELECT u.id AS "userId", u.language, d.platform, d.push_token AS "pushToken"
         FROM users u LEFT JOIN device_tokens d ON d.user_id = u.id
-        WHERE u.id IN ${sql.in(ids)}
+        WHERE u.id = ANY(${textArrayLiteral(ids)}::uuid[])
         ORDER BY d.created_at, d.id`.pipe(
         Effect.map((rows) => {
           const recipients = new Map<string, { language: Language; devices: Array<RecipientDevice> }>()

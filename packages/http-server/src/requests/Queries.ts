@@ -14,13 +14,13 @@ import {
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { textArrayLiteral } from "../db/PgArrays.js"
 import { columnsAs, fieldNames } from "../db/Rows.js"
 import { offsetOf, type Paged, type PageRequest } from "../http/Paging.js"
 import { requestFirstPhotoColumn, type ShownImage } from "../images/Queries.js"
 import { SignedImageUrls, signedUrlsServableUntil } from "../images/SignedUrls.js"
 import { cacheableAnswer, REQUEST_LISTS, requestTag, userTag } from "../readcache/ReadCache.js"
 import { makeSearchGate, SEARCH_GATE } from "../search/SearchGate.js"
-import { textArrayLiteral } from "../search/SearchWords.js"
 
 type ListItem = typeof RequestListItem.Type
 

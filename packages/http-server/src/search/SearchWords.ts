@@ -1,5 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { deletionsOf, indexWordsOf } from "@talab/core"
+import { textArrayLiteral } from "../db/PgArrays.js"
 
 /*
  * What a request stores for search (docs/DECISIONS.md, "Search"). The words are made here, by core's normaliser,
@@ -61,13 +62,6 @@ export const withSearchColumns = <
     searchWords
   }
 }
-
-/**
- * A text[] literal: sent as one parameter of unknown type, PostgreSQL and PGlite read it as the column's type.
- * Words are letters and digits only (core's `wordsOf`); quoting them anyway keeps the literal whole whatever they are.
- */
-export const textArrayLiteral = (words: ReadonlyArray<string>): string =>
-  `{${words.map((word) => `"${word.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`
 
 /**
  * Records `words` in the vocabulary: new terms with their deletions (a known term's deletions are already there),

@@ -3,6 +3,7 @@ import { SellerProfile, SellerProfileRepo, snakeCaseKeys } from "@talab/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { textArrayLiteral } from "../db/PgArrays.js"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
@@ -17,7 +18,7 @@ export const lockProfilesShared = (sql: SqlClient.SqlClient) =>
     Request: Schema.Array(Schema.String),
     Result: SellerProfileRow,
     execute: (userIds) => sql`
-      SELECT * FROM seller_profiles WHERE user_id IN ${sql.in(userIds)} ORDER BY user_id FOR SHARE`
+      SELECT * FROM seller_profiles WHERE user_id = ANY(${textArrayLiteral(userIds)}::uuid[]) ORDER BY user_id FOR SHARE`
   })
 
 export const SqlSellerProfileRepo = Layer.effect(

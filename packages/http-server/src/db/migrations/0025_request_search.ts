@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import * as Effect from "effect/Effect"
-import { recordTerms, requestSearchWords, textArrayLiteral } from "../../search/SearchWords.js"
+import { recordTerms, requestSearchWords } from "../../search/SearchWords.js"
+import { textArrayLiteral } from "../PgArrays.js"
 
 /*
  * Search of buy requests and alert keywords (docs/DECISIONS.md, "Search"; the columns and tables are described in
