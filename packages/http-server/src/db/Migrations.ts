@@ -29,6 +29,7 @@ import images from "./migrations/0026_images.js"
 import auditLog from "./migrations/0027_audit_log.js"
 import requestCountsPerStatement from "./migrations/0028_request_counts_per_statement.js"
 import requestDetailFunction from "./migrations/0029_request_detail_function.js"
+import requestRoomForUpdates from "./migrations/0030_request_room_for_updates.js"
 
 /** Migrations by `<number>_<name>`; imported statically so tsx and bundlers see them. */
 export const migrations = {
@@ -58,7 +59,8 @@ export const migrations = {
   "0026_images": images,
   "0027_audit_log": auditLog,
   "0028_request_counts_per_statement": requestCountsPerStatement,
-  "0029_request_detail_function": requestDetailFunction
+  "0029_request_detail_function": requestDetailFunction,
+  "0030_request_room_for_updates": requestRoomForUpdates
 }
 
 /**
