@@ -139,6 +139,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       SELECT m.* FROM messages m
       JOIN unnest(${textArrayLiteral(keys.map((k) => k.senderId))}::uuid[], ${textArrayLiteral(keys.map((k) => k.clientId))}::text[])
         AS k (sender_id, client_id) ON m.sender_id = k.sender_id AND m.client_id = k.client_id
+      -- Implied by the join, but stated so the planner can use the partial unique index on (sender_id, client_id).
       WHERE m.client_id IS NOT NULL`
     })
     interface NewMessage {

@@ -1,5 +1,4 @@
 import { SqlClient } from "@effect/sql"
-import type { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import type { UserEvent } from "@talab/contract"
 import { DomainEvent, EventOutbox, RequestRepo, SellerProfileRepo, Transactor, UserRepo } from "@talab/core"
@@ -8,7 +7,7 @@ import { AlertMatcher } from "../../src/alerts/Matcher.js"
 import { cityKey } from "../../src/alerts/Service.js"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { RealtimeHub, type RealtimeHubService } from "../../src/realtime/Hub.js"
-import { freshPostgresDatabase, pgliteInMemory, repositoriesOver } from "../db/support/databases.js"
+import { freshPostgresDatabase, pgliteInMemory, repositoriesOver, type TestDatabase } from "../db/support/databases.js"
 import { aRequest, aSellerProfile, at, aUser } from "../db/support/fixtures.js"
 import { statementsSentBy } from "../support/statements-sent.js"
 
@@ -19,15 +18,13 @@ import { statementsSentBy } from "../support/statements-sent.js"
  * apps/server/test/e2e/seller-alerts.test.ts's and alerts-cluster.test.ts's.
  */
 
-type Database = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
-
 const published: Array<{ readonly userIds: ReadonlyArray<string>; readonly event: UserEvent }> = []
 const recordingHub = Layer.succeed(RealtimeHub, {
   publishToUsers: (userIds: ReadonlyArray<string>, event: UserEvent) =>
     Effect.sync(() => void published.push({ userIds, event }))
 } as unknown as RealtimeHubService)
 
-const services = (database: Database) =>
+const services = (database: TestDatabase) =>
   AlertMatcher.Test().pipe(
     Layer.provideMerge(repositoriesOver(database)),
     Layer.provide(recordingHub),
@@ -89,7 +86,7 @@ const matcherWithNothingWaiting = Effect.gen(function* () {
   return matcher
 })
 
-const suite = (name: string, database: Database) =>
+const suite = (name: string, database: TestDatabase) =>
   layer(services(database), { timeout: Duration.minutes(1), excludeTestServices: true })(name, (it) => {
     it.effect("one round matches a batch of requests, each to its own sellers, and only those that can match", () =>
       Effect.gen(function* () {

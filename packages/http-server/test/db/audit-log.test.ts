@@ -1,19 +1,16 @@
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import type { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
-import { Duration, Effect, Either, type Layer } from "effect"
+import { Duration, Effect, Either } from "effect"
 import { recordOperatorAction } from "../../src/audit/AuditTrail.js"
 import { runRetention } from "../../src/ops/Retention.js"
-import { freshPostgresDatabase, pgliteInMemory } from "./support/databases.js"
+import { freshPostgresDatabase, pgliteInMemory, type TestDatabase } from "./support/databases.js"
 
 /*
  * The audit log is append-only in the database itself (migration 0027): UPDATE, DELETE and TRUNCATE are refused
  * to whoever tries, here the role the application connects as (the table's owner, which a grant could not stop),
  * with raw SQL, on both databases. The retention job, which deletes old rows elsewhere, leaves it whole.
  */
-
-type Database = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
 
 const anEntry = (sql: SqlClient.SqlClient, createdAt = new Date("2020-01-01T00:00:00Z")) =>
   Effect.gen(function* () {
@@ -36,7 +33,7 @@ const refusal = (statement: Effect.Effect<unknown, unknown>) =>
     return String((result as Either.Left<{ cause?: { message?: string } }, unknown>).left.cause?.message ?? "")
   })
 
-const suite = (name: string, database: Database) =>
+const suite = (name: string, database: TestDatabase) =>
   layer(database, { timeout: Duration.minutes(2), excludeTestServices: true })(name, (it) => {
     it.effect("refuses UPDATE, DELETE and TRUNCATE on audit_log to the application's own role", () =>
       Effect.gen(function* () {

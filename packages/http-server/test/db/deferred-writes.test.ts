@@ -1,12 +1,17 @@
 import { SqlClient } from "@effect/sql"
-import type { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { DomainEvent, EventOutbox, RequestRepo, Transactor, UserRepo } from "@talab/core"
 import { Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { afterEach, vi } from "vitest"
 import { AppConfig } from "../../src/config/AppConfig.js"
 import { statementsSentBy } from "../support/statements-sent.js"
-import { defectOf, freshPostgresDatabase, pgliteInMemory, repositoriesOver } from "./support/databases.js"
+import {
+  defectOf,
+  freshPostgresDatabase,
+  pgliteInMemory,
+  repositoriesOver,
+  type TestDatabase
+} from "./support/databases.js"
 import { aRequest, aUser } from "./support/fixtures.js"
 
 /*
@@ -14,8 +19,6 @@ import { aRequest, aUser } from "./support/fixtures.js"
  * reaches the server (counted at node-postgres' Client.query, which every statement of the pool goes through)
  * and what is stored. The request insert, the outbox and the request update are the deferred writes used here.
  */
-
-type Database = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
 
 const aBuyer = Effect.flatMap(UserRepo, (users) => users.insertOrGet(aUser()))
 
@@ -45,9 +48,9 @@ const storedOf = ({ buyerId, id: requestId }: { id: string; buyerId: string }) =
     }))
   )
 
-const services = (database: Database) => repositoriesOver(database).pipe(Layer.provide(AppConfig.layer()))
+const services = (database: TestDatabase) => repositoriesOver(database).pipe(Layer.provide(AppConfig.layer()))
 
-const suite = (name: string, database: Database, onServer: boolean) =>
+const suite = (name: string, database: TestDatabase, onServer: boolean) =>
   layer(services(database), { timeout: Duration.minutes(1), excludeTestServices: true })(name, (it) => {
     afterEach(() => {
       vi.restoreAllMocks()

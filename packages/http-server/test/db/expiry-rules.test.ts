@@ -1,10 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import type { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { effectiveOfferOn, effectiveRequest, expireRequest, OfferStatus, offerLapsed, RequestStatus } from "@talab/core"
-import { Duration, Effect, type Layer } from "effect"
+import { Duration, Effect } from "effect"
 import fc from "fast-check"
-import { freshPostgresDatabase, pgliteInMemory } from "./support/databases.js"
+import { freshPostgresDatabase, pgliteInMemory, type TestDatabase } from "./support/databases.js"
 import { anOffer, aRequest, aUser } from "./support/fixtures.js"
 
 /*
@@ -12,8 +11,6 @@ import { anOffer, aRequest, aUser } from "./support/fixtures.js"
  * backends: a change on either side that the other does not follow fails here. The cases crowd the boundary
  * (a millisecond either side of the expiry, and the expiry itself), since that is where a `<` and a `<=` part.
  */
-
-type Database = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -88,7 +85,7 @@ const inSql = (sql: SqlClient.SqlClient, cases: ReadonlyArray<Case>) => {
     ORDER BY c.i`
 }
 
-const suite = (name: string, database: Database) =>
+const suite = (name: string, database: TestDatabase) =>
   layer(database, { timeout: Duration.minutes(2) })(name, (it) => {
     it.effect("the SQL functions say what core says, at, before and after every expiry", () =>
       Effect.gen(function* () {

@@ -1,10 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import type { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { RequestRepo, Transactor, UserRepo } from "@talab/core"
 import { Duration, Effect, Layer } from "effect"
 import { AppConfig } from "../../src/config/AppConfig.js"
-import { freshPostgresDatabase, pgliteInMemory, repositoriesOver } from "./support/databases.js"
+import { freshPostgresDatabase, pgliteInMemory, repositoriesOver, type TestDatabase } from "./support/databases.js"
 import { aRequest, aUser } from "./support/fixtures.js"
 
 /*
@@ -12,8 +11,6 @@ import { aRequest, aUser } from "./support/fixtures.js"
  * version (migration 0030), so it is written beside the old one and no index gets an entry for it: a row
  * on a page that new requests had filled is still on that page after its update.
  */
-
-type Database = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
 
 const pageOf = (ids: ReadonlyArray<string>) =>
   Effect.flatMap(
@@ -26,7 +23,7 @@ const pageOf = (ids: ReadonlyArray<string>) =>
     Effect.map((rows) => new Map(rows.map((row) => [row.id, row.page] as const)))
   )
 
-const suite = (name: string, database: Database) =>
+const suite = (name: string, database: TestDatabase) =>
   layer(repositoriesOver(database).pipe(Layer.provide(AppConfig.layer())), {
     timeout: Duration.minutes(1),
     excludeTestServices: true

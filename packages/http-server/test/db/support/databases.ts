@@ -15,6 +15,9 @@ import {
 } from "../../support/migrated-databases.js"
 import { createPostgresDatabase } from "../../support/test-run.js"
 
+/** A database a suite runs on, PostgreSQL or PGlite: what the layers below give. */
+export type TestDatabase = Layer.Layer<SqlClient.SqlClient | PgClient.PgClient, unknown>
+
 /** A database of its own on the PostgreSQL server, from `create`, dropped when the layer closes. */
 const ownPostgresDatabase = <E>(
   create: () => Promise<{ readonly url: string; readonly drop: () => Promise<void> }>,
