@@ -8,6 +8,7 @@ import { connectThenLimitCommands } from "../src/adapters/RedisConnect.js"
 import * as RedisRateLimiter from "../src/adapters/ratelimit/RedisRateLimiter.js"
 import type { FanoutInbound } from "../src/realtime/Fanout.js"
 import { makeRedisFanout } from "../src/realtime/RedisFanout.js"
+import { rateLimiterLayer } from "../src/server/Adapters.js"
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 const prefix = `test:redis-connect:${randomUUID()}:`
@@ -155,5 +156,41 @@ describe("the first connection to Redis", () => {
       )
     )
     expect(delivered).toContain(userId)
+  })
+})
+
+describe("RATE_LIMIT_REDIS_TIMEOUT_MS", () => {
+  /**
+   * Another instance has spent a budget of one in Redis; this one counts on it while its event loop is blocked for
+   * 800 ms right after the command is sent, as on a loaded machine: the answer is in by then, but the command's timer
+   * runs before the socket is read. Refused means counted in Redis; allowed, counted in this instance's memory.
+   */
+  const allowedThroughStall = (redisLimiterTimeoutMs: number) => {
+    const settings = {
+      redisUrl: REDIS_URL,
+      redisPrefix: `${prefix}timeout-${redisLimiterTimeoutMs}:`,
+      redisLimiterTimeoutMs
+    }
+    const limiterOf = (context: Context.Context<RateLimiter>) => (key: string) =>
+      Effect.runPromise(Context.get(context, RateLimiter).consume({ key, limit: 1, windowMs: 60_000 }))
+    return Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const other = limiterOf(yield* Layer.build(rateLimiterLayer(settings)))
+          const count = limiterOf(yield* Layer.build(rateLimiterLayer(settings)))
+          yield* Effect.promise(() => other("ip:shared"))
+          // Loads the script, so the stalled count is one command.
+          yield* Effect.promise(() => count("ip:warm-up"))
+          const stalled = count("ip:shared")
+          busyFor(800)
+          return (yield* Effect.promise(() => stalled)).allowed
+        })
+      )
+    )
+  }
+
+  it("is how long a count waits on Redis: past it the count is made in this instance's memory", async () => {
+    expect(await allowedThroughStall(5_000)).toBe(false)
+    expect(await allowedThroughStall(500)).toBe(true)
   })
 })

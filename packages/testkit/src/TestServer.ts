@@ -95,6 +95,14 @@ const loopbackBudgets = {
   publicRoutesPerMinute: 1_000_000
 } as const
 
+/*
+ * A test process runs its servers, their clients and often an embedded database on one event loop, which a loaded
+ * machine can hold for longer than the 500 ms a production instance waits on Redis for a rate-limit count; such a
+ * count would be made in one instance's memory, and instances sharing Redis would stop sharing budgets. So a test
+ * server waits up to 10 s; `settings.redisLimiterTimeoutMs` sets it back.
+ */
+const patientRedisLimiter = { redisLimiterTimeoutMs: 10_000 } as const
+
 /** What {@link TestServer.signIn} answers: the `data` of a verify-otp answer, as JSON (`user`, `tokens`). */
 export type SignedIn = typeof SignedInView.Encoded
 
@@ -268,6 +276,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     const settings = AppConfig.make({
       ...(testPhoneNumbers !== undefined ? { testPhoneNumbers } : {}),
       ...loopbackBudgets,
+      ...patientRedisLimiter,
       port: address.port,
       host: "127.0.0.1",
       publicUrl: baseUrl,

@@ -168,6 +168,8 @@ const readSettings = Effect.gen(function* () {
     redisUrl,
     /** Before every Redis key and channel: REDIS_PREFIX, or derived from the database (RedisPrefix.ts). */
     redisPrefix: redisPrefixFor({ redisPrefix: yield* read("REDIS_PREFIX"), databaseUrl, dataDir }),
+    /** How long a rate-limit count may wait on Redis before this instance counts it in memory. */
+    redisLimiterTimeoutMs: yield* read("RATE_LIMIT_REDIS_TIMEOUT_MS"),
     rateLimits: {
       authPerMinute: yield* read("RATE_LIMIT_AUTH_PER_MINUTE"),
       otpPer10Minutes: yield* read("RATE_LIMIT_OTP_PER_10_MINUTES"),

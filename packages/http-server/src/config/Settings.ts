@@ -214,6 +214,11 @@ export const variables = {
     text,
     "prepended to every Redis key and channel; unset: `talab:<12 hex>:`, a hash of the database (`DATABASE_URL`'s host, port and name, or `DATA_DIR` and the host name), so the instances of one deployment share it and two deployments on one Redis never do"
   ),
+  RATE_LIMIT_REDIS_TIMEOUT_MS: withDefault(
+    positiveInt,
+    500,
+    "with `REDIS_URL`: a rate-limit count Redis has not answered in this many ms is counted in this instance's memory instead, so a slow Redis never holds a request up"
+  ),
   RATE_LIMIT_AUTH_PER_MINUTE: withDefault(
     positiveInt,
     10,

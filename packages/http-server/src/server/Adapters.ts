@@ -52,9 +52,12 @@ const pushLayer = (config: AppSettings) => {
 
 /** Rate-limit counters in this process, or in REDIS_URL's Redis (under `prefix`, the deployment's by default). */
 export const rateLimiterLayer = (
-  config: Pick<AppSettings, "redisUrl" | "redisPrefix">,
+  config: Pick<AppSettings, "redisUrl" | "redisPrefix" | "redisLimiterTimeoutMs">,
   prefix = `${config.redisPrefix}ratelimit:`
-) => (config.redisUrl ? RedisRateLimiter.layer({ url: config.redisUrl, prefix }) : MemoryRateLimiter.layer())
+) =>
+  config.redisUrl
+    ? RedisRateLimiter.layer({ url: config.redisUrl, prefix, commandTimeoutMs: config.redisLimiterTimeoutMs })
+    : MemoryRateLimiter.layer()
 
 /** FILE_STORE: avatars on this instance's disk, in PostgreSQL, or in S3 (the last two shared by every instance). */
 export const fileStoreLayer = (config: Pick<AppSettings, "fileStore" | "s3" | "dataDir">) =>
