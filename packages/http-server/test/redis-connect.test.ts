@@ -9,6 +9,7 @@ import * as RedisRateLimiter from "../src/adapters/ratelimit/RedisRateLimiter.js
 import type { FanoutInbound } from "../src/realtime/Fanout.js"
 import { makeRedisFanout } from "../src/realtime/RedisFanout.js"
 import { rateLimiterLayer } from "../src/server/Adapters.js"
+import { busyFor, stallEventLoop } from "./support/stalled-event-loop.js"
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 const prefix = `test:redis-connect:${randomUUID()}:`
@@ -22,29 +23,6 @@ afterAll(async () => {
     await redis.quit()
   }
 })
-
-const busyFor = (ms: number) => {
-  const end = Date.now() + ms
-  while (Date.now() < end) {}
-}
-
-/**
- * Keeps the event loop blocked in `blockMs` pieces, one per turn, as a start does that boots the embedded database
- * beside the Redis connection, until the returned function is called. Within each turn the timers run before the
- * sockets are read, so a command whose budget is shorter than a piece times out though its answer has arrived.
- */
-const stallEventLoop = (blockMs: number) => {
-  let stalling = true
-  const turn = () => {
-    if (!stalling) return
-    busyFor(blockMs)
-    setImmediate(turn)
-  }
-  setImmediate(turn)
-  return () => {
-    stalling = false
-  }
-}
 
 /** Retries `attempt` until it holds: right after a stall, on a loaded machine, one command may still outlast 100 ms. */
 const eventually = async (attempt: () => Promise<boolean>, withinMs = 10_000) => {

@@ -1,28 +1,10 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, describe, expect, it } from "vitest"
 import { withMigratedDump } from "../../http-server/test/support/migrated-databases.js"
+import { stallEventLoop } from "../../http-server/test/support/stalled-event-loop.js"
 import { startTestServer, type TestServer, type TestServerOptions } from "../src/index.js"
 
 const REDIS_URL = process.env.TALAB_TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
-
-/**
- * Holds the event loop in `blockMs` pieces, one per turn, as a loaded machine may, until the returned function is
- * called. Within a turn the timers run before the sockets are read, so a Redis command whose budget is shorter than
- * a piece times out though its answer has arrived.
- */
-const stallEventLoop = (blockMs: number) => {
-  let stalling = true
-  const turn = () => {
-    if (!stalling) return
-    const end = Date.now() + blockMs
-    while (Date.now() < end) {}
-    setImmediate(turn)
-  }
-  setImmediate(turn)
-  return () => {
-    stalling = false
-  }
-}
 
 describe("test servers sharing Redis", () => {
   const started: Array<TestServer> = []
