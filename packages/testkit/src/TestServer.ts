@@ -97,9 +97,9 @@ const loopbackBudgets = {
 
 /*
  * A test process runs its servers, their clients and often an embedded database on one event loop, which a loaded
- * machine can hold for longer than the 500 ms a production instance waits on Redis for a rate-limit count; such a
- * count would be made in one instance's memory, and instances sharing Redis would stop sharing budgets. So a test
- * server waits up to 10 s; `settings.redisLimiterTimeoutMs` sets it back.
+ * machine can hold for longer than a server waits on Redis for a rate-limit count (`RATE_LIMIT_REDIS_TIMEOUT_MS`);
+ * such a count would be made in one instance's memory, and instances sharing Redis would stop sharing budgets. So a
+ * test server waits up to 10 s; `settings.redisLimiterTimeoutMs` sets it back.
  */
 const patientRedisLimiter = { redisLimiterTimeoutMs: 10_000 } as const
 

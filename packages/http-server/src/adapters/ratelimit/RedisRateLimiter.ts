@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { Redis } from "ioredis"
+import { variables } from "../../config/Settings.js"
 import { watchReadiness } from "../../telemetry/RedisReadiness.js"
 import { connectThenLimitCommands } from "../RedisConnect.js"
 import * as MemoryRateLimiter from "./MemoryRateLimiter.js"
@@ -20,7 +21,7 @@ export interface RedisRateLimiterOptions {
 export interface RedisRateLimiterLayerOptions extends RedisRateLimiterOptions {
   /** A redis:// or rediss:// URL. */
   readonly url: string
-  /** A call that takes longer than this is treated as Redis failing (and so counted in memory). Default 500 ms. */
+  /** A call that takes longer than this is treated as Redis failing (and so counted in memory). Default: the server's. */
   readonly commandTimeoutMs?: number
 }
 
@@ -30,7 +31,7 @@ export class RedisRateLimiterConnectFailed extends Data.TaggedError("RedisRateLi
 }> {}
 
 const DEFAULT_PREFIX = "ratelimit:"
-const DEFAULT_COMMAND_TIMEOUT_MS = 500
+const DEFAULT_COMMAND_TIMEOUT_MS = variables.RATE_LIMIT_REDIS_TIMEOUT_MS.default
 
 /**
  * One atomic step of the sliding-window log kept as a sorted set (score = call time in ms).
