@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useMemo, useState } from "preact/hooks"
 import { type Admin, errorText, makeClient } from "./api.js"
 import { type Console, ConsoleContext } from "./context.js"
 import { browserLanguage, type Language, type MessageKey, translate } from "./i18n.js"
@@ -53,7 +53,9 @@ export const App = () => {
   const route = useRoute()
   const t = (key: MessageKey, values?: Record<string, string | number>) => translate(language, key, values)
 
-  useEffect(() => {
+  // Before the paint: text in the new language is never on screen under the old `lang` (a screen reader would read
+  // Arabic with English rules).
+  useLayoutEffect(() => {
     client.setLanguage(language)
     document.documentElement.lang = language
     document.documentElement.dir = language === "ar" ? "rtl" : "ltr"
