@@ -1,6 +1,8 @@
 import { Effect } from "effect"
+import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { statementsSentBy } from "../../../../packages/http-server/test/support/statements-sent.js"
+import { eventually } from "../support/eventually.js"
 import { chatScene, Marketplace, marketplaceSettings } from "../support/fixtures.js"
 import { client, newPhone, type SignedIn, useServerWithDatabase } from "../support/harness.js"
 import { runSql } from "../support/postgres.js"
@@ -86,6 +88,39 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
 
   it("two instances' batches in which sellers answer in opposite orders do not deadlock on the sellers' reply figures", async () => {
     await expectGatheredWithoutFallback([suite.server().logs, beside().logs], "messages", opposingBatches)
+  })
+
+  it("a batch holds its sellers' profiles before it waits on a conversation (the ports' lock order), in one statement", async () => {
+    const scene = await chatScene(market())
+    const holder = new pg.Client({ connectionString: suite.databaseUrl()! })
+    const prober = new pg.Client({ connectionString: suite.databaseUrl()! })
+    await Promise.all([holder.connect(), prober.connect()])
+    try {
+      await holder.query("BEGIN")
+      await holder.query("SELECT id FROM conversations WHERE id = $1 FOR UPDATE", [scene.conversationId])
+      const answer = send(scene.seller, scene.conversationId, "waits on the conversation")
+      // The batch's statement waits on the row the holder has locked.
+      await eventually(async () => {
+        const { rows } = await prober.query(
+          `SELECT 1 FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'
+             AND query LIKE '%WITH sellers AS MATERIALIZED%'`
+        )
+        return rows.length > 0 ? true : undefined
+      }, "the batch waiting on the conversation's lock")
+      // By then it holds the seller's profile: a writer of that profile would have to wait.
+      const probe = await prober
+        .query("SELECT id FROM seller_profiles WHERE user_id = $1 FOR UPDATE NOWAIT", [scene.seller.userId])
+        .then(
+          () => "locked by the prober",
+          (error: { code?: string }) => error.code
+        )
+      expect(probe).toBe("55P03")
+      await holder.query("COMMIT")
+      expect((await answer).status).toBe(201)
+    } finally {
+      await Promise.allSettled([holder.end(), prober.end()])
+    }
   })
 
   /** Two batches, one per instance, taking the sellers' reply figures in opposite orders; whether each was gathered whole. */

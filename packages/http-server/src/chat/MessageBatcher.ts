@@ -17,7 +17,9 @@ import {
   type RecipientPresence,
   requireContent,
   requireMayWrite,
+  SellerProfile,
   type StoredMessage,
+  snakeCase,
   snakeCaseKeys,
   Transactor
 } from "@talab/core"
@@ -52,6 +54,28 @@ interface Pending {
 const LockedRow = Schema.Struct({
   ...snakeCaseKeys(Conversation.fields).fields,
   ...snakeCaseKeys({ offerStatus: OfferStatus }).fields
+})
+
+/** A seller profile's columns beside its conversation's, under this prefix. */
+const SELLER_PROFILE = "seller_profile__"
+const sellerProfileColumns = Object.keys(SellerProfile.fields)
+  .map((field) => `p.${snakeCase(field)} AS ${SELLER_PROFILE}${snakeCase(field)}`)
+  .join(", ")
+
+/** A locked conversation's row with its seller's profile columns gathered under `seller_profile` (null if none). */
+const withSellerProfileApart = (row: Readonly<Record<string, unknown>>) => {
+  const own: Record<string, unknown> = {}
+  const profile: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(row)) {
+    if (key.startsWith(SELLER_PROFILE)) profile[key.slice(SELLER_PROFILE.length)] = value
+    else own[key] = value
+  }
+  return { ...own, seller_profile: profile.id === null ? null : profile }
+}
+
+const LockedWithSellerRow = Schema.Struct({
+  ...LockedRow.fields,
+  sellerProfile: Schema.NullOr(SellerProfileRow).pipe(Schema.propertySignature, Schema.fromKey("seller_profile"))
 })
 
 /** A stored row, whether it answered a buyer's question, and its sender's messages before the batch near it. */
@@ -110,27 +134,31 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
     const ids = yield* Ids
     const reads = yield* makeReadsChanged
 
-    const lockConversations = SqlSchema.findAll({
-      Request: Schema.Array(Schema.String),
-      Result: LockedRow,
-      execute: (conversationIds) => sql`
-      SELECT c.*, o.status AS offer_status FROM conversations c JOIN offers o ON o.id = c.offer_id
-      WHERE c.id = ANY(${textArrayLiteral(conversationIds)}::uuid[]) ORDER BY c.id FOR UPDATE OF c`
-    })
-    // The profiles of the senders who are their conversation's seller, locked shared in user id order (the
-    // ports' lock order, before the conversations): a conversation's seller never changes, so no lock is needed
-    // to tell who that is.
-    const lockSellerSendersProfiles = SqlSchema.findAll({
+    /*
+     * One statement, two locks in the ports' lock order. First the profiles of the senders who are their
+     * conversation's seller, shared, in user id order: the one-time filter counts them all before the scan of
+     * the conversations begins (a conversation's seller never changes, so no lock is needed to tell who that is).
+     * Then the conversations, in id order, each with its seller's profile when the batch locked it.
+     */
+    const lockConversationsAndSellers = SqlSchema.findAll({
       Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, senderId: Schema.String })),
-      Result: SellerProfileRow,
-      execute: (sent) => sql`
-      SELECT p.* FROM seller_profiles p
-      WHERE p.user_id IN (
-        SELECT c.seller_id FROM conversations c
-        JOIN unnest(${textArrayLiteral(sent.map((s) => s.conversationId))}::uuid[],
-                    ${textArrayLiteral(sent.map((s) => s.senderId))}::uuid[])
-          AS sent (conversation_id, sender_id) ON c.id = sent.conversation_id AND c.seller_id = sent.sender_id)
-      ORDER BY p.user_id FOR SHARE OF p`
+      Result: LockedWithSellerRow,
+      execute: (sent) =>
+        sql`
+      WITH sellers AS MATERIALIZED (
+        SELECT p.* FROM seller_profiles p
+        WHERE p.user_id IN (
+          SELECT c.seller_id FROM conversations c
+          JOIN unnest(${textArrayLiteral(sent.map((s) => s.conversationId))}::uuid[],
+                      ${textArrayLiteral(sent.map((s) => s.senderId))}::uuid[])
+            AS sent (conversation_id, sender_id) ON c.id = sent.conversation_id AND c.seller_id = sent.sender_id)
+        ORDER BY p.user_id FOR SHARE OF p)
+      SELECT c.*, o.status AS offer_status, ${sql.literal(sellerProfileColumns)}
+      FROM conversations c JOIN offers o ON o.id = c.offer_id
+      LEFT JOIN sellers p ON p.user_id = c.seller_id
+      WHERE c.id = ANY(${textArrayLiteral([...new Set(sent.map((s) => s.conversationId))])}::uuid[])
+        AND (SELECT count(*) FROM sellers) >= 0
+      ORDER BY c.id FOR UPDATE OF c`.pipe(Effect.map((rows) => rows.map(withSellerProfileApart)))
     })
     const findSent = SqlSchema.findAll({
       Request: Schema.Array(Schema.Struct({ senderId: Schema.String, clientId: Schema.String })),
@@ -207,12 +235,12 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
     const storeBatch = (batch: ReadonlyArray<Pending>) =>
       transactor.transaction(
         Effect.gen(function* () {
-          const conversationIds = [...new Set(batch.map((p) => p.conversationId))].sort()
-          const profiles = new Map(
-            (yield* lockSellerSendersProfiles(batch)).map((profile) => [profile.userId, profile] as const)
-          )
+          const rows = yield* lockConversationsAndSellers(batch)
           const locked = new Map(
-            (yield* lockConversations(conversationIds)).map((row) => [row.id, row as LockedConversation] as const)
+            rows.map(({ sellerProfile: _, ...row }) => [row.id, row as LockedConversation] as const)
+          )
+          const profiles = new Map(
+            rows.flatMap(({ sellerProfile }) => (sellerProfile === null ? [] : [[sellerProfile.userId, sellerProfile]]))
           )
           const at = new Date(yield* Clock.currentTimeMillis)
           // Each message's own checks: a refusal is that message's answer only.

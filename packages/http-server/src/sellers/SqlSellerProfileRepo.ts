@@ -11,7 +11,7 @@ export const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
 
 /**
  * The profiles of several sellers, locked shared in user id order (the ports' lock order, before their requests
- * or conversations): what a batch of offers or messages holds, as one offer or message holds its seller's.
+ * or conversations): what a batch of offers holds, as one offer holds its seller's.
  */
 export const lockProfilesShared = (sql: SqlClient.SqlClient) =>
   SqlSchema.findAll({
