@@ -90,6 +90,33 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
     await expectGatheredWithoutFallback([suite.server().logs, beside().logs], "messages", opposingBatches)
   })
 
+  it("a client_id sent again later is answered with the first message by the batch's own statements, not message by message", async () => {
+    const scene = await chatScene(market())
+    const fallbacks = () =>
+      suite.server().logs.lines.filter((line) => line.message.startsWith("Write batch failed as a whole")).length
+    const socket = await connectAs(suite.server().wsUrl, scene.buyer.token, [scene.conversationId])
+    try {
+      const sendOnce = async () => {
+        socket.send({
+          type: "message",
+          conversation_id: scene.conversationId,
+          message_text: "once",
+          client_id: "twice"
+        })
+        return (await socket.nextOfType("ack")).data
+      }
+      const first = await sendOnce()
+      const before = fallbacks()
+      const { result: again, statements } = await Effect.runPromise(statementsSentBy(Effect.promise(sendOnce)))
+      expect(again).toEqual(first)
+      expect(fallbacks()).toBe(before)
+      expect(statements.filter((text) => /FROM conversations WHERE id = \$1/.test(text))).toEqual([])
+      expect((await stored(scene.conversationId)).map((row) => row.text)).toEqual(["once"])
+    } finally {
+      socket.close()
+    }
+  })
+
   it("a batch holds its sellers' profiles before it waits on a conversation (the ports' lock order), in one statement", async () => {
     const scene = await chatScene(market())
     const holder = new pg.Client({ connectionString: suite.databaseUrl()! })

@@ -73,9 +73,20 @@ const withSellerProfileApart = (row: Readonly<Record<string, unknown>>) => {
   return { ...own, seller_profile: profile.id === null ? null : profile }
 }
 
+/** The sends that name a `client_id`. */
+const keyed = <S extends { readonly clientId?: string | undefined }>(sends: ReadonlyArray<S>) =>
+  sends.flatMap((send) => (send.clientId === undefined ? [] : [{ ...send, clientId: send.clientId }]))
+
+/** A message stored before with one of the batch's `client_id`s, built by json_agg: its times are ISO strings. */
+const RepeatedRow = Schema.Struct({
+  ...MessageRow.fields,
+  ...snakeCaseKeys({ readAt: Schema.NullOr(Schema.Date), createdAt: Schema.Date }).fields
+})
+
 const LockedWithSellerRow = Schema.Struct({
   ...LockedRow.fields,
-  sellerProfile: Schema.NullOr(SellerProfileRow).pipe(Schema.propertySignature, Schema.fromKey("seller_profile"))
+  sellerProfile: Schema.NullOr(SellerProfileRow).pipe(Schema.propertySignature, Schema.fromKey("seller_profile")),
+  ...snakeCaseKeys({ repeated: Schema.Array(RepeatedRow) }).fields
 })
 
 /** A stored row, whether it answered a buyer's question, and its sender's messages before the batch near it. */
@@ -138,10 +149,17 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
      * One statement, two locks in the ports' lock order. First the profiles of the senders who are their
      * conversation's seller, shared, in user id order: the one-time filter counts them all before the scan of
      * the conversations begins (a conversation's seller never changes, so no lock is needed to tell who that is).
-     * Then the conversations, in id order, each with its seller's profile when the batch locked it.
+     * Then the conversations, in id order, each with its seller's profile when the batch locked it, and (on every
+     * row, read once) the messages stored before with one of the batch's `client_id`s.
      */
     const lockConversationsAndSellers = SqlSchema.findAll({
-      Request: Schema.Array(Schema.Struct({ conversationId: Schema.String, senderId: Schema.String })),
+      Request: Schema.Array(
+        Schema.Struct({
+          conversationId: Schema.String,
+          senderId: Schema.String,
+          clientId: Schema.optional(Schema.String)
+        })
+      ),
       Result: LockedWithSellerRow,
       execute: (sent) =>
         sql`
@@ -153,22 +171,18 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
                       ${textArrayLiteral(sent.map((s) => s.senderId))}::uuid[])
             AS sent (conversation_id, sender_id) ON c.id = sent.conversation_id AND c.seller_id = sent.sender_id)
         ORDER BY p.user_id FOR SHARE OF p)
-      SELECT c.*, o.status AS offer_status, ${sql.literal(sellerProfileColumns)}
+      SELECT c.*, o.status AS offer_status, ${sql.literal(sellerProfileColumns)},
+        (SELECT COALESCE(json_agg(m), '[]'::json) FROM messages m
+         JOIN unnest(${textArrayLiteral(keyed(sent).map((s) => s.senderId))}::uuid[],
+                     ${textArrayLiteral(keyed(sent).map((s) => s.clientId))}::text[])
+           AS k (sender_id, client_id) ON m.sender_id = k.sender_id AND m.client_id = k.client_id
+         -- Implied by the join, but stated so the planner can use the partial unique index on (sender_id, client_id).
+         WHERE m.client_id IS NOT NULL) AS repeated
       FROM conversations c JOIN offers o ON o.id = c.offer_id
       LEFT JOIN sellers p ON p.user_id = c.seller_id
       WHERE c.id = ANY(${textArrayLiteral([...new Set(sent.map((s) => s.conversationId))])}::uuid[])
         AND (SELECT count(*) FROM sellers) >= 0
       ORDER BY c.id FOR UPDATE OF c`.pipe(Effect.map((rows) => rows.map(withSellerProfileApart)))
-    })
-    const findSent = SqlSchema.findAll({
-      Request: Schema.Array(Schema.Struct({ senderId: Schema.String, clientId: Schema.String })),
-      Result: MessageRow,
-      execute: (keys) => sql`
-      SELECT m.* FROM messages m
-      JOIN unnest(${textArrayLiteral(keys.map((k) => k.senderId))}::uuid[], ${textArrayLiteral(keys.map((k) => k.clientId))}::text[])
-        AS k (sender_id, client_id) ON m.sender_id = k.sender_id AND m.client_id = k.client_id
-      -- Implied by the join, but stated so the planner can use the partial unique index on (sender_id, client_id).
-      WHERE m.client_id IS NOT NULL`
     })
     interface NewMessage {
       readonly id: string
@@ -235,9 +249,11 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
     const storeBatch = (batch: ReadonlyArray<Pending>) =>
       transactor.transaction(
         Effect.gen(function* () {
-          const rows = yield* lockConversationsAndSellers(batch)
+          const rows = yield* lockConversationsAndSellers(
+            batch.map((p) => ({ conversationId: p.conversationId, senderId: p.senderId, clientId: p.input.clientId }))
+          )
           const locked = new Map(
-            rows.map(({ sellerProfile: _, ...row }) => [row.id, row as LockedConversation] as const)
+            rows.map(({ sellerProfile: _, repeated: __, ...row }) => [row.id, row as LockedConversation] as const)
           )
           const profiles = new Map(
             rows.flatMap(({ sellerProfile }) => (sellerProfile === null ? [] : [[sellerProfile.userId, sellerProfile]]))
@@ -262,13 +278,11 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
               })
             )
           )
-          const keys = batch.flatMap((p, i) =>
-            Either.isRight(checked[i]!) && p.input.clientId !== undefined
-              ? [{ senderId: p.senderId, clientId: p.input.clientId }]
-              : []
-          )
+          // Sent before with one of the batch's `client_id`s: read with the locks, by the statement's snapshot, so
+          // one committed while the batch waited on a lock is missing here; the insert skips it, and the batch
+          // goes again message by message (below).
           const sent = new Map<string, typeof MessageRow.Type>(
-            (keys.length === 0 ? [] : yield* findSent(keys)).map((m) => [`${m.senderId}\n${m.clientId}`, m] as const)
+            (rows[0]?.repeated ?? []).map((m) => [`${m.senderId}\n${m.clientId}`, m] as const)
           )
           const last = new Map<string, number>()
           const nth = new Map<string, number>()
