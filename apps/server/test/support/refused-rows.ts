@@ -59,6 +59,11 @@ export const withSlowMarkedRows = async <A>(
   }
 }
 
+/** How many times the servers logged a write batch going back to one write at a time. */
+export const fallbacksLogged = (logs: ReadonlyArray<LogRecorder>) =>
+  logs.flatMap((recorder) => recorder.lines).filter((line) => line.message.startsWith("Write batch failed as a whole"))
+    .length
+
 /**
  * Runs `tryOnce`, which sends two batches and says whether each was gathered whole, until one try was, at most
  * three times: on a loaded machine writes sent together can miss each other and go in more batches, which tests
@@ -70,13 +75,9 @@ export const expectGatheredWithoutFallback = async (
   writes: string,
   tryOnce: () => Promise<boolean>
 ) => {
-  const fallbacks = () =>
-    logs
-      .flatMap((recorder) => recorder.lines)
-      .filter((line) => line.message.startsWith("Write batch failed as a whole")).length
-  const before = fallbacks()
+  const before = fallbacksLogged(logs)
   let gathered = false
   for (let attempt = 0; attempt < 3 && !gathered; attempt++) gathered = await tryOnce()
-  expect(fallbacks()).toBe(before)
+  expect(fallbacksLogged(logs)).toBe(before)
   expect(gathered, `in three tries, the ${writes} sent together were never gathered into two whole batches`).toBe(true)
 }

@@ -19,7 +19,6 @@ import {
   requireMayWrite,
   SellerProfile,
   type StoredMessage,
-  snakeCase,
   snakeCaseKeys,
   Transactor
 } from "@talab/core"
@@ -31,10 +30,10 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Str from "effect/String"
 import { textArrayLiteral } from "../db/PgArrays.js"
+import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { makeWriteBatches, WRITE_BATCH_LIMITS } from "../db/WriteBatches.js"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
-import { SellerProfileRow } from "../sellers/SqlSellerProfileRepo.js"
 import { nearestOfSender, spreadKey } from "./Queries.js"
 import { answersAsk, MessageRow, StoredRow } from "./SqlMessageRepo.js"
 import { type Around, aroundIn } from "./Views.js"
@@ -56,22 +55,8 @@ const LockedRow = Schema.Struct({
   ...snakeCaseKeys({ offerStatus: OfferStatus }).fields
 })
 
-/** A seller profile's columns beside its conversation's, under this prefix. */
-const SELLER_PROFILE = "seller_profile__"
-const sellerProfileColumns = Object.keys(SellerProfile.fields)
-  .map((field) => `p.${snakeCase(field)} AS ${SELLER_PROFILE}${snakeCase(field)}`)
-  .join(", ")
-
-/** A locked conversation's row with its seller's profile columns gathered under `seller_profile` (null if none). */
-const withSellerProfileApart = (row: Readonly<Record<string, unknown>>) => {
-  const own: Record<string, unknown> = {}
-  const profile: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(row)) {
-    if (key.startsWith(SELLER_PROFILE)) profile[key.slice(SELLER_PROFILE.length)] = value
-    else own[key] = value
-  }
-  return { ...own, seller_profile: profile.id === null ? null : profile }
-}
+/** The seller's profile beside its conversation's columns, as `sellerProfile.<field>` (gathered by `nested`). */
+const sellerProfileColumns = columnsAs("p", fieldNames(SellerProfile), "sellerProfile")
 
 /** The sends that name a `client_id`. */
 const keyed = <S extends { readonly clientId?: string | undefined }>(sends: ReadonlyArray<S>) =>
@@ -85,9 +70,12 @@ const RepeatedRow = Schema.Struct({
 
 const LockedWithSellerRow = Schema.Struct({
   ...LockedRow.fields,
-  sellerProfile: Schema.NullOr(SellerProfileRow).pipe(Schema.propertySignature, Schema.fromKey("seller_profile")),
-  ...snakeCaseKeys({ repeated: Schema.Array(RepeatedRow) }).fields
+  sellerProfile: Schema.NullOr(SellerProfile),
+  // The same on every row: decoded once, from the first (`repeatedOf`).
+  repeated: Schema.Unknown
 })
+
+const repeatedOf = Schema.decodeUnknown(Schema.Array(RepeatedRow))
 
 /** A stored row, whether it answered a buyer's question, and its sender's messages before the batch near it. */
 const InsertedRow = Schema.Struct({
@@ -161,8 +149,9 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
         })
       ),
       Result: LockedWithSellerRow,
-      execute: (sent) =>
-        sql`
+      execute: (sent) => {
+        const keys = keyed(sent)
+        return sql`
       WITH sellers AS MATERIALIZED (
         SELECT p.* FROM seller_profiles p
         WHERE p.user_id IN (
@@ -173,8 +162,8 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
         ORDER BY p.user_id FOR SHARE OF p)
       SELECT c.*, o.status AS offer_status, ${sql.literal(sellerProfileColumns)},
         (SELECT COALESCE(json_agg(m), '[]'::json) FROM messages m
-         JOIN unnest(${textArrayLiteral(keyed(sent).map((s) => s.senderId))}::uuid[],
-                     ${textArrayLiteral(keyed(sent).map((s) => s.clientId))}::text[])
+         JOIN unnest(${textArrayLiteral(keys.map((s) => s.senderId))}::uuid[],
+                     ${textArrayLiteral(keys.map((s) => s.clientId))}::text[])
            AS k (sender_id, client_id) ON m.sender_id = k.sender_id AND m.client_id = k.client_id
          -- Implied by the join, but stated so the planner can use the partial unique index on (sender_id, client_id).
          WHERE m.client_id IS NOT NULL) AS repeated
@@ -182,7 +171,8 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
       LEFT JOIN sellers p ON p.user_id = c.seller_id
       WHERE c.id = ANY(${textArrayLiteral([...new Set(sent.map((s) => s.conversationId))])}::uuid[])
         AND (SELECT count(*) FROM sellers) >= 0
-      ORDER BY c.id FOR UPDATE OF c`.pipe(Effect.map((rows) => rows.map(withSellerProfileApart)))
+      ORDER BY c.id FOR UPDATE OF c`.pipe(Effect.map((rows) => rows.map(nested)))
+      }
     })
     interface NewMessage {
       readonly id: string
@@ -282,7 +272,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
           // one committed while the batch waited on a lock is missing here; the insert skips it, and the batch
           // goes again message by message (below).
           const sent = new Map<string, typeof MessageRow.Type>(
-            (rows[0]?.repeated ?? []).map((m) => [`${m.senderId}\n${m.clientId}`, m] as const)
+            (yield* repeatedOf(rows[0]?.repeated ?? [])).map((m) => [`${m.senderId}\n${m.clientId}`, m] as const)
           )
           const last = new Map<string, number>()
           const nth = new Map<string, number>()

@@ -7,7 +7,7 @@ import { textArrayLiteral } from "../db/PgArrays.js"
 import { sellerTag } from "../readcache/ReadCache.js"
 import { makeReadsChanged } from "../readcache/ReadsChanged.js"
 
-export const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
+const SellerProfileRow = snakeCaseKeys(SellerProfile.fields)
 
 /**
  * The profiles of several sellers, locked shared in user id order (the ports' lock order, before their requests
