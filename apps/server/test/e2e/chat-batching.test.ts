@@ -120,6 +120,47 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
     }
   })
 
+  it("a batch that goes again message by message takes back the events it wrote with its insert", async () => {
+    const scene = await chatScene(market())
+    const socket = await connectAs(suite.server().wsUrl, scene.buyer.token, [scene.conversationId])
+    const holder = new pg.Client({ connectionString: suite.databaseUrl()! })
+    const prober = new pg.Client({ connectionString: suite.databaseUrl()! })
+    await Promise.all([holder.connect(), prober.connect()])
+    try {
+      await holder.query("BEGIN")
+      await holder.query("SELECT id FROM conversations WHERE id = $1 FOR UPDATE", [scene.conversationId])
+      const before = fallbacksLogged([suite.server().logs])
+      socket.send({ type: "message", conversation_id: scene.conversationId, message_text: "raced", client_id: "race" })
+      await eventually(async () => {
+        // Not the holder's: a transaction reads pg_stat_activity once.
+        const { rows } = await prober.query(
+          `SELECT 1 FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'
+             AND query LIKE '%WITH sellers AS MATERIALIZED%'`
+        )
+        return rows.length > 0 ? true : undefined
+      }, "the batch waiting on the conversation's lock")
+      // The same client_id stored by another writer while the batch waits: its snapshot does not see it, so its
+      // insert (events included) skips the row and the batch goes again message by message.
+      const { rows } = await holder.query(
+        `INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, seq, created_at)
+         VALUES (gen_random_uuid(), $1, $2, 'raced', 'race', 1, now()) RETURNING id`,
+        [scene.conversationId, scene.buyer.userId]
+      )
+      await holder.query("COMMIT")
+      expect((await socket.nextOfType("ack")).data).toMatchObject({ id: rows[0].id })
+      expect(fallbacksLogged([suite.server().logs])).toBe(before + 1)
+      const events = await sql(
+        (s) => s<{ id: string }>`SELECT id FROM outbox_events
+          WHERE type = 'MessageSent' AND payload->>'conversationId' = ${scene.conversationId}`
+      )
+      expect(events).toEqual([])
+    } finally {
+      socket.close()
+      await Promise.allSettled([holder.end(), prober.end()])
+    }
+  })
+
   it("a batch holds its sellers' profiles before it waits on a conversation (the ports' lock order), in one statement", async () => {
     const scene = await chatScene(market())
     const holder = new pg.Client({ connectionString: suite.databaseUrl()! })
@@ -278,7 +319,10 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
       )
       expect(answer.status).toBe(201)
       expect((await socket.nextOfType("message")).data).toMatchObject({ message_text: "***", masked: true })
-      expect(statements.some((text) => text.includes("INSERT INTO messages"))).toBe(true)
+      // Its event goes in the insert's own statement, not in one of its own before the COMMIT.
+      const outboxWrites = statements.filter((text) => /INSERT INTO "?outbox_events"?/.test(text))
+      expect(outboxWrites).toHaveLength(1)
+      expect(outboxWrites[0]).toContain("INSERT INTO messages")
       expect(statements.filter((text) => /FROM conversations WHERE id = \$1/.test(text))).toEqual([])
       expect(statements.filter((text) => text.includes("asked_seq"))).toEqual([])
       expect((await stored(scene.conversationId)).map((row) => row.seq)).toEqual([1, 2])

@@ -29,6 +29,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Str from "effect/String"
+import { withWaitingWrites } from "../db/DeferredWrites.js"
 import { textArrayLiteral } from "../db/PgArrays.js"
 import { columnsAs, fieldNames, nested } from "../db/Rows.js"
 import { makeWriteBatches, WRITE_BATCH_LIMITS } from "../db/WriteBatches.js"
@@ -210,8 +211,12 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
             nth: m.nth
           }))
         )
-        return sql`
-        WITH stored AS (
+        // The batch's outbox rows, waiting to be written, go as this statement's first CTEs: one round trip.
+        return Effect.flatten(
+          withWaitingWrites(
+            sql,
+            (leading) => sql`
+        WITH ${leading} stored AS (
           INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, read_at, created_at, seq)
           SELECT n.id, n.conversation_id, n.sender_id, n.message_text, n.client_id, NULL, n.created_at,
             (SELECT COALESCE(max(m.seq), 0) FROM messages m WHERE m.conversation_id = n.conversation_id) + n.nth
@@ -233,6 +238,8 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
                   '[]'::json)
            FROM (${nearestOfSender(sql, "stored", "before")}) n) AS earlier
         FROM stored`
+          )
+        )
       }
     })
 
@@ -308,14 +315,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
           const toStore = news
             .filter((m): m is NewMessage => m !== undefined)
             .sort((a, b) => Str.Order(locked.get(a.conversationId)!.sellerId, locked.get(b.conversationId)!.sellerId))
-          const stored = new Map(
-            (toStore.length === 0 ? [] : yield* insertAll(toStore)).map((row) => [row.id, row] as const)
-          )
-          if (stored.size !== toStore.length) return yield* Effect.fail(new BatchFallback())
-          // What the live delivery masks each message with: the batch's rows and those read with them before it.
-          const spreads = spreadsOf(
-            [...stored.values()].filter((row) => !contactsShownAt(locked.get(row.conversationId)!.offerStatus))
-          )
+          // Appended before the insert, which takes them with it; a batch that falls back rolls them back.
           const events = batch.flatMap((_, i) => {
             const m = news[i]
             const check = checked[i]!
@@ -332,6 +332,14 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
             ]
           })
           if (events.length > 0) yield* outbox.append(events, at)
+          const stored = new Map(
+            (toStore.length === 0 ? [] : yield* insertAll(toStore)).map((row) => [row.id, row] as const)
+          )
+          if (stored.size !== toStore.length) return yield* Effect.fail(new BatchFallback())
+          // What the live delivery masks each message with: the batch's rows and those read with them before it.
+          const spreads = spreadsOf(
+            [...stored.values()].filter((row) => !contactsShownAt(locked.get(row.conversationId)!.offerStatus))
+          )
           const answered = [...stored.values()].filter((row) => row.answersAsk).map((row) => sellerTag(row.senderId))
           if (answered.length > 0) yield* reads.changed([...new Set(answered)])
           return batch.map((pending, i): Exit.Exit<BatchedMessage, SendError> => {

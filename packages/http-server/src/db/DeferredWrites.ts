@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import type { Connection } from "@effect/sql/SqlConnection"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Statement } from "@effect/sql/Statement"
+import type { Fragment, Statement } from "@effect/sql/Statement"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 
@@ -132,10 +133,16 @@ class LazyTransactionConnection implements Connection {
 
   /** The deferred writes as one statement, and none are left waiting; `undefined` when none were. */
   takeDeferred(): Statement<unknown> | undefined {
+    const statements = this.takeDeferredStatements()
+    return statements.length === 0 ? undefined : asOneStatement(this.sql, statements)
+  }
+
+  /** The deferred writes as statements, and none are left waiting. */
+  takeDeferredStatements(): Array<Statement<unknown>> {
     const writes = this.deferred
     this.deferred = []
     this.keys = new Set()
-    return writes.length === 0 ? undefined : oneStatement(this.sql, writes)
+    return writes.length === 0 ? [] : statementsOf(this.sql, writes)
   }
 
   /** Opens the transaction if needed and runs the deferred writes in it. */
@@ -162,6 +169,13 @@ class LazyTransactionConnection implements Connection {
 
 const COLUMN = /^[a-z_][a-z0-9_]*$/
 
+/** Column names written into a statement's text: only plain lower-case names. */
+const safeColumns = (write: string, columns: ReadonlyArray<string>) => {
+  const unsafe = columns.find((column) => !COLUMN.test(column))
+  if (unsafe !== undefined) throw new Error(`deferred ${write}: column name ${JSON.stringify(unsafe)}`)
+  return columns
+}
+
 /** The rows updated by id as one statement: each column but `unchanged` set from the row of the same id. */
 const updateStatement = (
   sql: SqlClient.SqlClient,
@@ -172,15 +186,26 @@ const updateStatement = (
   if (rows.length === 1) {
     return sql`UPDATE ${sql(table)} SET ${sql.update(rows[0]!, [...unchanged])} WHERE id = ${rows[0]!.id}`
   }
-  const columns = Object.keys(rows[0]!).filter((column) => !unchanged.includes(column))
-  const unsafe = columns.find((column) => !COLUMN.test(column))
-  if (unsafe !== undefined) throw new Error(`deferred update: column name ${JSON.stringify(unsafe)}`)
+  const columns = safeColumns(
+    "update",
+    Object.keys(rows[0]!).filter((column) => !unchanged.includes(column))
+  )
   const set = columns.map((column) => `${column} = v.${column}`).join(", ")
   // The table's own row type decodes each value as its column's type.
   return sql`
     UPDATE ${sql(table)} AS t SET ${sql.literal(set)}
     FROM jsonb_populate_recordset(NULL::${sql(table)}, ${JSON.stringify(rows)}::jsonb) AS v
     WHERE t.id = v.id`
+}
+
+/**
+ * The rows inserted into `table` as one statement whose text is the same whatever their number (a batch's
+ * statement stays one text at every size): the rows as one JSON parameter, each value read as its column's type.
+ */
+const insertStatement = (sql: SqlClient.SqlClient, table: string, rows: ReadonlyArray<Row>): Statement<unknown> => {
+  const columns = safeColumns("insert", Object.keys(rows[0]!)).join(", ")
+  return sql`INSERT INTO ${sql(table)} (${sql.literal(columns)})
+    SELECT ${sql.literal(columns)} FROM jsonb_populate_recordset(NULL::${sql(table)}, ${JSON.stringify(rows)}::jsonb)`
 }
 
 /** The writes as statements: one per statement written, one per table for the rows inserted or updated. */
@@ -214,7 +239,7 @@ const statementsOf = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>): A
     "statement" in group
       ? group.statement
       : group.write._tag === "Insert"
-        ? sql`INSERT INTO ${sql(group.write.table)} ${sql.insert(group.rows)}`
+        ? insertStatement(sql, group.write.table, group.rows)
         : // Every row of an update group came from an `updateWrite`, which has an id.
           updateStatement(
             sql,
@@ -225,9 +250,11 @@ const statementsOf = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>): A
   )
 }
 
-/** Writes as one statement of data-modifying CTEs, the last one the statement's body. */
-const oneStatement = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>): Statement<unknown> => {
-  const statements = statementsOf(sql, writes)
+/** Statements as one of data-modifying CTEs, the last one the statement's body. */
+const asOneStatement = (
+  sql: SqlClient.SqlClient,
+  statements: ReadonlyArray<Statement<unknown>>
+): Statement<unknown> => {
   if (statements.length === 1) return statements[0]!
   const leading = statements.slice(0, -1).map((statement, i) => sql`${sql(`deferred_${i}`)} AS (${statement})`)
   return sql`WITH ${sql.join(", ", false)(leading)} ${statements.at(-1)!}`
@@ -246,7 +273,25 @@ export const deferredWrites = (sql: SqlClient.SqlClient, writes: ReadonlyArray<W
         return Effect.forEach(writes, (write) => connection.defer(write), { discard: true })
       }
     }
-    return writes.length === 0 ? Effect.void : Effect.asVoid(oneStatement(sql, writes))
+    return writes.length === 0 ? Effect.void : Effect.asVoid(asOneStatement(sql, statementsOf(sql, writes)))
+  })
+
+/**
+ * The statement `build` makes with the writes waiting in the outermost lazy transaction as its leading
+ * data-modifying CTEs (`leading` is `deferred_0 AS (…), …, ` or nothing; `build` writes `WITH ${leading} its_own
+ * AS (…) …`): one round trip where sending them first would be two. They share the statement's snapshot, so
+ * only for a statement that neither reads the rows they write nor writes a row they write.
+ */
+export const withWaitingWrites = <A>(
+  sql: SqlClient.SqlClient,
+  build: (leading: Fragment) => Statement<A>
+): Effect.Effect<Statement<A>> =>
+  Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
+    const [connection, depth] = Option.getOrElse(transaction, () => [undefined, 0] as const)
+    const waiting =
+      connection instanceof LazyTransactionConnection && depth === 0 ? connection.takeDeferredStatements() : []
+    const leading = waiting.map((statement, i) => sql`${sql(`deferred_${i}`)} AS (${statement}), `)
+    return build(leading.length === 0 ? sql.literal("") : sql.join("", false)(leading))
   })
 
 /**

@@ -4,6 +4,7 @@ import { DomainEvent, EventOutbox, RequestRepo, Transactor, UserRepo } from "@ta
 import { Deferred, Duration, Effect, Fiber, Layer, Option } from "effect"
 import { afterEach, vi } from "vitest"
 import { AppConfig } from "../../src/config/AppConfig.js"
+import { withWaitingWrites } from "../../src/db/DeferredWrites.js"
 import { statementsSentBy } from "../support/statements-sent.js"
 import {
   defectOf,
@@ -81,6 +82,49 @@ const suite = (name: string, database: TestDatabase, onServer: boolean) =>
         expect(Option.map(result, (found) => found.id)).toEqual(Option.some(request.id))
         expect(statements.map((text) => text.split(" ")[0])).toEqual(["BEGIN", "WITH", "SELECT", "COMMIT"])
       })
+    )
+
+    it.effect(
+      "a statement made with the waiting writes carries them: one round trip, rolled back with the transaction",
+      () =>
+        Effect.gen(function* () {
+          const [sql, transactor, requests, outbox] = yield* Effect.all([
+            SqlClient.SqlClient,
+            Transactor,
+            RequestRepo,
+            EventOutbox
+          ])
+          const request = aRequest((yield* aBuyer).id)
+          const carrying = (then: Effect.Effect<void, "refused">) =>
+            statementsSentBy(
+              transactor
+                .transaction(
+                  requests
+                    .findById(request.id)
+                    .pipe(
+                      Effect.zipRight(requests.insert(request)),
+                      Effect.zipRight(outbox.append([created(request)], request.createdAt)),
+                      Effect.zipRight(
+                        Effect.flatten(
+                          withWaitingWrites(sql, (leading) => sql`WITH ${leading} own AS (SELECT 1) SELECT 1`)
+                        )
+                      ),
+                      Effect.zipRight(then)
+                    )
+                )
+                .pipe(Effect.either)
+            )
+          const refused = yield* carrying(Effect.fail("refused" as const))
+          expect(refused.statements.map((text) => text.split(" ")[0])).toEqual(["BEGIN", "SELECT", "WITH", "ROLLBACK"])
+          expect(yield* storedOf(request)).toEqual({ statuses: [], events: 0, notifications: 0 })
+
+          const committed = yield* carrying(Effect.void)
+          expect(committed.statements.map((text) => text.split(" ")[0])).toEqual(["BEGIN", "SELECT", "WITH", "COMMIT"])
+          expect(committed.statements[2]).toMatch(
+            /^WITH "deferred_0" AS \(INSERT INTO "?buy_requests.* own AS \(SELECT 1\)/
+          )
+          expect(yield* storedOf(request)).toEqual({ statuses: ["active"], events: 1, notifications: 1 })
+        })
     )
 
     it.effect("a failure after deferred writes sends nothing and stores nothing", () =>
