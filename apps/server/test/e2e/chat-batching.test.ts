@@ -120,19 +120,20 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
     }
   })
 
-  it("a batch that goes again message by message takes back the events it wrote with its insert", async () => {
-    const scene = await chatScene(market())
-    const socket = await connectAs(suite.server().wsUrl, scene.buyer.token, [scene.conversationId])
+  /**
+   * Runs `use` with two more connections to the database: `holder`, in a transaction that holds the
+   * conversation's row, and `prober`, outside it (a transaction reads pg_stat_activity once), and
+   * `batchWaits`, which resolves once a batch's lock statement waits on a lock.
+   */
+  const whileConversationHeld = async (
+    conversationId: string,
+    use: (clients: { holder: pg.Client; prober: pg.Client; batchWaits: () => Promise<unknown> }) => Promise<void>
+  ) => {
     const holder = new pg.Client({ connectionString: suite.databaseUrl()! })
     const prober = new pg.Client({ connectionString: suite.databaseUrl()! })
     await Promise.all([holder.connect(), prober.connect()])
-    try {
-      await holder.query("BEGIN")
-      await holder.query("SELECT id FROM conversations WHERE id = $1 FOR UPDATE", [scene.conversationId])
-      const before = fallbacksLogged([suite.server().logs])
-      socket.send({ type: "message", conversation_id: scene.conversationId, message_text: "raced", client_id: "race" })
-      await eventually(async () => {
-        // Not the holder's: a transaction reads pg_stat_activity once.
+    const batchWaits = () =>
+      eventually(async () => {
         const { rows } = await prober.query(
           `SELECT 1 FROM pg_stat_activity
            WHERE datname = current_database() AND wait_event_type = 'Lock'
@@ -140,45 +141,55 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
         )
         return rows.length > 0 ? true : undefined
       }, "the batch waiting on the conversation's lock")
-      // The same client_id stored by another writer while the batch waits: its snapshot does not see it, so its
-      // insert (events included) skips the row and the batch goes again message by message.
-      const { rows } = await holder.query(
-        `INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, seq, created_at)
-         VALUES (gen_random_uuid(), $1, $2, 'raced', 'race', 1, now()) RETURNING id`,
-        [scene.conversationId, scene.buyer.userId]
-      )
-      await holder.query("COMMIT")
-      expect((await socket.nextOfType("ack")).data).toMatchObject({ id: rows[0].id })
-      expect(fallbacksLogged([suite.server().logs])).toBe(before + 1)
-      const events = await sql(
-        (s) => s<{ id: string }>`SELECT id FROM outbox_events
-          WHERE type = 'MessageSent' AND payload->>'conversationId' = ${scene.conversationId}`
-      )
-      expect(events).toEqual([])
+    try {
+      await holder.query("BEGIN")
+      await holder.query("SELECT id FROM conversations WHERE id = $1 FOR UPDATE", [conversationId])
+      await use({ holder, prober, batchWaits })
+    } finally {
+      await Promise.allSettled([holder.end(), prober.end()])
+    }
+  }
+
+  it("a batch that goes again message by message takes back the events it wrote with its insert", async () => {
+    const scene = await chatScene(market())
+    const socket = await connectAs(suite.server().wsUrl, scene.buyer.token, [scene.conversationId])
+    try {
+      await whileConversationHeld(scene.conversationId, async ({ holder, batchWaits }) => {
+        const before = fallbacksLogged([suite.server().logs])
+        socket.send({
+          type: "message",
+          conversation_id: scene.conversationId,
+          message_text: "raced",
+          client_id: "race"
+        })
+        await batchWaits()
+        // The same client_id stored by another writer while the batch waits: its snapshot does not see it, so its
+        // insert (events included) skips the row and the batch goes again message by message.
+        const { rows } = await holder.query(
+          `INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, seq, created_at)
+           VALUES (gen_random_uuid(), $1, $2, 'raced', 'race', 1, now()) RETURNING id`,
+          [scene.conversationId, scene.buyer.userId]
+        )
+        await holder.query("COMMIT")
+        expect((await socket.nextOfType("ack")).data).toMatchObject({ id: rows[0].id })
+        expect(fallbacksLogged([suite.server().logs])).toBe(before + 1)
+        const events = await sql(
+          (s) => s<{ id: string }>`SELECT id FROM outbox_events
+            WHERE type = 'MessageSent' AND payload->>'conversationId' = ${scene.conversationId}`
+        )
+        expect(events).toEqual([])
+      })
     } finally {
       socket.close()
-      await Promise.allSettled([holder.end(), prober.end()])
     }
   })
 
   it("a batch holds its sellers' profiles before it waits on a conversation (the ports' lock order), in one statement", async () => {
     const scene = await chatScene(market())
-    const holder = new pg.Client({ connectionString: suite.databaseUrl()! })
-    const prober = new pg.Client({ connectionString: suite.databaseUrl()! })
-    await Promise.all([holder.connect(), prober.connect()])
-    try {
-      await holder.query("BEGIN")
-      await holder.query("SELECT id FROM conversations WHERE id = $1 FOR UPDATE", [scene.conversationId])
+    await whileConversationHeld(scene.conversationId, async ({ holder, prober, batchWaits }) => {
       const answer = send(scene.seller, scene.conversationId, "waits on the conversation")
       // The batch's statement waits on the row the holder has locked.
-      await eventually(async () => {
-        const { rows } = await prober.query(
-          `SELECT 1 FROM pg_stat_activity
-           WHERE datname = current_database() AND wait_event_type = 'Lock'
-             AND query LIKE '%WITH sellers AS MATERIALIZED%'`
-        )
-        return rows.length > 0 ? true : undefined
-      }, "the batch waiting on the conversation's lock")
+      await batchWaits()
       // By then it holds the seller's profile: a writer of that profile would have to wait.
       const probe = await prober
         .query("SELECT id FROM seller_profiles WHERE user_id = $1 FOR UPDATE NOWAIT", [scene.seller.userId])
@@ -189,9 +200,7 @@ describe("messages stored in batches on postgres", { timeout: 90_000 }, () => {
       expect(probe).toBe("55P03")
       await holder.query("COMMIT")
       expect((await answer).status).toBe(201)
-    } finally {
-      await Promise.allSettled([holder.end(), prober.end()])
-    }
+    })
   })
 
   /** Two batches, one per instance, taking the sellers' reply figures in opposite orders; whether each was gathered whole. */
