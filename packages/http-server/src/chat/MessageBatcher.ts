@@ -59,6 +59,9 @@ const LockedRow = Schema.Struct({
 /** The seller's profile beside its conversation's columns, as `sellerProfile.<field>` (gathered by `nested`). */
 const sellerProfileColumns = columnsAs("p", fieldNames(SellerProfile), "sellerProfile")
 
+/** What a repeated send has in common with the first: its sender and its `client_id`. */
+const repeatKey = (senderId: string, clientId: string | null | undefined) => `${senderId}\n${clientId}`
+
 /** The sends that name a `client_id`. */
 const keyed = <S extends { readonly clientId?: string | undefined }>(sends: ReadonlyArray<S>) =>
   sends.flatMap((send) => (send.clientId === undefined ? [] : [{ ...send, clientId: send.clientId }]))
@@ -212,10 +215,9 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
           }))
         )
         // The batch's outbox rows, waiting to be written, go as this statement's first CTEs: one round trip.
-        return Effect.flatten(
-          withWaitingWrites(
-            sql,
-            (leading) => sql`
+        return withWaitingWrites(
+          sql,
+          (leading) => sql`
         WITH ${leading} stored AS (
           INSERT INTO messages (id, conversation_id, sender_id, message_text, client_id, read_at, created_at, seq)
           SELECT n.id, n.conversation_id, n.sender_id, n.message_text, n.client_id, NULL, n.created_at,
@@ -238,7 +240,6 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
                   '[]'::json)
            FROM (${nearestOfSender(sql, "stored", "before")}) n) AS earlier
         FROM stored`
-          )
         )
       }
     })
@@ -279,7 +280,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
           // one committed while the batch waited on a lock is missing here; the insert skips it, and the batch
           // goes again message by message (below).
           const sent = new Map<string, typeof MessageRow.Type>(
-            (yield* repeatedOf(rows[0]?.repeated ?? [])).map((m) => [`${m.senderId}\n${m.clientId}`, m] as const)
+            (yield* repeatedOf(rows[0]?.repeated ?? [])).map((m) => [repeatKey(m.senderId, m.clientId), m] as const)
           )
           const last = new Map<string, number>()
           const nth = new Map<string, number>()
@@ -288,7 +289,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
           for (const [i, pending] of batch.entries()) {
             const check = checked[i]!
             const key =
-              pending.input.clientId === undefined ? undefined : `${pending.senderId}\n${pending.input.clientId}`
+              pending.input.clientId === undefined ? undefined : repeatKey(pending.senderId, pending.input.clientId)
             if (Either.isLeft(check) || (key !== undefined && (sent.has(key) || firstOfKey.has(key)))) {
               news.push(undefined)
               continue
@@ -356,7 +357,7 @@ export const makeMessageBatcher = (presence: RecipientPresence) =>
               })
             }
             // A repeat: the first message with its client_id, stored before or earlier in this batch.
-            const key = `${pending.senderId}\n${pending.input.clientId}`
+            const key = repeatKey(pending.senderId, pending.input.clientId)
             const first = sent.get(key) ?? messageOf(stored.get(news[firstOfKey.get(key)!]!.id)!)
             return Exit.succeed({ conversation: check.right.conversation, message: first, created: false })
           })

@@ -250,13 +250,17 @@ const statementsOf = (sql: SqlClient.SqlClient, writes: ReadonlyArray<Write>): A
   )
 }
 
+/** A statement as the `i`th of a statement's leading data-modifying CTEs. */
+const asCte = (sql: SqlClient.SqlClient, statement: Statement<unknown>, i: number) =>
+  sql`${sql(`deferred_${i}`)} AS (${statement})`
+
 /** Statements as one of data-modifying CTEs, the last one the statement's body. */
 const asOneStatement = (
   sql: SqlClient.SqlClient,
   statements: ReadonlyArray<Statement<unknown>>
 ): Statement<unknown> => {
   if (statements.length === 1) return statements[0]!
-  const leading = statements.slice(0, -1).map((statement, i) => sql`${sql(`deferred_${i}`)} AS (${statement})`)
+  const leading = statements.slice(0, -1).map((statement, i) => asCte(sql, statement, i))
   return sql`WITH ${sql.join(", ", false)(leading)} ${statements.at(-1)!}`
 }
 
@@ -277,7 +281,7 @@ export const deferredWrites = (sql: SqlClient.SqlClient, writes: ReadonlyArray<W
   })
 
 /**
- * The statement `build` makes with the writes waiting in the outermost lazy transaction as its leading
+ * Runs the statement `build` makes with the writes waiting in the outermost lazy transaction as its leading
  * data-modifying CTEs (`leading` is `deferred_0 AS (…), …, ` or nothing; `build` writes `WITH ${leading} its_own
  * AS (…) …`): one round trip where sending them first would be two. They share the statement's snapshot, so
  * only for a statement that neither reads the rows they write nor writes a row they write.
@@ -285,12 +289,12 @@ export const deferredWrites = (sql: SqlClient.SqlClient, writes: ReadonlyArray<W
 export const withWaitingWrites = <A>(
   sql: SqlClient.SqlClient,
   build: (leading: Fragment) => Statement<A>
-): Effect.Effect<Statement<A>> =>
-  Effect.map(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
+): Effect.Effect<ReadonlyArray<A>, SqlError> =>
+  Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (transaction) => {
     const [connection, depth] = Option.getOrElse(transaction, () => [undefined, 0] as const)
     const waiting =
       connection instanceof LazyTransactionConnection && depth === 0 ? connection.takeDeferredStatements() : []
-    const leading = waiting.map((statement, i) => sql`${sql(`deferred_${i}`)} AS (${statement}), `)
+    const leading = waiting.map((statement, i) => sql`${asCte(sql, statement, i)}, `)
     return build(leading.length === 0 ? sql.literal("") : sql.join("", false)(leading))
   })
 

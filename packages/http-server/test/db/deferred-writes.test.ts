@@ -105,9 +105,7 @@ const suite = (name: string, database: TestDatabase, onServer: boolean) =>
                       Effect.zipRight(requests.insert(request)),
                       Effect.zipRight(outbox.append([created(request)], request.createdAt)),
                       Effect.zipRight(
-                        Effect.flatten(
-                          withWaitingWrites(sql, (leading) => sql`WITH ${leading} own AS (SELECT 1) SELECT 1`)
-                        )
+                        withWaitingWrites(sql, (leading) => sql`WITH ${leading} own AS (SELECT 1) SELECT 1`)
                       ),
                       Effect.zipRight(then)
                     )
