@@ -3,41 +3,6 @@ import { packagingTests } from "./vitest.packaging.config.js"
 
 const allTests = ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"]
 
-/**
- * The tests that need no database, no server, no Redis and no child process: `pnpm test:unit` runs them in
- * seconds without the global setup below. Named by file (with `**` so a file moved into a feature folder keeps its
- * place); a file not named here runs with the integration tests, so a new or moved one is never left out.
- */
-export const unitTests = [
-  "packages/core/test/**/*.test.ts",
-  "packages/contract/test/api-reference.test.ts",
-  "packages/contract/test/api-validators.test.ts",
-  "packages/contract/test/error-codes.test.ts",
-  "packages/contract/test/int-param.test.ts",
-  "packages/contract/test/messages.test.ts",
-  "packages/contract/test/problems.test.ts",
-  "packages/client-sdk/test/frames.test.ts",
-  "packages/client-sdk/test/pagination.test.ts",
-  "packages/client-sdk/test/retry.test.ts",
-  "packages/client-sdk/test/types.test.ts",
-  "packages/client-sdk/test/units.test.ts",
-  "packages/http-server/test/**/avatar.test.ts",
-  "packages/http-server/test/**/decode-gate.test.ts",
-  "packages/http-server/test/**/search-gate.test.ts",
-  "packages/http-server/test/**/miss-flights.test.ts",
-  "packages/http-server/test/**/json-body.test.ts",
-  "packages/http-server/test/**/network-prefix.test.ts",
-  "packages/http-server/test/**/Backoff.test.ts",
-  "packages/http-server/test/**/Content.test.ts",
-  "packages/http-server/test/**/realtime-connection.test.ts",
-  "packages/http-server/test/**/request-pipeline.test.ts",
-  "packages/http-server/test/**/session-cache.test.ts",
-  "packages/http-server/test/**/tokens.test.ts",
-  "packages/http-server/test/**/validation-details.test.ts",
-  "packages/http-server/test/**/write-batches.test.ts",
-  "examples/embed-core/test/**/*.test.ts"
-]
-
 export default defineConfig({
   test: {
     exclude: ["**/node_modules/**", ...packagingTests],
@@ -57,28 +22,21 @@ export default defineConfig({
       forks: { maxForks: 4, minForks: 4, isolate: false }
     },
     sequence: { concurrent: false },
-    projects: [
-      { extends: true, test: { name: "unit", include: unitTests } },
-      {
-        extends: true,
-        test: {
-          name: "integration",
-          include: allTests,
-          exclude: ["**/node_modules/**", ...packagingTests, ...unitTests],
-          // One bundle of the server for the suites that start it as a child process, built in the background
-          // from the start, and one migrated PostgreSQL template and PGlite dump per run, copied by each suite
-          // (see the files); and the admin console's page, which a server run from the sources serves.
-          globalSetup: [
-            "apps/server/test/support/server-build.global.ts",
-            "apps/server/test/support/admin-console-build.global.ts",
-            "packages/http-server/test/support/test-run.global.ts",
-            "apps/server/test/support/document-checks.global.ts",
-            "apps/server/test/support/server-build-ready.global.ts"
-          ],
-          // Every REST call and WebSocket frame of the end-to-end client is held to the served documents.
-          setupFiles: ["apps/server/test/support/protocol-check.setup.ts"]
-        }
-      }
-    ]
+    // Every test file in one project, so in one pool: vitest runs a project's files only after the previous
+    // project's last one ended, and in new worker processes that load every module again. The unit tests (listed
+    // in vitest.unit.config.ts, which `pnpm test:unit` runs without this setup) fill the gaps of the others here.
+    include: allTests,
+    // One bundle of the server for the suites that start it as a child process, built in the background from the
+    // start, and one migrated PostgreSQL template and PGlite dump per run, copied by each suite (see the files);
+    // and the admin console's page, which a server run from the sources serves.
+    globalSetup: [
+      "apps/server/test/support/server-build.global.ts",
+      "apps/server/test/support/admin-console-build.global.ts",
+      "packages/http-server/test/support/test-run.global.ts",
+      "apps/server/test/support/document-checks.global.ts",
+      "apps/server/test/support/server-build-ready.global.ts"
+    ],
+    // Every REST call and WebSocket frame of the end-to-end client is held to the served documents.
+    setupFiles: ["apps/server/test/support/protocol-check.setup.ts"]
   }
 })
