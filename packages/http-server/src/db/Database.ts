@@ -24,7 +24,8 @@ import { pgTypes } from "./PgTypes.js"
  * or a PostgreSQL server.
  */
 export type DatabaseOptions = Data.TaggedEnum<{
-  Embedded: { readonly dataDir: string }
+  /** `forOneCommand`: opened for one `talab` command and closed, so it takes the small buffer pool (below). */
+  Embedded: { readonly dataDir: string; readonly forOneCommand?: boolean }
   Memory: {}
   MemoryFromDump: { readonly dump: Blob }
   Postgres: { readonly url: Redacted.Redacted<string> }
@@ -63,19 +64,21 @@ const startFailed = (what: string) => (cause: unknown) => new SqlError({ cause, 
 /*
  * An in-memory database's files are already in memory, so a buffer pool over them caches what a miss reads with
  * a copy: it starts with 16 MB instead of initdb's 128 MB, which PGlite zeroes at every start (about a third of a
- * start's CPU, and as much memory). On disk the pool keeps its size: there a miss reads the file.
+ * start's CPU, and as much memory). On disk a server's pool keeps its size: there a miss reads the file. A
+ * `talab` command on disk reads a few rows and closes the database: it takes the small pool too, and opens in
+ * about half the CPU.
  */
-const inMemoryStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
+const smallPoolStartParams = [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"]
 
-const startPglite = (dataDir: string | undefined, dump: Blob | undefined) =>
+const startPglite = (dataDir: string | undefined, dump: Blob | undefined, smallPool: boolean) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         if (dataDir !== undefined) await mkdir(dataDir, { recursive: true })
         const db =
           dataDir !== undefined
-            ? new PGlite(dataDir)
-            : new PGlite({ startParams: inMemoryStartParams, ...(dump !== undefined ? { loadDataDir: dump } : {}) })
+            ? new PGlite(dataDir, smallPool ? { startParams: smallPoolStartParams } : {})
+            : new PGlite({ startParams: smallPoolStartParams, ...(dump !== undefined ? { loadDataDir: dump } : {}) })
         await db.waitReady
         return db
       },
@@ -228,10 +231,10 @@ export class EmbeddedPglite extends Context.Tag("@talab/http-server/EmbeddedPgli
   { readonly db: PGlite; readonly dataDir: string | undefined }
 >() {}
 
-const embeddedLayer = (dataDir: string | undefined, dump?: Blob) =>
+const embeddedLayer = (dataDir: string | undefined, dump?: Blob, smallPool = false) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
-      const db = yield* startPglite(dataDir, dump)
+      const db = yield* startPglite(dataDir, dump, smallPool)
       const embedded = Layer.succeed(EmbeddedPglite, { db, dataDir })
       const directory = yield* privateSocketDirectory
       yield* servePglite(db, directory)
@@ -254,7 +257,7 @@ const embeddedLayer = (dataDir: string | undefined, dump?: Blob) =>
  */
 export const DatabaseLayer = (options: DatabaseOptions) =>
   DatabaseOptions.$match(options, {
-    Embedded: ({ dataDir }) => embeddedLayer(join(dataDir, "pgdata")),
+    Embedded: ({ dataDir, forOneCommand }) => embeddedLayer(join(dataDir, "pgdata"), undefined, forOneCommand),
     Memory: () => embeddedLayer(undefined),
     MemoryFromDump: ({ dump }) => embeddedLayer(undefined, dump),
     Postgres: ({ url }) => Layer.merge(pooledClient({ url }), backgroundPool(url))

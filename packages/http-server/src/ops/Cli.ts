@@ -83,7 +83,7 @@ const recordRestore = (file: string, dataDir: string, report: ReadonlyArray<stri
     target: null,
     changes: { backup_file: { before: null, after: resolve(file) } }
   }).pipe(
-    Effect.provide(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir }))),
+    Effect.provide(MigratedDatabaseLayer(DatabaseOptions.Embedded({ dataDir, forOneCommand: true }))),
     Effect.as([...report, "recorded the restore in the audit log"]),
     Effect.catchAll((error) =>
       Effect.fail(
@@ -105,7 +105,10 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string |
     const settings = yield* readEnvironment
     const options = databaseOptionsFromUrl(settings.databaseUrl, settings.dataDir)
     if (options._tag === "Left") return refusedOutcome(options.left.message)
-    const database = options.right
+    const database =
+      options.right._tag === "Embedded"
+        ? DatabaseOptions.Embedded({ ...options.right, forOneCommand: true })
+        : options.right
     const embeddedOnDisk = database._tag === "Embedded"
     const server = embeddedOnDisk ? yield* Effect.promise(() => runningServer(settings.dataDir)) : undefined
 

@@ -151,6 +151,19 @@ describe("buffer pool", () => {
       }),
     120_000
   )
+
+  it.scopedLive(
+    "takes the small pool on disk for one `talab` command, which opens the directory, reads a few rows and closes it",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* Effect.promise(migratedDataDir)
+        const [forOneCommand] = yield* sharedBuffers.pipe(
+          Effect.provide(DatabaseLayer(DatabaseOptions.Embedded({ dataDir, forOneCommand: true })))
+        )
+        expect(forOneCommand?.shared_buffers).toBe("16MB")
+      }),
+    120_000
+  )
 })
 
 describe("embedded database, a transaction's statement in flight when its fiber is interrupted", () => {
