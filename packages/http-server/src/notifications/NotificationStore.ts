@@ -31,10 +31,10 @@ export const pendingNotificationRows = (owed: ReadonlyArray<OwedNotification>, a
   owed.map((notification) => ({
     user_id: notification.recipientId,
     type: notification.type,
-    payload: JSON.stringify({
+    payload: {
       data: wireData(notification.data),
       ...(notification.messageId === undefined ? {} : { message_id: notification.messageId })
-    }),
+    },
     status: "pending",
     next_attempt_at: at,
     created_at: at,

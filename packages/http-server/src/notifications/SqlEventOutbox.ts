@@ -18,9 +18,9 @@ type NotificationRow = ReturnType<typeof pendingNotificationRows>[number]
 const insertNotifications = (sql: SqlClient.SqlClient, notifications: ReadonlyArray<NotificationRow>) =>
   sql`
     INSERT INTO notifications (user_id, type, payload, status, next_attempt_at, created_at, collapse_key)
-    SELECT v.user_id, v.type, v.payload::jsonb, v.status, v.next_attempt_at, v.created_at, v.collapse_key
+    SELECT v.user_id, v.type, v.payload, v.status, v.next_attempt_at, v.created_at, v.collapse_key
     FROM jsonb_to_recordset(${JSON.stringify(notifications)}::jsonb) AS v(
-      user_id uuid, type text, payload text, status text, next_attempt_at timestamptz, created_at timestamptz,
+      user_id uuid, type text, payload jsonb, status text, next_attempt_at timestamptz, created_at timestamptz,
       collapse_key text
     )
     WHERE v.collapse_key IS NULL OR NOT EXISTS (
