@@ -9,7 +9,7 @@ import * as RedisRateLimiter from "../src/adapters/ratelimit/RedisRateLimiter.js
 import type { FanoutInbound } from "../src/realtime/Fanout.js"
 import { makeRedisFanout } from "../src/realtime/RedisFanout.js"
 import { rateLimiterLayer } from "../src/server/Adapters.js"
-import { busyFor, stallEventLoop } from "./support/stalled-event-loop.js"
+import { blockThreadFor, stallEventLoop } from "./support/stalled-event-loop.js"
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 const prefix = `test:redis-connect:${randomUUID()}:`
@@ -160,7 +160,7 @@ describe("RATE_LIMIT_REDIS_TIMEOUT_MS", () => {
           // Loads the script, so the stalled count is one command.
           yield* Effect.promise(() => count("ip:warm-up"))
           const stalled = count("ip:shared")
-          busyFor(800)
+          blockThreadFor(800)
           return (yield* Effect.promise(() => stalled)).allowed
         })
       )

@@ -1,7 +1,11 @@
-/** Keeps this thread busy for `ms`, as a loaded machine may. */
-export const busyFor = (ms: number) => {
-  const end = Date.now() + ms
-  while (Date.now() < end) {}
+const nobodyNotifies = new Int32Array(new SharedArrayBuffer(4))
+
+/**
+ * Holds this thread for `ms`, as a loaded machine may: no callback runs meanwhile. The thread sleeps rather than
+ * spins, so the other workers of the run keep the cores.
+ */
+export const blockThreadFor = (ms: number) => {
+  Atomics.wait(nobodyNotifies, 0, 0, ms)
 }
 
 /**
@@ -14,7 +18,7 @@ export const stallEventLoop = (blockMs: number) => {
   let stalling = true
   const turn = () => {
     if (!stalling) return
-    busyFor(blockMs)
+    blockThreadFor(blockMs)
     setImmediate(turn)
   }
   setImmediate(turn)
