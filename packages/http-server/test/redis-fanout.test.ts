@@ -86,3 +86,28 @@ describe("the Redis fan-out decodes the ids other instances send", () => {
     expect(heard.delivered).not.toContain("not-a-uuid")
   })
 })
+
+describe("the sockets' keys in Redis", () => {
+  it("all expire a session's lifetime after the last admission, the score counter with the sets it scored", async () => {
+    const prefix = `talab-test:${randomUUID()}:ws:`
+    const holder = { connectionId: 1, userId: randomUUID(), sessionId: randomUUID() }
+    const keys = [
+      `${prefix}sockets:s:${holder.sessionId}`,
+      `${prefix}sockets:u:${holder.userId}`,
+      `${prefix}sockets:seq`
+    ]
+    const own = await Effect.runPromise(Scope.make())
+    try {
+      const fanout = await Effect.runPromise(Scope.extend(makeRedisFanout(REDIS_URL, prefix, inbound), own))
+      await Effect.runPromise(fanout.admit(holder, { perSession: 5, perUser: 10 }))
+      const thirtyOneDays = 31 * 24 * 60 * 60
+      for (const key of keys) {
+        const ttl = await publisher.ttl(key)
+        expect({ key, expires: ttl > thirtyOneDays - 60 && ttl <= thirtyOneDays }).toEqual({ key, expires: true })
+      }
+    } finally {
+      await Effect.runPromise(Scope.close(own, Exit.void))
+      await publisher.del(...keys)
+    }
+  })
+})

@@ -70,11 +70,13 @@ const USERS_PER_PUBLISH = 1_000
  * `<instance>|<socket id>|<session id>`, scored by a Redis counter so "oldest" needs no agreement between
  * clocks. The script adds the new socket, takes the oldest members beyond each cap out of both sets and
  * answers them; each instance closes its own (the others hear it on the `evict` channel). A set expires a
- * session's lifetime after its last admission, which clears what an instance that died left behind.
+ * session's lifetime after its last admission, which clears what an instance that died left behind; the
+ * counter expires with the last set it scored, so a deployment that stops leaves no key behind for good.
  */
 const SOCKET_SETS_TTL_SECONDS = 31 * 24 * 60 * 60
 const ADMIT_SCRIPT = `
 local score = redis.call('INCR', KEYS[3])
+redis.call('EXPIRE', KEYS[3], ARGV[4])
 redis.call('ZADD', KEYS[1], score, ARGV[1])
 redis.call('ZADD', KEYS[2], score, ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
