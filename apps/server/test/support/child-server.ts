@@ -14,6 +14,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { inject } from "vitest"
 import { migratedDataDirToCopy } from "../../../../packages/http-server/test/support/migrated-databases.js"
+import { blockThreadFor } from "../../../../packages/http-server/test/support/stalled-event-loop.js"
 import { freePort, killStarted, type Started, startProcess, waitUntilLive as waitForProcess } from "./process.js"
 
 /*
@@ -26,8 +27,6 @@ import { freePort, killStarted, type Started, startProcess, waitUntilLive as wai
  */
 const appDirectory = fileURLToPath(new URL("../..", import.meta.url))
 const tsup = fileURLToPath(new URL("../../../../node_modules/.bin/tsup", import.meta.url))
-
-const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
 let built: string | undefined
 /** The run's build folder with the bundle (`main.js`, `cli.js`), made on first use. */
@@ -44,7 +43,7 @@ const serverBuild = (): string => {
       mkdirSync(lock)
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
-      sleepSync(200)
+      blockThreadFor(200)
       continue
     }
     // Built aside and renamed into place, so that no worker ever runs a half-written bundle.
